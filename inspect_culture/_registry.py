@@ -1,0 +1,5 @@
+"""Inspect AI entry point (`[project.entry-points.inspect_ai]`): importing it registers every task."""
+
+from inspect_culture.normad import normad
+
+__all__ = ["normad"]

@@ -1,0 +1,69 @@
+"""`culture-evals`: list tasks, locate the lm-eval YAMLs, and inspect or verify the data."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from inspect_culture import __version__
+from inspect_culture.catalog import TASKS
+
+
+def _cmd_list(_: argparse.Namespace) -> int:
+    width = max(len(entry.name) for entry in TASKS)
+    for harness in ("inspect", "lm-eval"):
+        print(f"{harness}:")
+        for entry in (e for e in TASKS if e.harness == harness):
+            label = f"{entry.name} (group)" if entry.kind == "group" else entry.name
+            print(f"  {label:<{width + 8}} {entry.description}")
+    return 0
+
+
+def _cmd_lm_eval_path(_: argparse.Namespace) -> int:
+    from inspect_culture.lm_eval_tasks import include_path
+
+    print(include_path())
+    return 0
+
+
+def _cmd_data(args: argparse.Namespace) -> int:
+    from inspect_culture.datasets_hub.report import data_info, verify
+
+    names = args.datasets or None
+    if args.action == "info":
+        print(data_info(names))
+        return 0
+    report, ok = verify(names)
+    print(report)
+    return 0 if ok else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="culture-evals", description="Cultural-awareness benchmarks for Inspect and lm-eval."
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("list", help="every task in both harnesses").set_defaults(run=_cmd_list)
+    commands.add_parser(
+        "lm-eval-path", help="the directory to pass to lm_eval --include_path"
+    ).set_defaults(run=_cmd_lm_eval_path)
+    data = commands.add_parser("data", help="dataset sources, availability and validation")
+    data.add_argument(
+        "action",
+        choices=("info", "verify"),
+        help="info: sources and where the files are; verify: load and validate every record",
+    )
+    data.add_argument("datasets", nargs="*", help="dataset names (default: all)")
+    data.set_defaults(run=_cmd_data)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""NormAd-ETI loader: upstream CSV -> validated, normalized records shared by both harnesses."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inspect_culture.datasets_hub.errors import DataValidationError
+from inspect_culture.datasets_hub.normad_taxonomy import COUNTRY_TO_IW, SUBAXIS_TO_SUBCATEGORY
+from inspect_culture.datasets_hub.resolve import ResolvedFile, resolve, sha256_of
+from inspect_culture.datasets_hub.sources import NORMAD
+from inspect_culture.datasets_hub.validation import validate_record
+
+# normalized field -> upstream CSV column
+COLUMNS: dict[str, str] = {
+    "id": "ID",
+    "country": "Country",
+    "background": "Background",
+    "axis": "Axis",
+    "subaxis": "Subaxis",
+    "value": "Value",
+    "rule_of_thumb": "Rule-of-Thumb",
+    "story": "Story",
+    "explanation": "Explanation",
+    "gold_label": "Gold Label",
+}
+
+
+@dataclass(frozen=True)
+class LoadedDataset:
+    records: list[dict[str, Any]]
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+
+def load_normad(path: str | Path | None = None) -> LoadedDataset:
+    """Load and validate NormAd-ETI.
+
+    Without `path` the file comes from the offline mirror, the cache, or the pinned Hugging Face
+    revision, in that order.
+    """
+    resolved = ResolvedFile(Path(path), "explicit") if path else resolve(NORMAD)
+    records = read_normad_csv(resolved.path)
+    provenance = {
+        "dataset": "akhilayerukola/NormAd",
+        "revision": NORMAD.revision,
+        "file": NORMAD.filename,
+        "origin": resolved.origin,
+        "path": str(resolved.path),
+        "sha256": sha256_of(resolved.path),
+        "rows": len(records),
+        "license": NORMAD.license,
+    }
+    return LoadedDataset(records, provenance)
+
+
+def read_normad_csv(path: Path) -> list[dict[str, Any]]:
+    try:
+        handle = path.open(encoding="utf-8-sig", newline="")
+    except OSError as exc:
+        raise DataValidationError(f"{path}: cannot open ({exc.strerror})") from None
+    with handle:
+        reader = csv.DictReader(handle)
+        found = [name.strip() for name in (reader.fieldnames or [])]
+        missing = [column for column in COLUMNS.values() if column not in found]
+        if missing:
+            raise DataValidationError(
+                f"{path}: missing column(s) {', '.join(missing)}; found columns: "
+                f"{', '.join(found) or '(none)'}"
+            )
+        reader.fieldnames = found
+        records = [_normalize(row, path, index) for index, row in enumerate(reader, start=1)]
+    _check_unique_ids(records, path)
+    return records
+
+
+def _check_unique_ids(records: list[dict[str, Any]], path: Path) -> None:
+    first_row: dict[str, int] = {}
+    for index, record in enumerate(records, start=1):
+        previous = first_row.setdefault(record["id"], index)
+        if previous != index:
+            raise DataValidationError(
+                f"{path}, data row {index}, field 'ID': value {record['id']!r} repeats data row "
+                f"{previous}"
+            )
+
+
+def _normalize(row: dict[str, str | None], path: Path, index: int) -> dict[str, Any]:
+    raw = {name: (row.get(column) or "") for name, column in COLUMNS.items()}
+    where = f"{path}, data row {index} (ID {raw['id'].strip() or '?'})"
+    country = raw["country"].strip()
+    subaxis = raw["subaxis"].strip()
+    record = {
+        **raw,
+        "id": raw["id"].strip(),
+        "country": country,
+        "subaxis": subaxis,
+        "gold_label": raw["gold_label"].strip().lower(),
+        "iw_cluster": _derive(COUNTRY_TO_IW, country, where, "Country", "Inglehart-Welzel cluster"),
+        "subcategory": _derive(SUBAXIS_TO_SUBCATEGORY, subaxis, where, "Subaxis", "subcategory"),
+    }
+    validate_record("normad", record, where=where, field_names=COLUMNS)
+    return record
+
+
+def _derive(table: dict[str, str], key: str, where: str, column: str, what: str) -> str:
+    if not key:
+        raise DataValidationError(f"{where}, field '{column}': must not be empty")
+    if key in table:
+        return table[key]
+    raise DataValidationError(
+        f"{where}, field '{column}': value {key!r} has no known {what} "
+        f"(known values: {', '.join(sorted(table))})"
+    )

@@ -1,0 +1,29 @@
+"""Where data lives: the offline mirror (`INSPECT_CULTURE_DATA_DIR`) and the download cache."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+DATA_DIR_ENV = "INSPECT_CULTURE_DATA_DIR"
+CACHE_DIR_ENV = "INSPECT_CULTURE_CACHE_DIR"
+OFFLINE_ENVS = ("INSPECT_CULTURE_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
+
+
+def mirror_dir() -> Path | None:
+    """The offline mirror root, or None when the variable is unset."""
+    value = os.environ.get(DATA_DIR_ENV, "").strip()
+    return Path(value).expanduser() if value else None
+
+
+def cache_dir() -> Path:
+    value = os.environ.get(CACHE_DIR_ENV, "").strip()
+    if value:
+        return Path(value).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
+    return Path(base) / "inspect_culture"
+
+
+def offline() -> bool:
+    """True when the user asked us never to touch the network."""
+    return any(os.environ.get(name, "").strip().lower() in {"1", "true", "yes"} for name in OFFLINE_ENVS)

@@ -1,0 +1,61 @@
+"""Text for `culture-evals data info|verify`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
+from inspect_culture.datasets_hub.normad import LoadedDataset, load_normad
+from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, mirror_dir
+from inspect_culture.datasets_hub.resolve import cache_path, locate, mirror_path
+from inspect_culture.datasets_hub.sources import SOURCES
+
+LOADERS: dict[str, Callable[[], LoadedDataset]] = {"normad": load_normad}
+
+
+def _selected(names: Sequence[str] | None) -> list[str]:
+    chosen = list(names) if names else list(SOURCES)
+    unknown = [name for name in chosen if name not in SOURCES]
+    if unknown:
+        raise SystemExit(
+            f"unknown dataset(s): {', '.join(unknown)}; known: {', '.join(SOURCES)}"
+        )
+    return chosen
+
+
+def data_info(names: Sequence[str] | None = None) -> str:
+    root = mirror_dir()
+    lines = [f"offline mirror ({DATA_DIR_ENV}): {root if root else '(not set)'}"]
+    for name in _selected(names):
+        source = SOURCES[name]
+        found = locate(source)
+        mirrored = mirror_path(source)
+        lines += [
+            f"{name}: {source.description}",
+            f"  source:    {source.describe()}",
+            f"  url:       {source.url()}",
+            f"  license:   {source.license}",
+            f"  mirror:    {mirrored if mirrored else f'$' + DATA_DIR_ENV + '/' + source.mirror_relpath}",
+            f"  cache:     {cache_path(source)}",
+            f"  available: {f'yes ({found.origin}: {found.path})' if found else 'no (will download on first use)'}",
+        ]
+    return "\n".join(lines)
+
+
+def verify(names: Sequence[str] | None = None) -> tuple[str, bool]:
+    """Load every selected dataset (downloading if needed) and validate every record."""
+    lines, ok = [], True
+    for name in _selected(names):
+        try:
+            loaded = LOADERS[name]()
+        except (DatasetUnavailableError, DataValidationError) as exc:
+            ok = False
+            lines.append(f"{name}: FAILED\n  {exc}")
+            continue
+        lines.append(f"{name}: OK\n{_format_provenance(loaded.provenance)}")
+    return "\n".join(lines), ok
+
+
+def _format_provenance(provenance: dict[str, Any]) -> str:
+    return "\n".join(f"  {key + ':':<10} {value}" for key, value in provenance.items())

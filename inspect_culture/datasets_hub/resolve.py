@@ -1,0 +1,73 @@
+"""Find an upstream file: offline mirror first, then the download cache, then the network."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspect_culture.datasets_hub.download import DownloadError, download_file
+from inspect_culture.datasets_hub.errors import DatasetUnavailableError
+from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, cache_dir, mirror_dir, offline
+from inspect_culture.datasets_hub.sources import HFFileSource
+
+
+@dataclass(frozen=True)
+class ResolvedFile:
+    path: Path
+    origin: str  # "mirror" | "cache" | "download"
+
+
+def cache_path(source: HFFileSource) -> Path:
+    return cache_dir() / source.benchmark / source.revision / source.filename
+
+
+def mirror_path(source: HFFileSource) -> Path | None:
+    root = mirror_dir()
+    return root / source.mirror_relpath if root else None
+
+
+def locate(source: HFFileSource) -> ResolvedFile | None:
+    """The local copy, if any, without touching the network."""
+    mirrored = mirror_path(source)
+    if mirrored is not None and mirrored.is_file():
+        return ResolvedFile(mirrored, "mirror")
+    cached = cache_path(source)
+    if cached.is_file():
+        return ResolvedFile(cached, "cache")
+    return None
+
+
+def resolve(source: HFFileSource) -> ResolvedFile:
+    """The file to read; downloads into the cache only when no local copy exists."""
+    found = locate(source)
+    if found is not None:
+        return found
+    if offline():
+        raise DatasetUnavailableError(unavailable_message(source, "offline mode is on"))
+    try:
+        return ResolvedFile(download_file(source.url(), cache_path(source)), "download")
+    except DownloadError as exc:
+        raise DatasetUnavailableError(unavailable_message(source, str(exc))) from None
+
+
+def unavailable_message(source: HFFileSource, reason: str) -> str:
+    mirrored = mirror_path(source)
+    if mirrored is not None:
+        where = f"place the file at {mirrored}"
+    else:
+        where = (
+            f"set {DATA_DIR_ENV}=<dir> and place the file at <dir>/{source.mirror_relpath}"
+        )
+    return (
+        f"{source.benchmark} data is not available ({reason}). "
+        f"Source: {source.describe()} ({source.url()}). To run offline, {where}."
+    )
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()

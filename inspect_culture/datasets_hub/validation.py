@@ -1,0 +1,62 @@
+"""JSON-Schema contracts for normalized records, with errors that name file, row and field."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+
+from inspect_culture.datasets_hub.errors import DataValidationError
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    text = resources.files("inspect_culture.datasets_hub").joinpath(f"schemas/{name}.schema.json")
+    schema = json.loads(text.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return schema
+
+
+@cache
+def _validator(name: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(load_schema(name))
+
+
+def validate_record(
+    name: str, record: dict[str, Any], *, where: str, field_names: dict[str, str] | None = None
+) -> None:
+    """Raise DataValidationError for the first schema violation.
+
+    `where` locates the record ("file.csv, data row 7 (ID 6)"); `field_names` maps normalized
+    field names back to the upstream column names a user sees in the file.
+    """
+    errors = sorted(_validator(name).iter_errors(record), key=lambda e: list(e.path))
+    if not errors:
+        return
+    error = errors[0]
+    field = _field_of(error)
+    shown = (field_names or {}).get(field, field)
+    raise DataValidationError(f"{where}, field '{shown}': {_describe(error)}")
+
+
+def _field_of(error: jsonschema.ValidationError) -> str:
+    if error.path:
+        return str(error.path[0])
+    if error.validator == "required":
+        return str(error.message.split("'")[1])
+    return "<record>"
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    value = error.instance
+    if error.validator == "enum":
+        allowed = ", ".join(map(str, error.validator_value))
+        return f"value {value!r} is not one of: {allowed}"
+    if error.validator in {"minLength", "pattern"}:
+        return "must not be empty"
+    if error.validator == "required":
+        return "is missing"
+    return error.message

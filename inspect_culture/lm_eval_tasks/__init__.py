@@ -1,0 +1,10 @@
+"""lm-evaluation-harness task YAMLs shipped as package data (`lm_eval --include_path <this dir>`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def include_path() -> Path:
+    """The directory to pass to `lm_eval --include_path`."""
+    return Path(__file__).resolve().parent

@@ -1,0 +1,1 @@
+"""Harness-agnostic scoring: prompts, answer parsers, metrics and statistics (no harness imports)."""

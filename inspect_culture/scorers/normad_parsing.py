@@ -1,0 +1,67 @@
+"""Map a model's free-text NormAd answer to yes / no / neutral.
+
+`strict` (default) reads the answer the way a careful human grader would and reports what it
+cannot read as unparsed (counted wrong). `upstream` reproduces the authors' substring rules
+exactly (`run_model_inference.py`), including their quirks, for reproducing published numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from inspect_culture.scorers.choices import check_choice
+
+LABELS: tuple[str, ...] = ("yes", "no", "neutral")
+PARSERS: tuple[str, ...] = ("strict", "upstream")
+PARSER_VERSION = "normad-parse-1"
+
+# "neutral" is the gold-label name; a model that answers it means the third option.
+_WORD_TO_LABEL = {"yes": "yes", "no": "no", "neither": "neutral", "neutral": "neutral"}
+_OPTION_TO_LABEL = {"1": "yes", "2": "no", "3": "neutral"}
+
+_MARKDOWN = re.compile(r"[*_`#>~|]+")
+_PREFIX = re.compile(r"^(?:final\s+)?answer\b\s*(?:\([^)]*\))?\s*[:：.\-–—]?\s*")
+_FIRST_WORD = re.compile(r"[a-z]+")
+_OPTION = re.compile(r"(?:option\s*)?[(\[]?([123])(?![0-9.,]?[0-9])")
+_LABEL_WORD = re.compile(r"\b(yes|no|neither|neutral)\b")
+
+
+@dataclass(frozen=True)
+class ParsedAnswer:
+    label: str | None  # None = unparsed
+    rule: str  # which rule decided, for transcripts and debugging
+
+
+def parse_answer(text: str | None, parser: str = "strict") -> ParsedAnswer:
+    check_choice("parser", parser, PARSERS)
+    if parser == "upstream":
+        return parse_upstream(text or "")
+    return parse_strict(text or "")
+
+
+def parse_strict(text: str) -> ParsedAnswer:
+    cleaned = _MARKDOWN.sub(" ", text.lower()).strip()
+    cleaned = _PREFIX.sub("", cleaned, count=1).strip()
+    first = _FIRST_WORD.match(cleaned)
+    if first and first.group(0) in _WORD_TO_LABEL:
+        return ParsedAnswer(_WORD_TO_LABEL[first.group(0)], "first_word")
+    option = _OPTION.match(cleaned)
+    if option:
+        return ParsedAnswer(_OPTION_TO_LABEL[option.group(1)], "option_number")
+    labels = {_WORD_TO_LABEL[word] for word in _LABEL_WORD.findall(cleaned)}
+    if len(labels) == 1:
+        return ParsedAnswer(labels.pop(), "single_label_word")
+    return ParsedAnswer(None, "unparsed")
+
+
+def parse_upstream(text: str) -> ParsedAnswer:
+    """The authors' rules: case-sensitive substrings in a fixed order, `neutral` as fallback."""
+    lowered = text.lower()
+    if "Yes" in text or "option 1" in lowered:
+        return ParsedAnswer("yes", "upstream_yes")
+    if "No" in text or "option 2" in lowered:
+        return ParsedAnswer("no", "upstream_no")
+    if "Neither" in text or "option 3" in lowered:
+        return ParsedAnswer("neutral", "upstream_neither")
+    return ParsedAnswer("neutral", "upstream_fallback")
