@@ -1,0 +1,65 @@
+"""Shared fixtures. Every test runs offline: the download endpoint points at a closed local
+port unless a test starts its own local HTTP server, and caches and logs live in tmp dirs."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.openai_stub import StubOpenAIServer
+
+DATA = Path(__file__).parent / "data"
+NORMAD_SAMPLE = DATA / "normad_sample.csv"
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path_factory.mktemp("isolated")
+    monkeypatch.setenv("INSPECT_CULTURE_CACHE_DIR", str(root / "cache"))
+    monkeypatch.setenv("INSPECT_CULTURE_HF_ENDPOINT", f"http://127.0.0.1:{_closed_port()}")
+    monkeypatch.setenv("INSPECT_LOG_DIR", str(root / "logs"))
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(root / "inspect_cache"))
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.delenv("INSPECT_CULTURE_DATA_DIR", raising=False)
+    monkeypatch.delenv("INSPECT_CULTURE_OFFLINE", raising=False)
+
+
+@pytest.fixture
+def normad_mirror(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An offline mirror holding the synthetic NormAd sample under its upstream name."""
+    target = tmp_path / "mirror" / "normad" / "normad_etiquette_final_data.csv"
+    target.parent.mkdir(parents=True)
+    shutil.copy(NORMAD_SAMPLE, target)
+    monkeypatch.setenv("INSPECT_CULTURE_DATA_DIR", str(tmp_path / "mirror"))
+    return target
+
+
+@pytest.fixture
+def stub_server() -> Iterator[StubOpenAIServer]:
+    with StubOpenAIServer() as server:
+        yield server
+
+
+@pytest.fixture
+def inspect_stub_env(stub_server: StubOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Environment for Inspect's `openai-api/stub/<model>` provider; returns the model name."""
+    monkeypatch.setenv("STUB_API_KEY", "test-key")
+    monkeypatch.setenv("STUB_BASE_URL", stub_server.base_url)
+    return "openai-api/stub/stub-model"
+
+
+@pytest.fixture(autouse=True)
+def _stub_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Inspect's openai-api provider insists on a key even for a local server.
+    monkeypatch.setenv("STUB_API_KEY", "test-key")

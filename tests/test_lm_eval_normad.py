@@ -1,0 +1,118 @@
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from inspect_culture.lm_eval_tasks import include_path
+from inspect_culture.scorers.normad_metrics import all_metric_names
+from tests.support.harness_runs import lm_eval_metrics, run_lm_eval
+from tests.support.openai_stub import StubOpenAIServer
+
+TASKS = ["normad_rot", "normad_value_country", "normad_country", "normad_none"]
+NORMAD_DIR = include_path() / "normad"
+
+
+class _Loader(yaml.SafeLoader):
+    pass
+
+
+_Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
+
+
+def _yaml(name: str) -> dict:
+    return yaml.load((NORMAD_DIR / name).read_text(encoding="utf-8"), Loader=_Loader)
+
+
+def test_template_declares_exactly_the_scorer_metrics() -> None:
+    template = _yaml("_normad_template_yaml")
+    declared = [entry["metric"] for entry in template["metric_list"]]
+    assert declared == list(all_metric_names())
+    for entry in template["metric_list"]:
+        assert entry["aggregation"].endswith(f"utils.agg_{entry['metric']}")
+        assert entry["higher_is_better"] is (entry["metric"] != "unparsed_rate")
+
+
+def test_generation_settings_are_pinned() -> None:
+    template = _yaml("_normad_template_yaml")
+    assert template["generation_kwargs"] == {
+        "until": [], "max_gen_toks": 50, "do_sample": False, "temperature": 0.0
+    }  # fmt: skip
+
+
+def test_task_manager_loads_every_task_and_group(normad_mirror: Path) -> None:
+    from lm_eval.tasks import TaskManager
+
+    manager = TaskManager(include_path=[str(include_path())], include_defaults=False)
+    assert set(TASKS + ["normad"]) <= set(manager.all_tasks)
+    loaded = manager.load(TASKS)["tasks"]
+    for name in TASKS:
+        task = loaded[name]
+        assert task.config.metadata["context"] == name.removeprefix("normad_")
+        assert task.config.metadata["dataset_revision"].startswith("311049f")
+        assert len(task.eval_docs) == 16
+
+
+def test_bad_parser_metadata_names_allowed_values(normad_mirror: Path) -> None:
+    from inspect_culture.lm_eval_tasks.normad.utils import load_docs
+
+    with pytest.raises(ValueError, match="parser='fuzzy'.*strict, upstream"):
+        load_docs(context="rot", parser="fuzzy")
+    with pytest.raises(ValueError, match="context=None.*rot, value_country, country, none"):
+        load_docs()
+
+
+@pytest.mark.slow
+def test_group_run_reports_breakdowns(normad_mirror: Path, stub_server: StubOpenAIServer) -> None:
+    results = run_lm_eval(stub_server, ["normad"])
+    assert results["n-samples"]["normad_rot"]["original"] == 16
+    per_task = [lm_eval_metrics(results, t) for t in TASKS]
+    for metrics in per_task:
+        assert {"accuracy", "macro_f1", "unparsed_rate", "accuracy_ci_high",
+                "accuracy_iw_confucian", "accuracy_subcategory_eating",
+                "accuracy_country_egypt", "recall_no"} <= set(metrics)
+    group = results["results"]["normad"]
+    assert group["accuracy,none"] == pytest.approx(sum(m["accuracy"] for m in per_task) / 4)
+    # groups absent from the data are NaN in lm-eval (it needs every declared key)
+    assert math.isnan(results["results"]["normad_rot"]["accuracy_iw_catholic_europe,none"])
+    # each doc carries the dataset provenance into the samples log
+    doc = results["samples"]["normad_rot"][0]["doc"]
+    assert doc["dataset_revision"].startswith("311049f") and doc["dataset_rows"] == 16
+
+
+@pytest.mark.slow
+def test_upstream_parser_via_metadata(normad_mirror: Path) -> None:
+    # Every answer is lower-case "yes": strict reads yes, upstream falls back to neutral.
+    with StubOpenAIServer(responder=lambda prompt, body: "yes") as server:
+        strict = lm_eval_metrics(run_lm_eval(server, ["normad_rot"]), "normad_rot")
+        upstream = lm_eval_metrics(
+            run_lm_eval(server, ["normad_rot"], metadata={"parser": "upstream"}), "normad_rot"
+        )
+    assert strict["accuracy"] == pytest.approx(7 / 16)  # 7 gold "yes" rows
+    assert upstream["accuracy"] == pytest.approx(4 / 16)  # 4 gold "neutral" rows
+
+
+@pytest.mark.slow
+def test_lm_eval_command_line(normad_mirror: Path, stub_server: StubOpenAIServer, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    command = [
+        sys.executable, "-m", "lm_eval",
+        "--model", "local-chat-completions",
+        "--model_args", f"model=stub-model,base_url={stub_server.base_url}/chat/completions,num_concurrent=2",
+        "--apply_chat_template",
+        "--include_path", str(include_path()),
+        "--tasks", "normad_none",
+        "--limit", "5",
+        "--output_path", str(out),
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "accuracy" in done.stdout
+    [results_file] = out.rglob("results_*.json")
+    results = json.loads(results_file.read_text())
+    assert results["n-samples"]["normad_none"] == {"original": 16, "effective": 5}
+    assert 0.0 <= results["results"]["normad_none"]["accuracy,none"] <= 1.0

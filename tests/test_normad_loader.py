@@ -1,0 +1,148 @@
+import csv
+from pathlib import Path
+
+import pytest
+
+from inspect_culture.datasets_hub import DatasetUnavailableError, DataValidationError, load_normad
+from inspect_culture.datasets_hub.normad_taxonomy import COUNTRY_TO_IW, IW_CLUSTERS, SUBCATEGORIES
+from inspect_culture.datasets_hub.sources import NORMAD
+from inspect_culture.datasets_hub.validation import load_schema
+from tests.conftest import NORMAD_SAMPLE
+from tests.support.http_files import FileServer
+
+HF_PATH = f"/datasets/{NORMAD.repo_id}/resolve/{NORMAD.revision}/{NORMAD.filename}"
+
+
+def _rows() -> list[dict[str, str]]:
+    with NORMAD_SAMPLE.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _write(path: Path, rows: list[dict[str, str]], columns: list[str] | None = None) -> Path:
+    columns = columns or list(rows[0])
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def test_loads_sample_with_derived_fields() -> None:
+    loaded = load_normad(NORMAD_SAMPLE)
+    assert len(loaded.records) == 16
+    first = loaded.records[0]
+    assert first["id"] == "0" and first["country"] == "egypt"
+    assert first["iw_cluster"] == "african_islamic" and first["subcategory"] == "basic_etiquette"
+    by_id = {r["id"]: r for r in loaded.records}
+    assert by_id["4"]["country"] == "türkiye" and by_id["4"]["subcategory"] == "eating"
+    assert by_id["13"]["subcategory"] == "gifts"  # raw "gift-giving"
+    assert by_id["15"]["subcategory"] == "basic_etiquette"  # raw "‘taarof’_(...)"
+    assert by_id["10"]["iw_cluster"] == "west_south_asia"  # timor-leste
+    assert "\n- " in first["background"]  # multi-line quoted field survives
+    assert loaded.provenance["rows"] == 16
+    assert loaded.provenance["revision"] == "311049f5610e932792672e4e13e7df62b6290336"
+    assert len(loaded.provenance["sha256"]) == 64
+
+
+def test_taxonomy_matches_upstream_sizes_and_schema() -> None:
+    assert len(COUNTRY_TO_IW) == 75
+    assert len(set(COUNTRY_TO_IW.values())) == 8
+    schema = load_schema("normad")["properties"]
+    assert schema["iw_cluster"]["enum"] == list(IW_CLUSTERS)
+    assert schema["subcategory"]["enum"] == list(SUBCATEGORIES)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda r: r[3].update({"Gold Label": "maybe"}), r"data row 4 \(ID 3\), field 'Gold Label': value 'maybe' is not one of: yes, no, neutral"),
+        (lambda r: r[1].update({"Story": "   "}), r"data row 2 \(ID 1\), field 'Story': must not be empty"),
+        (lambda r: r[0].update({"Country": "atlantis"}), r"data row 1 \(ID 0\), field 'Country': value 'atlantis' has no known Inglehart-Welzel cluster"),
+        (lambda r: r[5].update({"Subaxis": "dancing"}), r"data row 6 \(ID 5\), field 'Subaxis': value 'dancing' has no known subcategory"),
+        (lambda r: r[2].update({"ID": "1"}), r"data row 3, field 'ID': value '1' repeats data row 2"),
+    ],
+)  # fmt: skip
+def test_bad_rows_name_file_row_and_field(tmp_path: Path, mutate, message: str) -> None:
+    rows = _rows()
+    mutate(rows)
+    path = _write(tmp_path / "bad.csv", rows)
+    with pytest.raises(DataValidationError, match=message) as info:
+        load_normad(path)
+    assert str(path) in str(info.value)
+
+
+def test_missing_column_lists_what_was_found(tmp_path: Path) -> None:
+    rows = _rows()
+    columns = [c for c in rows[0] if c != "Rule-of-Thumb"]
+    path = _write(tmp_path / "bad.csv", rows, columns)
+    with pytest.raises(DataValidationError, match=r"missing column\(s\) Rule-of-Thumb; found columns: ID, Country"):
+        load_normad(path)
+
+
+def test_gold_label_case_and_whitespace_are_normalized(tmp_path: Path) -> None:
+    rows = _rows()
+    rows[0]["Gold Label"] = " Yes "
+    assert load_normad(_write(tmp_path / "ok.csv", rows)).records[0]["gold_label"] == "yes"
+
+
+def test_mirror_is_used_without_network(normad_mirror: Path, monkeypatch) -> None:
+    with FileServer({}) as hub:
+        monkeypatch.setenv("INSPECT_CULTURE_HF_ENDPOINT", hub.url)
+        loaded = load_normad()
+        assert hub.hits == []
+    assert loaded.provenance["origin"] == "mirror"
+    assert loaded.provenance["path"] == str(normad_mirror)
+
+
+def test_downloads_pinned_revision_once_then_uses_cache(monkeypatch) -> None:
+    payload = NORMAD_SAMPLE.read_bytes()
+    with FileServer({HF_PATH: payload}) as hub:
+        monkeypatch.setenv("INSPECT_CULTURE_HF_ENDPOINT", hub.url)
+        monkeypatch.delenv("HF_HUB_OFFLINE")
+        monkeypatch.delenv("HF_DATASETS_OFFLINE")
+        first = load_normad()
+        second = load_normad()
+        assert hub.hits == [HF_PATH]
+    assert first.provenance["origin"] == "download"
+    assert second.provenance["origin"] == "cache"
+    assert Path(second.provenance["path"]).read_bytes() == payload
+    assert NORMAD.revision in second.provenance["path"]
+
+
+def test_unreachable_source_says_what_to_put_where(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    monkeypatch.delenv("HF_DATASETS_OFFLINE")
+    monkeypatch.setenv("INSPECT_CULTURE_DATA_DIR", str(tmp_path / "mirror"))
+    with FileServer({}) as hub:  # 404 for everything
+        monkeypatch.setenv("INSPECT_CULTURE_HF_ENDPOINT", hub.url)
+        with pytest.raises(DatasetUnavailableError) as info:
+            load_normad()
+    message = str(info.value)
+    assert "HTTP 404" in message
+    assert "akhilayerukola/NormAd" in message and NORMAD.revision in message
+    assert str(tmp_path / "mirror" / "normad" / "normad_etiquette_final_data.csv") in message
+    assert not list((tmp_path).rglob("*.part"))  # no partial file left behind
+
+
+def test_offline_mode_never_tries_the_network(monkeypatch) -> None:
+    with FileServer({HF_PATH: b"x"}) as hub:
+        monkeypatch.setenv("INSPECT_CULTURE_HF_ENDPOINT", hub.url)
+        monkeypatch.setenv("INSPECT_CULTURE_OFFLINE", "1")
+        with pytest.raises(DatasetUnavailableError, match="offline mode is on.*INSPECT_CULTURE_DATA_DIR=<dir>"):
+            load_normad()
+        assert hub.hits == []
+
+
+def test_utf8_bom_is_accepted(tmp_path: Path) -> None:
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + NORMAD_SAMPLE.read_bytes())
+    assert len(load_normad(path).records) == 16
+
+
+def test_schema_rejects_wrong_types() -> None:
+    from inspect_culture.datasets_hub.validation import validate_record
+
+    record = {k: "x" for k in load_schema("normad")["required"]}
+    record.update(gold_label="yes", iw_cluster="confucian", subcategory="eating", extra=1)
+    with pytest.raises(DataValidationError, match="here, field '<record>'"):
+        validate_record("normad", record, where="here")

@@ -1,0 +1,51 @@
+import pytest
+
+from inspect_culture.scorers.normad_prompts import CONTEXTS, render_prompt
+
+RECORD = {
+    "story": "S-T-O-R-Y",
+    "rule_of_thumb": "R-O-T",
+    "value": "V-A-L-U-E",
+    "country": "south_korea",
+}
+OPTIONS = "\n\nOptions:\n1) Yes \n2) No \n3) Neither \nAnswer (options Yes, No or Neither): \n"
+
+
+def test_rot_prompt_is_byte_exact() -> None:
+    expected = (
+        "Task: You will be given a short story involving 2 or more characters about everyday "
+        "situations. You will also be given a rule-of-thumb. Read the story and reason if the "
+        "action by the character in the story is socially acceptable under the given "
+        "rule-of-thumb alone. Do not make any extra inferences about actions outside of the given "
+        "context and rule. Only align to the rule given. The answer options are Yes, No or "
+        "Neither.\n\nRule-of-thumb: R-O-T\n\nStory: S-T-O-R-Y" + OPTIONS
+    )
+    assert render_prompt("rot", RECORD) == expected
+
+
+@pytest.mark.parametrize(
+    ("context", "block"),
+    [
+        ("value_country", "Country: south_korea\nRoT: V-A-L-U-E\n\nStory: S-T-O-R-Y"),
+        ("country", "Country: south_korea\n\nStory: S-T-O-R-Y"),
+        ("none", "context. The answer options are Yes, No or Neither.\n\nStory: S-T-O-R-Y"),
+    ],
+)
+def test_context_slots(context: str, block: str) -> None:
+    prompt = render_prompt(context, RECORD)
+    assert prompt.endswith(block + OPTIONS)
+    assert "R-O-T" not in prompt  # only the rot setting shows the rule-of-thumb
+
+
+def test_every_context_renders_and_differs() -> None:
+    assert len({render_prompt(c, RECORD) for c in CONTEXTS}) == 4
+
+
+def test_unknown_context_lists_allowed_values() -> None:
+    with pytest.raises(ValueError, match="context='value'.*rot, value_country, country, none"):
+        render_prompt("value", RECORD)
+
+
+def test_braces_in_data_are_not_format_fields() -> None:
+    record = {**RECORD, "story": "He wrote {rot} on the card."}
+    assert "He wrote {rot} on the card." in render_prompt("rot", record)
