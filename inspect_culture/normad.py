@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from inspect_ai import Task, task
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import (
@@ -28,7 +27,8 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState, generate
 
-from inspect_culture.datasets_hub import DatasetUnavailableError, DataValidationError, load_normad
+from inspect_culture.datasets_hub import load_normad
+from inspect_culture.inspect_errors import task_setup_errors
 from inspect_culture.scorers.choices import check_choice
 from inspect_culture.scorers.normad_metrics import NormadOutcome, normad_metrics
 from inspect_culture.scorers.normad_parsing import PARSER_VERSION, PARSERS
@@ -48,12 +48,10 @@ def normad(context: str = "rot", parser: str = "strict") -> Task:
         parser: strict (unparsable answers are counted wrong and reported) or upstream (the
             authors' case-sensitive substring rules with a neutral fallback).
     """
-    check_choice("context", context, CONTEXTS)
-    check_choice("parser", parser, PARSERS)
-    try:
+    with task_setup_errors():
+        check_choice("context", context, CONTEXTS)
+        check_choice("parser", parser, PARSERS)
         loaded = load_normad()
-    except (DatasetUnavailableError, DataValidationError) as exc:
-        raise PrerequisiteError(str(exc)) from None
     samples = [_record_to_sample(record, context) for record in loaded.records]
     return Task(
         dataset=MemoryDataset(samples, name=f"normad_{context}"),

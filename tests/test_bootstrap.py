@@ -39,7 +39,7 @@ def test_interval_brackets_the_mean() -> None:
     values = [1.0] * 60 + [0.0] * 40
     low, high = bootstrap_mean_interval(values)
     assert low < 0.6 < high
-    assert 0.45 < low and high < 0.75
+    assert low > 0.45 and high < 0.75
 
 
 def test_level_must_be_a_probability() -> None:

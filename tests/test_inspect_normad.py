@@ -48,8 +48,15 @@ def test_end_to_end_against_stub_server(
     answers = [stub_server.responder(render_prompt("rot", r), {}) for r in records]
     expected = sum(parse_answer(a).label == r["gold_label"] for a, r in zip(answers, records))
     assert metrics["accuracy"] == pytest.approx(expected / len(records))
-    assert {"macro_f1", "unparsed_rate", "accuracy_ci_low", "accuracy_iw_confucian",
-            "accuracy_subcategory_gifts", "accuracy_country_japan", "f1_neutral"} <= set(metrics)
+    assert {
+        "macro_f1",
+        "unparsed_rate",
+        "accuracy_ci_low",
+        "accuracy_iw_confucian",
+        "accuracy_subcategory_gifts",
+        "accuracy_country_japan",
+        "f1_neutral",
+    } <= set(metrics)
     assert log.eval.metadata["dataset"]["rows"] == 16
     assert log.eval.metadata["dataset"]["revision"].startswith("311049f")
     # generation settings reach the server

@@ -72,9 +72,16 @@ def test_group_run_reports_breakdowns(normad_mirror: Path, stub_server: StubOpen
     assert results["n-samples"]["normad_rot"]["original"] == 16
     per_task = [lm_eval_metrics(results, t) for t in TASKS]
     for metrics in per_task:
-        assert {"accuracy", "macro_f1", "unparsed_rate", "accuracy_ci_high",
-                "accuracy_iw_confucian", "accuracy_subcategory_eating",
-                "accuracy_country_egypt", "recall_no"} <= set(metrics)
+        assert {
+            "accuracy",
+            "macro_f1",
+            "unparsed_rate",
+            "accuracy_ci_high",
+            "accuracy_iw_confucian",
+            "accuracy_subcategory_eating",
+            "accuracy_country_egypt",
+            "recall_no",
+        } <= set(metrics)
     group = results["results"]["normad"]
     assert group["accuracy,none"] == pytest.approx(sum(m["accuracy"] for m in per_task) / 4)
     # groups absent from the data are NaN in lm-eval (it needs every declared key)
@@ -97,7 +104,9 @@ def test_upstream_parser_via_metadata(normad_mirror: Path) -> None:
 
 
 @pytest.mark.slow
-def test_lm_eval_command_line(normad_mirror: Path, stub_server: StubOpenAIServer, tmp_path: Path) -> None:
+def test_lm_eval_command_line(
+    normad_mirror: Path, stub_server: StubOpenAIServer, tmp_path: Path
+) -> None:
     out = tmp_path / "out"
     command = [
         sys.executable, "-m", "lm_eval",
@@ -109,7 +118,9 @@ def test_lm_eval_command_line(normad_mirror: Path, stub_server: StubOpenAIServer
         "--limit", "5",
         "--output_path", str(out),
     ]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
+    done = subprocess.run(
+        command, capture_output=True, text=True, env=os.environ.copy(), timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "accuracy" in done.stdout
     [results_file] = out.rglob("results_*.json")

@@ -75,7 +75,9 @@ def test_missing_column_lists_what_was_found(tmp_path: Path) -> None:
     rows = _rows()
     columns = [c for c in rows[0] if c != "Rule-of-Thumb"]
     path = _write(tmp_path / "bad.csv", rows, columns)
-    with pytest.raises(DataValidationError, match=r"missing column\(s\) Rule-of-Thumb; found columns: ID, Country"):
+    with pytest.raises(
+        DataValidationError, match=r"missing column\(s\) Rule-of-Thumb; found columns: ID, Country"
+    ):
         load_normad(path)
 
 
@@ -128,7 +130,9 @@ def test_offline_mode_never_tries_the_network(monkeypatch) -> None:
     with FileServer({HF_PATH: b"x"}) as hub:
         monkeypatch.setenv("INSPECT_CULTURE_HF_ENDPOINT", hub.url)
         monkeypatch.setenv("INSPECT_CULTURE_OFFLINE", "1")
-        with pytest.raises(DatasetUnavailableError, match="offline mode is on.*INSPECT_CULTURE_DATA_DIR=<dir>"):
+        with pytest.raises(
+            DatasetUnavailableError, match="offline mode is on.*INSPECT_CULTURE_DATA_DIR=<dir>"
+        ):
             load_normad()
         assert hub.hits == []
 

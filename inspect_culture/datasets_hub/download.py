@@ -26,7 +26,9 @@ def download_file(url: str, dest: Path, *, timeout: float = 60.0) -> Path:
     dest.parent.mkdir(parents=True, exist_ok=True)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+            fd, tmp_name = tempfile.mkstemp(
+                dir=dest.parent, prefix=f".{dest.name}.", suffix=".part"
+            )
             try:
                 with os.fdopen(fd, "wb") as out:
                     while chunk := response.read(1 << 16):

@@ -26,4 +26,6 @@ def cache_dir() -> Path:
 
 def offline() -> bool:
     """True when the user asked us never to touch the network."""
-    return any(os.environ.get(name, "").strip().lower() in {"1", "true", "yes"} for name in OFFLINE_ENVS)
+    return any(
+        os.environ.get(name, "").strip().lower() in {"1", "true", "yes"} for name in OFFLINE_ENVS
+    )

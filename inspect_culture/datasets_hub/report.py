@@ -18,9 +18,7 @@ def _selected(names: Sequence[str] | None) -> list[str]:
     chosen = list(names) if names else list(SOURCES)
     unknown = [name for name in chosen if name not in SOURCES]
     if unknown:
-        raise SystemExit(
-            f"unknown dataset(s): {', '.join(unknown)}; known: {', '.join(SOURCES)}"
-        )
+        raise SystemExit(f"unknown dataset(s): {', '.join(unknown)}; known: {', '.join(SOURCES)}")
     return chosen
 
 
@@ -31,14 +29,18 @@ def data_info(names: Sequence[str] | None = None) -> str:
         source = SOURCES[name]
         found = locate(source)
         mirrored = mirror_path(source)
+        mirror_text = str(mirrored) if mirrored else f"${DATA_DIR_ENV}/{source.mirror_relpath}"
+        available = (
+            f"yes ({found.origin}: {found.path})" if found else "no (downloads on first use)"
+        )
         lines += [
             f"{name}: {source.description}",
             f"  source:    {source.describe()}",
             f"  url:       {source.url()}",
             f"  license:   {source.license}",
-            f"  mirror:    {mirrored if mirrored else f'$' + DATA_DIR_ENV + '/' + source.mirror_relpath}",
+            f"  mirror:    {mirror_text}",
             f"  cache:     {cache_path(source)}",
-            f"  available: {f'yes ({found.origin}: {found.path})' if found else 'no (will download on first use)'}",
+            f"  available: {available}",
         ]
     return "\n".join(lines)
 

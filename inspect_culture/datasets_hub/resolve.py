@@ -56,9 +56,7 @@ def unavailable_message(source: HFFileSource, reason: str) -> str:
     if mirrored is not None:
         where = f"place the file at {mirrored}"
     else:
-        where = (
-            f"set {DATA_DIR_ENV}=<dir> and place the file at <dir>/{source.mirror_relpath}"
-        )
+        where = f"set {DATA_DIR_ENV}=<dir> and place the file at <dir>/{source.mirror_relpath}"
     return (
         f"{source.benchmark} data is not available ({reason}). "
         f"Source: {source.describe()} ({source.url()}). To run offline, {where}."

@@ -26,12 +26,16 @@ class HFFileSource:
 
     def url(self) -> str:
         endpoint = (
-            os.environ.get(HF_ENDPOINT_ENV) or os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
+            os.environ.get(HF_ENDPOINT_ENV)
+            or os.environ.get("HF_ENDPOINT")
+            or "https://huggingface.co"
         ).rstrip("/")
         return f"{endpoint}/datasets/{self.repo_id}/resolve/{self.revision}/{self.filename}"
 
     def describe(self) -> str:
-        return f"Hugging Face dataset {self.repo_id}, file {self.filename}, revision {self.revision}"
+        return (
+            f"Hugging Face dataset {self.repo_id}, file {self.filename}, revision {self.revision}"
+        )
 
 
 NORMAD = HFFileSource(

@@ -1,0 +1,27 @@
+"""Turn our setup errors into Inspect's PrerequisiteError, which `inspect eval` prints as one
+clear message instead of a traceback through Inspect's task loader."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from inspect_ai._util.error import PrerequisiteError
+
+from inspect_culture.datasets_hub.errors import DatasetUnavailableError
+
+
+class TaskSetupError(PrerequisiteError, ValueError):
+    """A bad task parameter or unusable data; still a ValueError for Python callers."""
+
+    def __init__(self, message: str) -> None:
+        PrerequisiteError.__init__(self, message)
+        ValueError.__init__(self, message)
+
+
+@contextmanager
+def task_setup_errors() -> Iterator[None]:
+    try:
+        yield
+    except (ValueError, DatasetUnavailableError) as exc:
+        raise TaskSetupError(str(exc)) from None

@@ -1,0 +1,82 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from inspect_culture.catalog import TASKS
+from inspect_culture.cli import main
+from inspect_culture.lm_eval_tasks import include_path
+
+
+def _yaml_task_names() -> set[str]:
+    names = set()
+    for path in include_path().rglob("*.yaml"):
+        text = path.read_text(encoding="utf-8")
+        data = yaml.safe_load(text.replace("!function", ""))
+        names.add(
+            data.get("task") if "task" in data and isinstance(data["task"], str) else data["group"]
+        )
+    return names
+
+
+def test_catalog_covers_every_lm_eval_yaml() -> None:
+    assert {e.name for e in TASKS if e.harness == "lm-eval"} == _yaml_task_names()
+
+
+def test_catalog_covers_every_inspect_task() -> None:
+    import inspect_culture._registry as registry
+
+    names = {f"inspect_culture/{name}" for name in registry.__all__}
+    assert {e.name for e in TASKS if e.harness == "inspect"} == names
+
+
+def test_list_prints_every_task(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for entry in TASKS:
+        assert entry.name in out and entry.description in out
+
+
+def test_lm_eval_path_is_the_yaml_directory(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lm-eval-path"]) == 0
+    path = Path(capsys.readouterr().out.strip())
+    assert (path / "normad" / "normad_rot.yaml").is_file()
+
+
+def test_data_info_reports_source_and_availability(
+    normad_mirror: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["data", "info"]) == 0
+    out = capsys.readouterr().out
+    assert "akhilayerukola/NormAd" in out and "311049f5610e932792672e4e13e7df62b6290336" in out
+    assert f"available: yes (mirror: {normad_mirror})" in out
+    assert "CC BY 4.0" in out
+
+
+def test_data_verify_counts_rows(normad_mirror: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["data", "verify", "normad"]) == 0
+    out = capsys.readouterr().out
+    assert "normad: OK" in out and "rows:" in out and " 16" in out
+
+
+def test_data_verify_fails_clearly_when_missing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("INSPECT_CULTURE_OFFLINE", "1")
+    assert main(["data", "verify"]) == 1
+    out = capsys.readouterr().out
+    assert "normad: FAILED" in out and "normad/normad_etiquette_final_data.csv" in out
+
+
+def test_unknown_dataset_is_named() -> None:
+    with pytest.raises(SystemExit, match="unknown dataset.*cultureatlas.*known: normad"):
+        main(["data", "info", "cultureatlas"])
+
+
+def test_console_script_is_installed() -> None:
+    exe = Path(sys.executable).parent / "culture-evals"
+    done = subprocess.run([str(exe), "list"], capture_output=True, text=True, env=os.environ.copy())
+    assert done.returncode == 0 and "normad_value_country" in done.stdout
