@@ -16,6 +16,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 Responder = Callable[[str, dict[str, Any]], str]
+# Given the request number (0-based) and body: None to answer normally, an HTTP status to fail
+# with, "drop" to close the connection without answering, or a float to sleep that long first.
+Fault = Callable[[int, dict[str, Any]], "int | str | float | None"]
 
 # A spread of answer styles: clean, markdown, numbered, verbose, ambiguous and unparsable.
 NORMAD_ANSWERS = (
@@ -52,9 +55,12 @@ def last_user_text(body: dict[str, Any]) -> str:
 
 
 class StubOpenAIServer:
-    def __init__(self, responder: Responder | None = None, latency: float = 0.0) -> None:
+    def __init__(
+        self, responder: Responder | None = None, latency: float = 0.0, fault: Fault | None = None
+    ) -> None:
         self.responder = responder or prompt_hash_responder()
         self.latency = latency
+        self.fault = fault
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -87,9 +93,10 @@ class StubOpenAIServer:
         with self._lock:
             return [last_user_text(body) for body in self.requests]
 
-    def _record(self, body: dict[str, Any]) -> None:
+    def _record(self, body: dict[str, Any]) -> int:
         with self._lock:
             self.requests.append(body)
+            return len(self.requests) - 1
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         stub = self
@@ -117,7 +124,17 @@ class StubOpenAIServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                stub._record(body)
+                number = stub._record(body)
+                fault = stub.fault(number, body) if stub.fault else None
+                if fault == "drop":
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                if isinstance(fault, int):
+                    self._send(fault, {"error": {"message": f"injected {fault}"}})
+                    return
+                if isinstance(fault, float):
+                    time.sleep(fault)
                 if stub.latency:
                     time.sleep(stub.latency)
                 text = stub.responder(last_user_text(body), body)
