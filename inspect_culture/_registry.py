@@ -1,5 +1,6 @@
 """Inspect AI entry point (`[project.entry-points.inspect_ai]`): importing it registers every task."""
 
+from inspect_culture.care import care
 from inspect_culture.normad import normad
 
-__all__ = ["normad"]
+__all__ = ["care", "normad"]

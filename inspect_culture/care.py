@@ -1,0 +1,143 @@
+"""CARE for Inspect AI: free-text answers to culture questions, rated 1-10 by an LLM judge
+against the human reference answer (one rubric per category).
+
+    inspect eval inspect_culture/care --model vllm/<model> --model-role grader=openai/gpt-4o \
+        -T language=zh -T prompting=zero_shot
+
+Absolute imports only: Inspect also loads this file by path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.solver import TaskState, generate
+
+from inspect_culture.datasets_hub.care import LANGUAGES, load_care
+from inspect_culture.inspect_errors import task_setup_errors
+from inspect_culture.inspect_judge import JUDGE_CACHE, JUDGE_CONFIG, grader_model, require_grader
+from inspect_culture.scorers.care_metrics import CareOutcome, care_metrics
+from inspect_culture.scorers.care_prompts import (
+    JUDGE_FILES,
+    JUDGE_MAPPINGS,
+    JUDGE_PROMPT_VERSION,
+    PROMPTINGS,
+    generation_messages,
+    judge_prompt,
+)
+from inspect_culture.scorers.care_scoring import judge_record
+from inspect_culture.scorers.choices import check_choice
+
+# Paper App. B: temperature 0.7, top_p 1, max_tokens 1024.
+GENERATION = GenerateConfig(temperature=0.7, top_p=1.0, max_tokens=1024)
+_COUNT_KEYS = ("n_unscored", "unscored_rate")  # Inspect reports unscored_samples itself
+
+
+@task
+def care(
+    language: str = "zh",
+    prompting: str = "zero_shot",
+    judge_mapping: str = "paper",
+    self_grade: bool = False,
+) -> Task:
+    """CARE (Guo et al., EMNLP 2025).
+
+    Args:
+        language: zh, ar or ja (150 questions each).
+        prompting: zero_shot, cot or role_play (paper Fig. 8).
+        judge_mapping: paper (rubric by content, default) or upstream (by file name).
+        self_grade: let the evaluated model judge itself when no grader role is bound.
+    """
+    with task_setup_errors():
+        check_choice("language", language, LANGUAGES)
+        check_choice("prompting", prompting, PROMPTINGS)
+        check_choice("judge_mapping", judge_mapping, JUDGE_MAPPINGS)
+        loaded = load_care(language)
+    return Task(
+        dataset=MemoryDataset(
+            [_sample(r, prompting) for r in loaded.records], name=f"care_{language}"
+        ),
+        solver=[require_grader(self_grade), generate()],
+        scorer=care_judge(judge_mapping, self_grade),
+        config=GENERATION,
+        metadata={
+            "benchmark": "CARE",
+            "language": language,
+            "prompting": prompting,
+            "judge_mapping": judge_mapping,
+            "judge_files": JUDGE_FILES[judge_mapping],
+            "judge_prompt_version": JUDGE_PROMPT_VERSION,
+            "dataset": loaded.provenance,
+        },
+    )
+
+
+def _sample(record: dict[str, Any], prompting: str) -> Sample:
+    messages = [
+        ChatMessageSystem(content=m["content"])
+        if m["role"] == "system"
+        else ChatMessageUser(content=m["content"])
+        for m in generation_messages(record["question"], record["language"], prompting)
+    ]
+    return Sample(
+        id=record["id"],
+        input=messages,
+        target=record["answer"],
+        metadata={
+            k: record[k] for k in ("question", "category", "geographic_scope", "culture_type")
+        },
+    )
+
+
+@metric
+def care_breakdown() -> Metric:
+    """Mean rating overall, per category and per geographic scope, with bootstrap intervals."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        outcomes = [
+            CareOutcome(
+                rating=s.score.as_float(),
+                category=s.score.metadata["category"],
+                scope=s.score.metadata["geographic_scope"],
+            )
+            for s in scores
+            if s.score.metadata
+        ]
+        values = care_metrics(outcomes)
+        return {k: v for k, v in values.items() if k not in _COUNT_KEYS}
+
+    return compute
+
+
+@scorer(metrics=[care_breakdown()])
+def care_judge(judge_mapping: str = "paper", self_grade: bool = False) -> Scorer:
+    check_choice("judge_mapping", judge_mapping, JUDGE_MAPPINGS)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        grader = grader_model(self_grade)
+        meta = state.metadata
+        prompt = judge_prompt(
+            meta["category"], meta["question"], target.text, state.output.completion, judge_mapping
+        )
+        try:
+            output = await grader.generate(prompt, config=JUDGE_CONFIG, cache=JUDGE_CACHE)
+            judge_text, error = output.completion, output.error
+        except Exception as exc:  # noqa: BLE001 - a failed judgment is unscored, the run goes on
+            judge_text, error = None, f"judge call failed: {type(exc).__name__}: {exc}"
+        judged = judge_record(judge_text, error)
+        details = {
+            "category": meta["category"],
+            "geographic_scope": meta["geographic_scope"],
+            "judge_model": str(grader),
+            "judge_mapping": judge_mapping,
+            **judged.provenance,
+        }
+        if judged.rating is None:
+            return Score.unscored(reason=judged.reason, explanation=judge_text, metadata=details)
+        return Score(value=judged.rating, explanation=judge_text, metadata=details)
+
+    return score

@@ -1,0 +1,42 @@
+"""The judge in Inspect: the `grader` model role, called through Inspect's model API so that
+transcripts, token usage and Inspect's cache apply to judge calls."""
+
+from __future__ import annotations
+
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model, model_roles
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from inspect_culture.scorers.judge.settings import DEFAULT_SEED
+
+GRADER_ROLE = "grader"
+JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED)
+# Judge outputs never expire: re-scoring the same outputs, or resuming, repeats no judge call.
+JUDGE_CACHE = CachePolicy(expiry=None, per_epoch=False)
+
+NO_GRADER = (
+    "This task is scored by an LLM judge, and no judge is bound. Bind one with "
+    "--model-role grader=openai/gpt-4o (any provider works, e.g. "
+    "--model-role grader=vllm/Qwen/Qwen2.5-72B-Instruct), or pass -T self_grade=true to let the "
+    "evaluated model judge itself."
+)
+
+
+def grader_model(self_grade: bool) -> Model:
+    """Call inside a solver or scorer: roles are bound only while the eval runs."""
+    if GRADER_ROLE in model_roles():
+        return get_model(role=GRADER_ROLE)
+    if self_grade:
+        return get_model()
+    raise PrerequisiteError(NO_GRADER)
+
+
+@solver
+def require_grader(self_grade: bool = False) -> Solver:
+    """First solver of a judged task: fails before any generation when no judge is bound."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        grader_model(self_grade)
+        return state
+
+    return solve
