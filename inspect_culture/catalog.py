@@ -24,9 +24,37 @@ TASKS: tuple[TaskEntry, ...] = (
         "NormAd-ETI yes/no/neutral etiquette judgments; -T context=rot|value_country|country|none "
         "-T parser=strict|upstream",
     ),
+    TaskEntry(
+        "inspect",
+        "inspect_culture/care",
+        "CARE culture questions rated 1-10 by an LLM judge (--model-role grader=...); "
+        "-T language=zh|ar|ja -T prompting=zero_shot|cot|role_play",
+    ),
     TaskEntry("lm-eval", "normad_rot", "NormAd-ETI with the rule-of-thumb as context"),
     TaskEntry("lm-eval", "normad_value_country", "NormAd-ETI with the country and its value"),
     TaskEntry("lm-eval", "normad_country", "NormAd-ETI with the country only"),
     TaskEntry("lm-eval", "normad_none", "NormAd-ETI with no cultural context (baseline)"),
     TaskEntry("lm-eval", "normad", "NormAd-ETI, all four context settings", kind="group"),
+    TaskEntry("lm-eval", "care_zh", "CARE Chinese culture questions, zero-shot, judge-rated 1-10"),
+    TaskEntry("lm-eval", "care_zh_cot", "CARE Chinese, chain-of-thought prompt (paper Fig. 8)"),
+    TaskEntry(
+        "lm-eval",
+        "care_zh_role_play",
+        "CARE Chinese, native-persona role-play prompt (paper Fig. 8)",
+    ),
+    TaskEntry("lm-eval", "care_ar", "CARE Arabic culture questions, zero-shot, judge-rated 1-10"),
+    TaskEntry("lm-eval", "care_ar_cot", "CARE Arabic, chain-of-thought prompt (paper Fig. 8)"),
+    TaskEntry(
+        "lm-eval",
+        "care_ar_role_play",
+        "CARE Arabic, native-persona role-play prompt (paper Fig. 8)",
+    ),
+    TaskEntry("lm-eval", "care_ja", "CARE Japanese culture questions, zero-shot, judge-rated 1-10"),
+    TaskEntry("lm-eval", "care_ja_cot", "CARE Japanese, chain-of-thought prompt (paper Fig. 8)"),
+    TaskEntry(
+        "lm-eval",
+        "care_ja_role_play",
+        "CARE Japanese, native-persona role-play prompt (paper Fig. 8)",
+    ),
+    TaskEntry("lm-eval", "care", "CARE zero-shot, all three languages", kind="group"),
 )

@@ -21,6 +21,18 @@ class CareOutcome:
         return (self.rating, self.category, self.scope)
 
 
+SCOPE_SLUGS: tuple[str, ...] = ("nationwide", "sub_nationwide", "continent_wide", "worldwide")
+
+
+def care_metric_names() -> tuple[str, ...]:
+    """Every name `care_metrics` can return, in a stable order (lm-eval needs them declared)."""
+    names = ["n_scored", "n_unscored", "unscored_rate"]
+    for prefix in ("rating", *(f"rating_{c}" for c in CATEGORY_SLUGS)):
+        names += [prefix, f"{prefix}_ci_low", f"{prefix}_ci_high"]
+    names += [f"rating_scope_{s}" for s in SCOPE_SLUGS]
+    return tuple(names)
+
+
 def scope_slug(scope: str) -> str:
     return scope.strip().lower().replace("-", "_").replace(" ", "_")
 

@@ -10,7 +10,9 @@ from inspect_culture.lm_eval_tasks import include_path
 from tests.support.openai_stub import StubOpenAIServer
 
 
-def inspect_eval_on_stub(task: Any, server: StubOpenAIServer, log_dir: Path) -> Any:
+def inspect_eval_on_stub(
+    task: Any, server: StubOpenAIServer, log_dir: Path, **eval_args: Any
+) -> Any:
     """Inspect memoises provider instances: name the base URL so each stub server gets its own,
     and bound retries so a broken server fails the test instead of hanging it."""
     from inspect_ai import eval as inspect_eval
@@ -23,8 +25,16 @@ def inspect_eval_on_stub(task: Any, server: StubOpenAIServer, log_dir: Path) -> 
         display="none",
         max_retries=2,
         timeout=60,
+        **eval_args,
     )
     return log
+
+
+def stub_grader(server: StubOpenAIServer) -> Any:
+    """A grader role bound to the stub server (its own base URL, so never a memoised one)."""
+    from inspect_ai.model import get_model
+
+    return get_model("openai-api/stub/judge", base_url=server.base_url)
 
 
 def run_inspect_normad(
@@ -38,7 +48,12 @@ def run_inspect_normad(
 
 
 def run_lm_eval(
-    server: StubOpenAIServer, tasks: list[str], metadata: dict[str, Any] | None = None
+    server: StubOpenAIServer,
+    tasks: list[str],
+    metadata: dict[str, Any] | None = None,
+    *,
+    limit: int | None = None,
+    num_concurrent: int = 4,
 ) -> dict[str, Any]:
     from lm_eval import simple_evaluate
     from lm_eval.tasks import TaskManager
@@ -53,23 +68,27 @@ def run_lm_eval(
         model_args={
             "model": "stub-model",
             "base_url": f"{server.base_url}/chat/completions",
-            "num_concurrent": 4,
+            "num_concurrent": num_concurrent,
             "max_retries": 1,
         },
         tasks=tasks,
         task_manager=manager,
         apply_chat_template=True,
         log_samples=True,
+        limit=limit,
     )
 
 
-def lm_eval_metrics(results: dict[str, Any], task: str) -> dict[str, float]:
-    """`metric,none` entries of one task, without stderr entries and absent (NaN) groups."""
+def lm_eval_metrics(
+    results: dict[str, Any], task: str, filter_name: str = "none"
+) -> dict[str, float]:
+    """`metric,<filter>` entries of one task, without stderr entries and absent (NaN) groups."""
     metrics = {}
+    suffix = f",{filter_name}"
     for key, value in results["results"][task].items():
-        if not key.endswith(",none") or "_stderr" in key:
+        if not key.endswith(suffix) or "_stderr" in key:
             continue
         if isinstance(value, float) and math.isnan(value):
             continue
-        metrics[key.removesuffix(",none")] = value
+        metrics[key.removesuffix(suffix)] = value
     return metrics

@@ -62,6 +62,8 @@ class StubOpenAIServer:
         self.latency = latency
         self.fault = fault
         self.requests: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0  # most requests being answered at the same time
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
@@ -125,6 +127,16 @@ class StubOpenAIServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 number = stub._record(body)
+                with stub._lock:
+                    stub.in_flight += 1
+                    stub.max_in_flight = max(stub.max_in_flight, stub.in_flight)
+                try:
+                    self._answer(number, body)
+                finally:
+                    with stub._lock:
+                        stub.in_flight -= 1
+
+            def _answer(self, number: int, body: dict[str, Any]) -> None:
                 fault = stub.fault(number, body) if stub.fault else None
                 if fault == "drop":
                     self.close_connection = True

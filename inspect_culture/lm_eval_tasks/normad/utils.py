@@ -6,14 +6,13 @@ Referenced from the YAMLs by fully qualified `!function` names so the module is 
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
-from functools import lru_cache
+from collections.abc import Sequence
 from typing import Any
 
 import datasets
 
 from inspect_culture.datasets_hub import load_normad
+from inspect_culture.lm_eval_tasks.lm_eval_aggregation import aggregation_resolver
 from inspect_culture.scorers.choices import check_choice
 from inspect_culture.scorers.normad_metrics import NormadOutcome, all_metric_names, normad_metrics
 from inspect_culture.scorers.normad_parsing import PARSER_VERSION, PARSERS
@@ -21,7 +20,6 @@ from inspect_culture.scorers.normad_prompts import CONTEXTS, render_prompt
 from inspect_culture.scorers.normad_scoring import score_normad_answer
 
 METRIC_NAMES = all_metric_names()
-_AGG_PREFIX = "agg_"
 
 
 def load_docs(**metadata: Any) -> dict[str, datasets.Dataset]:
@@ -53,22 +51,7 @@ def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, tu
     return {name: item for name in METRIC_NAMES}
 
 
-@lru_cache(maxsize=8)
-def _metrics_for(items: tuple[tuple, ...]) -> dict[str, float]:
-    return normad_metrics([NormadOutcome(*item) for item in items])
-
-
-def _aggregation(name: str) -> Callable[[list[Any]], float]:
-    def aggregate(items: list[Any]) -> float:
-        values = _metrics_for(tuple(tuple(item) for item in items))
-        return values.get(name, math.nan)  # a breakdown group with no samples
-
-    aggregate.__name__ = f"{_AGG_PREFIX}{name}"
-    return aggregate
-
-
-def __getattr__(attribute: str) -> Callable[[list[Any]], float]:
-    """`!function ...utils.agg_<metric>` resolves here: one aggregation per declared metric."""
-    if attribute.startswith(_AGG_PREFIX) and attribute[len(_AGG_PREFIX) :] in METRIC_NAMES:
-        return _aggregation(attribute[len(_AGG_PREFIX) :])
-    raise AttributeError(attribute)
+# `!function ...utils.agg_<metric>` resolves here: one aggregation per declared metric.
+__getattr__ = aggregation_resolver(
+    METRIC_NAMES, lambda items: normad_metrics([NormadOutcome(*item) for item in items])
+)

@@ -1,0 +1,106 @@
+"""Thin lm-eval adapter for CARE. The judge runs in a filter, which lm-eval calls once per task
+with every response: all judge calls of a task run concurrently (bounded), instead of one
+blocking call per document in `process_results`.
+
+The judge endpoint comes from `--metadata` or the environment (scorers.judge.settings); it is
+checked when the task loads, before any generation.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import datasets
+
+from inspect_culture.datasets_hub.care import LANGUAGES, load_care
+from inspect_culture.lm_eval_tasks.lm_eval_aggregation import aggregation_resolver
+from inspect_culture.scorers.care_metrics import CareOutcome, care_metric_names, care_metrics
+from inspect_culture.scorers.care_prompts import (
+    JUDGE_MAPPINGS,
+    JUDGE_PROMPT_VERSION,
+    PROMPTINGS,
+    generation_messages,
+    judge_prompt,
+)
+from inspect_culture.scorers.care_scoring import judge_record
+from inspect_culture.scorers.choices import check_choice
+from inspect_culture.scorers.judge.cache import default_cache
+from inspect_culture.scorers.judge.client import OpenAICompatibleJudge
+from inspect_culture.scorers.judge.settings import resolve_judge_settings
+
+METRIC_NAMES = care_metric_names()
+_JUDGE_KNOBS = ("judge_concurrency", "judge_timeout", "judge_max_retries", "judge_max_tokens")
+
+
+def load_docs(**metadata: Any) -> dict[str, datasets.Dataset]:
+    language = check_choice("language", metadata.get("language"), LANGUAGES)
+    prompting = check_choice("prompting", metadata.get("prompting", "zero_shot"), PROMPTINGS)
+    mapping = check_choice("judge_mapping", metadata.get("judge_mapping", "paper"), JUDGE_MAPPINGS)
+    judge = resolve_judge_settings(metadata)  # fails here, before generation, if unset
+    loaded = load_care(language)
+    docs = []
+    for record in loaded.records:
+        messages = generation_messages(record["question"], language, prompting)
+        system = "".join(m["content"] for m in messages if m["role"] == "system")
+        docs.append(
+            {
+                **record,
+                "system_prompt": system,
+                "user_prompt": messages[-1]["content"],
+                "prompting": prompting,
+                "judge_mapping": mapping,
+                "judge_prompt_version": JUDGE_PROMPT_VERSION,
+                # public settings only: the API key stays in the environment
+                "judge_settings": json.dumps(
+                    {
+                        **judge.public(),
+                        **judge.generation_settings(),
+                        **{k: metadata[k] for k in _JUDGE_KNOBS if k in metadata},
+                    }
+                ),
+                "dataset_revision": loaded.provenance["revision"],
+                "dataset_rows": loaded.provenance["rows"],
+            }
+        )
+    return {"test": datasets.Dataset.from_list(docs)}
+
+
+def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) -> list[str]:
+    """Judge every response of the task in one concurrent batch (after `take_first`); each
+    filtered response becomes a JSON record of the judge's reply, or of why it failed."""
+    if not docs:
+        return []
+    config = json.loads(docs[0]["judge_settings"])
+    settings = resolve_judge_settings({k: v for k, v in config.items() if v is not None})
+    judge = OpenAICompatibleJudge(settings, default_cache())
+    prompts = [
+        [
+            {
+                "role": "user",
+                "content": judge_prompt(
+                    doc["category"], doc["question"], doc["answer"], resp or "",
+                    doc["judge_mapping"],
+                ),
+            }
+        ]
+        for resp, doc in zip(resps, docs, strict=True)
+    ]  # fmt: skip
+    results = judge.judge_all_sync(prompts)
+    return [
+        json.dumps({"judge_model": settings.model, "judge_text": r.text, "error": r.error, "cached": r.cached}, ensure_ascii=False)
+        for r in results
+    ]  # fmt: skip
+
+
+def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, tuple]:
+    judged_reply = json.loads(results[0])
+    judged = judge_record(judged_reply["judge_text"], judged_reply["error"])
+    item = CareOutcome(judged.rating, doc["category"], doc["geographic_scope"]).as_tuple()
+    return {name: item for name in METRIC_NAMES}
+
+
+__getattr__ = aggregation_resolver(
+    METRIC_NAMES, lambda items: care_metrics([CareOutcome(*item) for item in items])
+)
