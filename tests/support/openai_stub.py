@@ -7,12 +7,12 @@ library only, so the test suite needs no network and no extra dependency.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 Responder = Callable[[str, dict[str, Any]], str]
@@ -55,6 +55,9 @@ def last_user_text(body: dict[str, Any]) -> str:
 
 
 class StubOpenAIServer:
+    """asyncio HTTP/1.1 server on its own thread and event loop: light enough to sustain
+    hundreds of concurrent slow requests, so benchmarks measure the client, not the stub."""
+
     def __init__(
         self, responder: Responder | None = None, latency: float = 0.0, fault: Fault | None = None
     ) -> None:
@@ -65,13 +68,14 @@ class StubOpenAIServer:
         self.in_flight = 0
         self.max_in_flight = 0  # most requests being answered at the same time
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._loop = asyncio.new_event_loop()
+        self._server: asyncio.base_events.Server | None = None
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._port = 0
 
     @property
     def port(self) -> int:
-        return self._server.server_address[1]
+        return self._port
 
     @property
     def base_url(self) -> str:
@@ -79,11 +83,25 @@ class StubOpenAIServer:
 
     def start(self) -> StubOpenAIServer:
         self._thread.start()
+        future = asyncio.run_coroutine_threadsafe(self._listen(), self._loop)
+        future.result(timeout=10)
         return self
 
+    async def _listen(self) -> None:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, backlog=512)
+        self._port = self._server.sockets[0].getsockname()[1]
+
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        async def close() -> None:
+            if self._server is not None:
+                self._server.close()
+
+        asyncio.run_coroutine_threadsafe(close(), self._loop).result(timeout=10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+
+    def wait(self) -> None:
+        self._thread.join()
 
     def __enter__(self) -> StubOpenAIServer:
         return self.start()
@@ -98,87 +116,88 @@ class StubOpenAIServer:
     def _record(self, body: dict[str, Any]) -> int:
         with self._lock:
             self.requests.append(body)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
             return len(self.requests) - 1
 
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        stub = self
+    def _done(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *_: object) -> None:  # keep test output clean
-                pass
-
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                request_line = await reader.readline()
+                if not request_line:
+                    break
+                method, path, _ = request_line.decode("latin-1").split(" ", 2)
+                headers: dict[str, str] = {}
+                while (line := await reader.readline()) not in (b"\r\n", b"\n", b""):
+                    name, _, value = line.decode("latin-1").partition(":")
+                    headers[name.strip().lower()] = value.strip()
+                length = int(headers.get("content-length") or 0)
+                raw = await reader.readexactly(length) if length else b""
+                status, payload = await self._respond(method, path, raw)
+                if status is None:  # injected dropped connection
+                    break
                 data = json.dumps(payload).encode("utf-8")
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:
-                if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, {"object": "list", "data": [{"id": "stub", "object": "model"}]})
-                else:
-                    self._send(404, {"error": {"message": f"no route {self.path}"}})
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
-                number = stub._record(body)
-                with stub._lock:
-                    stub.in_flight += 1
-                    stub.max_in_flight = max(stub.max_in_flight, stub.in_flight)
-                try:
-                    self._answer(number, body)
-                finally:
-                    with stub._lock:
-                        stub.in_flight -= 1
-
-            def _answer(self, number: int, body: dict[str, Any]) -> None:
-                fault = stub.fault(number, body) if stub.fault else None
-                if fault == "drop":
-                    self.close_connection = True
-                    self.connection.shutdown(2)
-                    return
-                if isinstance(fault, int):
-                    self._send(fault, {"error": {"message": f"injected {fault}"}})
-                    return
-                if isinstance(fault, float):
-                    time.sleep(fault)
-                if stub.latency:
-                    time.sleep(stub.latency)
-                text = stub.responder(last_user_text(body), body)
-                model = body.get("model", "stub")
-                usage = {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}
-                if self.path.endswith("/chat/completions"):
-                    choice = {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": text},
-                        "finish_reason": "stop",
-                        "logprobs": None,
-                    }
-                    obj = "chat.completion"
-                elif self.path.endswith("/completions"):
-                    choice = {"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}
-                    obj = "text_completion"
-                else:
-                    self._send(404, {"error": {"message": f"no route {self.path}"}})
-                    return
-                self._send(
-                    200,
-                    {
-                        "id": "stub-" + hashlib.sha1(text.encode()).hexdigest()[:12],
-                        "object": obj,
-                        "created": int(time.time()),
-                        "model": model,
-                        "choices": [choice],
-                        "usage": usage,
-                    },
+                writer.write(
+                    f"HTTP/1.1 {status} {'OK' if status == 200 else 'Error'}\r\n"
+                    f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+                    .encode("latin-1") + data
                 )
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError):
+            pass
+        finally:
+            writer.close()
 
-        return Handler
+    async def _respond(
+        self, method: str, path: str, raw: bytes
+    ) -> tuple[int | None, dict[str, Any]]:
+        if method == "GET":
+            if path.rstrip("/").endswith("/models"):
+                return 200, {"object": "list", "data": [{"id": "stub", "object": "model"}]}
+            return 404, {"error": {"message": f"no route {path}"}}
+        body = json.loads(raw or b"{}")
+        number = self._record(body)
+        try:
+            fault = self.fault(number, body) if self.fault else None
+            if fault == "drop":
+                return None, {}
+            if isinstance(fault, int):
+                return fault, {"error": {"message": f"injected {fault}"}}
+            if isinstance(fault, float):
+                await asyncio.sleep(fault)
+            if self.latency:
+                await asyncio.sleep(self.latency)
+            return self._completion(path, body)
+        finally:
+            self._done()
+
+    def _completion(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        text = self.responder(last_user_text(body), body)
+        if path.endswith("/chat/completions"):
+            choice: dict[str, Any] = {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
+            kind = "chat.completion"
+        elif path.endswith("/completions"):
+            choice = {"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}
+            kind = "text_completion"
+        else:
+            return 404, {"error": {"message": f"no route {path}"}}
+        return 200, {
+            "id": "stub-" + hashlib.sha1(text.encode()).hexdigest()[:12],
+            "object": kind,
+            "created": int(time.time()),
+            "model": body.get("model", "stub"),
+            "choices": [choice],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
+        }
 
 
 def care_responder(prompt: str, body: dict[str, Any]) -> str:
@@ -190,3 +209,25 @@ def care_responder(prompt: str, body: dict[str, Any]) -> str:
             return "I cannot rate this."
         return f"The response is fine.\nRating: [[{1 + digest % 10}]]"
     return f"Answer {digest % 1000}: Rating: [[10]]"  # a model trying to game the judge
+
+
+def main() -> None:
+    """Serve from a separate process (benchmarks), so the server does not share the client's
+    GIL: `python -m tests.support.openai_stub --latency 0.1 --reply 'Rating: [[7]]'`."""
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--reply", default="Rating: [[7]]")
+    args = parser.parse_args()
+    server = StubOpenAIServer(responder=lambda prompt, body: args.reply, latency=args.latency)
+    server.start()
+    print(server.base_url, flush=True)
+    try:
+        server.wait()
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

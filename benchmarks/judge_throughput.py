@@ -1,0 +1,144 @@
+"""Judge throughput of both harness paths against the local stub server.
+
+    python benchmarks/judge_throughput.py --n 1000 --latency 0.1 --concurrency 32
+
+Each judge call takes `--latency` seconds at the server. The ideal wall time is
+N x latency / concurrency; one call at a time would take N x latency. Reported figures are
+ratios within one run, so a noisy machine moves both sides alike.
+
+- lm-eval path: the CARE task's judge filter (`lm_eval_tasks.care.utils.judge_filter`) over N
+  synthetic responses, exactly as lm-eval calls it after generation.
+- Inspect path: a CARE eval of N samples whose grader role is the stub server; generation goes
+  to a second stub server with no latency, and a run with a zero-latency judge is subtracted as
+  the harness's own overhead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.support.openai_stub import StubOpenAIServer  # noqa: E402
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@contextlib.contextmanager
+def judge_server(latency: float):
+    """The judge endpoint in its own process, as a remote server would be."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.openai_stub", "--latency", str(latency)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        yield process.stdout.readline().strip()
+    finally:
+        process.terminate()
+        process.wait()
+
+
+def lm_eval_path(n: int, latency: float, concurrency: int) -> float:
+    from inspect_culture.datasets_hub.care import load_care
+    from inspect_culture.lm_eval_tasks.care.utils import judge_filter
+
+    records = load_care("zh").records
+    with judge_server(latency) as base_url:
+        settings = json.dumps(
+            {"judge_model": "bench", "judge_base_url": base_url, "judge_concurrency": concurrency}
+        )
+        docs = [
+            {**records[i % len(records)], "judge_mapping": "paper", "judge_settings": settings}
+            for i in range(n)
+        ]
+        responses = [f"response number {i}" for i in range(n)]  # distinct: no cache hits
+        start = time.perf_counter()
+        replies = judge_filter(responses, docs)
+        elapsed = time.perf_counter() - start
+        assert all('"error": null' in r for r in replies), "every judgment must succeed"
+    return elapsed
+
+
+def _inspect_run(n: int, latency: float, concurrency: int) -> float:
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import get_model
+
+    from inspect_culture.care import care
+
+    nonce = time.time_ns()  # fresh answers, so Inspect's judge cache cannot serve this run
+    with (
+        StubOpenAIServer(responder=lambda p, b: f"answer {nonce} {len(p)}") as model,
+        judge_server(latency) as judge_url,
+    ):
+        os.environ["STUB_API_KEY"] = "bench"
+        task = care(language="zh")
+        task.dataset = _repeat(task.dataset, n)
+        grader = get_model("openai-api/stub/judge", base_url=judge_url)
+        start = time.perf_counter()
+        [log] = inspect_eval(
+            task,
+            model="openai-api/stub/model",
+            model_base_url=model.base_url,
+            model_roles={"grader": grader},
+            max_connections=concurrency,
+            max_samples=concurrency * 2,
+            display="none",
+            log_dir=tempfile.mkdtemp(),
+            cache=False,
+        )
+        elapsed = time.perf_counter() - start
+        assert log.status == "success", log.error
+    return elapsed
+
+
+def _repeat(dataset, n: int):
+    from inspect_ai.dataset import MemoryDataset
+
+    samples = []
+    for i in range(n):
+        sample = dataset[i % len(dataset)].model_copy(deep=True)
+        sample.id = f"s{i}"
+        samples.append(sample)
+    return MemoryDataset(samples)
+
+
+def inspect_path(n: int, latency: float, concurrency: int) -> float:
+    """Judging time: the whole eval minus the same eval with an instant judge (generation,
+    logging and scoring overhead are Inspect's own, not the judge layer's)."""
+    overhead = _inspect_run(n, 0.0, concurrency)
+    return _inspect_run(n, latency, concurrency) - overhead
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=1000)
+    parser.add_argument("--latency", type=float, default=0.1)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--paths", default="lm-eval,inspect")
+    args = parser.parse_args()
+    os.environ["INSPECT_CULTURE_JUDGE_CACHE"] = "off"
+    os.environ.setdefault("INSPECT_CACHE_DIR", tempfile.mkdtemp())
+    ideal = args.n * args.latency / args.concurrency
+    sequential = args.n * args.latency
+    print(f"{args.n} judgments, {args.latency * 1000:.0f} ms latency, concurrency {args.concurrency}")
+    print(f"ideal {ideal:.2f} s; one call at a time {sequential:.1f} s")
+    print(f"{'path':<10} {'wall s':>8} {'x ideal':>8} {'x one-at-a-time':>16}")
+    runners = {"lm-eval": lm_eval_path, "inspect": inspect_path}
+    for name in args.paths.split(","):
+        wall = runners[name](args.n, args.latency, args.concurrency)
+        print(f"{name:<10} {wall:>8.2f} {wall / ideal:>8.2f} {wall / sequential:>16.3f}")
+
+
+if __name__ == "__main__":
+    main()
