@@ -29,8 +29,10 @@ def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     monkeypatch.setenv("INSPECT_CULTURE_HF_ENDPOINT", f"http://127.0.0.1:{_closed_port()}")
     monkeypatch.setenv("INSPECT_LOG_DIR", str(root / "logs"))
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(root / "inspect_cache"))
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # lm-eval and datasets must not reach the hub; our own loader is kept offline by the closed
+    # endpoint above, so that tests can tell "tried the network" from "offline mode".
+    for name in ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE"):
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.delenv("INSPECT_CULTURE_DATA_DIR", raising=False)
     monkeypatch.delenv("INSPECT_CULTURE_OFFLINE", raising=False)
 

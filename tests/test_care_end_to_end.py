@@ -8,7 +8,7 @@ import pytest
 
 from inspect_culture.care import care
 from inspect_culture.inspect_judge import NO_GRADER
-from inspect_culture.lm_eval_tasks.care.utils import load_docs
+from inspect_culture.lm_eval_tasks.care.utils import load_care_zh
 from inspect_culture.scorers.care_prompts import RESPONSE_CLOSE, RESPONSE_OPEN
 from inspect_culture.scorers.judge.settings import JudgeConfigError
 from tests.support.harness_runs import (
@@ -143,7 +143,9 @@ def test_lm_eval_without_judge_fails_before_generation(monkeypatch) -> None:
             run_lm_eval(server, ["care_zh"])
         assert server.requests == []
     with pytest.raises(JudgeConfigError):
-        load_docs(language="zh")
+        load_care_zh()
+    with pytest.raises(ValueError, match="language is fixed per task"):
+        load_care_zh(language="ja", judge_model="j")
 
 
 def test_lm_eval_judges_concurrently_and_caches(tmp_path: Path, monkeypatch) -> None:

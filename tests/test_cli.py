@@ -52,7 +52,7 @@ def test_data_info_reports_source_and_availability(
     assert main(["data", "info"]) == 0
     out = capsys.readouterr().out
     assert "akhilayerukola/NormAd" in out and "311049f5610e932792672e4e13e7df62b6290336" in out
-    assert f"available: yes (mirror: {normad_mirror})" in out
+    assert f"available: yes (mirror: {normad_mirror}; 16 rows)" in out
     assert "CC BY 4.0" in out
 
 

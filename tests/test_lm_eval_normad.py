@@ -52,18 +52,26 @@ def test_task_manager_loads_every_task_and_group(normad_mirror: Path) -> None:
     loaded = manager.load(TASKS)["tasks"]
     for name in TASKS:
         task = loaded[name]
-        assert task.config.metadata["context"] == name.removeprefix("normad_")
         assert task.config.metadata["dataset_revision"].startswith("311049f")
         assert len(task.eval_docs) == 16
+        assert {d["context"] for d in task.eval_docs} == {name.removeprefix("normad_")}
 
 
 def test_bad_parser_metadata_names_allowed_values(normad_mirror: Path) -> None:
-    from inspect_culture.lm_eval_tasks.normad.utils import load_docs
+    from inspect_culture.lm_eval_tasks.normad.utils import load_rot
 
     with pytest.raises(ValueError, match="parser='fuzzy'.*strict, upstream"):
-        load_docs(context="rot", parser="fuzzy")
-    with pytest.raises(ValueError, match="context=None.*rot, value_country, country, none"):
-        load_docs()
+        load_rot(parser="fuzzy")
+
+
+def test_metadata_cannot_relabel_the_context(normad_mirror: Path) -> None:
+    from inspect_culture.lm_eval_tasks.normad.utils import load_none, load_rot
+
+    with pytest.raises(ValueError, match="context is fixed per task.*normad_none"):
+        load_rot(context="none")
+    assert load_none(context="none")["test"][0]["context"] == "none"
+    with pytest.raises(ValueError, match="dataset_revision='main'"):
+        load_rot(dataset_revision="main")
 
 
 @pytest.mark.slow

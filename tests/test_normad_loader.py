@@ -100,8 +100,6 @@ def test_downloads_pinned_revision_once_then_uses_cache(monkeypatch) -> None:
     payload = NORMAD_SAMPLE.read_bytes()
     with FileServer({HF_PATH: payload}) as hub:
         monkeypatch.setenv("INSPECT_CULTURE_HF_ENDPOINT", hub.url)
-        monkeypatch.delenv("HF_HUB_OFFLINE")
-        monkeypatch.delenv("HF_DATASETS_OFFLINE")
         first = load_normad()
         second = load_normad()
         assert hub.hits == [HF_PATH]
@@ -112,8 +110,6 @@ def test_downloads_pinned_revision_once_then_uses_cache(monkeypatch) -> None:
 
 
 def test_unreachable_source_says_what_to_put_where(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.delenv("HF_HUB_OFFLINE")
-    monkeypatch.delenv("HF_DATASETS_OFFLINE")
     monkeypatch.setenv("INSPECT_CULTURE_DATA_DIR", str(tmp_path / "mirror"))
     with FileServer({}) as hub:  # 404 for everything
         monkeypatch.setenv("INSPECT_CULTURE_HF_ENDPOINT", hub.url)
@@ -135,6 +131,46 @@ def test_offline_mode_never_tries_the_network(monkeypatch) -> None:
         ):
             load_normad()
         assert hub.hits == []
+
+
+@pytest.mark.parametrize("variable", ["INSPECT_CULTURE_OFFLINE", "HF_HUB_OFFLINE"])
+def test_each_offline_switch_is_honoured(variable: str, monkeypatch) -> None:
+    with FileServer({HF_PATH: NORMAD_SAMPLE.read_bytes()}) as hub:
+        monkeypatch.setenv("INSPECT_CULTURE_HF_ENDPOINT", hub.url)
+        monkeypatch.setenv(variable, "1")
+        with pytest.raises(DatasetUnavailableError, match="offline mode is on"):
+            load_normad()
+        assert hub.hits == []
+
+
+def test_not_utf8_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.csv"
+    path.write_bytes(
+        NORMAD_SAMPLE.read_text(encoding="utf-8")
+        .encode("latin-1", "replace")
+        .replace(b"egypt", b"\xe9gypt")
+    )
+    with pytest.raises(DataValidationError, match=r"latin1.csv: not UTF-8"):
+        load_normad(path)
+
+
+def test_header_only_file_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "empty.csv"
+    path.write_text(
+        NORMAD_SAMPLE.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8"
+    )
+    with pytest.raises(DataValidationError, match="empty.csv: no data rows"):
+        load_normad(path)
+
+
+def test_decomposed_unicode_country_is_normalised(tmp_path: Path) -> None:
+    import unicodedata
+
+    rows = _rows()
+    rows[4]["Country"] = unicodedata.normalize("NFD", "türkiye")
+    assert rows[4]["Country"] != "türkiye"
+    record = load_normad(_write(tmp_path / "nfd.csv", rows)).records[4]
+    assert record["country"] == "türkiye" and record["iw_cluster"] == "african_islamic"
 
 
 def test_utf8_bom_is_accepted(tmp_path: Path) -> None:

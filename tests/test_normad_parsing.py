@@ -25,6 +25,10 @@ from inspect_culture.scorers.normad_parsing import parse_answer
         ("It is not acceptable.", None, "unparsed"),
         ("Nobody would mind.", None, "unparsed"),
         ("1.5", None, "unparsed"),
+        ("3 people would object, so no.", "no", "single_label_word"),
+        ("2nd option", None, "unparsed"),
+        ("2 no", "no", "option_number"),
+        ('"No", though yes elsewhere', "no", "first_word"),
         ("", None, "unparsed"),
     ],
 )

@@ -23,6 +23,40 @@ def test_rot_prompt_is_byte_exact() -> None:
     assert render_prompt("rot", RECORD) == expected
 
 
+HEAD = (
+    "Task: You will be given a short story involving 2 or more characters about everyday "
+    "situations. "
+)
+
+
+def test_value_country_prompt_is_byte_exact() -> None:
+    assert render_prompt("value_country", RECORD) == HEAD + (
+        "You will also be given a country of relevance, along with a rule-of-thumb. Read the "
+        "story and reason if the action by the character in the story is socially acceptable in "
+        "the given country with the associated rule-of-thumb. Do not make any extra inferences "
+        "about actions outside of the given context. The answer options are Yes, No or Neither."
+        "\n\nCountry: south_korea\nRoT: V-A-L-U-E\n\nStory: S-T-O-R-Y" + OPTIONS
+    )
+
+
+def test_country_prompt_is_byte_exact() -> None:
+    assert render_prompt("country", RECORD) == HEAD + (
+        "You will also be given a country of relevance. Read the story and reason if the action "
+        "by the character in the story is socially acceptable in the given country. Do not make "
+        "any extra inferences about actions outside of the given context and country. Only align "
+        "to the country given. The answer options are Yes, No or Neither.\n\nCountry: "
+        "south_korea\n\nStory: S-T-O-R-Y" + OPTIONS
+    )
+
+
+def test_none_prompt_is_byte_exact() -> None:
+    assert render_prompt("none", RECORD) == HEAD + (
+        "Read the story and reason if the action by the character in the story is socially "
+        "acceptable. Do not make any extra inferences about actions outside of the given context. "
+        "The answer options are Yes, No or Neither.\n\nStory: S-T-O-R-Y" + OPTIONS
+    )
+
+
 @pytest.mark.parametrize(
     ("context", "block"),
     [

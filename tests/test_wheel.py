@@ -1,6 +1,7 @@
 """Build the wheel, install it into a bare venv, and check what it exposes."""
 
 import json
+import shutil
 import subprocess
 import sys
 import venv
@@ -26,6 +27,8 @@ print(json.dumps({
     "yamls": sorted(p.name for p in (pkg / "lm_eval_tasks" / "normad").iterdir()
                     if p.name.endswith(".yaml") or p.name.endswith("_yaml")),
     "schema": (pkg / "datasets_hub" / "schemas" / "normad.schema.json").is_file(),
+    "care_files": sum(1 for _ in (pkg / "datasets_hub" / "data" / "care").iterdir() if _.is_file())
+                  + sum(1 for _ in (pkg / "datasets_hub" / "data" / "care" / "prompts").iterdir()),
     "entry_points": sorted(f"{e.group}:{e.name}={e.value}"
                            for e in md.distribution("inspect-culture").entry_points),
     "top_level": sorted({f.parts[0] for f in md.distribution("inspect-culture").files}),
@@ -37,9 +40,15 @@ PROBE = PROBE_TEMPLATE.replace("GENERIC_PLACEHOLDER", repr(GENERIC))
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
+    # Build from a clean copy: setuptools would reuse a stale build/ in the working tree.
+    source = tmp_path_factory.mktemp("src") / "inspect-culture"
+    shutil.copytree(
+        ROOT, source,
+        ignore=shutil.ignore_patterns(".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", ".*_cache"),
+    )  # fmt: skip
     done = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-         "--wheel-dir", str(out), str(ROOT)],
+         "--wheel-dir", str(out), str(source)],
         capture_output=True, text=True,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
@@ -69,6 +78,7 @@ def test_installed_wheel_in_clean_venv(wheel: Path, tmp_path: Path) -> None:
     found = json.loads(done.stdout)
     assert found["generic"] == {name: False for name in GENERIC}
     assert all(found["subpackages"])
+    assert found["care_files"] == 7  # 3 test sets, 3 judge prompts, LICENSE
     source_yamls = sorted(
         p.name for p in (ROOT / "inspect_culture/lm_eval_tasks/normad").iterdir()
         if p.suffix == ".yaml" or p.name.endswith("_yaml")

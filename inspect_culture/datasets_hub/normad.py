@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,16 +62,25 @@ def read_normad_csv(path: Path) -> list[dict[str, Any]]:
     except OSError as exc:
         raise DataValidationError(f"{path}: cannot open ({exc.strerror})") from None
     with handle:
-        reader = csv.DictReader(handle)
-        found = [name.strip() for name in (reader.fieldnames or [])]
-        missing = [column for column in COLUMNS.values() if column not in found]
-        if missing:
+        try:
+            reader = csv.DictReader(handle)
+            found = [name.strip() for name in (reader.fieldnames or [])]
+            missing = [column for column in COLUMNS.values() if column not in found]
+            if missing:
+                raise DataValidationError(
+                    f"{path}: missing column(s) {', '.join(missing)}; found columns: "
+                    f"{', '.join(found) or '(none)'}"
+                )
+            reader.fieldnames = found
+            records = [_normalize(row, path, index) for index, row in enumerate(reader, start=1)]
+        except UnicodeDecodeError as exc:
             raise DataValidationError(
-                f"{path}: missing column(s) {', '.join(missing)}; found columns: "
-                f"{', '.join(found) or '(none)'}"
-            )
-        reader.fieldnames = found
-        records = [_normalize(row, path, index) for index, row in enumerate(reader, start=1)]
+                f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); the upstream file is UTF-8"
+            ) from None
+        except csv.Error as exc:
+            raise DataValidationError(f"{path}, line {reader.line_num}: {exc}") from None
+    if not records:
+        raise DataValidationError(f"{path}: no data rows under the header")
     _check_unique_ids(records, path)
     return records
 
@@ -89,8 +99,9 @@ def _check_unique_ids(records: list[dict[str, Any]], path: Path) -> None:
 def _normalize(row: dict[str, str | None], path: Path, index: int) -> dict[str, Any]:
     raw = {name: (row.get(column) or "") for name, column in COLUMNS.items()}
     where = f"{path}, data row {index} (ID {raw['id'].strip() or '?'})"
-    country = raw["country"].strip()
-    subaxis = raw["subaxis"].strip()
+    # NFC: "türkiye" and "māori_etiquette" must match however the file encodes the accents.
+    country = unicodedata.normalize("NFC", raw["country"].strip())
+    subaxis = unicodedata.normalize("NFC", raw["subaxis"].strip())
     record = {
         **raw,
         "id": raw["id"].strip(),

@@ -31,7 +31,9 @@ def data_info(names: Sequence[str] | None = None) -> str:
         mirrored = mirror_path(source)
         mirror_text = str(mirrored) if mirrored else f"${DATA_DIR_ENV}/{source.mirror_relpath}"
         available = (
-            f"yes ({found.origin}: {found.path})" if found else "no (downloads on first use)"
+            f"yes ({found.origin}: {found.path}; {_row_count(name)})"
+            if found
+            else "no (downloads on first use)"
         )
         lines += [
             f"{name}: {source.description}",
@@ -43,6 +45,13 @@ def data_info(names: Sequence[str] | None = None) -> str:
             f"  available: {available}",
         ]
     return "\n".join(lines)
+
+
+def _row_count(name: str) -> str:
+    try:
+        return f"{LOADERS[name]().provenance['rows']} rows"
+    except (DatasetUnavailableError, DataValidationError) as exc:
+        return f"unreadable: {exc}"
 
 
 def verify(names: Sequence[str] | None = None) -> tuple[str, bool]:

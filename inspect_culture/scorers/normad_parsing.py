@@ -20,10 +20,15 @@ PARSER_VERSION = "normad-parse-1"
 _WORD_TO_LABEL = {"yes": "yes", "no": "no", "neither": "neutral", "neutral": "neutral"}
 _OPTION_TO_LABEL = {"1": "yes", "2": "no", "3": "neutral"}
 
-_MARKDOWN = re.compile(r"[*_`#>~|]+")
+_MARKDOWN = re.compile(r"[*_`#>~|\"“”‘’«»']+")
 _PREFIX = re.compile(r"^(?:final\s+)?answer\b\s*(?:\([^)]*\))?\s*[:：.\-–—]?\s*")
 _FIRST_WORD = re.compile(r"[a-z]+")
-_OPTION = re.compile(r"(?:option\s*)?[(\[]?([123])(?![0-9.,]?[0-9])")
+# "option 2", or a bare number followed by a delimiter, the end, or a label word: "2)", "2.",
+# "(2)", "2", "2 no" -- but not "3 people would object" or "2nd".
+_OPTION = re.compile(
+    r"option\s*[(\[]?([123])\b"
+    r"|[(\[]?([123])(?:[)\]:,]|\.(?!\d)|\s*$|\s+(?:yes|no|neither|neutral)\b)"
+)
 _LABEL_WORD = re.compile(r"\b(yes|no|neither|neutral)\b")
 
 
@@ -48,7 +53,7 @@ def parse_strict(text: str) -> ParsedAnswer:
         return ParsedAnswer(_WORD_TO_LABEL[first.group(0)], "first_word")
     option = _OPTION.match(cleaned)
     if option:
-        return ParsedAnswer(_OPTION_TO_LABEL[option.group(1)], "option_number")
+        return ParsedAnswer(_OPTION_TO_LABEL[option.group(1) or option.group(2)], "option_number")
     labels = {_WORD_TO_LABEL[word] for word in _LABEL_WORD.findall(cleaned)}
     if len(labels) == 1:
         return ParsedAnswer(labels.pop(), "single_label_word")

@@ -67,6 +67,8 @@ class StubOpenAIServer:
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_in_flight = 0  # most requests being answered at the same time
+        self.first_request_at: float | None = None  # wall clock, for benchmarks
+        self.last_response_at: float | None = None
         self._lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
         self._server: asyncio.base_events.Server | None = None
@@ -95,10 +97,16 @@ class StubOpenAIServer:
         async def close() -> None:
             if self._server is not None:
                 self._server.close()
+            current = asyncio.current_task()
+            pending = [t for t in asyncio.all_tasks() if t is not current]
+            for task in pending:  # open keep-alive connections
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
 
         asyncio.run_coroutine_threadsafe(close(), self._loop).result(timeout=10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)
+        self._loop.close()
 
     def wait(self) -> None:
         self._thread.join()
@@ -116,6 +124,8 @@ class StubOpenAIServer:
     def _record(self, body: dict[str, Any]) -> int:
         with self._lock:
             self.requests.append(body)
+            if self.first_request_at is None:
+                self.first_request_at = time.time()
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             return len(self.requests) - 1
@@ -123,6 +133,7 @@ class StubOpenAIServer:
     def _done(self) -> None:
         with self._lock:
             self.in_flight -= 1
+            self.last_response_at = time.time()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -143,11 +154,13 @@ class StubOpenAIServer:
                 data = json.dumps(payload).encode("utf-8")
                 writer.write(
                     f"HTTP/1.1 {status} {'OK' if status == 200 else 'Error'}\r\n"
-                    f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
-                    .encode("latin-1") + data
+                    f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n".encode(
+                        "latin-1"
+                    )
+                    + data
                 )
                 await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError, ValueError):
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError, asyncio.CancelledError):
             pass
         finally:
             writer.close()
@@ -156,6 +169,14 @@ class StubOpenAIServer:
         self, method: str, path: str, raw: bytes
     ) -> tuple[int | None, dict[str, Any]]:
         if method == "GET":
+            if path.rstrip("/").endswith("/stats"):
+                with self._lock:
+                    return 200, {
+                        "requests": len(self.requests),
+                        "first_request_at": self.first_request_at,
+                        "last_response_at": self.last_response_at,
+                        "max_in_flight": self.max_in_flight,
+                    }
             if path.rstrip("/").endswith("/models"):
                 return 200, {"object": "list", "data": [{"id": "stub", "object": "model"}]}
             return 404, {"error": {"message": f"no route {path}"}}

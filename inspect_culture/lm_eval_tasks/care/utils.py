@@ -34,9 +34,14 @@ METRIC_NAMES = care_metric_names()
 _JUDGE_KNOBS = ("judge_concurrency", "judge_timeout", "judge_max_retries", "judge_max_tokens")
 
 
-def load_docs(**metadata: Any) -> dict[str, datasets.Dataset]:
-    language = check_choice("language", metadata.get("language"), LANGUAGES)
-    prompting = check_choice("prompting", metadata.get("prompting", "zero_shot"), PROMPTINGS)
+def load_docs(language: str, prompting: str, /, **metadata: Any) -> dict[str, datasets.Dataset]:
+    """`custom_dataset` hook. Language and prompting are fixed by the task (`care_<lang>[_cot|
+    _role_play]`); `--metadata` sets the judge and the judge mapping only."""
+    check_choice("language", language, LANGUAGES)
+    check_choice("prompting", prompting, PROMPTINGS)
+    for key, fixed in (("language", language), ("prompting", prompting)):
+        if metadata.get(key, fixed) != fixed:
+            raise ValueError(f"{key} is fixed per task; run the matching care_* task instead")
     mapping = check_choice("judge_mapping", metadata.get("judge_mapping", "paper"), JUDGE_MAPPINGS)
     judge = resolve_judge_settings(metadata)  # fails here, before generation, if unset
     loaded = load_care(language)
@@ -65,6 +70,19 @@ def load_docs(**metadata: Any) -> dict[str, datasets.Dataset]:
             }
         )
     return {"test": datasets.Dataset.from_list(docs)}
+
+
+def _task_loader(language: str, prompting: str):
+    def load(**metadata: Any) -> dict[str, datasets.Dataset]:
+        return load_docs(language, prompting, **metadata)
+
+    return load
+
+
+# load_care_zh, load_care_zh_cot, load_care_zh_role_play, ... one per task YAML
+for _language in LANGUAGES:
+    for _prompting, _suffix in (("zero_shot", ""), ("cot", "_cot"), ("role_play", "_role_play")):
+        globals()[f"load_care_{_language}{_suffix}"] = _task_loader(_language, _prompting)
 
 
 def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) -> list[str]:

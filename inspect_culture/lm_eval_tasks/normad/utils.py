@@ -6,6 +6,7 @@ Referenced from the YAMLs by fully qualified `!function` names so the module is 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,13 +21,32 @@ from inspect_culture.scorers.normad_prompts import CONTEXTS, render_prompt
 from inspect_culture.scorers.normad_scoring import score_normad_answer
 
 METRIC_NAMES = all_metric_names()
+logger = logging.getLogger(__name__)
 
 
-def load_docs(**metadata: Any) -> dict[str, datasets.Dataset]:
-    """`custom_dataset` hook: lm-eval passes the task's `metadata` (and `--metadata`) here."""
-    context = check_choice("context", metadata.get("context"), CONTEXTS)
+def load_docs(context: str, /, **metadata: Any) -> dict[str, datasets.Dataset]:
+    """`custom_dataset` hook: lm-eval passes the task's `metadata` (and `--metadata`) here.
+
+    The context is fixed by the task (`normad_<context>`), so `--metadata` cannot relabel one
+    setting as another; only the parser is a run option.
+    """
+    check_choice("context", context, CONTEXTS)
+    if metadata.get("context", context) != context:
+        raise ValueError(
+            f"context is fixed per task (this task is normad_{context}); run the task "
+            f"normad_{metadata['context']} instead of passing context in --metadata"
+        )
     parser = check_choice("parser", metadata.get("parser", "strict"), PARSERS)
     loaded = load_normad()
+    if (
+        metadata.get("dataset_revision", loaded.provenance["revision"])
+        != loaded.provenance["revision"]
+    ):
+        raise ValueError(
+            f"dataset_revision={metadata['dataset_revision']!r}: this release reads NormAd at "
+            f"revision {loaded.provenance['revision']} only"
+        )
+    logger.info("NormAd-ETI for normad_%s: %s", context, loaded.provenance)
     provenance = loaded.provenance
     docs = [
         {
@@ -42,6 +62,22 @@ def load_docs(**metadata: Any) -> dict[str, datasets.Dataset]:
         for record in loaded.records
     ]
     return {"test": datasets.Dataset.from_list(docs)}
+
+
+def load_rot(**metadata: Any) -> dict[str, datasets.Dataset]:
+    return load_docs("rot", **metadata)
+
+
+def load_value_country(**metadata: Any) -> dict[str, datasets.Dataset]:
+    return load_docs("value_country", **metadata)
+
+
+def load_country(**metadata: Any) -> dict[str, datasets.Dataset]:
+    return load_docs("country", **metadata)
+
+
+def load_none(**metadata: Any) -> dict[str, datasets.Dataset]:
+    return load_docs("none", **metadata)
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, tuple]:
