@@ -1,6 +1,7 @@
 """Inspect AI entry point (`[project.entry-points.inspect_ai]`): importing it registers every task."""
 
 from inspect_culture.care import care
+from inspect_culture.care_agreement import care_judge_agreement
 from inspect_culture.normad import normad
 
-__all__ = ["care", "normad"]
+__all__ = ["care", "care_judge_agreement", "normad"]

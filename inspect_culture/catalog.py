@@ -30,6 +30,12 @@ TASKS: tuple[TaskEntry, ...] = (
         "CARE culture questions rated 1-10 by an LLM judge (--model-role grader=...); "
         "-T language=zh|ar|ja -T prompting=zero_shot|cot|role_play",
     ),
+    TaskEntry(
+        "inspect",
+        "inspect_culture/care_judge_agreement",
+        "Evaluates a judge: rates CARE's human-rated responses, reports Pearson/Spearman/Kendall "
+        "vs humans; -T language=zh|ar|ja",
+    ),
     TaskEntry("lm-eval", "normad_rot", "NormAd-ETI with the rule-of-thumb as context"),
     TaskEntry("lm-eval", "normad_value_country", "NormAd-ETI with the country and its value"),
     TaskEntry("lm-eval", "normad_country", "NormAd-ETI with the country only"),

@@ -1,0 +1,55 @@
+"""Agreement between judge ratings and human ratings: Pearson, Spearman, Kendall's tau-b and
+rating histograms, for evaluating a judge (CARE App. C.2)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+from scipy import stats
+
+
+def correlations(judge: Sequence[float], human: Sequence[float]) -> dict[str, float]:
+    """NaN when undefined (fewer than two pairs, or a constant side)."""
+    if len(judge) != len(human):
+        raise ValueError(f"length mismatch: {len(judge)} vs {len(human)}")
+    if len(judge) < 2 or len(set(judge)) < 2 or len(set(human)) < 2:
+        return {"pearson": math.nan, "spearman": math.nan, "kendall": math.nan}
+    return {
+        "pearson": float(stats.pearsonr(judge, human).statistic),
+        "spearman": float(stats.spearmanr(judge, human).statistic),
+        "kendall": float(stats.kendalltau(judge, human, variant="b").statistic),
+    }
+
+
+def histogram(ratings: Sequence[float], low: int = 1, high: int = 10) -> dict[int, int]:
+    """Counts per integer rating (decimals round half up)."""
+    counts = Counter(int(math.floor(r + 0.5)) for r in ratings)
+    return {value: counts.get(value, 0) for value in range(low, high + 1)}
+
+
+def agreement_metrics(
+    pairs: Sequence[tuple[float | None, float, str]],
+) -> dict[str, float]:
+    """`pairs` = (judge rating or None if unscored, human rating, category)."""
+    scored = [(j, h, c) for j, h, c in pairs if j is not None]
+    result: dict[str, float] = {
+        "n_scored": float(len(scored)),
+        "n_unscored": float(len(pairs) - len(scored)),
+    }
+    result.update(correlations([j for j, _, _ in scored], [h for _, h, _ in scored]))
+    by_category: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for j, h, c in scored:
+        by_category[c].append((j, h))
+    for category in sorted(by_category):
+        values = by_category[category]
+        for name, value in correlations([j for j, _ in values], [h for _, h in values]).items():
+            result[f"{name}_{category}"] = value
+    for who, ratings in (
+        ("judge", [j for j, _, _ in scored]),
+        ("human", [h for _, h, _ in scored]),
+    ):
+        for value, count in histogram(ratings).items():
+            result[f"{who}_hist_{value}"] = float(count)
+    return result
