@@ -17,7 +17,7 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState, generate
 
-from inspect_culture.datasets_hub.care import LANGUAGES, load_care
+from inspect_culture.datasets_hub.care import LANGUAGES, first_per_category, load_care
 from inspect_culture.inspect_errors import task_setup_errors
 from inspect_culture.inspect_judge import JUDGE_CACHE, JUDGE_CONFIG, grader_model, require_grader
 from inspect_culture.scorers.care_metrics import CareOutcome, care_metrics
@@ -43,6 +43,7 @@ def care(
     prompting: str = "zero_shot",
     judge_mapping: str = "paper",
     self_grade: bool = False,
+    per_category: int | None = None,
 ) -> Task:
     """CARE (Guo et al., EMNLP 2025).
 
@@ -51,16 +52,16 @@ def care(
         prompting: zero_shot, cot or role_play (paper Fig. 8).
         judge_mapping: paper (rubric by content, default) or upstream (by file name).
         self_grade: let the evaluated model judge itself when no grader role is bound.
+        per_category: keep only the first N questions of each category (quick runs).
     """
     with task_setup_errors():
         check_choice("language", language, LANGUAGES)
         check_choice("prompting", prompting, PROMPTINGS)
         check_choice("judge_mapping", judge_mapping, JUDGE_MAPPINGS)
         loaded = load_care(language)
+        records = first_per_category(loaded.records, per_category)
     return Task(
-        dataset=MemoryDataset(
-            [_sample(r, prompting) for r in loaded.records], name=f"care_{language}"
-        ),
+        dataset=MemoryDataset([_sample(r, prompting) for r in records], name=f"care_{language}"),
         solver=[require_grader(self_grade), generate()],
         scorer=care_judge(judge_mapping, self_grade),
         config=GENERATION,
@@ -72,6 +73,7 @@ def care(
             "judge_files": JUDGE_FILES[judge_mapping],
             "judge_prompt_version": JUDGE_PROMPT_VERSION,
             "dataset": loaded.provenance,
+            "per_category": per_category,
         },
     )
 

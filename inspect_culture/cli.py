@@ -39,6 +39,24 @@ def _cmd_data(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def _cmd_main_job(args: argparse.Namespace) -> int:
+    from inspect_culture.datasets_hub.care import LANGUAGES
+    from inspect_culture.local_server import LocalModelUnavailable
+    from inspect_culture.main_job import main_job
+
+    languages = [lang.strip() for lang in args.languages.split(",") if lang.strip()]
+    unknown = [lang for lang in languages if lang not in LANGUAGES]
+    if unknown:
+        raise SystemExit(
+            f"--languages: unknown {', '.join(unknown)}; allowed: {', '.join(LANGUAGES)}"
+        )
+    try:
+        main_job(languages, args.per_category, args.max_tokens)
+    except LocalModelUnavailable as exc:
+        raise SystemExit(str(exc)) from None
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="culture-evals", description="Cultural-awareness benchmarks for Inspect and lm-eval."
@@ -57,6 +75,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     data.add_argument("datasets", nargs="*", help="dataset names (default: all)")
     data.set_defaults(run=_cmd_data)
+    job = commands.add_parser(
+        "main-job",
+        help="CARE in both harnesses on a local SmolLM2-135M (llama.cpp): a pipeline check",
+    )
+    job.add_argument("--languages", default="zh,ar,ja", help="comma-separated (default zh,ar,ja)")
+    job.add_argument("--per-category", type=int, default=1, help="questions per category (1)")
+    job.add_argument("--max-tokens", type=int, default=128, help="new tokens per answer (128)")
+    job.set_defaults(run=_cmd_main_job)
     return parser
 
 

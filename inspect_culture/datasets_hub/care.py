@@ -24,6 +24,24 @@ CATEGORIES: dict[str, str] = {
 UPSTREAM_FIELDS = ("question", "answer", "culture_type", "associated_culture", "geographic_scope")
 
 
+def first_per_category(
+    records: list[dict[str, Any]], per_category: int | None
+) -> list[dict[str, Any]]:
+    """The first `per_category` questions of each category, in file order (a documented subset
+    for quick runs); None keeps everything."""
+    if per_category is None:
+        return records
+    if int(per_category) < 1:
+        raise ValueError(f"per_category={per_category!r} must be a positive number")
+    seen: dict[str, int] = {}
+    kept = []
+    for record in records:
+        seen[record["category"]] = seen.get(record["category"], 0) + 1
+        if seen[record["category"]] <= int(per_category):
+            kept.append(record)
+    return kept
+
+
 def packaged_path(language: str) -> Path:
     """The shipped copy of `data/<Language>-test.json`."""
     folder = resources.files("inspect_culture.datasets_hub") / "data" / "care"

@@ -14,7 +14,7 @@ from typing import Any
 
 import datasets
 
-from inspect_culture.datasets_hub.care import LANGUAGES, load_care
+from inspect_culture.datasets_hub.care import LANGUAGES, first_per_category, load_care
 from inspect_culture.lm_eval_tasks.lm_eval_aggregation import aggregation_resolver
 from inspect_culture.scorers.care_metrics import CareOutcome, care_metric_names, care_metrics
 from inspect_culture.scorers.care_prompts import (
@@ -46,7 +46,7 @@ def load_docs(language: str, prompting: str, /, **metadata: Any) -> dict[str, da
     judge = resolve_judge_settings(metadata)  # fails here, before generation, if unset
     loaded = load_care(language)
     docs = []
-    for record in loaded.records:
+    for record in first_per_category(loaded.records, metadata.get("per_category")):
         messages = generation_messages(record["question"], language, prompting)
         system = "".join(m["content"] for m in messages if m["role"] == "system")
         docs.append(
