@@ -150,6 +150,7 @@ def test_lm_eval_without_judge_fails_before_generation(monkeypatch) -> None:
 
 def test_lm_eval_judges_concurrently_and_caches(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", str(tmp_path / "judge.sqlite"))
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_API_KEY", "sk-do-not-log-4242")
     metadata = {"judge_model": "j", "judge_base_url": "", "judge_concurrency": 6}
     with StubOpenAIServer(responder=care_responder, latency=0.05) as server:
         metadata["judge_base_url"] = server.base_url

@@ -29,9 +29,16 @@ from inspect_culture.scorers.choices import check_choice
 from inspect_culture.scorers.judge.cache import default_cache
 from inspect_culture.scorers.judge.client import OpenAICompatibleJudge
 from inspect_culture.scorers.judge.settings import resolve_judge_settings
+from inspect_culture.scorers.judge.verdicts import RATING_PARSER_VERSION
 
 METRIC_NAMES = care_metric_names()
-_JUDGE_KNOBS = ("judge_concurrency", "judge_timeout", "judge_max_retries", "judge_max_tokens")
+_JUDGE_KNOBS = (
+    "judge_concurrency",
+    "judge_timeout",
+    "judge_max_retries",
+    "judge_max_tokens",
+    "judge_seed",
+)
 
 
 def load_docs(language: str, prompting: str, /, **metadata: Any) -> dict[str, datasets.Dataset]:
@@ -107,7 +114,7 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
     ]  # fmt: skip
     results = judge.judge_all_sync(prompts)
     return [
-        json.dumps({"judge_model": settings.model, "judge_text": r.text, "error": r.error, "cached": r.cached}, ensure_ascii=False)
+        json.dumps({"judge_model": settings.model, "judge_prompt_version": JUDGE_PROMPT_VERSION, "rating_parser_version": RATING_PARSER_VERSION, "judge_text": r.text, "error": r.error, "cached": r.cached}, ensure_ascii=False)
         for r in results
     ]  # fmt: skip
 

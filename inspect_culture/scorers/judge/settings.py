@@ -72,7 +72,9 @@ def resolve_judge_settings(
         ("seed", int),
     ):
         key = f"judge_{name}"
-        if key in metadata:
+        if key == "judge_seed" and key in metadata and metadata[key] is None:
+            options["seed"] = None  # endpoints without seed support
+        elif key in metadata:
             try:
                 options[name] = cast(metadata[key])
             except (TypeError, ValueError):
