@@ -142,6 +142,9 @@ def main_job(languages: list[str], per_category: int, max_tokens: int) -> str:
     table = results_table(rows)
     print(
         f"\nCARE, {per_category} question(s) per category and language, max {max_tokens} new "
-        f"tokens, mean judge rating 1-10:\n\n{table}\n\nServer stopped.\n{REAL_JUDGE}"
+        f"tokens, mean judge rating 1-10:\n\n{table}\n\n"
+        "A 135M judge seldom writes its verdict as 'Rating: [[n]]'; such samples are counted as "
+        "unscored, never as 0.\n"
+        f"Server stopped.\n{REAL_JUDGE}"
     )
     return table
