@@ -163,3 +163,20 @@ def test_lm_eval_judges_concurrently_and_caches(tmp_path: Path, monkeypatch) -> 
         second, "care_zh", "judged"
     )
     assert '"cached": true' in second["samples"]["care_zh"][0]["filtered_resps"][0]
+
+
+def test_inspect_rescoring_repeats_no_judge_call(tmp_path: Path) -> None:
+    with StubOpenAIServer(responder=care_responder) as server:
+        grader = {"grader": stub_grader(server)}
+        first = inspect_eval_on_stub(
+            care(language="zh"), server, tmp_path / "a", limit=6, model_roles=grader
+        )
+        judge_calls = _judge_calls(server)
+        second = inspect_eval_on_stub(
+            care(language="zh"), server, tmp_path / "b", limit=6, model_roles=grader
+        )
+        assert judge_calls == 6
+        assert (
+            _judge_calls(server) == 6
+        )  # same outputs, same judge prompts: Inspect's cache answers
+    assert _inspect_metrics(first) == _inspect_metrics(second)
