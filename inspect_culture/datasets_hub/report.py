@@ -5,13 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from inspect_culture.datasets_hub.cqbench import load_cqbench_all
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.normad import LoadedDataset, load_normad
 from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, mirror_dir
 from inspect_culture.datasets_hub.resolve import cache_path, locate, mirror_path
 from inspect_culture.datasets_hub.sources import SOURCES
 
-LOADERS: dict[str, Callable[[], LoadedDataset]] = {"normad": load_normad}
+LOADERS: dict[str, Callable[[], LoadedDataset]] = {
+    "normad": load_normad,
+    "cqbench": load_cqbench_all,
+}
 
 
 def _selected(names: Sequence[str] | None) -> list[str]:

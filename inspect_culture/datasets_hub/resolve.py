@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inspect_culture.datasets_hub.download import DownloadError, download_file
-from inspect_culture.datasets_hub.errors import DatasetUnavailableError
+from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, cache_dir, mirror_dir, offline
-from inspect_culture.datasets_hub.sources import HFFileSource
+from inspect_culture.datasets_hub.sources import GitHubFileSource, HFFileSource
+
+Source = HFFileSource | GitHubFileSource
 
 
 @dataclass(frozen=True)
@@ -18,16 +20,16 @@ class ResolvedFile:
     origin: str  # "mirror" | "cache" | "download"
 
 
-def cache_path(source: HFFileSource) -> Path:
+def cache_path(source: Source) -> Path:
     return cache_dir() / source.benchmark / source.revision / source.filename
 
 
-def mirror_path(source: HFFileSource) -> Path | None:
+def mirror_path(source: Source) -> Path | None:
     root = mirror_dir()
     return root / source.mirror_relpath if root else None
 
 
-def locate(source: HFFileSource) -> ResolvedFile | None:
+def locate(source: Source) -> ResolvedFile | None:
     """The local copy, if any, without touching the network."""
     mirrored = mirror_path(source)
     if mirrored is not None and mirrored.is_file():
@@ -38,20 +40,40 @@ def locate(source: HFFileSource) -> ResolvedFile | None:
     return None
 
 
-def resolve(source: HFFileSource) -> ResolvedFile:
-    """The file to read; downloads into the cache only when no local copy exists."""
+def resolve(source: Source) -> ResolvedFile:
+    """The file to read; downloads into the cache only when no local copy exists. Sources with
+    a git blob id are verified wherever the file came from; a mismatch is an error."""
     found = locate(source)
-    if found is not None:
-        return found
-    if offline():
-        raise DatasetUnavailableError(unavailable_message(source, "offline mode is on"))
-    try:
-        return ResolvedFile(download_file(source.url(), cache_path(source)), "download")
-    except DownloadError as exc:
-        raise DatasetUnavailableError(unavailable_message(source, str(exc))) from None
+    if found is None:
+        if offline():
+            raise DatasetUnavailableError(unavailable_message(source, "offline mode is on"))
+        try:
+            found = ResolvedFile(download_file(source.url(), cache_path(source)), "download")
+        except DownloadError as exc:
+            raise DatasetUnavailableError(unavailable_message(source, str(exc))) from None
+    expected = getattr(source, "blob_id", None)
+    if expected:
+        actual = git_blob_id(found.path)
+        if actual != expected:
+            if found.origin == "download":
+                found.path.unlink(missing_ok=True)
+            raise DataValidationError(
+                f"{found.path}: git blob id {actual} does not match {expected} "
+                f"({source.describe()}); the file is not the pinned upstream file"
+            )
+    return found
 
 
-def unavailable_message(source: HFFileSource, reason: str) -> str:
+def git_blob_id(path: Path) -> str:
+    """sha1 of b"blob <size>\\0" + content: the id git gives the file."""
+    digest = hashlib.sha1(b"blob %d\0" % path.stat().st_size)
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def unavailable_message(source: Source, reason: str) -> str:
     mirrored = mirror_path(source)
     if mirrored is not None:
         where = f"place the file at {mirrored}"

@@ -48,4 +48,50 @@ NORMAD = HFFileSource(
     description="NormAd-ETI: 2,633 etiquette stories from 75 countries (split `train`)",
 )
 
-SOURCES: dict[str, HFFileSource] = {NORMAD.benchmark: NORMAD}
+GITHUB_ENDPOINT_ENV = "INSPECT_CULTURE_GITHUB_ENDPOINT"
+
+
+@dataclass(frozen=True)
+class GitHubFileSource:
+    """One file of a GitHub repository at a pinned commit, verified by its git blob id."""
+
+    benchmark: str
+    repo: str
+    path: str
+    revision: str  # commit
+    blob_id: str  # sha1 of b"blob <size>\0" + content
+    license: str
+    description: str
+
+    @property
+    def filename(self) -> str:
+        return self.path.rsplit("/", 1)[-1]
+
+    @property
+    def mirror_relpath(self) -> str:
+        return f"{self.benchmark}/{self.filename}"
+
+    def url(self) -> str:
+        endpoint = (
+            os.environ.get(GITHUB_ENDPOINT_ENV) or "https://raw.githubusercontent.com"
+        ).rstrip("/")
+        return f"{endpoint}/{self.repo}/{self.revision}/{self.path}"
+
+    def describe(self) -> str:
+        return f"GitHub repository {self.repo}, file {self.path}, commit {self.revision}"
+
+
+CQBENCH = GitHubFileSource(
+    benchmark="cqbench",
+    repo="uscnlp-lime/CQ-Bench",
+    path="datasets.zip",
+    revision="e9337e5292c8c1020c913257139983f408828cbc",
+    blob_id="4d1b148ef8487dbed7c84db465ebd6c75f7d105c",
+    license="none stated upstream (not redistributed)",
+    description="CQ-Bench: stories with implicit values (AD, VS, VE), all categories",
+)
+
+SOURCES: dict[str, HFFileSource | GitHubFileSource] = {
+    NORMAD.benchmark: NORMAD,
+    CQBENCH.benchmark: CQBENCH,
+}

@@ -1,0 +1,234 @@
+"""CQ-Bench data: `datasets.zip` of uscnlp-lime/CQ-Bench at a pinned commit, verified by its git
+blob id, never bundled (the repository states no license).
+
+Offline mirror: `$INSPECT_CULTURE_DATA_DIR/cqbench/datasets.zip` (verified) or the extracted
+`$INSPECT_CULTURE_DATA_DIR/cqbench/datasets/` folder (read as is). The real archive could not be
+inspected when this was written, so the reader accepts the plausible variants listed in
+docs/cqbench.md (file locations, `politic`/`political`, field spellings) and names the file,
+item and field of anything it cannot read.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
+from inspect_culture.datasets_hub.normad import LoadedDataset
+from inspect_culture.datasets_hub.paths import mirror_dir
+from inspect_culture.datasets_hub.resolve import resolve
+from inspect_culture.datasets_hub.sources import CQBENCH
+from inspect_culture.datasets_hub.validation import validate_record
+
+CATEGORIES: tuple[str, ...] = ("random", "political", "social", "religious", "ethical", "multiple")
+_SPELLINGS = {"political": ("political", "politic")}
+_TASK_FILES = {
+    "ad": "dataset_setting1_{category}.json",
+    "vs": "dataset_setting2_{category}.json",
+    "original": "dataset_{category}_original.json",
+}
+_ALIASES = {
+    "gold label": ("gold label", "gold_label", "label", "gold"),
+    "contradiction": ("contradiction", "contradictions"),
+    "values": ("values", "ground_truth_values", "gold_values"),
+}
+
+
+@dataclass(frozen=True)
+class _Archive:
+    """Read JSON members by base name from the zip or the extracted folder."""
+
+    root: Path
+    origin: str
+
+    def names(self) -> list[str]:
+        if self.root.is_dir():
+            return [str(p.relative_to(self.root)) for p in self.root.rglob("*.json")]
+        with zipfile.ZipFile(self.root) as archive:
+            return [n for n in archive.namelist() if n.endswith(".json")]
+
+    def read(self, member: str) -> Any:
+        where = f"{self.root}:{member}"
+        try:
+            if self.root.is_dir():
+                text = (self.root / member).read_text(encoding="utf-8")
+            else:
+                with zipfile.ZipFile(self.root) as archive:
+                    text = archive.read(member).decode("utf-8")
+            return json.loads(text)
+        except (OSError, KeyError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise DataValidationError(f"{where}: cannot read JSON ({exc})") from None
+
+
+def _archive() -> _Archive:
+    root = mirror_dir()
+    if root is not None and (root / "cqbench" / "datasets").is_dir():
+        return _Archive(root / "cqbench" / "datasets", "mirror (extracted folder, unverified)")
+    try:
+        found = resolve(CQBENCH)
+    except zipfile.BadZipFile as exc:  # pragma: no cover - resolve does not open the zip
+        raise DataValidationError(str(exc)) from None
+    if not zipfile.is_zipfile(found.path):
+        raise DataValidationError(f"{found.path}: not a zip archive")
+    return _Archive(found.path, found.origin)
+
+
+def _find_member(archive: _Archive, task: str, category: str) -> str:
+    names = archive.names()
+    by_base = {name.rsplit("/", 1)[-1]: name for name in names}
+    candidates = [
+        _TASK_FILES[task].format(category=spelling)
+        for spelling in _SPELLINGS.get(category, (category,))
+    ]
+    for candidate in candidates:
+        if candidate in by_base:
+            return by_base[candidate]
+    raise DatasetUnavailableError(
+        f"{archive.root}: no {' or '.join(candidates)} (CQ-Bench {task} data for '{category}'); "
+        f"JSON files found: {', '.join(sorted(by_base)) or '(none)'}"
+    )
+
+
+def _get(item: dict[str, Any], field: str, where: str, default: Any = ...) -> Any:
+    for alias in _ALIASES.get(field, (field,)):
+        if alias in item:
+            return item[alias]
+    if default is not ...:
+        return default
+    raise DataValidationError(f"{where}, field '{field}': is missing (keys: {', '.join(item)})")
+
+
+def _items(data: Any, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    if isinstance(data, dict):  # tolerate {"data": [...]} wrappers
+        data = next((v for v in data.values() if isinstance(v, list)), None)
+    if not isinstance(data, list):
+        raise DataValidationError(f"{where}: expected a JSON list of items")
+    for index, item in enumerate(data):
+        if not isinstance(item, dict):
+            raise DataValidationError(f"{where}, item {index}: expected an object")
+        yield index, item
+
+
+def _strings(value: Any, where: str, field: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise DataValidationError(f"{where}, field '{field}': expected a list of strings")
+    return value
+
+
+def _ad_records(data: Any, category: str, where: str) -> list[dict[str, Any]]:
+    records = []
+    for index, item in _items(data, where):
+        at = f"{where}, item {index}"
+        questions = _get(item, "questions", at)
+        if not isinstance(questions, list):
+            raise DataValidationError(f"{at}, field 'questions': expected a list")
+        for q_index, question in enumerate(questions):
+            q_at = f"{at}, question {q_index}"
+            if not isinstance(question, dict):
+                raise DataValidationError(f"{q_at}: expected an object")
+            record = {
+                "id": f"{category}-{index}-{q_index}",
+                "category": category,
+                "story_index": index,
+                "story": str(_get(item, "story", at)),
+                "name": str(question.get("name") or ""),
+                "statement": str(_get(question, "value", q_at)).strip(),
+                "options": [
+                    o.strip() for o in _strings(_get(question, "options", q_at), q_at, "options")
+                ],
+                "gold": str(_get(question, "gold label", q_at)).strip(),
+            }
+            validate_record("cqbench_ad", record, where=q_at)
+            records.append(record)
+    return records
+
+
+def _vs_records(data: Any, category: str, where: str) -> list[dict[str, Any]]:
+    records = []
+    for index, item in _items(data, where):
+        at = f"{where}, item {index}"
+        record = {
+            "id": f"{category}-{index}",
+            "category": category,
+            "story": str(_get(item, "story", at)),
+            "options": [o.strip() for o in _strings(_get(item, "options", at), at, "options")],
+            "gold_values": [v.strip() for v in _strings(_get(item, "values", at), at, "values")],
+        }
+        validate_record("cqbench_vs", record, where=at)
+        records.append(record)
+    return records
+
+
+def _original_records(data: Any, category: str, where: str) -> list[dict[str, Any]]:
+    records = []
+    for index, item in _items(data, where):
+        at = f"{where}, item {index}"
+        values = [v.strip() for v in _strings(_get(item, "values", at), at, "values")]
+        contradiction = [
+            v.strip() for v in _strings(_get(item, "contradiction", at, []), at, "contradiction")
+        ]
+        record = {
+            "id": f"{category}-{index}",
+            "category": category,
+            "story": str(_get(item, "story", at)),
+            "values": values,
+            "contradiction": contradiction,
+            # Contradictory values are not part of the gold set (upstream.md 4.6).
+            "gold_values": [v for v in values if v not in set(contradiction)],
+        }
+        validate_record("cqbench_original", record, where=at)
+        records.append(record)
+    return records
+
+
+_BUILDERS: dict[str, Callable[[Any, str, str], list[dict[str, Any]]]] = {
+    "ad": _ad_records,
+    "vs": _vs_records,
+    "original": _original_records,
+}
+
+
+def load_cqbench(task: str, category: str) -> LoadedDataset:
+    """task: ad, vs or original (the value-extraction stories)."""
+    if task not in _BUILDERS:
+        raise ValueError(f"task={task!r} is not supported; allowed values: {', '.join(_BUILDERS)}")
+    allowed = CATEGORIES if task == "ad" else tuple(c for c in CATEGORIES if c != "multiple")
+    if category not in allowed:
+        raise ValueError(
+            f"category={category!r} is not supported for {task}; allowed values: {', '.join(allowed)}"
+        )
+    archive = _archive()
+    member = _find_member(archive, task, category)
+    records = _BUILDERS[task](archive.read(member), category, f"{archive.root}:{member}")
+    provenance = {
+        "dataset": CQBENCH.repo,
+        "revision": CQBENCH.revision,
+        "file": member,
+        "origin": archive.origin,
+        "path": str(archive.root),
+        "rows": len(records),
+        "license": CQBENCH.license,
+    }
+    return LoadedDataset(records, provenance)
+
+
+def load_cqbench_all() -> LoadedDataset:
+    """Every file, for `culture-evals data verify`: counts the records of all tasks."""
+    total, files = 0, []
+    for task in _BUILDERS:
+        for category in CATEGORIES:
+            try:
+                loaded = load_cqbench(task, category)
+            except ValueError:
+                continue  # a category a task does not have
+            total += len(loaded.records)
+            files.append(loaded.provenance["file"])
+    archive = _archive()
+    return LoadedDataset(
+        [], {"dataset": CQBENCH.repo, "revision": CQBENCH.revision, "origin": archive.origin,
+             "path": str(archive.root), "files": len(files), "rows": total},
+    )  # fmt: skip

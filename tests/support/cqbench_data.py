@@ -1,0 +1,71 @@
+"""A small synthetic CQ-Bench `datasets.zip` in the schema inferred from the upstream code
+(upstream.md 4.2): made-up stories and values, no upstream content."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from typing import Any
+
+AGREE = [" agree ", " neither agree nor disagree ", " disagree"]
+OFTEN = [" Very often  ", " Not often ", " Not at all often"]
+
+
+def ad_items() -> list[dict[str, Any]]:
+    return [
+        {
+            "story": "Ana and Ben talk about their jobs at dinner.",
+            "questions": [
+                {"name": "Ana", "value": "Work is important in life", "options": AGREE, "gold label": " agree "},
+                {"name": "Ben", "value": "People should obey laws", "options": AGREE, "gold label": " disagree"},
+            ],
+        },
+        {
+            "story": "Chen visits a temple with friends.",
+            "questions": [
+                {"name": "Chen", "value": "How often do you attend services", "options": OFTEN, "gold label": " Not often "},
+            ],
+        },
+    ]  # fmt: skip
+
+
+def vs_items() -> list[dict[str, Any]]:
+    options = [f"Statement {i}--agree" for i in range(12)] + [
+        "Work is important in life--agree",
+        "People should obey laws--disagree",
+        "Family comes first--agree",
+    ]
+    return [
+        {
+            "story": "Ana and Ben talk about their jobs at dinner.",
+            "options": options,
+            "values": ["Work is important in life--agree", "People should obey laws--disagree"],
+        }
+    ]
+
+
+def original_items() -> list[dict[str, Any]]:
+    return [
+        {
+            "original_values": ["Work is important in life--agree", "People should obey laws--disagree", "Family comes first--agree"],
+            "values": ["Work is important in life--agree", "People should obey laws--disagree", "Family comes first--agree"],
+            "story": "Ana and Ben talk about their jobs at dinner.",
+            "contradiction": ["Family comes first--agree"],
+        }
+    ]  # fmt: skip
+
+
+def build_zip(members: dict[str, Any] | None = None, prefix: str = "datasets/") -> bytes:
+    """A zip with AD/VS/original files for 'social' and AD for 'politic' (upstream spelling)."""
+    members = members or {
+        "dataset_setting1_social.json": ad_items(),
+        "dataset_setting2_social.json": vs_items(),
+        "dataset_social_original.json": original_items(),
+        "dataset_setting1_politic.json": ad_items()[:1],
+    }
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, content in members.items():
+            archive.writestr(prefix + name, json.dumps(content))
+    return buffer.getvalue()
