@@ -1,0 +1,100 @@
+"""CQ-Bench answer matching: free text to one of a question's options.
+
+Upstream maps any output to the option with the longest common substring, so "agree" vs
+"disagree" is decided by option order and every answer maps to something. Here (docs/cqbench.md):
+1. normalized exact match; 2. options named as whole phrases, ignoring an option found only
+inside another found option ("agree" inside "neither agree nor disagree"), if exactly one is
+left; 3. the closest option by difflib ratio >= FUZZY_THRESHOLD, if unique; else unparsed.
+No step depends on the order of the options.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+
+FUZZY_THRESHOLD = 0.85
+MATCHER_VERSION = "cqbench-match-1"
+
+_PUNCTUATION = " \t\n\r.,;:!?*\"'`“”‘’()[]{}"
+
+
+def normalize(text: str) -> str:
+    return re.sub(r"\s+", " ", text.lower()).strip(_PUNCTUATION)
+
+
+def match_option(answer: str, options: Sequence[str]) -> tuple[str | None, str]:
+    """(the matched option as given, rule) or (None, "unparsed")."""
+    said = normalize(answer)
+    if not said:
+        return None, "unparsed"
+    normalized = {option: normalize(option) for option in options}
+    exact = [o for o, n in normalized.items() if n == said]
+    if len(exact) == 1:
+        return exact[0], "exact"
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for option, norm in normalized.items():
+        if not norm:
+            continue
+        pattern = r"(?<![\w/])" + re.escape(norm) + r"(?![\w/])"
+        found = [m.span() for m in re.finditer(pattern, said)]
+        if found:
+            spans[option] = found
+    standalone = [
+        option
+        for option, found in spans.items()
+        if any(
+            not any(
+                other != option and a <= s and e <= b and (b - a) > (e - s)
+                for other, others in spans.items()
+                for a, b in others
+            )
+            for s, e in found
+        )
+    ]
+    if len(standalone) == 1:
+        return standalone[0], "phrase"
+    if standalone:
+        return None, "unparsed"  # names several options: ambiguous
+    ratios = {o: difflib.SequenceMatcher(None, said, n).ratio() for o, n in normalized.items()}
+    best = max(ratios.values(), default=0.0)
+    winners = [o for o, r in ratios.items() if r == best]
+    if best >= FUZZY_THRESHOLD and len(winners) == 1:
+        return winners[0], "fuzzy"
+    return None, "unparsed"
+
+
+AD_MARKERS: tuple[str, ...] = ("[Answer]", "**Answer**", "</think>")
+
+
+def extract_ad_answer(text: str | None) -> str:
+    """The text after the first of `[Answer]`, `**Answer**`, `</think>` present (upstream's
+    order), else the whole output."""
+    text = text or ""
+    for marker in AD_MARKERS:
+        if marker in text:
+            text = text.split(marker, 1)[1]
+            break
+    return text.strip().lstrip(":").strip()
+
+
+# upstream `options_dict` (evaluation.py): near-synonym pairs accepted by the "Merged" row
+MERGED_PAIRS: tuple[tuple[str, str], ...] = (
+    ("not frequently", "not at all frequently"),
+    ("not at all often", "not often"),
+    ("very frequently", "quite frequently"),
+    ("definitely should have the right", "probably should have the right"),
+    ("definitely should not have the right", "probably should not have the right"),
+)
+_PARTNER = {a: b for a, b in MERGED_PAIRS} | {b: a for a, b in MERGED_PAIRS}
+
+
+def effective_prediction(pred: str | None, gold: str, merged: bool) -> str | None:
+    """The normalized label the metrics see; with `merged`, the gold's partner counts as gold."""
+    if pred is None:
+        return None
+    said, truth = normalize(pred), normalize(gold)
+    if merged and _PARTNER.get(truth) == said:
+        return truth
+    return said

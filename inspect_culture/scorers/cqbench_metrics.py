@@ -1,0 +1,146 @@
+"""CQ-Bench metrics (paper definitions; upstream behaviour as options). One module for both
+harnesses."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from inspect_culture.scorers import classification
+from inspect_culture.scorers.cqbench_matching import normalize
+
+# ---- attitude detection ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AdOutcome:
+    gold: str  # normalized
+    pred: str | None  # normalized effective prediction; None = unparsed
+    category: str
+
+
+def ad_metrics(outcomes: Sequence[AdOutcome]) -> dict[str, float]:
+    """accuracy (= micro-F1, the paper's AD "F1"), macro-F1 over the gold attitude labels,
+    unparsed rate, accuracy per category."""
+    golds = [o.gold for o in outcomes]
+    preds = [o.pred for o in outcomes]
+    labels = sorted(set(golds))
+    result = {
+        "accuracy": classification.accuracy(golds, preds),
+        "macro_f1": classification.macro_f1(golds, preds, labels) if labels else 0.0,
+        "unparsed_rate": classification.unparsed_rate(preds),
+    }
+    by_category = classification.accuracy_by_group(golds, preds, [o.category for o in outcomes])
+    for category in sorted(by_category):
+        result[f"accuracy_{category}"] = by_category[category]
+    return result
+
+
+# ---- value selection ---------------------------------------------------------------------
+
+VS_FUZZY_THRESHOLD = 0.9
+_LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)]|\(\d+\))\s*")
+
+
+@dataclass(frozen=True)
+class VsStory:
+    precision: float
+    recall: float
+    empty: bool  # the output yielded no option at all
+    category: str = ""
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def select_values(text: str, options: Sequence[str]) -> tuple[set[str], int]:
+    """(options selected, lines that name no option). A line is a selection if it contains
+    `--`; list markers are ignored; matching is normalized-exact, else a unique difflib ratio
+    >= VS_FUZZY_THRESHOLD."""
+    import difflib
+
+    normalized = {normalize(o): o for o in options}
+    selected: set[str] = set()
+    unmatched = 0
+    for line in text.splitlines():
+        line = _LIST_MARKER.sub("", line).strip()
+        if "--" not in line:
+            continue
+        said = normalize(line)
+        if said in normalized:
+            selected.add(normalized[said])
+            continue
+        ratios = {n: difflib.SequenceMatcher(None, said, n).ratio() for n in normalized}
+        best = max(ratios.values(), default=0.0)
+        winners = [n for n, r in ratios.items() if r == best]
+        if best >= VS_FUZZY_THRESHOLD and len(winners) == 1:
+            selected.add(normalized[winners[0]])
+        else:
+            unmatched += 1
+    return selected, unmatched
+
+
+def score_vs_story(
+    text: str, options: Sequence[str], gold: Sequence[str], category: str = ""
+) -> VsStory:
+    selected, unmatched = select_values(text, options)
+    if not selected and not unmatched:
+        return VsStory(0.0, 0.0, empty=True, category=category)
+    gold_set = set(gold)
+    tp = len(selected & gold_set)
+    fp = len(selected - gold_set) + unmatched
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / len(gold_set) if gold_set else 0.0
+    return VsStory(precision, recall, empty=False, category=category)
+
+
+def vs_metrics(stories: Sequence[VsStory], *, skip_empty: bool = False) -> dict[str, float]:
+    """f1 = 2·mean(P)·mean(R)/(mean(P)+mean(R)) (the paper's number); mean_story_f1 too.
+    `skip_empty` reproduces upstream, which drops stories whose output named no option."""
+    counted = [s for s in stories if not (skip_empty and s.empty)]
+    n = len(counted)
+    if not n:
+        return {"n_stories": 0.0, "empty_rate": 0.0}
+    mean_p = sum(s.precision for s in counted) / n
+    mean_r = sum(s.recall for s in counted) / n
+    result = {
+        "precision": mean_p,
+        "recall": mean_r,
+        "f1": 2 * mean_p * mean_r / (mean_p + mean_r) if mean_p + mean_r else 0.0,
+        "mean_story_f1": sum(s.f1 for s in counted) / n,
+        "empty_rate": sum(s.empty for s in stories) / len(stories),
+        "n_stories": float(n),
+    }
+    by_category: dict[str, list[VsStory]] = defaultdict(list)
+    for s in counted:
+        by_category[s.category].append(s)
+    for category, group in sorted(by_category.items()):
+        if category:
+            p = sum(s.precision for s in group) / len(group)
+            r = sum(s.recall for s in group) / len(group)
+            result[f"f1_{category}"] = 2 * p * r / (p + r) if p + r else 0.0
+    return result
+
+
+# ---- value extraction --------------------------------------------------------------------
+
+
+def ve_recall(scores: Sequence[tuple[float | None, str]]) -> dict[str, float]:
+    """Pooled mean of per-gold-value judge scores (1 / 0.5 / 0); None = unscored, counted."""
+    scored = [(s, c) for s, c in scores if s is not None]
+    result = {
+        "n_scored": float(len(scored)),
+        "n_unscored": float(len(scores) - len(scored)),
+    }
+    if scored:
+        result["recall"] = sum(s for s, _ in scored) / len(scored)
+    by_category: dict[str, list[float]] = defaultdict(list)
+    for s, c in scored:
+        by_category[c].append(s)
+    for category, values in sorted(by_category.items()):
+        result[f"recall_{category}"] = sum(values) / len(values)
+    return result

@@ -1,0 +1,124 @@
+import pytest
+
+from inspect_culture.scorers.cqbench_matching import (
+    effective_prediction,
+    extract_ad_answer,
+    match_option,
+)
+from inspect_culture.scorers.cqbench_metrics import (
+    AdOutcome,
+    VsStory,
+    ad_metrics,
+    score_vs_story,
+    select_values,
+    ve_recall,
+    vs_metrics,
+)
+
+AGREE = [" agree ", " neither agree nor disagree ", " disagree"]
+
+
+@pytest.mark.parametrize("options", [AGREE, list(reversed(AGREE))])
+@pytest.mark.parametrize(
+    ("answer", "expected", "rule"),
+    [
+        ("agree", " agree ", "exact"),
+        ("Disagree.", " disagree", "exact"),
+        ("I think Ana would disagree", " disagree", "phrase"),
+        ("Neither agree nor disagree, really", " neither agree nor disagree ", "phrase"),
+        ("strongly agree", " agree ", "phrase"),
+        ("agre", " agree ", "fuzzy"),
+        ("agree or disagree", None, "unparsed"),  # names two options
+        ("It depends on the context", None, "unparsed"),
+        ("", None, "unparsed"),
+    ],
+)
+def test_match_option_is_order_independent(options, answer, expected, rule) -> None:
+    assert match_option(answer, options) == (expected, rule)
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("Reasoning...\n[Answer]: Disagree", "Disagree"),
+        ("**Answer** agree", "agree"),
+        ("<think>hmm</think>\nNot often", "Not often"),
+        ("[Answer]: a [Answer]: b", "a [Answer]: b"),  # the first marker occurrence
+        ("agree", "agree"),
+    ],
+)
+def test_extract_ad_answer(text: str, answer: str) -> None:
+    assert extract_ad_answer(text) == answer
+
+
+def test_merged_pairs_accept_the_partner_only_when_asked() -> None:
+    assert (
+        effective_prediction(" Not often ", "Not at all often", merged=True) == "not at all often"
+    )
+    assert effective_prediction(" Not often ", "Not at all often", merged=False) == "not often"
+    assert effective_prediction("Very often", "Not at all often", merged=True) == "very often"
+    assert effective_prediction(None, "agree", merged=True) is None
+
+
+def test_ad_metrics_by_hand() -> None:
+    outcomes = [
+        AdOutcome("agree", "agree", "social"),
+        AdOutcome("agree", "disagree", "social"),
+        AdOutcome("disagree", "disagree", "ethical"),
+        AdOutcome("disagree", None, "ethical"),
+    ]
+    m = ad_metrics(outcomes)
+    assert m["accuracy"] == 0.5 and m["unparsed_rate"] == 0.25
+    # agree: P=1/1 R=1/2 F1=2/3; disagree: P=1/2 R=1/2 F1=1/2 -> macro 7/12
+    assert m["macro_f1"] == pytest.approx(7 / 12)
+    assert m["accuracy_social"] == 0.5 and m["accuracy_ethical"] == 0.5
+
+
+OPTIONS = [f"Statement {i}--agree" for i in range(12)] + [
+    "Work matters--agree",
+    "Obey laws--disagree",
+    "Family first--agree",
+]
+GOLD = ["Work matters--agree", "Obey laws--disagree"]
+
+
+def test_select_values_reads_lines_with_separator() -> None:
+    text = "Here you go:\n1. Work matters--agree\n- obey laws -- disagree\n* Made up--agree\nno separator line"
+    selected, unmatched = select_values(text, OPTIONS)
+    assert selected == {"Work matters--agree", "Obey laws--disagree"}
+    assert unmatched == 1  # "Made up--agree" names no option
+
+
+def test_vs_story_by_hand() -> None:
+    # selected: Work matters (TP), Family first (FP), one unmatched line (FP) -> P = 1/3, R = 1/2
+    story = score_vs_story(
+        "Work matters--agree\nFamily first--agree\nNothing--agree", OPTIONS, GOLD
+    )
+    assert (story.precision, story.recall, story.empty) == (pytest.approx(1 / 3), 0.5, False)
+    assert story.f1 == pytest.approx(2 * (1 / 3) * 0.5 / (1 / 3 + 0.5))
+    empty = score_vs_story("I cannot tell.", OPTIONS, GOLD)
+    assert (empty.precision, empty.recall, empty.empty) == (0.0, 0.0, True)
+
+
+def test_vs_metrics_f1_of_means_and_upstream_skip() -> None:
+    stories = [
+        VsStory(1.0, 0.5, False, "social"),
+        VsStory(0.5, 1.0, False, "social"),
+        VsStory(0.0, 0.0, True, "social"),
+    ]
+    m = vs_metrics(stories)
+    # mean P = 1.5/3 = 0.5, mean R = 0.5 -> F1 = 0.5; per-story F1 = 2/3, 2/3, 0 -> mean 4/9
+    assert m["precision"] == 0.5 and m["recall"] == 0.5 and m["f1"] == 0.5
+    assert m["mean_story_f1"] == pytest.approx(4 / 9)
+    assert m["empty_rate"] == pytest.approx(1 / 3) and m["n_stories"] == 3
+    upstream = vs_metrics(stories, skip_empty=True)
+    # mean P = 0.75, mean R = 0.75 -> F1 = 0.75 over the two stories kept
+    assert upstream["f1"] == pytest.approx(0.75) and upstream["n_stories"] == 2
+
+
+def test_ve_recall_pools_values_and_counts_unscored() -> None:
+    m = ve_recall([(1.0, "social"), (0.5, "social"), (0.0, "ethical"), (None, "ethical")])
+    assert m["recall"] == pytest.approx(1.5 / 3)
+    assert (m["n_scored"], m["n_unscored"]) == (3.0, 1.0)
+    assert m["recall_social"] == 0.75 and m["recall_ethical"] == 0.0
+    assert "recall" not in ve_recall([(None, "social")])  # nothing scored: no number, not 0
