@@ -57,12 +57,19 @@ def match_option(answer: str, options: Sequence[str]) -> tuple[str | None, str]:
         return standalone[0], "phrase"
     if standalone:
         return None, "unparsed"  # names several options: ambiguous
-    ratios = {o: difflib.SequenceMatcher(None, said, n).ratio() for o, n in normalized.items()}
+    closest = closest_unique(said, normalized, FUZZY_THRESHOLD)
+    return (closest, "fuzzy") if closest is not None else (None, "unparsed")
+
+
+def closest_unique(said: str, candidates: dict[str, str], threshold: float) -> str | None:
+    """The key whose normalized value is most similar to `said` (difflib ratio), if the best
+    ratio reaches `threshold` and no other candidate ties with it."""
+    ratios = {
+        key: difflib.SequenceMatcher(None, said, norm).ratio() for key, norm in candidates.items()
+    }
     best = max(ratios.values(), default=0.0)
-    winners = [o for o, r in ratios.items() if r == best]
-    if best >= FUZZY_THRESHOLD and len(winners) == 1:
-        return winners[0], "fuzzy"
-    return None, "unparsed"
+    winners = [key for key, ratio in ratios.items() if ratio == best]
+    return winners[0] if best >= threshold and len(winners) == 1 else None
 
 
 AD_MARKERS: tuple[str, ...] = ("[Answer]", "**Answer**", "</think>")

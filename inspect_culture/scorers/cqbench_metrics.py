@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inspect_culture.scorers import classification
-from inspect_culture.scorers.cqbench_matching import normalize
+from inspect_culture.scorers.cqbench_matching import closest_unique, normalize
 
 # ---- attitude detection ------------------------------------------------------------------
 
@@ -61,8 +61,6 @@ def select_values(text: str, options: Sequence[str]) -> tuple[set[str], int]:
     """(options selected, lines that name no option). A line is a selection if it contains
     `--`; list markers are ignored; matching is normalized-exact, else a unique difflib ratio
     >= VS_FUZZY_THRESHOLD."""
-    import difflib
-
     normalized = {normalize(o): o for o in options}
     selected: set[str] = set()
     unmatched = 0
@@ -74,11 +72,9 @@ def select_values(text: str, options: Sequence[str]) -> tuple[set[str], int]:
         if said in normalized:
             selected.add(normalized[said])
             continue
-        ratios = {n: difflib.SequenceMatcher(None, said, n).ratio() for n in normalized}
-        best = max(ratios.values(), default=0.0)
-        winners = [n for n, r in ratios.items() if r == best]
-        if best >= VS_FUZZY_THRESHOLD and len(winners) == 1:
-            selected.add(normalized[winners[0]])
+        closest = closest_unique(said, {n: n for n in normalized}, VS_FUZZY_THRESHOLD)
+        if closest is not None:
+            selected.add(normalized[closest])
         else:
             unmatched += 1
     return selected, unmatched
