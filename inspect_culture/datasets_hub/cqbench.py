@@ -68,10 +68,7 @@ def _archive() -> _Archive:
     root = mirror_dir()
     if root is not None and (root / "cqbench" / "datasets").is_dir():
         return _Archive(root / "cqbench" / "datasets", "mirror (extracted folder, unverified)")
-    try:
-        found = resolve(CQBENCH)
-    except zipfile.BadZipFile as exc:  # pragma: no cover - resolve does not open the zip
-        raise DataValidationError(str(exc)) from None
+    found = resolve(CQBENCH)
     if not zipfile.is_zipfile(found.path):
         raise DataValidationError(f"{found.path}: not a zip archive")
     return _Archive(found.path, found.origin)

@@ -10,8 +10,6 @@ from typing import Any
 
 AGG_PREFIX = "agg_"
 
-MetricsFn = Callable[[tuple[tuple, ...]], dict[str, float]]
-
 
 def aggregation_resolver(
     metric_names: Sequence[str], compute: Callable[[list[tuple]], dict[str, float]]
