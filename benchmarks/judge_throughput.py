@@ -8,10 +8,13 @@ ratios within one run, so a noisy machine moves both sides alike.
 
 - lm-eval path: the CARE task's judge filter (`lm_eval_tasks.care.utils.judge_filter`) over N
   synthetic responses, exactly as lm-eval calls it after generation.
-- Inspect path: a CARE eval of N samples whose grader role is the stub server; generation goes
-  to a second stub server with no latency. Its judging time is the span from the first judge
-  request to the last judge response, read from the judge server, since generation, logging and
-  the eval's start-up are Inspect's own work; the whole eval's wall time is printed too.
+- inspect-api: the judge calls exactly as the CARE scorer makes them (Inspect's model API, the
+  judge's GenerateConfig and cache policy), N at once with max_connections = concurrency,
+  outside an eval: the judge layer's own cost in Inspect.
+- inspect: a CARE eval of N samples whose grader role is the stub server; generation goes to a
+  second stub server with no latency. Its judging time is the span from the first judge request
+  to the last judge response, read from the judge server; the whole eval's wall time, and the
+  same eval with an instant judge, are printed too.
 """
 
 from __future__ import annotations
@@ -123,6 +126,40 @@ def _repeat(dataset, n: int):
     return MemoryDataset(samples)
 
 
+def inspect_api_path(n: int, latency: float, concurrency: int) -> float:
+    import asyncio
+
+    from inspect_ai.model import GenerateConfig, get_model
+
+    from inspect_culture.datasets_hub.care import load_care
+    from inspect_culture.inspect_judge import JUDGE_CACHE, JUDGE_CONFIG
+    from inspect_culture.scorers.care_prompts import judge_prompt
+
+    records = load_care("zh").records
+    nonce = time.time_ns()
+    prompts = [
+        judge_prompt(r["category"], r["question"], r["answer"], f"response {i} {nonce}")
+        for i, r in ((i, records[i % len(records)]) for i in range(n))
+    ]
+    with judge_server(latency) as judge_url:
+        os.environ["STUB_API_KEY"] = "bench"
+        grader = get_model(
+            "openai-api/stub/judge", base_url=judge_url,
+            config=GenerateConfig(max_connections=concurrency),
+        )  # fmt: skip
+
+        async def judge_all() -> list:
+            return await asyncio.gather(
+                *(grader.generate(p, config=JUDGE_CONFIG, cache=JUDGE_CACHE) for p in prompts)
+            )
+
+        start = time.perf_counter()
+        outputs = asyncio.run(judge_all())
+        elapsed = time.perf_counter() - start
+        assert all("Rating" in o.completion for o in outputs), "every judgment must succeed"
+    return elapsed
+
+
 def inspect_path(n: int, latency: float, concurrency: int) -> float:
     _inspect_run(min(n, 20), 0.0, concurrency)  # warm-up: imports, provider start-up
     _, instant_wall = _inspect_run(n, 0.0, concurrency)
@@ -139,7 +176,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--concurrency", type=int, default=32)
-    parser.add_argument("--paths", default="lm-eval,inspect")
+    parser.add_argument("--paths", default="lm-eval,inspect-api,inspect")
     args = parser.parse_args()
     os.environ["INSPECT_CULTURE_JUDGE_CACHE"] = "off"
     os.environ.setdefault("INSPECT_CACHE_DIR", tempfile.mkdtemp())
@@ -149,11 +186,11 @@ def main() -> None:
         f"{args.n} judgments, {args.latency * 1000:.0f} ms latency, concurrency {args.concurrency}"
     )
     print(f"ideal {ideal:.2f} s; one call at a time {sequential:.1f} s")
-    print(f"{'path':<10} {'wall s':>8} {'x ideal':>8} {'x one-at-a-time':>16}")
-    runners = {"lm-eval": lm_eval_path, "inspect": inspect_path}
+    print(f"{'path':<12} {'wall s':>8} {'x ideal':>8} {'x one-at-a-time':>16}")
+    runners = {"lm-eval": lm_eval_path, "inspect-api": inspect_api_path, "inspect": inspect_path}
     for name in args.paths.split(","):
         wall = runners[name](args.n, args.latency, args.concurrency)
-        print(f"{name:<10} {wall:>8.2f} {wall / ideal:>8.2f} {wall / sequential:>16.3f}")
+        print(f"{name:<12} {wall:>8.2f} {wall / ideal:>8.2f} {wall / sequential:>16.3f}")
 
 
 if __name__ == "__main__":
