@@ -122,3 +122,16 @@ def test_ve_recall_pools_values_and_counts_unscored() -> None:
     assert (m["n_scored"], m["n_unscored"]) == (3.0, 1.0)
     assert m["recall_social"] == 0.75 and m["recall_ethical"] == 0.0
     assert "recall" not in ve_recall([(None, "social")])  # nothing scored: no number, not 0
+
+
+def test_parse_ve_judgement_places_scores_by_index() -> None:
+    from inspect_culture.scorers.cqbench_metrics import parse_ve_judgement
+
+    reply = (
+        "[Reasoning]:\n[Ground truth 1]: discussed\n[Final answer]:\n"
+        "[Ground truth 2]:0.5\n[Ground truth 1]: 1\n[Ground truth 4]:0\n[Ground truth 3]: 0.7\n"
+    )
+    # value 3's 0.7 is off-scale and value 5 was never scored: both unscored, not 0
+    assert parse_ve_judgement(reply, 5) == [1.0, 0.5, None, 0.0, None]
+    assert parse_ve_judgement("no final answer here", 2) == [None, None]
+    assert parse_ve_judgement(None, 1) == [None]

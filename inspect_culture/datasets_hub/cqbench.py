@@ -137,6 +137,8 @@ def _ad_records(data: Any, category: str, where: str) -> list[dict[str, Any]]:
                 "options": [
                     o.strip() for o in _strings(_get(question, "options", q_at), q_at, "options")
                 ],
+                # as in the file, padding included: the upstream prompt shows them this way
+                "options_raw": list(_get(question, "options", q_at)),
                 "gold": str(_get(question, "gold label", q_at)).strip(),
             }
             validate_record("cqbench_ad", record, where=q_at)
@@ -153,6 +155,7 @@ def _vs_records(data: Any, category: str, where: str) -> list[dict[str, Any]]:
             "category": category,
             "story": str(_get(item, "story", at)),
             "options": [o.strip() for o in _strings(_get(item, "options", at), at, "options")],
+            "options_raw": list(_get(item, "options", at)),
             "gold_values": [v.strip() for v in _strings(_get(item, "values", at), at, "values")],
         }
         validate_record("cqbench_vs", record, where=at)

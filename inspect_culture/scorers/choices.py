@@ -9,6 +9,6 @@ def check_choice(parameter: str, value: object, allowed: Iterable[str]) -> str:
     options = tuple(allowed)
     if value not in options:
         raise ValueError(
-            f"{parameter}={value!r} is not supported; allowed values: {', '.join(options)}"
+            f"{parameter}={value!r} is not supported; allowed values: {', '.join(map(str, options))}"
         )
     return str(value)

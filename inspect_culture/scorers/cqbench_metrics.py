@@ -140,3 +140,30 @@ def ve_recall(scores: Sequence[tuple[float | None, str]]) -> dict[str, float]:
     for category, values in sorted(by_category.items()):
         result[f"recall_{category}"] = sum(values) / len(values)
     return result
+
+
+_GROUND_TRUTH_LINE = re.compile(r"\[?\s*ground truth\s*(\d+)\s*\]?\s*:\s*([0-9.]+)", re.IGNORECASE)
+VE_SCORES = (0.0, 0.5, 1.0)
+
+
+def parse_ve_judgement(text: str | None, n_values: int) -> list[float | None]:
+    """One score per gold value from the judge's `[Final answer]:` block.
+
+    Lines `[Ground truth k]: s` place s at value k (1-based); s must be 0, 0.5 or 1. A value the
+    judge did not score, or scored off-scale, is None (unscored). Upstream instead reads the
+    number after the last `:` of every line in order; this reads the same replies, but a
+    skipped or reordered line cannot shift scores onto the wrong value.
+    """
+    scores: list[float | None] = [None] * n_values
+    if not text or "[Final answer]:" not in text:
+        return scores
+    block = text.split("[Final answer]:", 1)[1]
+    for index, value in _GROUND_TRUTH_LINE.findall(block):
+        position = int(index) - 1
+        try:
+            score = float(value)
+        except ValueError:
+            continue
+        if 0 <= position < n_values and score in VE_SCORES and scores[position] is None:
+            scores[position] = score
+    return scores

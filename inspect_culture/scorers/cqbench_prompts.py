@@ -1,0 +1,128 @@
+"""CQ-Bench prompts, verbatim from the authors' `prompts_exps.py` (see `data/cqbench_prompts.json`
+for the source and attribution), and how each task assembles them.
+
+`prompt_fidelity="paper"` (default) fills every placeholder and shows options as a readable
+list; `"upstream"` reproduces the upstream rendering byte for byte: AD options as a Python list
+repr with their padding spaces, and VS's final instruction with a literal `{number}`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from inspect_culture.scorers.choices import check_choice
+
+FIDELITIES: tuple[str, ...] = ("paper", "upstream")
+AD_VS_SYSTEM = "You are an American who has basic common sense"
+VE_SYSTEM = "You are an expert at understanding cultural values."
+# run_exps_open.py: the step-1 topic for every category, and step 2's for `random`
+VE_ALL_TOPICS = "ethics, social, religion, politics, security, migration and science"
+PROMPT_VERSION = "cqbench-prompts-1"
+
+Messages = list[dict[str, str]]
+
+
+@cache
+def prompt(name: str) -> str:
+    data = resources.files("inspect_culture.scorers") / "data" / "cqbench_prompts.json"
+    return json.loads(data.read_text(encoding="utf-8"))["prompts"][name]
+
+
+def _messages(system: str, user: str) -> Messages:
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def render_ad_options(record: Mapping[str, Any], fidelity: str) -> str:
+    if fidelity == "upstream":
+        return str(list(record["options_raw"]))  # e.g. "[' agree ', ' Disagree ']"
+    return ", ".join(record["options"])
+
+
+def ad_messages(
+    record: Mapping[str, Any], *, reasoning: bool = False, shots: int = 0, fidelity: str = "paper"
+) -> Messages:
+    check_choice("prompt_fidelity", fidelity, FIDELITIES)
+    check_choice("shots", shots, (0, 1))
+    fields = {
+        "story": record["story"],
+        "statement": record["statement"],
+        "options": render_ad_options(record, fidelity),
+        "name": record["name"],
+    }
+    multiple = record["category"] == "multiple"
+    if not reasoning:
+        name = "instruction_prompt_text_setting_1" + ("_multiple" if multiple else "")
+        return _messages(AD_VS_SYSTEM, prompt(name).format(**fields))
+    if multiple:  # upstream has no zero/one-shot distinction here
+        return _messages(
+            AD_VS_SYSTEM, prompt("instruction_prompt_reasoning_setting_1_multiple").format(**fields)
+        )
+    if shots == 1:
+        text = prompt("instruction_prompt_reasoning_setting_1_step_by_step_one_shot").format(
+            demonstration=prompt("demonstration_t1"), **fields
+        )
+    else:
+        text = prompt("instruction_prompt_reasoning_setting_1_step_by_step_zero_shot").format(
+            **fields
+        )
+    return _messages(AD_VS_SYSTEM, text)
+
+
+def vs_option_block(options: Sequence[str]) -> str:
+    """upstream: "\\nHere are 15 options:\\n" + one option per line (the 15 is literal)."""
+    return "\nHere are 15 options:\n" + "\n".join(options)
+
+
+def vs_messages(
+    record: Mapping[str, Any], *, reasoning: bool = False, shots: int = 0, fidelity: str = "paper"
+) -> Messages:
+    check_choice("prompt_fidelity", fidelity, FIDELITIES)
+    check_choice("shots", shots, (0, 1))
+    number = len(record["gold_values"])
+    options = record["options_raw"] if fidelity == "upstream" else record["options"]
+    block = vs_option_block(options)
+    if not reasoning:
+        tail = prompt("format_prompt_text")
+        if fidelity == "paper":
+            tail = tail.format(number=number)  # upstream leaves "{number}" in the text
+        text = (
+            prompt("instruction_prompt_text").format(number=number) + record["story"] + block + tail
+        )
+    elif shots == 1:
+        text = prompt("instruction_prompt_text_setting2_decompose_one_shot").format(
+            number=number, story=record["story"], options=block,
+            demonstrations=prompt("demonstration"),
+        )  # fmt: skip
+    else:
+        text = prompt("instruction_prompt_text_setting2_decompose_zero_shot").format(
+            number=number, story=record["story"], options=block
+        )
+    return _messages(AD_VS_SYSTEM, text)
+
+
+def ve_topic(category: str) -> str:
+    return VE_ALL_TOPICS if category == "random" else category
+
+
+def ve_summary_messages(record: Mapping[str, Any]) -> Messages:
+    """Step 1: summarize the story's themes (upstream always asks about every topic here)."""
+    text = prompt("multi_step_prompt_p1").format(story=record["story"], topic=VE_ALL_TOPICS)
+    return _messages(VE_SYSTEM, text)
+
+
+def ve_extraction_messages(record: Mapping[str, Any], summary: str) -> Messages:
+    """Step 2: extract values, given the story and the step-1 summary."""
+    text = prompt("multi_step_prompt_p2").format(
+        story=record["story"], topic=ve_topic(record["category"]), summary=summary
+    )
+    return _messages(VE_SYSTEM, text)
+
+
+def ve_judge_prompt(prediction: str, gold_values: Sequence[str]) -> str:
+    """`llm_judge` with the prediction and the gold values (a Python list, as upstream's CSV
+    cell); the judge answers one `[Ground truth k]: score` line per gold value."""
+    return prompt("llm_judge").format(pred=prediction, gt=str(list(gold_values)))
