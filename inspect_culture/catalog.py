@@ -17,6 +17,8 @@ class TaskEntry:
     kind: str = "task"  # "task" | "group"
 
 
+_CQ_SETTINGS = ("random", "political", "social", "religious", "ethical", "multiple")
+
 TASKS: tuple[TaskEntry, ...] = (
     TaskEntry(
         "inspect",
@@ -35,6 +37,18 @@ TASKS: tuple[TaskEntry, ...] = (
         "inspect_culture/care_judge_agreement",
         "Evaluates a judge: rates CARE's human-rated responses, reports Pearson/Spearman/Kendall "
         "vs humans; -T language=zh|ar|ja",
+    ),
+    TaskEntry(
+        "inspect",
+        "inspect_culture/cqbench_ad",
+        "CQ-Bench attitude detection; -T setting=random|political|social|religious|ethical|"
+        "multiple -T reasoning=true -T shots=1 -T merged=true -T prompt_fidelity=upstream",
+    ),
+    TaskEntry(
+        "inspect",
+        "inspect_culture/cqbench_vs",
+        "CQ-Bench value selection (15 options); -T setting=... -T reasoning=true -T shots=1 "
+        "-T skip_empty=true",
     ),
     TaskEntry("lm-eval", "normad_rot", "NormAd-ETI with the rule-of-thumb as context"),
     TaskEntry("lm-eval", "normad_value_country", "NormAd-ETI with the country and its value"),
@@ -63,4 +77,20 @@ TASKS: tuple[TaskEntry, ...] = (
         "CARE Japanese, native-persona role-play prompt (paper Fig. 8)",
     ),
     TaskEntry("lm-eval", "care", "CARE zero-shot, all three languages", kind="group"),
+    *(
+        TaskEntry(
+            "lm-eval",
+            f"cqbench_{task}_{setting}{suffix}",
+            f"CQ-Bench {what}, {setting} stories{note}",
+        )
+        for task, what, settings in (
+            ("ad", "attitude detection", _CQ_SETTINGS),
+            ("vs", "value selection", _CQ_SETTINGS[:-1]),
+        )
+        for setting in settings
+        for suffix, note in (("", ""), ("_reasoning", ", step-by-step reasoning prompt"))
+    ),
+    TaskEntry("lm-eval", "cqbench_ad", "CQ-Bench AD, all settings", kind="group"),
+    TaskEntry("lm-eval", "cqbench_vs", "CQ-Bench VS, all settings", kind="group"),
+    TaskEntry("lm-eval", "cqbench", "CQ-Bench AD and VS groups", kind="group"),
 )

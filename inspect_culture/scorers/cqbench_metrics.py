@@ -38,6 +38,12 @@ def ad_metrics(outcomes: Sequence[AdOutcome]) -> dict[str, float]:
     return result
 
 
+def ad_metric_names() -> tuple[str, ...]:
+    from inspect_culture.datasets_hub.cqbench import CATEGORIES
+
+    return ("accuracy", "macro_f1", "unparsed_rate") + tuple(f"accuracy_{c}" for c in CATEGORIES)
+
+
 # ---- value selection ---------------------------------------------------------------------
 
 VS_FUZZY_THRESHOLD = 0.9
@@ -120,6 +126,14 @@ def vs_metrics(stories: Sequence[VsStory], *, skip_empty: bool = False) -> dict[
             r = sum(s.recall for s in group) / len(group)
             result[f"f1_{category}"] = 2 * p * r / (p + r) if p + r else 0.0
     return result
+
+
+def vs_metric_names() -> tuple[str, ...]:
+    from inspect_culture.datasets_hub.cqbench import CATEGORIES
+
+    return ("precision", "recall", "f1", "mean_story_f1", "empty_rate", "n_stories") + tuple(
+        f"f1_{c}" for c in CATEGORIES if c != "multiple"
+    )
 
 
 # ---- value extraction --------------------------------------------------------------------

@@ -1,0 +1,221 @@
+"""CQ-Bench for Inspect AI: attitude detection (AD) and value selection (VS).
+
+    inspect eval inspect_culture/cqbench_ad --model vllm/<model> -T setting=social
+    inspect eval inspect_culture/cqbench_vs --model vllm/<model> -T setting=ethical -T reasoning=true
+
+Absolute imports only: Inspect also loads this file by path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
+from inspect_ai.scorer import (
+    CORRECT,
+    INCORRECT,
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    metric,
+    scorer,
+)
+from inspect_ai.solver import TaskState, generate
+
+from inspect_culture.datasets_hub.cqbench import CATEGORIES, load_cqbench
+from inspect_culture.inspect_errors import task_setup_errors
+from inspect_culture.scorers.choices import check_choice
+from inspect_culture.scorers.cqbench_matching import MATCHER_VERSION
+from inspect_culture.scorers.cqbench_metrics import AdOutcome, VsStory, ad_metrics, vs_metrics
+from inspect_culture.scorers.cqbench_prompts import (
+    FIDELITIES,
+    PROMPT_VERSION,
+    ad_messages,
+    vs_messages,
+)
+from inspect_culture.scorers.cqbench_scoring import score_ad, score_vs
+
+# Upstream samples open models at temperature 0.8 with up to 4096 new tokens (the paper is
+# silent); reasoning answers need the room.
+GENERATION = GenerateConfig(temperature=0.8, max_tokens=4096)
+VS_SETTINGS = tuple(c for c in CATEGORIES if c != "multiple")
+
+
+def _sample(
+    record: dict[str, Any], messages: list[dict[str, str]], metadata: dict[str, Any]
+) -> Sample:
+    chat = [
+        ChatMessageSystem(content=m["content"])
+        if m["role"] == "system"
+        else ChatMessageUser(content=m["content"])
+        for m in messages
+    ]
+    return Sample(id=record["id"], input=chat, metadata=metadata)
+
+
+def _task_metadata(loaded: Any, **settings: Any) -> dict[str, Any]:
+    return {
+        "benchmark": "CQ-Bench",
+        **settings,
+        "prompt_version": PROMPT_VERSION,
+        "matcher_version": MATCHER_VERSION,
+        "dataset": loaded.provenance,
+    }
+
+
+@task
+def cqbench_ad(
+    setting: str = "random",
+    reasoning: bool = False,
+    shots: int = 0,
+    merged: bool = False,
+    prompt_fidelity: str = "paper",
+) -> Task:
+    """Attitude detection: which option states a character's attitude to a value.
+
+    Args:
+        setting: random, political, social, religious, ethical or multiple.
+        reasoning: the step-by-step prompt (answer after `[Answer]:`).
+        shots: 0 or 1 (one-shot demonstration; reasoning prompts only).
+        merged: also accept the paired near-synonym option (the paper's "Merged" row).
+        prompt_fidelity: paper (readable options) or upstream (byte-for-byte upstream rendering).
+    """
+    with task_setup_errors():
+        check_choice("setting", setting, CATEGORIES)
+        check_choice("shots", shots, (0, 1))
+        check_choice("prompt_fidelity", prompt_fidelity, FIDELITIES)
+        loaded = load_cqbench("ad", setting)
+    samples = [
+        _sample(
+            r,
+            ad_messages(r, reasoning=reasoning, shots=shots, fidelity=prompt_fidelity),
+            {"options": r["options"], "gold": r["gold"], "category": r["category"]},
+        )
+        for r in loaded.records
+    ]
+    return Task(
+        dataset=MemoryDataset(samples, name=f"cqbench_ad_{setting}"),
+        solver=generate(),
+        scorer=cqbench_ad_scorer(merged),
+        config=GENERATION,
+        metadata=_task_metadata(
+            loaded,
+            task="ad",
+            setting=setting,
+            reasoning=reasoning,
+            shots=shots,
+            merged=merged,
+            prompt_fidelity=prompt_fidelity,
+        ),  # fmt: skip
+    )
+
+
+@metric(scores="unreduced")
+def ad_breakdown() -> Metric:
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        return ad_metrics(
+            [
+                AdOutcome(
+                    s.score.metadata["gold"], s.score.metadata["pred"], s.score.metadata["category"]
+                )
+                for s in scores
+            ]
+        )
+
+    return compute
+
+
+@scorer(metrics=[ad_breakdown()])
+def cqbench_ad_scorer(merged: bool = False) -> Scorer:
+    async def score(state: TaskState, target: Target) -> Score:
+        option, rule, outcome = score_ad(state.metadata, state.output.completion, merged)
+        return Score(
+            value=CORRECT if outcome.pred == outcome.gold else INCORRECT,
+            answer=option if option is not None else "(unparsed)",
+            explanation=f"match={rule}",
+            metadata={"gold": outcome.gold, "pred": outcome.pred, "category": outcome.category},
+        )
+
+    return score
+
+
+@task
+def cqbench_vs(
+    setting: str = "random",
+    reasoning: bool = False,
+    shots: int = 0,
+    prompt_fidelity: str = "paper",
+    skip_empty: bool = False,
+) -> Task:
+    """Value selection: choose the story's values among 15 `statement--option` strings.
+
+    Args:
+        setting: random, political, social, religious or ethical.
+        reasoning: the decomposed step-by-step prompt (answers after `[Final answer]:`).
+        shots: 0 or 1 (one-shot demonstration; reasoning prompts only).
+        prompt_fidelity: paper (the number of values filled in) or upstream (literal `{number}`).
+        skip_empty: upstream behaviour, dropping stories whose output names no option.
+    """
+    with task_setup_errors():
+        check_choice("setting", setting, VS_SETTINGS)
+        check_choice("shots", shots, (0, 1))
+        check_choice("prompt_fidelity", prompt_fidelity, FIDELITIES)
+        loaded = load_cqbench("vs", setting)
+    samples = [
+        _sample(
+            r,
+            vs_messages(r, reasoning=reasoning, shots=shots, fidelity=prompt_fidelity),
+            {"options": r["options"], "gold_values": r["gold_values"], "category": r["category"]},
+        )
+        for r in loaded.records
+    ]
+    return Task(
+        dataset=MemoryDataset(samples, name=f"cqbench_vs_{setting}"),
+        solver=generate(),
+        scorer=cqbench_vs_scorer(),
+        metrics=[vs_breakdown(skip_empty)],
+        config=GENERATION,
+        metadata=_task_metadata(
+            loaded,
+            task="vs",
+            setting=setting,
+            reasoning=reasoning,
+            shots=shots,
+            prompt_fidelity=prompt_fidelity,
+            skip_empty=skip_empty,
+        ),  # fmt: skip
+    )
+
+
+@metric(scores="unreduced")
+def vs_breakdown(skip_empty: bool = False) -> Metric:
+    """The paper's F1 of mean precision and mean recall, mean per-story F1, empty rate."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        return vs_metrics(
+            [VsStory(**s.score.metadata["story"]) for s in scores], skip_empty=skip_empty
+        )
+
+    return compute
+
+
+@scorer(metrics=[vs_breakdown()])
+def cqbench_vs_scorer() -> Scorer:
+    async def score(state: TaskState, target: Target) -> Score:
+        story = score_vs(state.metadata, state.output.completion)
+        return Score(
+            value=story.f1,
+            explanation="no option named" if story.empty else None,
+            metadata={
+                "story": {
+                    "precision": story.precision, "recall": story.recall,
+                    "empty": story.empty, "category": story.category,
+                }
+            },
+        )  # fmt: skip
+
+    return score
