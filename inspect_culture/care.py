@@ -13,13 +13,14 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
+from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState, generate
 
 from inspect_culture.datasets_hub.care import LANGUAGES, first_per_category, load_care
 from inspect_culture.inspect_errors import task_setup_errors
 from inspect_culture.inspect_judge import JUDGE_CACHE, JUDGE_CONFIG, grader_model, require_grader
+from inspect_culture.inspect_messages import to_chat_messages
 from inspect_culture.scorers.care_metrics import CareOutcome, care_metrics
 from inspect_culture.scorers.care_prompts import (
     JUDGE_FILES,
@@ -79,12 +80,9 @@ def care(
 
 
 def _sample(record: dict[str, Any], prompting: str) -> Sample:
-    messages = [
-        ChatMessageSystem(content=m["content"])
-        if m["role"] == "system"
-        else ChatMessageUser(content=m["content"])
-        for m in generation_messages(record["question"], record["language"], prompting)
-    ]
+    messages = to_chat_messages(
+        generation_messages(record["question"], record["language"], prompting)
+    )
     return Sample(
         id=record["id"],
         input=messages,

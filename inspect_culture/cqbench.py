@@ -12,7 +12,7 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
+from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import (
     CORRECT,
     INCORRECT,
@@ -28,6 +28,7 @@ from inspect_ai.solver import TaskState, generate
 
 from inspect_culture.datasets_hub.cqbench import CATEGORIES, load_cqbench
 from inspect_culture.inspect_errors import task_setup_errors
+from inspect_culture.inspect_messages import to_chat_messages
 from inspect_culture.scorers.choices import check_choice
 from inspect_culture.scorers.cqbench_matching import MATCHER_VERSION
 from inspect_culture.scorers.cqbench_metrics import AdOutcome, VsStory, ad_metrics, vs_metrics
@@ -48,13 +49,7 @@ VS_SETTINGS = tuple(c for c in CATEGORIES if c != "multiple")
 def _sample(
     record: dict[str, Any], messages: list[dict[str, str]], metadata: dict[str, Any]
 ) -> Sample:
-    chat = [
-        ChatMessageSystem(content=m["content"])
-        if m["role"] == "system"
-        else ChatMessageUser(content=m["content"])
-        for m in messages
-    ]
-    return Sample(id=record["id"], input=chat, metadata=metadata)
+    return Sample(id=record["id"], input=to_chat_messages(messages), metadata=metadata)
 
 
 def _task_metadata(loaded: Any, **settings: Any) -> dict[str, Any]:
