@@ -50,6 +50,12 @@ TASKS: tuple[TaskEntry, ...] = (
         "CQ-Bench value selection (15 options); -T setting=... -T reasoning=true -T shots=1 "
         "-T skip_empty=true",
     ),
+    TaskEntry(
+        "inspect",
+        "inspect_culture/cqbench_ve",
+        "CQ-Bench value extraction (two-step, judge-scored recall; --model-role grader=...); "
+        "-T setting=...",
+    ),
     TaskEntry("lm-eval", "normad_rot", "NormAd-ETI with the rule-of-thumb as context"),
     TaskEntry("lm-eval", "normad_value_country", "NormAd-ETI with the country and its value"),
     TaskEntry("lm-eval", "normad_country", "NormAd-ETI with the country only"),

@@ -24,18 +24,29 @@ from inspect_ai.scorer import (
     metric,
     scorer,
 )
-from inspect_ai.solver import TaskState, generate
+from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from inspect_culture.datasets_hub.cqbench import CATEGORIES, load_cqbench
 from inspect_culture.inspect_errors import task_setup_errors
+from inspect_culture.inspect_judge import JUDGE_CACHE, JUDGE_CONFIG, grader_model, require_grader
 from inspect_culture.inspect_messages import to_chat_messages
 from inspect_culture.scorers.choices import check_choice
 from inspect_culture.scorers.cqbench_matching import MATCHER_VERSION
-from inspect_culture.scorers.cqbench_metrics import AdOutcome, VsStory, ad_metrics, vs_metrics
+from inspect_culture.scorers.cqbench_metrics import (
+    AdOutcome,
+    VsStory,
+    ad_metrics,
+    parse_ve_judgement,
+    ve_recall,
+    vs_metrics,
+)
 from inspect_culture.scorers.cqbench_prompts import (
     FIDELITIES,
     PROMPT_VERSION,
     ad_messages,
+    ve_extraction_messages,
+    ve_judge_prompt,
+    ve_summary_messages,
     vs_messages,
 )
 from inspect_culture.scorers.cqbench_scoring import score_ad, score_vs
@@ -212,5 +223,108 @@ def cqbench_vs_scorer() -> Scorer:
                 }
             },
         )  # fmt: skip
+
+    return score
+
+
+@task
+def cqbench_ve(setting: str = "random", self_grade: bool = False) -> Task:
+    """Value extraction: summarize the story's themes, then list its values (two generations,
+    as upstream); a judge scores each gold value 1 / 0.5 / 0 against the extracted values.
+
+    Args:
+        setting: random, political, social, religious or ethical.
+        self_grade: let the evaluated model judge itself when no grader role is bound.
+    """
+    with task_setup_errors():
+        check_choice("setting", setting, VS_SETTINGS)
+        loaded = load_cqbench("original", setting)
+    samples = [
+        _sample(
+            r,
+            ve_summary_messages(r),
+            {"story": r["story"], "category": r["category"], "gold_values": r["gold_values"]},
+        )
+        for r in loaded.records
+        if r["gold_values"]
+    ]
+    return Task(
+        dataset=MemoryDataset(samples, name=f"cqbench_ve_{setting}"),
+        solver=[require_grader(self_grade), ve_two_step()],
+        scorer=cqbench_ve_judge(self_grade),
+        config=GENERATION,
+        metadata=_task_metadata(
+            loaded,
+            task="ve",
+            setting=setting,
+            stories_without_gold=len(loaded.records) - len(samples),
+        ),
+    )
+
+
+@solver
+def ve_two_step() -> Solver:
+    """Step 1 (summary) and step 2 (values, given the summary) as two single-turn prompts."""
+
+    async def solve(state: TaskState, generate_: Generate) -> TaskState:
+        state = await generate_(state)
+        summary = state.output.completion
+        state.metadata["summary"] = summary
+        state.messages = to_chat_messages(ve_extraction_messages(state.metadata, summary))
+        return await generate_(state)
+
+    return solve
+
+
+def ve_prediction(completion: str | None) -> str:
+    """The text after the first `[Final answer]:`; upstream sends "None" when it is absent."""
+    text = completion or ""
+    return text.split("[Final answer]:", 1)[1].strip() if "[Final answer]:" in text else "None"
+
+
+@metric(scores="unreduced")
+def ve_breakdown() -> Metric:
+    """Recall pooled over every gold value (1 / 0.5 / 0), overall and per setting."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        pairs = [
+            (value, s.score.metadata["category"])
+            for s in scores
+            for value in s.score.metadata["value_scores"]
+        ]
+        return ve_recall(pairs)
+
+    return compute
+
+
+@scorer(metrics=[ve_breakdown()])
+def cqbench_ve_judge(self_grade: bool = False) -> Scorer:
+    async def score(state: TaskState, target: Target) -> Score:
+        grader = grader_model(self_grade)
+        gold = state.metadata["gold_values"]
+        prediction = ve_prediction(state.output.completion)
+        try:
+            output = await grader.generate(
+                ve_judge_prompt(prediction, gold), config=JUDGE_CONFIG, cache=JUDGE_CACHE
+            )
+            reply, error = output.completion, output.error
+        except Exception as exc:  # noqa: BLE001 - a failed judgment is unscored, the run goes on
+            reply, error = None, f"judge call failed: {type(exc).__name__}: {exc}"
+        values = [None] * len(gold) if error else parse_ve_judgement(reply, len(gold))
+        details = {
+            "category": state.metadata["category"],
+            "value_scores": values,
+            "prediction": prediction,
+            "judge_model": str(grader),
+            "prompt_version": PROMPT_VERSION,
+        }
+        scored = [v for v in values if v is not None]
+        if not scored:
+            return Score.unscored(
+                reason=error or "no parsable per-value scores in the judge output",
+                explanation=reply,
+                metadata=details,
+            )
+        return Score(value=sum(scored) / len(scored), explanation=reply, metadata=details)
 
     return score

@@ -121,3 +121,49 @@ def test_metadata_cannot_change_the_setting(cqbench_mirror) -> None:
         load_cqbench_ad_social(setting="ethical")
     with pytest.raises(ValueError, match="shots=3"):
         load_cqbench_ad_social(shots=3)
+
+
+def _ve_responder(prompt: str, body) -> str:
+    if "Your goal is to summarize the main themes" in prompt:
+        return "SUMMARY: work and law."
+    if "Your goal is to identify the most prevalent" in prompt:
+        assert "key ideas: SUMMARY: work and law.." in prompt  # step 2 sees step 1's summary
+        return "Thinking...\n[Final answer]:\nWork matters to them.\nThey dislike laws."
+    if "ground truth set of values" in prompt:  # the judge
+        return "[Reasoning]: ...\n[Final answer]:\n[Ground truth 1]:1\n[Ground truth 2]:0.5"
+    raise AssertionError(prompt[:200])
+
+
+def test_ve_two_step_and_judge(cqbench_mirror, tmp_path: Path) -> None:
+    from inspect_culture.cqbench import cqbench_ve
+    from tests.support.harness_runs import stub_grader
+
+    with StubOpenAIServer(responder=_ve_responder) as server:
+        log = inspect_eval_on_stub(
+            cqbench_ve(setting="social"),
+            server,
+            tmp_path,
+            model_roles={"grader": stub_grader(server)},
+        )
+        judge_prompts = [p for p in server.prompts() if "ground truth set of values" in p]
+    metrics = _metrics(log)
+    # one story, gold = 2 values (the contradictory third is excluded): (1 + 0.5) / 2
+    assert metrics["recall"] == 0.75 and metrics["recall_social"] == 0.75
+    assert metrics["n_scored"] == 2 and metrics["n_unscored"] == 0
+    assert (
+        "ground truth: ['Work is important in life--agree', 'People should obey laws--disagree']"
+        in judge_prompts[0]
+    )
+    assert (
+        "Here are the predictions: Work matters to them.\nThey dislike laws. and"
+        in judge_prompts[0]
+    )
+
+
+def test_ve_without_grader_fails_before_generation(cqbench_mirror, tmp_path: Path) -> None:
+    from inspect_culture.cqbench import cqbench_ve
+
+    with StubOpenAIServer(responder=_ve_responder) as server:
+        log = inspect_eval_on_stub(cqbench_ve(setting="social"), server, tmp_path)
+        assert server.requests == []
+    assert log.status == "error" and "--model-role grader=" in log.error.message
