@@ -19,7 +19,7 @@ from inspect_ai.solver import TaskState, generate
 
 from inspect_culture.datasets_hub.care import LANGUAGES, first_per_category, load_care
 from inspect_culture.inspect_errors import task_setup_errors
-from inspect_culture.inspect_judge import JUDGE_CACHE, JUDGE_CONFIG, grader_model, require_grader
+from inspect_culture.inspect_judge import grader_model, judge_reply, require_grader
 from inspect_culture.inspect_messages import to_chat_messages
 from inspect_culture.scorers.care_metrics import CareOutcome, care_metrics
 from inspect_culture.scorers.care_prompts import (
@@ -123,11 +123,7 @@ def care_judge(judge_mapping: str = "paper", self_grade: bool = False) -> Scorer
         prompt = judge_prompt(
             meta["category"], meta["question"], target.text, state.output.completion, judge_mapping
         )
-        try:
-            output = await grader.generate(prompt, config=JUDGE_CONFIG, cache=JUDGE_CACHE)
-            judge_text, error = output.completion, output.error
-        except Exception as exc:  # noqa: BLE001 - a failed judgment is unscored, the run goes on
-            judge_text, error = None, f"judge call failed: {type(exc).__name__}: {exc}"
+        judge_text, error = await judge_reply(grader, prompt)
         judged = judge_record(judge_text, error)
         details = {
             "category": meta["category"],

@@ -28,7 +28,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from inspect_culture.datasets_hub.cqbench import CATEGORIES, load_cqbench
 from inspect_culture.inspect_errors import task_setup_errors
-from inspect_culture.inspect_judge import JUDGE_CACHE, JUDGE_CONFIG, grader_model, require_grader
+from inspect_culture.inspect_judge import grader_model, judge_reply, require_grader
 from inspect_culture.inspect_messages import to_chat_messages
 from inspect_culture.scorers.choices import check_choice
 from inspect_culture.scorers.cqbench_matching import MATCHER_VERSION
@@ -303,13 +303,7 @@ def cqbench_ve_judge(self_grade: bool = False) -> Scorer:
         grader = grader_model(self_grade)
         gold = state.metadata["gold_values"]
         prediction = ve_prediction(state.output.completion)
-        try:
-            output = await grader.generate(
-                ve_judge_prompt(prediction, gold), config=JUDGE_CONFIG, cache=JUDGE_CACHE
-            )
-            reply, error = output.completion, output.error
-        except Exception as exc:  # noqa: BLE001 - a failed judgment is unscored, the run goes on
-            reply, error = None, f"judge call failed: {type(exc).__name__}: {exc}"
+        reply, error = await judge_reply(grader, ve_judge_prompt(prediction, gold))
         values = [None] * len(gold) if error else parse_ve_judgement(reply, len(gold))
         details = {
             "category": state.metadata["category"],

@@ -40,3 +40,14 @@ def require_grader(self_grade: bool = False) -> Solver:
         return state
 
     return solve
+
+
+async def judge_reply(grader: Model, prompt: str) -> tuple[str | None, str | None]:
+    """(reply, error) of one judge call with the judge's config and cache. A call that fails
+    after Inspect's own retries becomes an error reason, so the sample is unscored and the run
+    goes on."""
+    try:
+        output = await grader.generate(prompt, config=JUDGE_CONFIG, cache=JUDGE_CACHE)
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
+        return None, f"judge call failed: {type(exc).__name__}: {exc}"
+    return output.completion, output.error
