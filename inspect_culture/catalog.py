@@ -96,7 +96,21 @@ TASKS: tuple[TaskEntry, ...] = (
         for setting in settings
         for suffix, note in (("", ""), ("_reasoning", ", step-by-step reasoning prompt"))
     ),
+    *(
+        TaskEntry(
+            "lm-eval",
+            f"cqbench_ve{step}_{setting}",
+            f"CQ-Bench value extraction, {setting} stories, {what}",
+        )
+        for setting in _CQ_SETTINGS[:-1]
+        for step, what in (
+            ("_summary", "step 1: summaries (run with --log_samples)"),
+            ("", "step 2: values + judge (--metadata ve_summaries=<step-1 output>)"),
+        )
+    ),
     TaskEntry("lm-eval", "cqbench_ad", "CQ-Bench AD, all settings", kind="group"),
     TaskEntry("lm-eval", "cqbench_vs", "CQ-Bench VS, all settings", kind="group"),
-    TaskEntry("lm-eval", "cqbench", "CQ-Bench AD and VS groups", kind="group"),
+    TaskEntry("lm-eval", "cqbench_ve_summary", "CQ-Bench VE step 1, all settings", kind="group"),
+    TaskEntry("lm-eval", "cqbench_ve", "CQ-Bench VE step 2 + judge, all settings", kind="group"),
+    TaskEntry("lm-eval", "cqbench", "CQ-Bench AD, VS and VE (step 2) groups", kind="group"),
 )

@@ -8,6 +8,7 @@ Absolute imports only: Inspect also loads this file by path.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from inspect_ai import Task, task
@@ -36,7 +37,6 @@ from inspect_culture.scorers.cqbench_metrics import (
     AdOutcome,
     VsStory,
     ad_metrics,
-    parse_ve_judgement,
     ve_recall,
     vs_metrics,
 )
@@ -49,7 +49,12 @@ from inspect_culture.scorers.cqbench_prompts import (
     ve_summary_messages,
     vs_messages,
 )
-from inspect_culture.scorers.cqbench_scoring import score_ad, score_vs
+from inspect_culture.scorers.cqbench_scoring import (
+    score_ad,
+    score_vs,
+    ve_prediction,
+    ve_value_scores,
+)
 
 # Upstream samples open models at temperature 0.8 with up to 4096 new tokens (the paper is
 # silent); reasoning answers need the room.
@@ -276,12 +281,6 @@ def ve_two_step() -> Solver:
     return solve
 
 
-def ve_prediction(completion: str | None) -> str:
-    """The text after the first `[Final answer]:`; upstream sends "None" when it is absent."""
-    text = completion or ""
-    return text.split("[Final answer]:", 1)[1].strip() if "[Final answer]:" in text else "None"
-
-
 @metric(scores="unreduced")
 def ve_breakdown() -> Metric:
     """Recall pooled over every gold value (1 / 0.5 / 0), overall and per setting."""
@@ -304,7 +303,7 @@ def cqbench_ve_judge(self_grade: bool = False) -> Scorer:
         gold = state.metadata["gold_values"]
         prediction = ve_prediction(state.output.completion)
         reply, error = await judge_reply(grader, ve_judge_prompt(prediction, gold))
-        values = [None] * len(gold) if error else parse_ve_judgement(reply, len(gold))
+        values = ve_value_scores(reply, error, len(gold))
         details = {
             "category": state.metadata["category"],
             "value_scores": values,
@@ -314,11 +313,10 @@ def cqbench_ve_judge(self_grade: bool = False) -> Scorer:
         }
         scored = [v for v in values if v is not None]
         if not scored:
-            return Score.unscored(
-                reason=error or "no parsable per-value scores in the judge output",
-                explanation=reply,
-                metadata=details,
-            )
-        return Score(value=sum(scored) / len(scored), explanation=reply, metadata=details)
+            details["unscored_reason"] = error or "no parsable per-value scores in the judge output"
+        # A dict value, NaN when nothing was scored: a NaN at the root would drop the story
+        # before the metric sees it, and its gold values would go uncounted as unscored.
+        recall = sum(scored) / len(scored) if scored else math.nan
+        return Score(value={"recall": recall}, explanation=reply, metadata=details)
 
     return score

@@ -156,6 +156,14 @@ def ve_recall(scores: Sequence[tuple[float | None, str]]) -> dict[str, float]:
     return result
 
 
+def ve_metric_names() -> tuple[str, ...]:
+    from inspect_culture.datasets_hub.cqbench import CATEGORIES
+
+    return ("recall", "n_scored", "n_unscored") + tuple(
+        f"recall_{c}" for c in CATEGORIES if c != "multiple"
+    )
+
+
 _GROUND_TRUTH_LINE = re.compile(r"\[?\s*ground truth\s*(\d+)\s*\]?\s*:\s*([0-9.]+)", re.IGNORECASE)
 VE_SCORES = (0.0, 0.5, 1.0)
 

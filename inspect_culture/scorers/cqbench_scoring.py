@@ -1,5 +1,5 @@
-"""Score one CQ-Bench output (AD question or VS story): the per-sample functions both harness
-adapters call."""
+"""Score one CQ-Bench output (AD question, VS story or VE judgement): the per-sample functions
+both harness adapters call."""
 
 from __future__ import annotations
 
@@ -13,7 +13,12 @@ from inspect_culture.scorers.cqbench_matching import (
     match_option,
     normalize,
 )
-from inspect_culture.scorers.cqbench_metrics import AdOutcome, VsStory, score_vs_story
+from inspect_culture.scorers.cqbench_metrics import (
+    AdOutcome,
+    VsStory,
+    parse_ve_judgement,
+    score_vs_story,
+)
 
 _FINAL_ANSWER = re.compile(r"\[?\s*final answer\s*\]?\s*:?", re.IGNORECASE)
 
@@ -42,3 +47,14 @@ def score_vs(record: Mapping[str, Any], completion: str | None) -> VsStory:
     return score_vs_story(
         vs_answer_text(completion), record["options"], record["gold_values"], record["category"]
     )
+
+
+def ve_prediction(completion: str | None) -> str:
+    """The text after the first `[Final answer]:`; upstream sends "None" when it is absent."""
+    text = completion or ""
+    return text.split("[Final answer]:", 1)[1].strip() if "[Final answer]:" in text else "None"
+
+
+def ve_value_scores(reply: str | None, error: str | None, n_values: int) -> list[float | None]:
+    """Per-gold-value scores of one judge reply; a failed judge call leaves every value unscored."""
+    return [None] * n_values if error else parse_ve_judgement(reply, n_values)

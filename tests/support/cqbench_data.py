@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from pathlib import Path
 from typing import Any
 
 AGREE = [" agree ", " neither agree nor disagree ", " disagree"]
@@ -69,3 +70,13 @@ def build_zip(members: dict[str, Any] | None = None, prefix: str = "datasets/") 
         for name, content in members.items():
             archive.writestr(prefix + name, json.dumps(content))
     return buffer.getvalue()
+
+
+def install_mirror(root: Path, members: dict[str, Any] | None = None) -> bytes:
+    """Write the synthetic zip as `$INSPECT_CULTURE_DATA_DIR/cqbench/datasets.zip`; returns it so
+    the caller can pin `CQBENCH.blob_id` to it."""
+    data = build_zip(members)
+    target = root / "cqbench" / "datasets.zip"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    return data

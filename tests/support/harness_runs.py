@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from pathlib import Path
 from typing import Any
@@ -54,8 +55,11 @@ def run_lm_eval(
     *,
     limit: int | None = None,
     num_concurrent: int = 4,
+    output_path: Path | None = None,
 ) -> dict[str, Any]:
+    """`output_path` writes the per-task samples files as `lm_eval --log_samples --output_path`."""
     from lm_eval import simple_evaluate
+    from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
 
     # simple_evaluate ignores its own `metadata` when given a TaskManager: pass it here, as the
@@ -63,7 +67,8 @@ def run_lm_eval(
     manager = TaskManager(
         include_path=[str(include_path())], include_defaults=False, metadata=metadata
     )
-    return simple_evaluate(
+    tracker = EvaluationTracker(output_path=str(output_path)) if output_path else None
+    results = simple_evaluate(
         model="local-chat-completions",
         model_args={
             "model": "stub-model",
@@ -76,7 +81,14 @@ def run_lm_eval(
         apply_chat_template=True,
         log_samples=True,
         limit=limit,
+        evaluation_tracker=tracker,
     )
+    if tracker is not None:  # as lm-eval's CLI does after the run
+        aggregated = copy.deepcopy({k: v for k, v in results.items() if k != "samples"})
+        tracker.save_results_aggregated(results=aggregated, samples=results["samples"])
+        for task_name in results["configs"]:
+            tracker.save_results_samples(task_name, copy.deepcopy(results["samples"][task_name]))
+    return results
 
 
 def lm_eval_metrics(

@@ -16,6 +16,11 @@ import datasets
 
 from inspect_culture.datasets_hub.care import LANGUAGES, first_per_category, load_care
 from inspect_culture.lm_eval_tasks.lm_eval_aggregation import aggregation_resolver
+from inspect_culture.lm_eval_tasks.lm_eval_judge import (
+    judge_batch,
+    judge_settings_field,
+    judged_reply,
+)
 from inspect_culture.scorers.care_metrics import CareOutcome, care_metric_names, care_metrics
 from inspect_culture.scorers.care_prompts import (
     JUDGE_MAPPINGS,
@@ -26,19 +31,9 @@ from inspect_culture.scorers.care_prompts import (
 )
 from inspect_culture.scorers.care_scoring import judge_record
 from inspect_culture.scorers.choices import check_choice
-from inspect_culture.scorers.judge.cache import default_cache
-from inspect_culture.scorers.judge.client import OpenAICompatibleJudge
-from inspect_culture.scorers.judge.settings import resolve_judge_settings
 from inspect_culture.scorers.judge.verdicts import RATING_PARSER_VERSION
 
 METRIC_NAMES = care_metric_names()
-_JUDGE_KNOBS = (
-    "judge_concurrency",
-    "judge_timeout",
-    "judge_max_retries",
-    "judge_max_tokens",
-    "judge_seed",
-)
 
 
 def load_docs(language: str, prompting: str, /, **metadata: Any) -> dict[str, datasets.Dataset]:
@@ -50,7 +45,7 @@ def load_docs(language: str, prompting: str, /, **metadata: Any) -> dict[str, da
         if metadata.get(key, fixed) != fixed:
             raise ValueError(f"{key} is fixed per task; run the matching care_* task instead")
     mapping = check_choice("judge_mapping", metadata.get("judge_mapping", "paper"), JUDGE_MAPPINGS)
-    judge = resolve_judge_settings(metadata)  # fails here, before generation, if unset
+    judge_settings = judge_settings_field(metadata)  # fails here, before generation, if unset
     loaded = load_care(language)
     docs = []
     for record in first_per_category(loaded.records, metadata.get("per_category")):
@@ -64,14 +59,7 @@ def load_docs(language: str, prompting: str, /, **metadata: Any) -> dict[str, da
                 "prompting": prompting,
                 "judge_mapping": mapping,
                 "judge_prompt_version": JUDGE_PROMPT_VERSION,
-                # public settings only: the API key stays in the environment
-                "judge_settings": json.dumps(
-                    {
-                        **judge.public(),
-                        **judge.generation_settings(),
-                        **{k: metadata[k] for k in _JUDGE_KNOBS if k in metadata},
-                    }
-                ),
+                "judge_settings": judge_settings,
                 "dataset_revision": loaded.provenance["revision"],
                 "dataset_rows": loaded.provenance["rows"],
             }
@@ -93,30 +81,25 @@ for _language in LANGUAGES:
 
 
 def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) -> list[str]:
-    """Judge every response of the task in one concurrent batch (after `take_first`); each
-    filtered response becomes a JSON record of the judge's reply, or of why it failed."""
+    """Judge every response of the task in one concurrent batch (after `take_first`)."""
     if not docs:
         return []
-    config = json.loads(docs[0]["judge_settings"])
-    settings = resolve_judge_settings({k: v for k, v in config.items() if v is not None})
-    judge = OpenAICompatibleJudge(settings, default_cache())
     prompts = [
-        [
-            {
-                "role": "user",
-                "content": judge_prompt(
-                    doc["category"], doc["question"], doc["answer"], resp or "",
-                    doc["judge_mapping"],
-                ),
-            }
-        ]
+        judge_prompt(
+            doc["category"], doc["question"], doc["answer"], resp or "", doc["judge_mapping"]
+        )
         for resp, doc in zip(resps, docs, strict=True)
-    ]  # fmt: skip
-    results = judge.judge_all_sync(prompts)
+    ]
+    settings, results = judge_batch(prompts, docs)
     return [
-        json.dumps({"judge_model": settings.model, "judge_prompt_version": JUDGE_PROMPT_VERSION, "rating_parser_version": RATING_PARSER_VERSION, "judge_text": r.text, "error": r.error, "cached": r.cached}, ensure_ascii=False)
-        for r in results
-    ]  # fmt: skip
+        judged_reply(
+            settings,
+            result,
+            judge_prompt_version=JUDGE_PROMPT_VERSION,
+            rating_parser_version=RATING_PARSER_VERSION,
+        )
+        for result in results
+    ]
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, tuple]:

@@ -1,0 +1,167 @@
+"""Thin lm-eval adapter for CQ-Bench value extraction (VE).
+
+Upstream VE is two generations by the evaluated model: a summary of the story's themes, then
+the values given that summary. lm-eval generates once per request and no task can see another
+task's outputs, so VE is two lm-eval runs with the same model:
+
+1. `cqbench_ve_summary_<setting>` generates the summaries (`--log_samples --output_path DIR`);
+2. `cqbench_ve_<setting>` reads them (`--metadata '{"ve_summaries": "DIR", ...}'`), generates
+   the values, and a judge (a filter: one concurrent batch per task) scores every gold value.
+
+This keeps both steps on the harness's own model backend (vLLM, HF, an API), exactly as the
+Inspect task does within one run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import datasets
+
+from inspect_culture.datasets_hub.cqbench import CATEGORIES, load_cqbench
+from inspect_culture.datasets_hub.errors import DatasetUnavailableError
+from inspect_culture.datasets_hub.run_outputs import lm_eval_samples_file, read_lm_eval_samples
+from inspect_culture.lm_eval_tasks.lm_eval_aggregation import aggregation_resolver
+from inspect_culture.lm_eval_tasks.lm_eval_judge import (
+    judge_batch,
+    judge_settings_field,
+    judged_reply,
+)
+from inspect_culture.scorers.cqbench_metrics import ve_metric_names, ve_recall
+from inspect_culture.scorers.cqbench_prompts import (
+    PROMPT_VERSION,
+    ve_extraction_messages,
+    ve_judge_prompt,
+    ve_summary_messages,
+)
+from inspect_culture.scorers.cqbench_scoring import ve_prediction, ve_value_scores
+
+log = logging.getLogger(__name__)
+SETTINGS = tuple(c for c in CATEGORIES if c != "multiple")
+METRIC_NAMES = (*ve_metric_names(), "stories_without_summary")
+
+
+def _stories(setting: str) -> tuple[list[dict[str, Any]], str]:
+    """Stories with a non-empty gold set (as the Inspect task), and the dataset revision."""
+    loaded = load_cqbench("original", setting)
+    return [r for r in loaded.records if r["gold_values"]], loaded.provenance["revision"]
+
+
+def _doc(record: dict[str, Any], messages: list[dict[str, str]], **extra: Any) -> dict[str, Any]:
+    system, user = messages
+    return {
+        "id": record["id"],
+        "category": record["category"],
+        "story": record["story"],
+        "gold_values": record["gold_values"],
+        "system_prompt": system["content"],
+        "user_prompt": user["content"],
+        "prompt_version": PROMPT_VERSION,
+        **extra,
+    }
+
+
+def load_summary_docs(setting: str, /, **metadata: Any) -> dict[str, datasets.Dataset]:
+    """Step 1: one doc per story, asking for the summary of its themes."""
+    records, revision = _stories(setting)
+    docs = [_doc(r, ve_summary_messages(r), dataset_revision=revision) for r in records]
+    return {"test": datasets.Dataset.from_list(docs)}
+
+
+def _summaries(setting: str, metadata: dict[str, Any]):
+    task = f"cqbench_ve_summary_{setting}"
+    source = metadata.get("ve_summaries")
+    if not source:
+        raise DatasetUnavailableError(
+            f"cqbench_ve_{setting} needs the step-1 summaries of the same model. Run "
+            f"`lm_eval --tasks {task} --log_samples --output_path DIR` (or the group "
+            f'cqbench_ve_summary) first, then pass --metadata \'{{"ve_summaries": "DIR", ...}}\''
+        )
+    return read_lm_eval_samples(lm_eval_samples_file(source, task))
+
+
+def load_extraction_docs(setting: str, /, **metadata: Any) -> dict[str, datasets.Dataset]:
+    """Step 2: one doc per story that has a step-1 summary; the others are counted and logged."""
+    judge_settings = judge_settings_field(metadata)  # fails here, before generation, if unset
+    summaries = _summaries(setting, metadata)
+    records, revision = _stories(setting)
+    with_summary = [r for r in records if r["id"] in summaries.responses]
+    missing = [r["id"] for r in records if r["id"] not in summaries.responses]
+    for record in with_summary:
+        if summaries.docs[record["id"]].get("story") != record["story"]:
+            raise DatasetUnavailableError(
+                f"{summaries.path}: the story of {record['id']} differs from the dataset's; the "
+                "summaries come from another dataset revision. Rerun the summary task."
+            )
+    if not with_summary:
+        raise DatasetUnavailableError(f"{summaries.path}: no summary for any {setting} story")
+    if missing:
+        log.warning(
+            "cqbench_ve_%s: %d of %d stories have no step-1 summary in %s and are not evaluated "
+            "(first: %s)", setting, len(missing), len(records), summaries.path, ", ".join(missing[:5]),
+        )  # fmt: skip
+    docs = [
+        _doc(
+            record,
+            ve_extraction_messages(record, summaries.responses[record["id"]]),
+            summary=summaries.responses[record["id"]],
+            summaries_file=str(summaries.path),
+            summaries_sha256=summaries.sha256,
+            stories_without_summary=len(missing),
+            judge_settings=judge_settings,
+            dataset_revision=revision,
+        )
+        for record in with_summary
+    ]
+    return {"test": datasets.Dataset.from_list(docs)}
+
+
+def _loader(load, setting: str):
+    def loader(**metadata: Any) -> dict[str, datasets.Dataset]:
+        if metadata.get("setting", setting) != setting:
+            raise ValueError(
+                "setting is fixed per task; run the matching cqbench_ve_* task instead"
+            )
+        return load(setting, **metadata)
+
+    return loader
+
+
+# load_cqbench_ve_summary_social, load_cqbench_ve_social, ... one per task YAML
+for _setting in SETTINGS:
+    globals()[f"load_cqbench_ve_summary_{_setting}"] = _loader(load_summary_docs, _setting)
+    globals()[f"load_cqbench_ve_{_setting}"] = _loader(load_extraction_docs, _setting)
+
+
+def process_results_summary(doc: dict[str, Any], results: Sequence[str]) -> dict[str, float]:
+    return {"empty_summary_rate": float(not (results[0] or "").strip())}
+
+
+def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) -> list[str]:
+    """Judge every story's extracted values in one concurrent batch (after `take_first`)."""
+    if not docs:
+        return []
+    prompts = [
+        ve_judge_prompt(ve_prediction(resp), doc["gold_values"])
+        for resp, doc in zip(resps, docs, strict=True)
+    ]
+    settings, results = judge_batch(prompts, docs)
+    return [judged_reply(settings, r, prompt_version=PROMPT_VERSION) for r in results]
+
+
+def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, tuple]:
+    reply = json.loads(results[0])
+    values = ve_value_scores(reply["judge_text"], reply["error"], len(doc["gold_values"]))
+    item = (tuple(values), doc["category"], doc["stories_without_summary"])
+    return {name: item for name in METRIC_NAMES}
+
+
+def _compute(items: list[tuple]) -> dict[str, float]:
+    pairs = [(value, category) for values, category, _ in items for value in values]
+    return {**ve_recall(pairs), "stories_without_summary": float(items[0][2]) if items else 0.0}
+
+
+__getattr__ = aggregation_resolver(METRIC_NAMES, _compute)

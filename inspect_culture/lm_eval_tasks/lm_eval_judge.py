@@ -1,0 +1,66 @@
+"""The judge in lm-eval: settings resolved when a task loads (so a missing judge fails before
+any generation) and one concurrent, bounded batch of judge calls per task, run from a filter.
+
+Each doc carries the public judge settings as JSON (`judge_settings`); the API key stays in the
+environment and never reaches docs, samples or results.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from inspect_culture.scorers.judge.cache import default_cache
+from inspect_culture.scorers.judge.client import JudgeResult, OpenAICompatibleJudge
+from inspect_culture.scorers.judge.settings import JudgeSettings, resolve_judge_settings
+
+JUDGE_KNOBS = (
+    "judge_concurrency",
+    "judge_timeout",
+    "judge_max_retries",
+    "judge_max_tokens",
+    "judge_seed",
+)
+
+
+def judge_settings_field(metadata: Mapping[str, Any]) -> str:
+    """Resolve the judge from `--metadata` / environment (raises if unset) and serialize the
+    public part for the docs."""
+    judge = resolve_judge_settings(metadata)
+    return json.dumps(
+        {
+            **judge.public(),
+            **judge.generation_settings(),
+            **{k: metadata[k] for k in JUDGE_KNOBS if k in metadata},
+        }
+    )
+
+
+def _settings(docs: Sequence[Mapping[str, Any]]) -> JudgeSettings:
+    config = json.loads(docs[0]["judge_settings"])
+    return resolve_judge_settings({k: v for k, v in config.items() if v is not None})
+
+
+def judge_batch(
+    prompts: Sequence[str], docs: Sequence[Mapping[str, Any]]
+) -> tuple[JudgeSettings, list[JudgeResult]]:
+    """Judge every prompt of a task concurrently (bounded, retried, cached)."""
+    settings = _settings(docs)
+    judge = OpenAICompatibleJudge(settings, default_cache())
+    results = judge.judge_all_sync([[{"role": "user", "content": p}] for p in prompts])
+    return settings, results
+
+
+def judged_reply(settings: JudgeSettings, result: JudgeResult, **versions: str) -> str:
+    """The filtered response: a JSON record of the judge's reply, or of why it failed."""
+    return json.dumps(
+        {
+            "judge_model": settings.model,
+            **versions,
+            "judge_text": result.text,
+            "error": result.error,
+            "cached": result.cached,
+        },
+        ensure_ascii=False,
+    )
