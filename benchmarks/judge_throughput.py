@@ -11,10 +11,18 @@ ratios within one run, so a noisy machine moves both sides alike.
 - inspect-api: the judge calls exactly as the CARE scorer makes them (Inspect's model API, the
   judge's GenerateConfig and cache policy), N at once with max_connections = concurrency,
   outside an eval: the judge layer's own cost in Inspect.
-- inspect: a CARE eval of N samples whose grader role is the stub server; generation goes to a
-  second stub server with no latency. Its judging time is the span from the first judge request
-  to the last judge response, read from the judge server; the whole eval's wall time, and the
-  same eval with an instant judge, are printed too.
+- inspect-score: judging an existing log, as `inspect score` does: a CARE eval of N samples run
+  without scoring (generation from a second stub server with no latency), its samples loaded,
+  then `score_async` with the CARE scorer and the stub judge as grader role. Only the scoring
+  pass is timed.
+- inspect: a full CARE eval of N samples whose grader role is the stub server; generation goes
+  to a second stub server with no latency. Its judging time is the span from the first judge
+  request to the last judge response, read from the judge server; the whole eval's wall time,
+  the same eval with an instant judge, and with `log_realtime=False`, are printed too.
+
+`cpu ms` is the client process's CPU time per judgment (the stub judge runs in another
+process). A client on one event loop cannot finish faster than N x that, so the 1.25x target
+needs it well under 1.25 x latency / concurrency (3.9 ms at 100 ms and 32).
 """
 
 from __future__ import annotations
@@ -53,7 +61,19 @@ def judge_server(latency: float):
         process.wait()
 
 
-def lm_eval_path(n: int, latency: float, concurrency: int) -> float:
+class Timer:
+    """Wall and process CPU time of a block."""
+
+    def __enter__(self) -> Timer:
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.wall = time.perf_counter() - self._wall
+        self.cpu = time.process_time() - self._cpu
+
+
+def lm_eval_path(n: int, latency: float, concurrency: int) -> Timer:
     from inspect_culture.datasets_hub.care import load_care
     from inspect_culture.lm_eval_tasks.care.utils import judge_filter
 
@@ -67,11 +87,10 @@ def lm_eval_path(n: int, latency: float, concurrency: int) -> float:
             for i in range(n)
         ]
         responses = [f"response number {i}" for i in range(n)]  # distinct: no cache hits
-        start = time.perf_counter()
-        replies = judge_filter(responses, docs)
-        elapsed = time.perf_counter() - start
+        with Timer() as timer:
+            replies = judge_filter(responses, docs)
         assert all('"error": null' in r for r in replies), "every judgment must succeed"
-    return elapsed
+    return timer
 
 
 def _stats(base_url: str) -> dict:
@@ -79,12 +98,18 @@ def _stats(base_url: str) -> dict:
         return json.load(response)
 
 
-def _inspect_run(n: int, latency: float, concurrency: int) -> tuple[float, float]:
-    """(judging span, whole-eval wall time) in seconds."""
+def _care_task(n: int):
+    from inspect_culture.care import care
+
+    task = care(language="zh")
+    task.dataset = _repeat(task.dataset, n)
+    return task
+
+
+def _inspect_run(n: int, latency: float, concurrency: int, **options) -> tuple[float, Timer]:
+    """(judging span in seconds, whole eval's timer) of a full CARE eval."""
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import get_model
-
-    from inspect_culture.care import care
 
     nonce = time.time_ns()  # fresh answers, so Inspect's judge cache cannot serve this run
     with (
@@ -92,26 +117,24 @@ def _inspect_run(n: int, latency: float, concurrency: int) -> tuple[float, float
         judge_server(latency) as judge_url,
     ):
         os.environ["STUB_API_KEY"] = "bench"
-        task = care(language="zh")
-        task.dataset = _repeat(task.dataset, n)
         grader = get_model("openai-api/stub/judge", base_url=judge_url)
-        start = time.perf_counter()
-        [log] = inspect_eval(
-            task,
-            model="openai-api/stub/model",
-            model_base_url=model.base_url,
-            model_roles={"grader": grader},
-            max_connections=concurrency,
-            max_samples=concurrency * 2,
-            display="none",
-            log_dir=tempfile.mkdtemp(),
-            cache=False,
-        )
-        elapsed = time.perf_counter() - start
+        with Timer() as timer:
+            [log] = inspect_eval(
+                _care_task(n),
+                model="openai-api/stub/model",
+                model_base_url=model.base_url,
+                model_roles={"grader": grader},
+                max_connections=concurrency,
+                max_samples=concurrency * 2,
+                display="none",
+                log_dir=tempfile.mkdtemp(),
+                cache=False,
+                **options,
+            )
         assert log.status == "success", log.error
         stats = _stats(judge_url)
         assert stats["requests"] == n, f"every judgment must reach the judge server: {stats}"
-    return stats["last_response_at"] - stats["first_request_at"], elapsed
+    return stats["last_response_at"] - stats["first_request_at"], timer
 
 
 def _repeat(dataset, n: int):
@@ -126,7 +149,7 @@ def _repeat(dataset, n: int):
     return MemoryDataset(samples)
 
 
-def inspect_api_path(n: int, latency: float, concurrency: int) -> float:
+def inspect_api_path(n: int, latency: float, concurrency: int) -> Timer:
     import asyncio
 
     from inspect_ai.model import GenerateConfig, get_model
@@ -153,22 +176,68 @@ def inspect_api_path(n: int, latency: float, concurrency: int) -> float:
                 *(grader.generate(p, config=JUDGE_CONFIG, cache=JUDGE_CACHE) for p in prompts)
             )
 
-        start = time.perf_counter()
-        outputs = asyncio.run(judge_all())
-        elapsed = time.perf_counter() - start
+        with Timer() as timer:
+            outputs = asyncio.run(judge_all())
         assert all("Rating" in o.completion for o in outputs), "every judgment must succeed"
-    return elapsed
+    return timer
 
 
-def inspect_path(n: int, latency: float, concurrency: int) -> float:
+def inspect_score_path(n: int, latency: float, concurrency: int) -> Timer:
+    import asyncio
+
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai import score_async
+    from inspect_ai.model import GenerateConfig, get_model
+
+    from inspect_culture.care import care_judge
+
+    nonce = time.time_ns()  # fresh answers: no judge-cache hits
+    with StubOpenAIServer(responder=lambda p, b: f"answer {nonce} {len(p)}") as model:
+        os.environ["STUB_API_KEY"] = "bench"
+        [log] = inspect_eval(
+            _care_task(n),
+            model="openai-api/stub/model",
+            model_base_url=model.base_url,
+            # bound because the task requires a grader; never called, since nothing is scored
+            model_roles={"grader": get_model("openai-api/stub/judge", base_url=model.base_url)},
+            score=False,
+            max_connections=concurrency,
+            max_samples=concurrency * 2,
+            display="none",
+            log_dir=tempfile.mkdtemp(),
+            cache=False,
+        )
+    assert log.status == "success" and len(log.samples) == n  # loads the samples
+    with judge_server(latency) as judge_url:
+        grader = get_model(
+            "openai-api/stub/judge", base_url=judge_url,
+            config=GenerateConfig(max_connections=concurrency),
+        )  # fmt: skip
+        with Timer() as timer:  # what `inspect score` runs once the log is read
+            scored = asyncio.run(
+                score_async(
+                    log, [care_judge()], model_roles={"grader": grader},
+                    action="overwrite", display="none", copy=False,
+                )
+            )  # fmt: skip
+        assert _stats(judge_url)["requests"] == n, "every judgment must reach the judge server"
+    assert all(s.scores["care_judge"].value == 7 for s in scored.samples), "every judgment"
+    return timer
+
+
+def inspect_path(n: int, latency: float, concurrency: int) -> Timer:
     _inspect_run(min(n, 20), 0.0, concurrency)  # warm-up: imports, provider start-up
-    _, instant_wall = _inspect_run(n, 0.0, concurrency)
-    span, wall = _inspect_run(n, latency, concurrency)
+    _, instant = _inspect_run(n, 0.0, concurrency)
+    _, quiet = _inspect_run(n, latency, concurrency, log_realtime=False)
+    span, whole = _inspect_run(n, latency, concurrency)
     print(
-        f"  inspect whole eval: {wall:.2f} s with this judge, {instant_wall:.2f} s with an instant "
-        f"judge (x{wall / instant_wall:.2f}): the eval's own per-sample work sets the pace"
+        f"  inspect whole eval: {whole.wall:.2f} s ({whole.cpu / n * 1000:.1f} ms CPU a sample) "
+        f"with this judge; {instant.wall:.2f} s with an instant judge; {quiet.wall:.2f} s "
+        f"({quiet.cpu / n * 1000:.1f} ms CPU a sample) with log_realtime=False"
     )
-    return span
+    span_timer = Timer()
+    span_timer.wall, span_timer.cpu = span, whole.cpu  # CPU: the whole eval's, per sample
+    return span_timer
 
 
 def main() -> None:
@@ -176,7 +245,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--concurrency", type=int, default=32)
-    parser.add_argument("--paths", default="lm-eval,inspect-api,inspect")
+    parser.add_argument("--paths", default="lm-eval,inspect-api,inspect-score,inspect")
     args = parser.parse_args()
     os.environ["INSPECT_CULTURE_JUDGE_CACHE"] = "off"
     os.environ.setdefault("INSPECT_CACHE_DIR", tempfile.mkdtemp())
@@ -186,11 +255,20 @@ def main() -> None:
         f"{args.n} judgments, {args.latency * 1000:.0f} ms latency, concurrency {args.concurrency}"
     )
     print(f"ideal {ideal:.2f} s; one call at a time {sequential:.1f} s")
-    print(f"{'path':<12} {'wall s':>8} {'x ideal':>8} {'x one-at-a-time':>16}")
-    runners = {"lm-eval": lm_eval_path, "inspect-api": inspect_api_path, "inspect": inspect_path}
+    print(f"{'path':<14} {'wall s':>8} {'x ideal':>8} {'x one-at-a-time':>16} {'cpu ms':>7}")
+    runners = {
+        "lm-eval": lm_eval_path,
+        "inspect-api": inspect_api_path,
+        "inspect-score": inspect_score_path,
+        "inspect": inspect_path,
+    }
     for name in args.paths.split(","):
-        wall = runners[name](args.n, args.latency, args.concurrency)
-        print(f"{name:<12} {wall:>8.2f} {wall / ideal:>8.2f} {wall / sequential:>16.3f}")
+        t = runners[name](args.n, args.latency, args.concurrency)
+        print(
+            f"{name:<14} {t.wall:>8.2f} {t.wall / ideal:>8.2f} {t.wall / sequential:>16.3f} "
+            f"{t.cpu / args.n * 1000:>7.1f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":
