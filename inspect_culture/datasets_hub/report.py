@@ -6,15 +6,21 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from inspect_culture.datasets_hub.cqbench import load_cqbench_all
+from inspect_culture.datasets_hub.culturesynth import load_culturesynth, locate_culturesynth
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.normad import LoadedDataset, load_normad
 from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, mirror_dir
-from inspect_culture.datasets_hub.resolve import cache_path, locate, mirror_path
+from inspect_culture.datasets_hub.resolve import ResolvedFile, cache_path, locate, mirror_path
 from inspect_culture.datasets_hub.sources import SOURCES
 
 LOADERS: dict[str, Callable[[], LoadedDataset]] = {
     "normad": load_normad,
     "cqbench": load_cqbench_all,
+    "culturesynth": load_culturesynth,
+}
+# Datasets whose mirror accepts more than the upstream file name.
+LOCATORS: dict[str, Callable[[], ResolvedFile | None]] = {
+    "culturesynth": locate_culturesynth,
 }
 
 
@@ -31,7 +37,7 @@ def data_info(names: Sequence[str] | None = None) -> str:
     lines = [f"offline mirror ({DATA_DIR_ENV}): {root if root else '(not set)'}"]
     for name in _selected(names):
         source = SOURCES[name]
-        found = locate(source)
+        found = LOCATORS[name]() if name in LOCATORS else locate(source)
         mirrored = mirror_path(source)
         mirror_text = str(mirrored) if mirrored else f"${DATA_DIR_ENV}/{source.mirror_relpath}"
         available = (

@@ -53,15 +53,25 @@ GITHUB_ENDPOINT_ENV = "INSPECT_CULTURE_GITHUB_ENDPOINT"
 
 @dataclass(frozen=True)
 class GitHubFileSource:
-    """One file of a GitHub repository at a pinned commit, verified by its git blob id."""
+    """One file of a GitHub repository, verified by its git blob id when one is known.
+
+    `revision` is normally a commit. A branch name is allowed only for a repository nobody could
+    inspect (no commit or blob id to pin): such a source is `pinned == False`, its content may
+    change upstream, and loaders record its sha256 instead.
+    """
 
     benchmark: str
     repo: str
     path: str
-    revision: str  # commit
-    blob_id: str  # sha1 of b"blob <size>\0" + content
+    revision: str  # commit, or a branch for an unpinned source
     license: str
     description: str
+    blob_id: str = ""  # sha1 of b"blob <size>\0" + content; "" = not verified
+
+    @property
+    def pinned(self) -> bool:
+        """True when the revision is a full commit id, so the URL always serves the same file."""
+        return len(self.revision) == 40 and all(c in "0123456789abcdef" for c in self.revision)
 
     @property
     def filename(self) -> str:
@@ -78,6 +88,11 @@ class GitHubFileSource:
         return f"{endpoint}/{self.repo}/{self.revision}/{self.path}"
 
     def describe(self) -> str:
+        if not self.pinned:
+            return (
+                f"GitHub repository {self.repo}, file {self.path}, branch {self.revision} "
+                "(unpinned: no commit could be verified)"
+            )
         return f"GitHub repository {self.repo}, file {self.path}, commit {self.revision}"
 
 
@@ -91,7 +106,18 @@ CQBENCH = GitHubFileSource(
     description="CQ-Bench: stories with implicit values (AD, VS, VE), all categories",
 )
 
+CULTURESYNTH = GitHubFileSource(
+    benchmark="culturesynth",
+    repo="Eyr3/CultureSynth",
+    path="QA_7lang_annotated.xlsx",
+    # The repository could not be inspected when this was written: no commit or blob id to pin.
+    revision="main",
+    license="unknown (none could be read upstream; not redistributed)",
+    description="CultureSynth-7: manually verified cultural QA pairs in 7 languages, 12 topics",
+)
+
 SOURCES: dict[str, HFFileSource | GitHubFileSource] = {
     NORMAD.benchmark: NORMAD,
     CQBENCH.benchmark: CQBENCH,
+    CULTURESYNTH.benchmark: CULTURESYNTH,
 }
