@@ -1,0 +1,165 @@
+"""CultureSynth-7 metrics from per-question pairwise outcomes: one function for both harnesses,
+and the judge-agreement rate of the paper's Table 7.
+
+Every rate is in percent, as the paper reports it. Unscored questions are counted
+(`n_unscored`) and left out of every rate; they never count as a tie or a loss.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from inspect_culture.datasets_hub.culturesynth import LANGUAGES
+from inspect_culture.scorers.bootstrap import bootstrap_mean_interval
+from inspect_culture.scorers.culturesynth_scoring import (
+    MISSING_BASELINE,
+    TOPIC_ABBRS,
+    PairOutcome,
+    language_slug,
+    topic_slug,
+)
+
+
+def culturesynth_metric_names(
+    languages: Iterable[str] = LANGUAGES, topic_abbrs: Iterable[str] = TOPIC_ABBRS
+) -> tuple[str, ...]:
+    """Every name `culturesynth_metrics` can return for these languages and topics, in a stable
+    order (lm-eval needs them declared)."""
+    names = [
+        "n_scored",
+        "n_unscored",
+        "n_missing_baseline",
+        "net_win_rate",
+        "net_win_rate_ci_low",
+        "net_win_rate_ci_high",
+        "win_rate",
+        "tie_rate",
+        "loss_rate",
+        "weighted_average",
+        "position_consistency",
+    ]
+    names += [f"net_win_rate_{language_slug(lang)}" for lang in languages]
+    names += [f"net_win_rate_{topic_slug(topic)}" for topic in topic_abbrs]
+    return tuple(dict.fromkeys(names))
+
+
+def net_win_rate(outcomes: Sequence[int]) -> float:
+    """(wins - losses) / N x 100 over scored outcomes (+1 / 0 / -1), the paper's §5.2."""
+    if not outcomes:
+        return math.nan
+    return 100.0 * sum(outcomes) / len(outcomes)
+
+
+def weighted_average(by_language: Mapping[str, Sequence[int]]) -> float:
+    """The paper's "Weighted Average" (Tables 3 and 8): per-language net win rates weighted by
+    each language's number of (scored) questions, which is the net win rate pooled over all
+    questions.
+
+    Verified on the paper's numbers: each language column of Table 3 is, for all 14 models, a
+    multiple of 100/N for exactly one N in 300-900: ar 567, zh 598, fr 585, ja 667, ko 576,
+    pt 532, es 624, summing to 4,149, the benchmark's size. Weighting the columns by these counts
+    reproduces every Weighted Average of Tables 3 and 8 to within rounding (< 0.005); the
+    unweighted mean of the seven columns misses by up to 0.60 (Claude-3.5-Sonnet, Table 3).
+    Pooling Table 4's topic columns by their own inferred counts (SS 360, PP 356, RT 367, PS 364,
+    LAW 343, EDU 355, LAN 349, LIT 329, MED 288, AST 323, ART 368, RSE 347; sum 4,149) gives
+    the same 14 values, so the column is the pooled rate.
+    """
+    total = sum(len(values) for values in by_language.values())
+    if not total:
+        return math.nan
+    return (
+        sum(len(values) * net_win_rate(values) for values in by_language.values() if values) / total
+    )
+
+
+def culturesynth_metrics(
+    outcomes: Sequence[PairOutcome], *, seed: int = 0, resamples: int = 1000
+) -> dict[str, float]:
+    """Net win rate of the target against the baseline, overall (with a seeded bootstrap
+    interval), per language and per primary topic; win/tie/loss rates; the paper's weighted
+    average; position consistency of swapped questions; scored and unscored counts."""
+    scored = [o for o in outcomes if o.outcome is not None]
+    result: dict[str, float] = {
+        "n_scored": float(len(scored)),
+        "n_unscored": float(len(outcomes) - len(scored)),
+        "n_missing_baseline": float(sum(o.reason == MISSING_BASELINE for o in outcomes)),
+    }
+    if not scored:
+        return result
+    values = [int(o.outcome) for o in scored]  # type: ignore[arg-type]
+    low, high = bootstrap_mean_interval([100.0 * v for v in values], seed=seed, resamples=resamples)
+    n = len(values)
+    result.update(
+        {
+            "net_win_rate": net_win_rate(values),
+            "net_win_rate_ci_low": low,
+            "net_win_rate_ci_high": high,
+            "win_rate": 100.0 * values.count(1) / n,
+            "tie_rate": 100.0 * values.count(0) / n,
+            "loss_rate": 100.0 * values.count(-1) / n,
+        }
+    )
+    by_language: dict[str, list[int]] = defaultdict(list)
+    by_topic: dict[str, list[int]] = defaultdict(list)
+    for o, v in zip(scored, values):
+        by_language[language_slug(o.language)].append(v)
+        by_topic[topic_slug(o.topic)].append(v)
+    clash = set(by_language) & set(by_topic)
+    if clash:
+        raise ValueError(f"topic and language share a metric name: {sorted(clash)}")
+    result["weighted_average"] = weighted_average(by_language)
+    swapped = [o.consistent for o in scored if o.consistent is not None]
+    if swapped:
+        result["position_consistency"] = 100.0 * sum(swapped) / len(swapped)
+    for language in sorted(by_language):
+        result[f"net_win_rate_{language}"] = net_win_rate(by_language[language])
+    for topic in sorted(by_topic):
+        result[f"net_win_rate_{topic}"] = net_win_rate(by_topic[topic])
+    return result
+
+
+def strict_agreement(a: Mapping[str, int | None], b: Mapping[str, int | None]) -> dict[str, float]:
+    """Strict agreement of two judges (paper Table 7): the share, in percent, of questions both
+    scored on which they give the same outcome among +1 / 0 / -1 ("the proportion of evaluation
+    instances where both judges yield identical pairwise preferences", §5.3).
+
+    `a` and `b` map a question key to its outcome under each judge (same target model, same
+    answers). Questions unscored by either judge, or present in one run only, are counted and
+    left out. `agreement` is NaN when nothing is compared."""
+    common = a.keys() & b.keys()
+    both = [k for k in common if a[k] is not None and b[k] is not None]
+    agree = sum(1 for k in both if a[k] == b[k])
+    return {
+        "agreement": 100.0 * agree / len(both) if both else math.nan,
+        "n_compared": float(len(both)),
+        "n_agree": float(agree),
+        "n_unscored": float(len(common) - len(both)),
+        "n_unmatched": float(len(a.keys() ^ b.keys())),
+    }
+
+
+def strict_agreement_by(
+    a: Mapping[str, int | None],
+    b: Mapping[str, int | None],
+    group_of: Callable[[str], str],
+) -> dict[str, dict[str, float]]:
+    """`strict_agreement` per group of question keys (target model, language, ...), sorted by
+    group; `group_of` maps a key to its group."""
+    groups: dict[str, set[str]] = defaultdict(set)
+    for key in a.keys() | b.keys():
+        groups[group_of(key)].add(key)
+    return {
+        group: strict_agreement(
+            {k: a[k] for k in keys if k in a}, {k: b[k] for k in keys if k in b}
+        )
+        for group, keys in sorted(groups.items())
+    }
+
+
+def mean_agreement(per_group: Mapping[str, Mapping[str, float]]) -> float:
+    """Unweighted mean of the groups' agreement rates, as Table 7's "Average" row (85.05 = the
+    plain mean of its 14 model rows); groups with nothing compared are skipped."""
+    rates = [g["agreement"] for g in per_group.values() if not math.isnan(g["agreement"])]
+    return sum(rates) / len(rates) if rates else math.nan
