@@ -56,6 +56,18 @@ TASKS: tuple[TaskEntry, ...] = (
         "CQ-Bench value extraction (two-step, judge-scored recall; --model-role grader=...); "
         "-T setting=...",
     ),
+    TaskEntry(
+        "inspect",
+        "inspect_culture/culturesynth",
+        "CultureSynth-7 net win rate vs a baseline model, pairwise judge with the reference "
+        "(--model-role grader=... and --model-role baseline=... or -T baseline_responses=FILE); "
+        "-T language=zh -T swap=false",
+    ),
+    TaskEntry(
+        "inspect",
+        "inspect_culture/culturesynth_answers",
+        "CultureSynth-7 answers only (run the baseline model, then `culture-evals baseline export`)",
+    ),
     TaskEntry("lm-eval", "normad_rot", "NormAd-ETI with the rule-of-thumb as context"),
     TaskEntry("lm-eval", "normad_value_country", "NormAd-ETI with the country and its value"),
     TaskEntry("lm-eval", "normad_country", "NormAd-ETI with the country only"),
@@ -113,4 +125,19 @@ TASKS: tuple[TaskEntry, ...] = (
     TaskEntry("lm-eval", "cqbench_ve_summary", "CQ-Bench VE step 1, all settings", kind="group"),
     TaskEntry("lm-eval", "cqbench_ve", "CQ-Bench VE step 2 + judge, all settings", kind="group"),
     TaskEntry("lm-eval", "cqbench", "CQ-Bench AD, VS and VE (step 2) groups", kind="group"),
+    *(
+        TaskEntry("lm-eval", f"culturesynth{step}_{language}", f"CultureSynth-7, {language}{what}")
+        for language in ("ar", "es", "fr", "ja", "ko", "pt", "zh", "all")
+        for step, what in (
+            ("", ": net win rate vs the baseline file (--metadata baseline_responses=FILE)"),
+            ("_answers", ": answers only, for a baseline file (run with --log_samples)"),
+        )
+    ),
+    TaskEntry("lm-eval", "culturesynth", "CultureSynth-7, seven languages", kind="group"),
+    TaskEntry(
+        "lm-eval",
+        "culturesynth_answers",
+        "CultureSynth-7 answers only, seven languages",
+        kind="group",
+    ),
 )

@@ -43,12 +43,15 @@ def _settings(docs: Sequence[Mapping[str, Any]]) -> JudgeSettings:
 
 
 def judge_batch(
-    prompts: Sequence[str], docs: Sequence[Mapping[str, Any]]
+    prompts: Sequence[str | list[dict[str, str]]], docs: Sequence[Mapping[str, Any]]
 ) -> tuple[JudgeSettings, list[JudgeResult]]:
-    """Judge every prompt of a task concurrently (bounded, retried, cached)."""
+    """Judge every prompt of a task concurrently (bounded, retried, cached); a prompt is one
+    user message, or a full message list (system + user)."""
     settings = _settings(docs)
     judge = OpenAICompatibleJudge(settings, default_cache())
-    results = judge.judge_all_sync([[{"role": "user", "content": p}] for p in prompts])
+    results = judge.judge_all_sync(
+        [[{"role": "user", "content": p}] if isinstance(p, str) else list(p) for p in prompts]
+    )
     return settings, results
 
 

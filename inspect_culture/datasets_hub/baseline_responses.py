@@ -1,0 +1,96 @@
+"""Baseline answers for pairwise benchmarks (CultureSynth-7): one file, shared by both harnesses
+and by every target model compared against that baseline.
+
+The file is JSON (schema `baseline_responses`): who answered (model, generation settings), where
+the answers came from (an Inspect log or lm-eval samples files, with sha256), and the answers
+keyed by question id. `culture-evals baseline export` writes it; the tasks read it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
+from inspect_culture.datasets_hub.validation import validate_record
+
+FORMAT = "inspect-culture/baseline-responses"
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class BaselineResponses:
+    """Answers of one baseline model keyed by question id."""
+
+    model: str
+    responses: dict[str, str]
+    generation_settings: dict[str, Any] = field(default_factory=dict)
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    benchmark: str = "culturesynth"
+    path: Path | None = None
+    sha256: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "benchmark": self.benchmark,
+            "model": self.model,
+            "generation_settings": self.generation_settings,
+            "sources": self.sources,
+            "responses": dict(sorted(self.responses.items())),
+        }
+
+    def provenance(self) -> dict[str, Any]:
+        """What a result records about its baseline (not the answers themselves)."""
+        return {
+            "baseline_model": self.model,
+            "baseline_generation_settings": self.generation_settings,
+            "baseline_file": str(self.path) if self.path else None,
+            "baseline_sha256": self.sha256,
+            "baseline_answers": len(self.responses),
+        }
+
+
+def write_baseline_responses(baseline: BaselineResponses, path: str | Path) -> Path:
+    """Write atomically (a crash never leaves a half-written baseline behind)."""
+    target = Path(path).expanduser()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    partial.write_text(
+        json.dumps(baseline.to_json(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
+    partial.replace(target)
+    return target
+
+
+def read_baseline_responses(path: str | Path) -> BaselineResponses:
+    """Read and validate a baseline file; errors name the file and the field."""
+    source = Path(path).expanduser()
+    if not source.is_file():
+        raise DatasetUnavailableError(
+            f"baseline answers file {source} does not exist. Make one with `culture-evals "
+            "baseline export <Inspect log or lm-eval output of the baseline model> -o FILE`."
+        )
+    raw = source.read_bytes()
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise DataValidationError(f"{source}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise DataValidationError(f"{source}: not JSON ({exc.msg}, line {exc.lineno})") from None
+    if not isinstance(data, dict):
+        raise DataValidationError(f"{source}: expected a JSON object (format {FORMAT})")
+    validate_record("baseline_responses", data, where=str(source))
+    return BaselineResponses(
+        model=data["model"],
+        responses=dict(data["responses"]),
+        generation_settings=data.get("generation_settings") or {},
+        sources=data.get("sources") or [],
+        benchmark=data["benchmark"],
+        path=source,
+        sha256=hashlib.sha256(raw).hexdigest(),
+    )

@@ -1,0 +1,185 @@
+"""Thin lm-eval adapter for CultureSynth-7: loading, prompts, pairwise judging and metrics all
+come from `inspect_culture.datasets_hub` and `inspect_culture.scorers`.
+
+`culturesynth_<lang>` (and `culturesynth_all`) judge the model's answers against a baseline
+model's answers from a file (`--metadata '{"baseline_responses": FILE, ...}'`, made by
+`culture-evals baseline export`). `culturesynth_answers_<lang>` only generate: run them with the
+baseline model to make that file.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import datasets
+
+from inspect_culture.datasets_hub.baseline_responses import read_baseline_responses
+from inspect_culture.datasets_hub.culturesynth import LANGUAGES, load_culturesynth
+from inspect_culture.datasets_hub.errors import DatasetUnavailableError
+from inspect_culture.lm_eval_tasks.lm_eval_aggregation import aggregation_resolver
+from inspect_culture.lm_eval_tasks.lm_eval_judge import judge_batch, judge_settings_field
+from inspect_culture.scorers.culturesynth_metrics import (
+    culturesynth_metric_names,
+    culturesynth_metrics,
+)
+from inspect_culture.scorers.culturesynth_prompts import JUDGE_PROMPT_VERSION
+from inspect_culture.scorers.culturesynth_scoring import (
+    MISSING_BASELINE,
+    PAIRWISE_PARSER_VERSION,
+    PairJudgement,
+    PairOutcome,
+    game_positions,
+    game_prompts,
+    judge_games,
+)
+
+log = logging.getLogger(__name__)
+METRIC_NAMES = culturesynth_metric_names()
+_FIELDS = ("id", "question", "answer", "language", "primary_topic", "secondary_topic")
+
+
+def _bool(metadata: dict[str, Any], key: str, default: bool) -> bool:
+    value = metadata.get(key, default)
+    if isinstance(value, str) and value.strip().lower() in {"true", "false"}:
+        value = value.strip().lower() == "true"
+    if not isinstance(value, bool):
+        raise ValueError(f"--metadata {key}={value!r}: allowed values are true, false")
+    return value
+
+
+def _int(metadata: dict[str, Any], key: str, default: int) -> int:
+    value = metadata.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValueError(f"--metadata {key}={value!r}: expected an integer")
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"--metadata {key}={value!r}: expected an integer") from None
+
+
+def _records(language: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    loaded = load_culturesynth([language] if language else None)
+    return [{k: r[k] for k in _FIELDS} for r in loaded.records], loaded.provenance
+
+
+def load_answer_docs(language: str | None, /, **metadata: Any) -> dict[str, datasets.Dataset]:
+    """Generation only (the baseline model's run): no judge, no baseline needed."""
+    records, provenance = _records(language)
+    docs = [{**r, "dataset_sha256": provenance["sha256"]} for r in records]
+    return {"test": datasets.Dataset.from_list(docs)}
+
+
+def load_judged_docs(language: str | None, /, **metadata: Any) -> dict[str, datasets.Dataset]:
+    """Every question with the baseline's answer; fails before generation without a judge or a
+    baseline file. Questions the file lacks stay in, reported as n_missing_baseline."""
+    judge_settings = judge_settings_field(metadata)
+    swap = _bool(metadata, "swap", True)
+    seed = _int(metadata, "seed", 0)
+    source = metadata.get("baseline_responses")
+    if not source:
+        raise DatasetUnavailableError(
+            "CultureSynth compares the model with a baseline model's answers: pass "
+            "--metadata '{\"baseline_responses\": FILE, ...}'. Make FILE by running the baseline "
+            "model (the paper's is google/gemma-2-27b-it) on the culturesynth_answers tasks with "
+            "--log_samples --output_path DIR, then `culture-evals baseline export DIR -o FILE`."
+        )
+    baseline = read_baseline_responses(source)
+    records, provenance = _records(language)
+    missing = [r["id"] for r in records if r["id"] not in baseline.responses]
+    if missing:
+        log.warning(
+            "culturesynth: %d of %d questions have no answer in the baseline file %s; they are "
+            "reported as n_missing_baseline, not judged (first: %s)",
+            len(missing), len(records), source, ", ".join(missing[:5]),
+        )  # fmt: skip
+    docs = [
+        {
+            **r,
+            "baseline_answer": baseline.responses.get(r["id"]),
+            "baseline_model": baseline.model,
+            "baseline_sha256": baseline.sha256,
+            "swap": swap,
+            "seed": seed,
+            "judge_settings": judge_settings,
+            "judge_prompt_version": JUDGE_PROMPT_VERSION,
+            "pairwise_parser_version": PAIRWISE_PARSER_VERSION,
+            "dataset_sha256": provenance["sha256"],
+        }
+        for r in records
+    ]
+    return {"test": datasets.Dataset.from_list(docs)}
+
+
+def _loader(load, language: str | None):
+    def loader(**metadata: Any) -> dict[str, datasets.Dataset]:
+        if metadata.get("language", language) != language:
+            raise ValueError("language is fixed per task; run the matching culturesynth_* task")
+        return load(language, **metadata)
+
+    return loader
+
+
+# load_culturesynth_zh, load_culturesynth_answers_zh, ..., load_culturesynth_all: one per YAML
+for _language in (*LANGUAGES, None):
+    _suffix = _language or "all"
+    globals()[f"load_culturesynth_{_suffix}"] = _loader(load_judged_docs, _language)
+    globals()[f"load_culturesynth_answers_{_suffix}"] = _loader(load_answer_docs, _language)
+
+
+def _positions(doc: dict[str, Any]) -> tuple[str, ...]:
+    return game_positions(doc["id"], swap=doc["swap"], seed=doc["seed"])
+
+
+def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) -> list[str]:
+    """Judge every game of the task in one concurrent batch (after `take_first`): two games per
+    question with swap, one without; none for a question without a baseline answer."""
+    if not docs:
+        return []
+    games = [
+        game_prompts(doc["question"], doc["answer"], resp or "", doc["baseline_answer"], _positions(doc))
+        if doc["baseline_answer"] is not None
+        else []
+        for resp, doc in zip(resps, docs, strict=True)
+    ]  # fmt: skip
+    settings, results = judge_batch([p for doc_games in games for p in doc_games], docs)
+    replies, start = [], 0
+    for doc_games in games:
+        mine = results[start : start + len(doc_games)]
+        start += len(doc_games)
+        replies.append(
+            json.dumps(
+                {
+                    "judge_model": settings.model,
+                    "judge_prompt_version": JUDGE_PROMPT_VERSION,
+                    "pairwise_parser_version": PAIRWISE_PARSER_VERSION,
+                    "games": [{"text": r.text, "error": r.error, "cached": r.cached} for r in mine],
+                },
+                ensure_ascii=False,
+            )
+        )
+    return replies
+
+
+def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, tuple]:
+    reply = json.loads(results[0])
+    if doc["baseline_answer"] is None:
+        judgement = PairJudgement(None, None, MISSING_BASELINE)
+    else:
+        games = reply["games"]
+        judgement = judge_games(
+            [g["text"] for g in games], _positions(doc), [g["error"] for g in games]
+        )
+    item = PairOutcome.from_judgement(judgement, doc["language"], doc["primary_topic"]).as_tuple()
+    return {name: item for name in METRIC_NAMES}
+
+
+def process_answers(doc: dict[str, Any], results: Sequence[str]) -> dict[str, float]:
+    return {"answered": float(bool((results[0] or "").strip()))}
+
+
+__getattr__ = aggregation_resolver(
+    METRIC_NAMES, lambda items: culturesynth_metrics([PairOutcome.from_tuple(i) for i in items])
+)
