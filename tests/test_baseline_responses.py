@@ -1,0 +1,89 @@
+"""The baseline answers file: round trip, provenance, and errors that name the file and field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from inspect_culture.datasets_hub.baseline_responses import (
+    BaselineResponses,
+    read_baseline_responses,
+    write_baseline_responses,
+)
+from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
+
+
+def test_round_trip_records_model_settings_and_sha(tmp_path: Path) -> None:
+    baseline = BaselineResponses(
+        model="vllm/google/gemma-2-27b-it",
+        responses={"zh-2": "二", "zh-1": "一"},
+        generation_settings={"temperature": 0.0, "max_tokens": 2048},
+        sources=[{"harness": "inspect", "path": "logs/x.eval"}],
+    )
+    path = write_baseline_responses(baseline, tmp_path / "sub" / "baseline.json")
+    assert not list(path.parent.glob("*.partial"))
+    read = read_baseline_responses(path)
+    assert read.responses == {"zh-1": "一", "zh-2": "二"}
+    assert read.model == baseline.model and read.generation_settings["max_tokens"] == 2048
+    assert read.sources == baseline.sources
+    provenance = read.provenance()
+    assert provenance["baseline_answers"] == 2 and len(provenance["baseline_sha256"]) == 64
+    assert "二" in path.read_text(encoding="utf-8")  # not \u-escaped: readable by a person
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"\xff\xfe", "not UTF-8"),
+        (b"{oops", "not JSON"),
+        (b"[]", "expected a JSON object"),
+        (
+            json.dumps(
+                {
+                    "format": "x",
+                    "format_version": 1,
+                    "benchmark": "culturesynth",
+                    "model": "m",
+                    "responses": {"a": "x"},
+                }
+            ).encode(),
+            "field 'format': value 'x' is not one of",
+        ),
+        (
+            json.dumps(
+                {
+                    "format": "inspect-culture/baseline-responses",
+                    "format_version": 1,
+                    "benchmark": "culturesynth",
+                    "model": "m",
+                    "responses": {"a": 3},
+                }
+            ).encode(),
+            "field 'responses'",
+        ),
+        (
+            json.dumps(
+                {
+                    "format": "inspect-culture/baseline-responses",
+                    "format_version": 1,
+                    "benchmark": "culturesynth",
+                    "responses": {"a": "x"},
+                }
+            ).encode(),
+            "field 'model': is missing",
+        ),
+    ],
+)
+def test_bad_file_names_file_and_field(tmp_path: Path, content: bytes, message: str) -> None:
+    path = tmp_path / "baseline.json"
+    path.write_bytes(content)
+    with pytest.raises(DataValidationError, match=message) as error:
+        read_baseline_responses(path)
+    assert str(path) in str(error.value)
+
+
+def test_missing_file_says_how_to_make_one(tmp_path: Path) -> None:
+    with pytest.raises(DatasetUnavailableError, match="culture-evals baseline export"):
+        read_baseline_responses(tmp_path / "nope.json")
