@@ -1,4 +1,5 @@
-"""`culture-evals`: list tasks, locate the lm-eval YAMLs, and inspect or verify the data."""
+"""`culture-evals`: list tasks, locate the lm-eval YAMLs, inspect or verify the data, and work with
+CultureSynth-7 runs (export a baseline answers file, compare two judges)."""
 
 from __future__ import annotations
 
@@ -57,6 +58,59 @@ def _cmd_main_job(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_baseline_export(args: argparse.Namespace) -> int:
+    from inspect_culture.culturesynth_runs import RunsError, export_baseline
+    from inspect_culture.datasets_hub.baseline_responses import write_baseline_responses
+
+    try:
+        baseline = export_baseline(args.inputs, role=args.role, model=args.model)
+    except RunsError as exc:
+        raise SystemExit(f"culture-evals baseline export: {exc}") from None
+    try:
+        path = write_baseline_responses(baseline, args.output)
+    except OSError as exc:
+        raise SystemExit(
+            f"culture-evals baseline export: cannot write {args.output}: {exc}"
+        ) from None
+    print(
+        f"{path}: {len(baseline.responses)} answers of {baseline.model} from "
+        f"{len(baseline.sources)} run file(s)"
+    )
+    return 0
+
+
+def _cmd_agreement(args: argparse.Namespace) -> int:
+    from inspect_culture.culturesynth_runs import (
+        RunsError,
+        format_agreement,
+        judge_agreement,
+        read_judged_runs,
+    )
+
+    try:
+        report = judge_agreement(read_judged_runs(args.a), read_judged_runs(args.b))
+    except RunsError as exc:
+        raise SystemExit(f"culture-evals agreement: {exc}") from None
+    print(format_agreement(report, args.a, args.b))
+    for side, models in (("A", report.only_a), ("B", report.only_b)):
+        if models:
+            print(
+                f"culture-evals: only in {side}, not compared: {', '.join(models)}", file=sys.stderr
+            )
+    for m in report.models:
+        if m.judge_a == m.judge_b:
+            print(
+                f"culture-evals: {m.target}: both runs name the judge {m.judge_a}", file=sys.stderr
+            )
+        if m.n_answers_differ:
+            print(
+                f"culture-evals: {m.target}: the answers judged differ between the runs on "
+                f"{m.n_answers_differ} question(s); the runs should differ only in the judge",
+                file=sys.stderr,
+            )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="culture-evals", description="Cultural-awareness benchmarks for Inspect and lm-eval."
@@ -83,6 +137,34 @@ def build_parser() -> argparse.ArgumentParser:
     job.add_argument("--per-category", type=int, default=1, help="questions per category (1)")
     job.add_argument("--max-tokens", type=int, default=128, help="new tokens per answer (128)")
     job.set_defaults(run=_cmd_main_job)
+    baseline = commands.add_parser("baseline", help="CultureSynth-7 baseline answers files")
+    baseline_actions = baseline.add_subparsers(dest="action", required=True)
+    export = baseline_actions.add_parser(
+        "export",
+        help="write the baseline answers file from Inspect logs or lm-eval samples of the "
+        "baseline model",
+    )
+    export.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="INPUT",
+        help="Inspect log (.eval/.json), lm-eval samples or results file, or a folder of them",
+    )
+    export.add_argument("-o", "--output", required=True, metavar="FILE", help="file to write")
+    export.add_argument(
+        "--role",
+        choices=("baseline",),
+        help="export the baseline role's answers recorded in Inspect culturesynth logs",
+    )
+    export.add_argument("--model", metavar="NAME", help="the model's name (overrides the runs')")
+    export.set_defaults(run=_cmd_baseline_export)
+    agreement = commands.add_parser(
+        "agreement",
+        help="CultureSynth-7: strict agreement of two judges on the same answers (Table 7)",
+    )
+    agreement.add_argument("a", metavar="A", help="judged run(s) of judge A: a file or a folder")
+    agreement.add_argument("b", metavar="B", help="judged run(s) of judge B: a file or a folder")
+    agreement.set_defaults(run=_cmd_agreement)
     return parser
 
 
