@@ -45,6 +45,9 @@ def run_inspect(
         model_roles={"grader": model},
         max_tokens=max_tokens,
         max_connections=1,
+        # a server that dies mid-run fails the job instead of being retried for hours
+        max_retries=2,
+        timeout=300,
         log_dir=log_dir,
         display="none",
     )
