@@ -59,7 +59,8 @@ def _cmd_main_job(args: argparse.Namespace) -> int:
 
 
 def _cmd_baseline_export(args: argparse.Namespace) -> int:
-    from inspect_culture.culturesynth_runs import RunsError, export_baseline
+    from inspect_culture.culturesynth_baseline_export import export_baseline
+    from inspect_culture.culturesynth_run_files import RunsError
     from inspect_culture.datasets_hub.baseline_responses import write_baseline_responses
 
     try:
@@ -80,12 +81,12 @@ def _cmd_baseline_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_agreement(args: argparse.Namespace) -> int:
-    from inspect_culture.culturesynth_runs import (
-        RunsError,
+    from inspect_culture.culturesynth_agreement import (
         format_agreement,
         judge_agreement,
         read_judged_runs,
     )
+    from inspect_culture.culturesynth_run_files import RunsError
 
     try:
         report = judge_agreement(read_judged_runs(args.a), read_judged_runs(args.b))

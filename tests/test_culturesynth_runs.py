@@ -13,12 +13,9 @@ from typing import Any
 import pytest
 
 from inspect_culture.cli import main
-from inspect_culture.culturesynth_runs import (
-    RunsError,
-    export_baseline,
-    judge_agreement,
-    read_judged_runs,
-)
+from inspect_culture.culturesynth_agreement import judge_agreement, read_judged_runs
+from inspect_culture.culturesynth_baseline_export import export_baseline
+from inspect_culture.culturesynth_run_files import RunsError
 from inspect_culture.datasets_hub.baseline_responses import (
     BaselineResponses,
     read_baseline_responses,
