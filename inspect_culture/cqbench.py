@@ -31,7 +31,7 @@ from inspect_culture.datasets_hub.cqbench import CATEGORIES, load_cqbench
 from inspect_culture.inspect_errors import task_setup_errors
 from inspect_culture.inspect_judge import grader_model, judge_reply, require_grader
 from inspect_culture.inspect_messages import to_chat_messages
-from inspect_culture.scorers.choices import check_choice
+from inspect_culture.scorers.choices import check_bool, check_choice, check_int
 from inspect_culture.scorers.cqbench_matching import MATCHER_VERSION
 from inspect_culture.scorers.cqbench_metrics import (
     AdOutcome,
@@ -44,6 +44,7 @@ from inspect_culture.scorers.cqbench_prompts import (
     FIDELITIES,
     PROMPT_VERSION,
     ad_messages,
+    check_shots,
     ve_extraction_messages,
     ve_judge_prompt,
     ve_summary_messages,
@@ -97,7 +98,9 @@ def cqbench_ad(
     """
     with task_setup_errors():
         check_choice("setting", setting, CATEGORIES)
-        check_choice("shots", shots, (0, 1))
+        reasoning = check_bool("reasoning", reasoning)
+        merged = check_bool("merged", merged)
+        shots = check_shots(check_int("shots", shots), reasoning, setting)
         check_choice("prompt_fidelity", prompt_fidelity, FIDELITIES)
         loaded = load_cqbench("ad", setting)
     samples = [
@@ -173,7 +176,9 @@ def cqbench_vs(
     """
     with task_setup_errors():
         check_choice("setting", setting, VS_SETTINGS)
-        check_choice("shots", shots, (0, 1))
+        reasoning = check_bool("reasoning", reasoning)
+        skip_empty = check_bool("skip_empty", skip_empty)
+        shots = check_shots(check_int("shots", shots), reasoning, setting)
         check_choice("prompt_fidelity", prompt_fidelity, FIDELITIES)
         loaded = load_cqbench("vs", setting)
     samples = [
@@ -243,6 +248,7 @@ def cqbench_ve(setting: str = "random", self_grade: bool = False) -> Task:
     """
     with task_setup_errors():
         check_choice("setting", setting, VS_SETTINGS)
+        self_grade = check_bool("self_grade", self_grade)
         loaded = load_cqbench("original", setting)
     samples = [
         _sample(

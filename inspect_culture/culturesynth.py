@@ -31,6 +31,7 @@ from inspect_culture.datasets_hub.culturesynth import load_culturesynth
 from inspect_culture.inspect_errors import task_setup_errors
 from inspect_culture.inspect_judge import grader_model, judge_reply, require_grader
 from inspect_culture.inspect_messages import to_chat_messages
+from inspect_culture.scorers.choices import check_bool, check_int
 from inspect_culture.scorers.culturesynth_metrics import culturesynth_metrics
 from inspect_culture.scorers.culturesynth_prompts import JUDGE_PROMPT_VERSION, answer_messages
 from inspect_culture.scorers.culturesynth_scoring import (
@@ -102,10 +103,13 @@ def culturesynth(
         self_grade: let the evaluated model judge itself when no grader role is bound.
     """
     with task_setup_errors():
-        if not isinstance(swap, bool):
-            raise ValueError(f"swap={swap!r}: allowed values are true, false")
+        swap = check_bool("swap", swap)
+        seed = check_int("seed", seed)
+        self_grade = check_bool("self_grade", self_grade)
         dataset, provenance = _dataset(language, "culturesynth")
         baseline = read_baseline_responses(baseline_responses) if baseline_responses else None
+    if baseline and (warning := baseline.dataset_warning(provenance.get("sha256"))):
+        log.warning("culturesynth: %s", warning)
     missing = [s.id for s in dataset if baseline and str(s.id) not in baseline.responses]
     if missing:
         log.warning(
@@ -117,6 +121,7 @@ def culturesynth(
         dataset=dataset,
         solver=[require_grader(self_grade), baseline_answer(baseline), generate()],
         scorer=culturesynth_judge(swap=swap, seed=seed, self_grade=self_grade),
+        metrics=[culturesynth_breakdown(seed)],  # the bootstrap seeded like the order coin
         config=GENERATION,
         metadata={
             "benchmark": "CultureSynth-7",
@@ -163,24 +168,28 @@ def baseline_answer(baseline: BaselineResponses | None = None) -> Solver:
             state.metadata["baseline_model"] = baseline.model
             return state
         model = _baseline_model()
-        output = await model.generate(state.input, config=GENERATION, cache=BASELINE_CACHE)
+        # our defaults, overridden by what the role itself was configured with
+        config = GENERATION.merge(model.config)
+        output = await model.generate(state.input, config=config, cache=BASELINE_CACHE)
         ok = not output.error and bool(output.completion.strip())
         state.metadata["baseline_answer"] = output.completion if ok else None
         state.metadata["baseline_model"] = str(model)
         if not ok:
-            state.metadata["baseline_error"] = output.error or "empty baseline answer"
+            state.metadata["baseline_error"] = (
+                f"the baseline model gave no answer: {output.error or 'empty output'}"
+            )
         return state
 
     return solve
 
 
 @metric(scores="unreduced")
-def culturesynth_breakdown() -> Metric:
+def culturesynth_breakdown(seed: int = 0) -> Metric:
     """Net win rate overall, per language and per topic; rates, consistency, counts."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         outcomes = [PairOutcome.from_tuple(s.score.metadata["pair"]) for s in scores]
-        return culturesynth_metrics(outcomes)
+        return culturesynth_metrics(outcomes, seed=seed)
 
     return compute
 
@@ -192,7 +201,8 @@ def culturesynth_judge(swap: bool = True, seed: int = 0, self_grade: bool = Fals
         baseline = meta.get("baseline_answer")
         positions = game_positions(str(state.sample_id), swap=swap, seed=seed)
         if baseline is None:
-            judgement = PairJudgement(None, None, MISSING_BASELINE)
+            reason = meta.get("baseline_error") or MISSING_BASELINE
+            judgement = PairJudgement(None, None, reason)
             replies: list[str | None] = []
         else:
             grader = grader_model(self_grade)
@@ -215,7 +225,7 @@ def culturesynth_judge(swap: bool = True, seed: int = 0, self_grade: bool = Fals
             **judgement.provenance,
         }
         if judgement.outcome is None:
-            details["unscored_reason"] = judgement.reason or meta.get("baseline_error")
+            details["unscored_reason"] = judgement.reason
         # A dict value, NaN when unscored: a NaN at the root would drop the question before the
         # metric sees it, and it would go uncounted in n_unscored.
         value = math.nan if judgement.outcome is None else float(judgement.outcome)

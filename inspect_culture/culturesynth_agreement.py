@@ -55,7 +55,7 @@ def _digest(*parts: str | None) -> str:
 
 
 def _pair(values: Any, where: str) -> tuple[int | None, str]:
-    if not isinstance(values, (list, tuple)) or len(values) != 5:
+    if not isinstance(values, (list, tuple)) or len(values) < 5:  # lm-eval appends the seed
         raise RunsError(f"{where}: expected a judged result [outcome, language, topic, ...]")
     outcome, language = values[0], values[1]
     if outcome is not None and (

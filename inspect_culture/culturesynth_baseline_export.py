@@ -50,12 +50,18 @@ def _non_none(config: Any) -> dict[str, Any]:
     return {k: v for k, v in values.items() if k not in TRANSPORT_SETTINGS}
 
 
-def _inspect_source(run: RunFile, role: str | None) -> dict[str, Any]:
+def _inspect_source(run: RunFile, role: str | None, log: Any) -> dict[str, Any]:
     source = {"harness": INSPECT, "path": str(run.path), "sha256": file_sha256(run.path)}
     source["task"] = run.task
+    source["dataset_sha256"] = _inspect_dataset_sha256(log)
     if role:
         source["role"] = role
     return source
+
+
+def _inspect_dataset_sha256(log: Any) -> str | None:
+    dataset = (log.eval.metadata or {}).get("dataset") or {}
+    return dataset.get("sha256") if isinstance(dataset, dict) else None
 
 
 def _inspect_answers(run: RunFile, role: str | None) -> _Harvest:
@@ -75,7 +81,7 @@ def _inspect_answers(run: RunFile, role: str | None) -> _Harvest:
                 left_out.append(str(sample.id))
             else:
                 answers[str(sample.id)] = text
-        return _Harvest(model, settings, answers, left_out, _inspect_source(run, role))
+        return _Harvest(model, settings, answers, left_out, _inspect_source(run, role, log))
     if run.task != INSPECT_JUDGED_TASK:
         raise RunsError(
             f"{run.path}: --role {role} needs a culturesynth log (task {run.task} has no "
@@ -101,7 +107,7 @@ def _inspect_answers(run: RunFile, role: str | None) -> _Harvest:
     roles = log.eval.model_roles or {}
     model = next(iter(models), None) or role_model(roles.get(role))
     settings = _role_settings(log, role)
-    return _Harvest(model, settings, answers, left_out, _inspect_source(run, role))
+    return _Harvest(model, settings, answers, left_out, _inspect_source(run, role, log))
 
 
 def _role_settings(log: Any, role: str) -> dict[str, Any]:
@@ -138,8 +144,10 @@ def _lm_eval_answers(run: RunFile, role: str | None, report: Report) -> _Harvest
     settings = settings if isinstance(settings, dict) else {}
     answers: dict[str, str] = {}
     left_out: list[str] = []
+    dataset_sha256: str | None = None
     for where, line in samples_lines(run.path):
         key = str(line["doc"]["id"])
+        dataset_sha256 = dataset_sha256 or line["doc"].get("dataset_sha256")
         text = answer_text(line)
         if key in answers or key in left_out:
             raise RunsError(f"{where}: doc id {key!r} appears twice")
@@ -149,6 +157,7 @@ def _lm_eval_answers(run: RunFile, role: str | None, report: Report) -> _Harvest
             answers[key] = text
     source = {"harness": LM_EVAL, "path": str(run.path), "sha256": file_sha256(run.path)}
     source["task"] = run.task
+    source["dataset_sha256"] = dataset_sha256
     settings = {k: v for k, v in settings.items() if v is not None}
     return _Harvest(lm_eval_model(results), settings, answers, left_out, source)
 
@@ -209,7 +218,18 @@ def export_baseline(
         responses=responses,
         generation_settings=settings,
         sources=[h.source for h in harvests],
+        dataset_sha256=_one_dataset(harvests),
     )
+
+
+def _one_dataset(harvests: Sequence[_Harvest]) -> str | None:
+    """The dataset file all inputs answered (sha256), if they record it; several is an error."""
+    seen = {h.source["dataset_sha256"]: h.source["path"] for h in harvests}
+    seen.pop(None, None)
+    if len(seen) > 1:
+        listed = "; ".join(f"{path}: {sha}" for sha, path in seen.items())
+        raise RunsError(f"the inputs answered different dataset files: {listed}")
+    return next(iter(seen), None)
 
 
 def _one_model(harvests: Sequence[_Harvest]) -> str:

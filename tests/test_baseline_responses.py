@@ -84,6 +84,23 @@ def test_bad_file_names_file_and_field(tmp_path: Path, content: bytes, message: 
     assert str(path) in str(error.value)
 
 
+def test_blank_answer_is_rejected(tmp_path: Path) -> None:
+    """A blank baseline answer would be judged as an answer; the file must leave it out."""
+    baseline = BaselineResponses(model="m", responses={"a": "  \n"})
+    path = write_baseline_responses(baseline, tmp_path / "b.json")
+    with pytest.raises(DataValidationError, match="field 'responses'"):
+        read_baseline_responses(path)
+
+
+def test_dataset_mismatch_is_explained() -> None:
+    baseline = BaselineResponses(model="m", responses={"a": "x"}, dataset_sha256="aaa")
+    warning = baseline.dataset_warning("bbb")
+    assert warning is not None and "aaa" in warning and "bbb" in warning
+    assert baseline.dataset_warning("aaa") is None
+    assert baseline.dataset_warning(None) is None  # nothing to compare: no warning
+    assert BaselineResponses(model="m", responses={"a": "x"}).dataset_warning("bbb") is None
+
+
 def test_missing_file_says_how_to_make_one(tmp_path: Path) -> None:
     with pytest.raises(DatasetUnavailableError, match="culture-evals baseline export"):
         read_baseline_responses(tmp_path / "nope.json")

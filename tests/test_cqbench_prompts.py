@@ -109,3 +109,37 @@ def test_shipped_demonstrations_are_intact() -> None:
     assert prompt("demonstration").endswith(
         'Being a housewife is just as fulfilling as working for pay--agree"\n'
     )
+
+
+@pytest.mark.parametrize(
+    ("shots", "reasoning", "setting", "message"),
+    [
+        (1, False, "social", "shots=1 needs reasoning=true"),
+        (1, True, "multiple", "not available for setting=multiple"),
+        (2, True, "social", "allowed values: 0, 1"),
+    ],
+)
+def test_shots_that_would_silently_run_zero_shot_are_refused(
+    shots: int, reasoning: bool, setting: str, message: str
+) -> None:
+    from inspect_culture.scorers.cqbench_prompts import check_shots
+
+    with pytest.raises(ValueError, match=message):
+        check_shots(shots, reasoning, setting)
+    assert check_shots(1, True, "social") == 1 and check_shots(0, False, "multiple") == 0
+
+
+@pytest.mark.parametrize("value", ["maybe", "yes", 1, None])
+def test_flags_accept_only_true_or_false(value: object) -> None:
+    from inspect_culture.scorers.choices import check_bool
+
+    with pytest.raises(ValueError, match="merged=.*allowed values: true, false"):
+        check_bool("merged", value)
+    assert check_bool("merged", "True") is True and check_bool("merged", False) is False
+
+
+def test_inspect_task_refuses_a_bad_flag() -> None:
+    from inspect_culture.cqbench import cqbench_ad
+
+    with pytest.raises(ValueError, match="reasoning='maybe'"):
+        cqbench_ad(setting="social", reasoning="maybe")  # type: ignore[arg-type]

@@ -37,6 +37,19 @@ def test_match_option_is_order_independent(options, answer, expected, rule) -> N
     assert match_option(answer, options) == (expected, rule)
 
 
+@pytest.mark.parametrize("neutral", [" neither agree or disagree ", "neither agree/disagree"])
+@pytest.mark.parametrize("answer", ["Neither agree nor disagree", "neither disagree or agree"])
+def test_neutral_option_in_other_words_is_matched(neutral: str, answer: str) -> None:
+    """The social and ethical files spell the neutral option differently from the prompt's
+    example; naming both "agree" and "disagree" must not make it unparsable."""
+    for options in ([" agree ", neutral, " disagree"], [" disagree", neutral, " agree "]):
+        assert match_option(answer, options) == (neutral, "words")
+    assert match_option("agree and disagree", [" agree ", neutral, " disagree"]) == (
+        None,
+        "unparsed",
+    )
+
+
 @pytest.mark.parametrize(
     ("text", "answer"),
     [
@@ -45,6 +58,9 @@ def test_match_option_is_order_independent(options, answer, expected, rule) -> N
         ("<think>hmm</think>\nNot often", "Not often"),
         ("[Answer]: a [Answer]: b", "a [Answer]: b"),  # the first marker occurrence
         ("agree", "agree"),
+        # the justification after the answer line names another option: not read
+        ("[Answer]: Disagree\n\nBecause she would never agree.", "Disagree"),
+        ("[Answer]:\n\n  Agree  \nmore text", "Agree"),
     ],
 )
 def test_extract_ad_answer(text: str, answer: str) -> None:
@@ -135,3 +151,9 @@ def test_parse_ve_judgement_places_scores_by_index() -> None:
     assert parse_ve_judgement(reply, 5) == [1.0, 0.5, None, 0.0, None]
     assert parse_ve_judgement("no final answer here", 2) == [None, None]
     assert parse_ve_judgement(None, 1) == [None]
+
+
+def test_vs_empty_rate_is_reported_when_every_story_is_skipped() -> None:
+    stories = [VsStory(0.0, 0.0, True, "social"), VsStory(0.0, 0.0, True, "social")]
+    assert vs_metrics(stories, skip_empty=True) == {"n_stories": 0.0, "empty_rate": 1.0}
+    assert vs_metrics([], skip_empty=True) == {"n_stories": 0.0, "empty_rate": 0.0}

@@ -15,7 +15,8 @@ from inspect_culture.datasets_hub.baseline_responses import (
     write_baseline_responses,
 )
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
-from inspect_culture.scorers.culturesynth_scoring import coin_target_position
+from inspect_culture.scorers.culturesynth_metrics import culturesynth_metrics
+from inspect_culture.scorers.culturesynth_scoring import PairOutcome, coin_target_position
 from tests.support.culturesynth_data import SAMPLE_ROWS, write_culturesynth_jsonl
 from tests.support.harness_runs import (
     inspect_eval_on_stub,
@@ -122,22 +123,29 @@ def _lm_eval_metadata(server: StubOpenAIServer, baseline: Path, **extra: Any) ->
     }
 
 
-@pytest.mark.parametrize("swap", [True, False])
-def test_parity_known_answer_and_same_prompts(mirror: Path, tmp_path: Path, swap: bool) -> None:
+@pytest.mark.parametrize(("swap", "seed"), [(True, 5), (False, 0)])
+def test_parity_known_answer_and_same_prompts(
+    mirror: Path, tmp_path: Path, swap: bool, seed: int
+) -> None:
     with StubOpenAIServer(responder=responder) as inspect_server:
         ours = _run_inspect(
-            inspect_server, tmp_path / "logs", baseline_responses=str(mirror), swap=swap
+            inspect_server, tmp_path / "logs", baseline_responses=str(mirror), swap=swap, seed=seed
         )
     with StubOpenAIServer(responder=responder) as lm_server:
-        results = run_lm_eval(
-            lm_server, ["culturesynth_all"], _lm_eval_metadata(lm_server, mirror, swap=swap)
-        )
+        metadata = _lm_eval_metadata(lm_server, mirror, swap=swap, seed=seed)
+        results = run_lm_eval(lm_server, ["culturesynth_all"], metadata)
     theirs = lm_eval_metrics(results, "culturesynth_all", "judged")
     assert ours == pytest.approx(theirs)
     judge_calls = _judge_requests(inspect_server)
     assert judge_calls == _judge_requests(lm_server)
     if swap:
         assert {k: ours[k] for k in EXPECTED_SWAP} == EXPECTED_SWAP
+        # the interval is the seeded bootstrap of these outcomes, with the task's seed
+        seeded = culturesynth_metrics(
+            [PairOutcome(v, "zh", "SS") for v in (1, 0, -1, 0, 1)], seed=seed
+        )
+        for key in ("net_win_rate_ci_low", "net_win_rate_ci_high"):
+            assert ours[key] == theirs[key] == seeded[key]
         assert len(judge_calls) == 2 * (len(QUESTIONS) - 1)  # both orders, none for MISSING
     else:
         assert len(judge_calls) == len(QUESTIONS) - 1

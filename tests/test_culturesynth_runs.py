@@ -153,8 +153,11 @@ def test_export_inspect_answers_log(
             "path": str(log_path),
             "sha256": _sha256(log_path),
             "task": "culturesynth_answers",
+            "dataset_sha256": _sha256(mirror / "culturesynth" / "culturesynth.jsonl"),
         }
     ]
+    # the questions' file is recorded, so a run on a changed file can warn
+    assert baseline.dataset_sha256 == baseline.sources[0]["dataset_sha256"]
     # the log file itself, and --model naming the model
     _export([str(log_path), "-o", str(out_file), "--model", "my/baseline"], capsys)
     assert read_baseline_responses(out_file).model == "my/baseline"
@@ -292,8 +295,10 @@ def test_export_lm_eval_answers_run(
             "path": str(samples),
             "sha256": _sha256(samples),
             "task": "culturesynth_answers_zh",
+            "dataset_sha256": _sha256(mirror / "culturesynth" / "culturesynth.jsonl"),
         }
     ]
+    assert baseline.dataset_sha256 == baseline.sources[0]["dataset_sha256"]
 
 
 @pytest.mark.slow

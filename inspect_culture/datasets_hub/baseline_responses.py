@@ -30,6 +30,9 @@ class BaselineResponses:
     generation_settings: dict[str, Any] = field(default_factory=dict)
     sources: list[dict[str, Any]] = field(default_factory=list)
     benchmark: str = "culturesynth"
+    # sha256 of the dataset file the questions came from: the data is unpinned upstream, so a
+    # changed file must not silently pair old answers with new questions
+    dataset_sha256: str | None = None
     path: Path | None = None
     sha256: str | None = None
 
@@ -39,6 +42,7 @@ class BaselineResponses:
             "format_version": FORMAT_VERSION,
             "benchmark": self.benchmark,
             "model": self.model,
+            "dataset_sha256": self.dataset_sha256,
             "generation_settings": self.generation_settings,
             "sources": self.sources,
             "responses": dict(sorted(self.responses.items())),
@@ -52,7 +56,18 @@ class BaselineResponses:
             "baseline_file": str(self.path) if self.path else None,
             "baseline_sha256": self.sha256,
             "baseline_answers": len(self.responses),
+            "baseline_dataset_sha256": self.dataset_sha256,
         }
+
+    def dataset_warning(self, dataset_sha256: str | None) -> str | None:
+        """Why the answers may not match these questions, or None."""
+        if not self.dataset_sha256 or not dataset_sha256 or self.dataset_sha256 == dataset_sha256:
+            return None
+        return (
+            f"the baseline answers in {self.path} were made on a dataset file with sha256 "
+            f"{self.dataset_sha256}, and this run's file has {dataset_sha256}: questions may have "
+            "changed; regenerate the baseline answers on this file"
+        )
 
 
 def write_baseline_responses(baseline: BaselineResponses, path: str | Path) -> Path:
@@ -91,6 +106,7 @@ def read_baseline_responses(path: str | Path) -> BaselineResponses:
         generation_settings=data.get("generation_settings") or {},
         sources=data.get("sources") or [],
         benchmark=data["benchmark"],
+        dataset_sha256=data.get("dataset_sha256"),
         path=source,
         sha256=hashlib.sha256(raw).hexdigest(),
     )

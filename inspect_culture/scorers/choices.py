@@ -12,3 +12,23 @@ def check_choice(parameter: str, value: object, allowed: Iterable[str]) -> str:
             f"{parameter}={value!r} is not supported; allowed values: {', '.join(map(str, options))}"
         )
     return str(value)
+
+
+def check_bool(parameter: str, value: object) -> bool:
+    """A flag from Python, `-T name=true` or `--metadata`: true/false only, never a guess (a
+    typo such as `reasoning=ture` must not silently select one of the two)."""
+    if isinstance(value, str) and value.strip().lower() in {"true", "false"}:
+        return value.strip().lower() == "true"
+    if isinstance(value, bool):
+        return value
+    raise ValueError(f"{parameter}={value!r} is not supported; allowed values: true, false")
+
+
+def check_int(parameter: str, value: object) -> int:
+    if isinstance(value, bool):
+        raise ValueError(f"{parameter}={value!r}: expected an integer")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value.strip())
+    raise ValueError(f"{parameter}={value!r}: expected an integer")

@@ -4,7 +4,10 @@ Upstream maps any output to the option with the longest common substring, so "ag
 "disagree" is decided by option order and every answer maps to something. Here (docs/cqbench.md):
 1. normalized exact match; 2. options named as whole phrases, ignoring an option found only
 inside another found option ("agree" inside "neither agree nor disagree"), if exactly one is
-left; 3. the closest option by difflib ratio >= FUZZY_THRESHOLD, if unique; else unparsed.
+left; 3. the closest option by difflib ratio >= FUZZY_THRESHOLD, if unique (also when step 2
+found several: "neither agree nor disagree" names "agree" and "disagree" but is closest to the
+option "neither agree or disagree"), after trying the same content words in any order
+("neither disagree or agree" = "neither agree/disagree"); else unparsed.
 No step depends on the order of the options.
 """
 
@@ -15,7 +18,7 @@ import re
 from collections.abc import Sequence
 
 FUZZY_THRESHOLD = 0.85
-MATCHER_VERSION = "cqbench-match-1"
+MATCHER_VERSION = "cqbench-match-2"
 
 _PUNCTUATION = " \t\n\r.,;:!?*\"'`“”‘’()[]{}"
 
@@ -55,10 +58,20 @@ def match_option(answer: str, options: Sequence[str]) -> tuple[str | None, str]:
     ]
     if len(standalone) == 1:
         return standalone[0], "phrase"
-    if standalone:
-        return None, "unparsed"  # names several options: ambiguous
+    # none named, or several (ambiguous unless the whole answer is one option in other words)
+    same_words = [o for o, n in normalized.items() if n and _words(n) == _words(said)]
+    if len(same_words) == 1:
+        return same_words[0], "words"
     closest = closest_unique(said, normalized, FUZZY_THRESHOLD)
     return (closest, "fuzzy") if closest is not None else (None, "unparsed")
+
+
+_CONNECTIVES = frozenset({"or", "nor", "and"})
+
+
+def _words(text: str) -> frozenset[str]:
+    """Content words, so "neither disagree or agree" equals "neither agree/disagree"."""
+    return frozenset(re.findall(r"\w+", text)) - _CONNECTIVES
 
 
 def closest_unique(said: str, candidates: dict[str, str], threshold: float) -> str | None:
@@ -76,13 +89,14 @@ AD_MARKERS: tuple[str, ...] = ("[Answer]", "**Answer**", "</think>")
 
 
 def extract_ad_answer(text: str | None) -> str:
-    """The text after the first of `[Answer]`, `**Answer**`, `</think>` present (upstream's
-    order), else the whole output."""
+    """The first non-empty line after the first of `[Answer]`, `**Answer**`, `</think>` present
+    (upstream's order; a justification often follows the answer and may name other options),
+    else the whole output."""
     text = text or ""
     for marker in AD_MARKERS:
         if marker in text:
-            text = text.split(marker, 1)[1]
-            break
+            after = text.split(marker, 1)[1].strip().lstrip(":").strip()
+            return after.splitlines()[0].strip() if after else ""
     return text.strip().lstrip(":").strip()
 
 

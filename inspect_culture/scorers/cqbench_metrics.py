@@ -105,8 +105,9 @@ def vs_metrics(stories: Sequence[VsStory], *, skip_empty: bool = False) -> dict[
     `skip_empty` reproduces upstream, which drops stories whose output named no option."""
     counted = [s for s in stories if not (skip_empty and s.empty)]
     n = len(counted)
-    if not n:
-        return {"n_stories": 0.0, "empty_rate": 0.0}
+    empty_rate = sum(s.empty for s in stories) / len(stories) if stories else 0.0
+    if not n:  # every story empty (and skipped), or none
+        return {"n_stories": 0.0, "empty_rate": empty_rate}
     mean_p = sum(s.precision for s in counted) / n
     mean_r = sum(s.recall for s in counted) / n
     result = {
@@ -114,7 +115,7 @@ def vs_metrics(stories: Sequence[VsStory], *, skip_empty: bool = False) -> dict[
         "recall": mean_r,
         "f1": 2 * mean_p * mean_r / (mean_p + mean_r) if mean_p + mean_r else 0.0,
         "mean_story_f1": sum(s.f1 for s in counted) / n,
-        "empty_rate": sum(s.empty for s in stories) / len(stories),
+        "empty_rate": empty_rate,
         "n_stories": float(n),
     }
     by_category: dict[str, list[VsStory]] = defaultdict(list)

@@ -42,6 +42,23 @@ def render_ad_options(record: Mapping[str, Any], fidelity: str) -> str:
     return ", ".join(record["options"])
 
 
+def check_shots(shots: object, reasoning: bool, setting: str) -> int:
+    """Only the upstream reasoning prompts have a one-shot demonstration (none for the
+    multiple-attitude category): refuse a setting that would silently run zero-shot."""
+    check_choice("shots", shots, (0, 1))
+    if shots == 1 and not reasoning:
+        raise ValueError(
+            "shots=1 needs reasoning=true: upstream has one-shot demonstrations only for the "
+            "reasoning prompts"
+        )
+    if shots == 1 and setting == "multiple":
+        raise ValueError(
+            "shots=1 is not available for setting=multiple: upstream's multiple-attitude prompt "
+            "has no demonstration"
+        )
+    return int(shots)  # type: ignore[call-overload]
+
+
 def ad_messages(
     record: Mapping[str, Any], *, reasoning: bool = False, shots: int = 0, fidelity: str = "paper"
 ) -> Messages:

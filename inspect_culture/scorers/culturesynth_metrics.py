@@ -89,7 +89,10 @@ def culturesynth_metrics(
     if not scored:
         return result
     values = [int(o.outcome) for o in scored]  # type: ignore[arg-type]
-    low, high = bootstrap_mean_interval([100.0 * v for v in values], seed=seed, resamples=resamples)
+    # sorted: the interval must not depend on the order the harness delivered the questions in
+    low, high = bootstrap_mean_interval(
+        sorted(100.0 * v for v in values), seed=seed, resamples=resamples
+    )
     n = len(values)
     result.update(
         {

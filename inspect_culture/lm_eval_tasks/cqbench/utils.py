@@ -14,7 +14,7 @@ import datasets
 
 from inspect_culture.datasets_hub.cqbench import CATEGORIES, load_cqbench
 from inspect_culture.lm_eval_tasks.lm_eval_aggregation import aggregation_resolver
-from inspect_culture.scorers.choices import check_choice
+from inspect_culture.scorers.choices import check_bool, check_choice, check_int
 from inspect_culture.scorers.cqbench_metrics import (
     AdOutcome,
     VsStory,
@@ -23,19 +23,17 @@ from inspect_culture.scorers.cqbench_metrics import (
     vs_metric_names,
     vs_metrics,
 )
-from inspect_culture.scorers.cqbench_prompts import FIDELITIES, ad_messages, vs_messages
+from inspect_culture.scorers.cqbench_prompts import (
+    FIDELITIES,
+    ad_messages,
+    check_shots,
+    vs_messages,
+)
 from inspect_culture.scorers.cqbench_scoring import score_ad, score_vs
 
 AD_METRICS = ad_metric_names()
 VS_METRICS = vs_metric_names()
 _BUILD = {"ad": ad_messages, "vs": vs_messages}
-
-
-def _flag(metadata: dict[str, Any], key: str) -> bool:
-    value = metadata.get(key, False)
-    if isinstance(value, str):
-        value = value.strip().lower() in {"1", "true", "yes"}
-    return bool(value)
 
 
 def load_docs(
@@ -46,21 +44,21 @@ def load_docs(
             raise ValueError(
                 f"{key} is fixed per task; run the matching cqbench_{task}_* task instead"
             )
-    shots = check_choice("shots", int(metadata.get("shots", 0)), (0, 1))
+    shots = check_shots(check_int("shots", metadata.get("shots", 0)), reasoning, setting)
+    merged = check_bool("merged", metadata.get("merged", False))
+    skip_empty = check_bool("skip_empty", metadata.get("skip_empty", False))
     fidelity = check_choice("prompt_fidelity", metadata.get("prompt_fidelity", "paper"), FIDELITIES)
     loaded = load_cqbench(task, setting)
     docs = []
     for record in loaded.records:
-        system, user = _BUILD[task](
-            record, reasoning=reasoning, shots=int(shots), fidelity=fidelity
-        )
+        system, user = _BUILD[task](record, reasoning=reasoning, shots=shots, fidelity=fidelity)
         docs.append(
             {
                 **record,
                 "system_prompt": system["content"],
                 "user_prompt": user["content"],
-                "merged": _flag(metadata, "merged"),
-                "skip_empty": _flag(metadata, "skip_empty"),
+                "merged": merged,
+                "skip_empty": skip_empty,
                 "dataset_revision": loaded.provenance["revision"],
             }
         )

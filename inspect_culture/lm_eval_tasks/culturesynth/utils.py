@@ -21,6 +21,7 @@ from inspect_culture.datasets_hub.culturesynth import LANGUAGES, load_culturesyn
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
 from inspect_culture.lm_eval_tasks.lm_eval_aggregation import aggregation_resolver
 from inspect_culture.lm_eval_tasks.lm_eval_judge import judge_batch, judge_settings_field
+from inspect_culture.scorers.choices import check_bool, check_int
 from inspect_culture.scorers.culturesynth_metrics import (
     culturesynth_metric_names,
     culturesynth_metrics,
@@ -41,25 +42,6 @@ METRIC_NAMES = culturesynth_metric_names()
 _FIELDS = ("id", "question", "answer", "language", "primary_topic", "secondary_topic")
 
 
-def _bool(metadata: dict[str, Any], key: str, default: bool) -> bool:
-    value = metadata.get(key, default)
-    if isinstance(value, str) and value.strip().lower() in {"true", "false"}:
-        value = value.strip().lower() == "true"
-    if not isinstance(value, bool):
-        raise ValueError(f"--metadata {key}={value!r}: allowed values are true, false")
-    return value
-
-
-def _int(metadata: dict[str, Any], key: str, default: int) -> int:
-    value = metadata.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        raise ValueError(f"--metadata {key}={value!r}: expected an integer")
-    try:
-        return int(value)
-    except ValueError:
-        raise ValueError(f"--metadata {key}={value!r}: expected an integer") from None
-
-
 def _records(language: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     loaded = load_culturesynth([language] if language else None)
     return [{k: r[k] for k in _FIELDS} for r in loaded.records], loaded.provenance
@@ -76,8 +58,8 @@ def load_judged_docs(language: str | None, /, **metadata: Any) -> dict[str, data
     """Every question with the baseline's answer; fails before generation without a judge or a
     baseline file. Questions the file lacks stay in, reported as n_missing_baseline."""
     judge_settings = judge_settings_field(metadata)
-    swap = _bool(metadata, "swap", True)
-    seed = _int(metadata, "seed", 0)
+    swap = check_bool("swap", metadata.get("swap", True))
+    seed = check_int("seed", metadata.get("seed", 0))
     source = metadata.get("baseline_responses")
     if not source:
         raise DatasetUnavailableError(
@@ -88,6 +70,8 @@ def load_judged_docs(language: str | None, /, **metadata: Any) -> dict[str, data
         )
     baseline = read_baseline_responses(source)
     records, provenance = _records(language)
+    if warning := baseline.dataset_warning(provenance.get("sha256")):
+        log.warning("culturesynth: %s", warning)
     missing = [r["id"] for r in records if r["id"] not in baseline.responses]
     if missing:
         log.warning(
@@ -166,13 +150,14 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, tuple]:
     reply = json.loads(results[0])
     if doc["baseline_answer"] is None:
-        judgement = PairJudgement(None, None, MISSING_BASELINE)
+        judgement = PairJudgement(None, None, MISSING_BASELINE)  # reported, never judged
     else:
         games = reply["games"]
         judgement = judge_games(
             [g["text"] for g in games], _positions(doc), [g["error"] for g in games]
         )
-    item = PairOutcome.from_judgement(judgement, doc["language"], doc["primary_topic"]).as_tuple()
+    outcome = PairOutcome.from_judgement(judgement, doc["language"], doc["primary_topic"])
+    item = (*outcome.as_tuple(), doc["seed"])  # the bootstrap is seeded like the order coin
     return {name: item for name in METRIC_NAMES}
 
 
@@ -180,6 +165,9 @@ def process_answers(doc: dict[str, Any], results: Sequence[str]) -> dict[str, fl
     return {"answered": float(bool((results[0] or "").strip()))}
 
 
-__getattr__ = aggregation_resolver(
-    METRIC_NAMES, lambda items: culturesynth_metrics([PairOutcome.from_tuple(i) for i in items])
-)
+def _compute(items: list[tuple]) -> dict[str, float]:
+    seed = items[0][5] if items else 0
+    return culturesynth_metrics([PairOutcome.from_tuple(i[:5]) for i in items], seed=seed)
+
+
+__getattr__ = aggregation_resolver(METRIC_NAMES, _compute)
