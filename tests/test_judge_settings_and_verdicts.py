@@ -56,3 +56,16 @@ def test_numeric_options_are_validated() -> None:
         resolve_judge_settings({"judge_model": "m", "judge_timeout": "soon"}, {})
     with pytest.raises(JudgeConfigError, match="at least 1"):
         resolve_judge_settings({"judge_model": "m", "judge_concurrency": 0}, {})
+
+
+def test_inspect_judge_caps_replies_like_lm_eval_unless_the_grader_says_otherwise() -> None:
+    from inspect_ai.model import GenerateConfig, get_model
+
+    from inspect_culture.inspect_judge import judge_config
+    from inspect_culture.scorers.judge.settings import JudgeSettings
+
+    default = judge_config(get_model("mockllm/model"))
+    assert default.max_tokens == JudgeSettings(model="m", base_url=None).max_tokens == 1024
+    assert default.temperature == 0.0 and default.seed is not None
+    thinking = judge_config(get_model("mockllm/model", config=GenerateConfig(max_tokens=8192)))
+    assert thinking.max_tokens == 8192 and thinking.temperature == 0.0

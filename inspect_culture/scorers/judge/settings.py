@@ -15,6 +15,8 @@ MODEL_ENV = "INSPECT_CULTURE_JUDGE_MODEL"
 BASE_URL_ENV = "INSPECT_CULTURE_JUDGE_BASE_URL"
 API_KEY_ENV = "INSPECT_CULTURE_JUDGE_API_KEY"
 DEFAULT_SEED = 20250101
+# Both harnesses cap judge replies alike, so a long (thinking) judge reply is cut the same way.
+DEFAULT_MAX_TOKENS = 1024
 
 
 class JudgeConfigError(ValueError):
@@ -28,7 +30,7 @@ class JudgeSettings:
     api_key: str = field(default="", repr=False)
     temperature: float = 0.0
     seed: int | None = DEFAULT_SEED
-    max_tokens: int = 1024
+    max_tokens: int = DEFAULT_MAX_TOKENS
     concurrency: int = 32
     timeout: float = 120.0
     max_retries: int = 5
