@@ -27,7 +27,11 @@ from inspect_culture.datasets_hub.baseline_responses import (
     BaselineResponses,
     read_baseline_responses,
 )
-from inspect_culture.datasets_hub.culturesynth import load_culturesynth
+from inspect_culture.datasets_hub.culturesynth import (
+    LANGUAGES,
+    load_culturesynth,
+    normalize_language,
+)
 from inspect_culture.inspect_errors import task_setup_errors
 from inspect_culture.inspect_judge import grader_model, judge_reply, require_grader
 from inspect_culture.inspect_messages import to_chat_messages
@@ -66,7 +70,13 @@ def _languages(language: str | None) -> list[str] | None:
     """None = all seven; a code, or a comma-separated list of codes."""
     if language is None or not str(language).strip():
         return None
-    return [part.strip() for part in str(language).split(",") if part.strip()]
+    parts = [part.strip() for part in str(language).split(",") if part.strip()]
+    if any(normalize_language(part) is None for part in parts):
+        raise ValueError(
+            f"language={language!r} is not supported; allowed values: {', '.join(LANGUAGES)} "
+            "(or a comma-separated list of them; none = all seven)"
+        )
+    return parts
 
 
 def _dataset(language: str | None, name: str) -> tuple[MemoryDataset, dict[str, Any]]:
