@@ -22,6 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from inspect_culture.datasets_hub.errors import DataValidationError
+from inspect_culture.datasets_hub.run_outputs import iter_lm_eval_samples
+
 INSPECT = "inspect"
 LM_EVAL = "lm-eval"
 BASELINE_ROLE = "baseline"
@@ -204,21 +207,9 @@ def _newest_per_task(runs: list[RunFile], report: Report) -> list[RunFile]:
 
 def samples_lines(path: Path) -> Iterable[tuple[str, dict[str, Any]]]:
     try:
-        content = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise RunsError(f"{path}: not UTF-8 text") from None
-    for number, text in enumerate(content.splitlines(), start=1):
-        if not text.strip():
-            continue
-        where = f"{path}, line {number}"
-        try:
-            line = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise RunsError(f"{where}: not JSON ({exc.msg})") from None
-        doc = line.get("doc") if isinstance(line, dict) else None
-        if not isinstance(doc, dict) or "id" not in doc:
-            raise RunsError(f"{where}: field 'doc.id' is missing")
-        yield where, line
+        yield from iter_lm_eval_samples(path)
+    except DataValidationError as exc:
+        raise RunsError(str(exc)) from None
 
 
 def lm_eval_results(run: RunFile) -> dict[str, Any] | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,12 +67,14 @@ def _response(line: dict[str, Any], where: str) -> str:
     raise DataValidationError(f"{where}: field 'filtered_resps' holds no text response")
 
 
-def read_lm_eval_samples(path: Path, id_field: str = "id") -> RunOutputs:
-    """Responses of one lm-eval samples file, keyed by `doc[id_field]`."""
-    raw = path.read_bytes()
-    responses: dict[str, str] = {}
-    docs: dict[str, dict[str, Any]] = {}
-    for number, text in enumerate(raw.decode("utf-8", errors="replace").splitlines(), start=1):
+def iter_lm_eval_samples(path: Path, id_field: str = "id") -> Iterator[tuple[str, dict[str, Any]]]:
+    """(where, line) for every sample line of an lm-eval samples file, each with `doc[id_field]`;
+    `where` names the file and line for error messages."""
+    try:
+        content = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise DataValidationError(f"{path}: not UTF-8 text") from None
+    for number, text in enumerate(content.splitlines(), start=1):
         if not text.strip():
             continue
         where = f"{path}, line {number}"
@@ -82,6 +85,15 @@ def read_lm_eval_samples(path: Path, id_field: str = "id") -> RunOutputs:
         doc = line.get("doc") if isinstance(line, dict) else None
         if not isinstance(doc, dict) or id_field not in doc:
             raise DataValidationError(f"{where}: field 'doc.{id_field}' is missing")
+        yield where, line
+
+
+def read_lm_eval_samples(path: Path, id_field: str = "id") -> RunOutputs:
+    """Responses of one lm-eval samples file, keyed by `doc[id_field]`."""
+    responses: dict[str, str] = {}
+    docs: dict[str, dict[str, Any]] = {}
+    for where, line in iter_lm_eval_samples(path, id_field):
+        doc = line["doc"]
         key = str(doc[id_field])
         if key in responses:
             raise DataValidationError(f"{where}: doc {id_field} {key!r} appears twice")
@@ -89,4 +101,4 @@ def read_lm_eval_samples(path: Path, id_field: str = "id") -> RunOutputs:
         docs[key] = doc
     if not responses:
         raise DataValidationError(f"{path}: no samples in the file")
-    return RunOutputs(responses, docs, path, hashlib.sha256(raw).hexdigest())
+    return RunOutputs(responses, docs, path, hashlib.sha256(path.read_bytes()).hexdigest())
