@@ -12,7 +12,6 @@ Absolute imports only: Inspect also loads this file by path.
 from __future__ import annotations
 
 import asyncio
-import logging
 import math
 from typing import Any
 
@@ -47,8 +46,6 @@ from inspect_culture.scorers.culturesynth_scoring import (
     game_prompts,
     judge_games,
 )
-
-log = logging.getLogger(__name__)
 
 BASELINE_ROLE = "baseline"
 # The paper states no decoding settings: greedy, so a baseline run is reproducible and
@@ -118,15 +115,8 @@ def culturesynth(
         self_grade = check_bool("self_grade", self_grade)
         dataset, provenance = _dataset(language, "culturesynth")
         baseline = read_baseline_responses(baseline_responses) if baseline_responses else None
-    if baseline and (warning := baseline.dataset_warning(provenance.get("sha256"))):
-        log.warning("culturesynth: %s", warning)
-    missing = [s.id for s in dataset if baseline and str(s.id) not in baseline.responses]
-    if missing:
-        log.warning(
-            "culturesynth: %d of %d questions have no answer in the baseline file %s; they are "
-            "reported as n_missing_baseline, not judged (first: %s)",
-            len(missing), len(dataset), baseline_responses, ", ".join(map(str, missing[:5])),
-        )  # fmt: skip
+    ids = [str(sample.id) for sample in dataset]
+    missing = baseline.check_questions(ids, provenance.get("sha256")) if baseline else []
     return Task(
         dataset=dataset,
         solver=[require_grader(self_grade), baseline_answer(baseline), generate()],

@@ -104,3 +104,16 @@ def test_dataset_mismatch_is_explained() -> None:
 def test_missing_file_says_how_to_make_one(tmp_path: Path) -> None:
     with pytest.raises(DatasetUnavailableError, match="culture-evals baseline export"):
         read_baseline_responses(tmp_path / "nope.json")
+
+
+def test_check_questions_reports_missing_answers_and_a_changed_dataset(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    baseline = BaselineResponses(model="m", responses={"a": "x"}, dataset_sha256="old")
+    with caplog.at_level("WARNING"):
+        missing = baseline.check_questions(["a", "b", "c"], "new")
+    assert missing == ["b", "c"]
+    assert "2 of 3 questions" in caplog.text and "(first: b, c)" in caplog.text
+    assert "old" in caplog.text and "new" in caplog.text
+    caplog.clear()
+    assert baseline.check_questions(["a"], "old") == [] and caplog.text == ""

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.validation import validate_record
+
+log = logging.getLogger(__name__)
 
 FORMAT = "inspect-culture/baseline-responses"
 FORMAT_VERSION = 1
@@ -58,6 +61,20 @@ class BaselineResponses:
             "baseline_answers": len(self.responses),
             "baseline_dataset_sha256": self.dataset_sha256,
         }
+
+    def check_questions(self, ids: list[str], dataset_sha256: str | None) -> list[str]:
+        """The ids this file has no answer for; logs them (count and first ids) and a dataset
+        mismatch, so a run never drops or judges such questions silently."""
+        if warning := self.dataset_warning(dataset_sha256):
+            log.warning("culturesynth: %s", warning)
+        missing = [i for i in ids if i not in self.responses]
+        if missing:
+            log.warning(
+                "culturesynth: %d of %d questions have no answer in the baseline file %s; they "
+                "are reported as n_missing_baseline, not judged (first: %s)",
+                len(missing), len(ids), self.path, ", ".join(missing[:5]),
+            )  # fmt: skip
+        return missing
 
     def dataset_warning(self, dataset_sha256: str | None) -> str | None:
         """Why the answers may not match these questions, or None."""

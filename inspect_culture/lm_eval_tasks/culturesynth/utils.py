@@ -10,7 +10,6 @@ baseline model to make that file.
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,7 +36,6 @@ from inspect_culture.scorers.culturesynth_scoring import (
     judge_games,
 )
 
-log = logging.getLogger(__name__)
 METRIC_NAMES = culturesynth_metric_names()
 _FIELDS = ("id", "question", "answer", "language", "primary_topic", "secondary_topic")
 
@@ -70,15 +68,7 @@ def load_judged_docs(language: str | None, /, **metadata: Any) -> dict[str, data
         )
     baseline = read_baseline_responses(source)
     records, provenance = _records(language)
-    if warning := baseline.dataset_warning(provenance.get("sha256")):
-        log.warning("culturesynth: %s", warning)
-    missing = [r["id"] for r in records if r["id"] not in baseline.responses]
-    if missing:
-        log.warning(
-            "culturesynth: %d of %d questions have no answer in the baseline file %s; they are "
-            "reported as n_missing_baseline, not judged (first: %s)",
-            len(missing), len(records), source, ", ".join(missing[:5]),
-        )  # fmt: skip
+    baseline.check_questions([r["id"] for r in records], provenance.get("sha256"))
     docs = [
         {
             **r,
