@@ -31,7 +31,12 @@ from inspect_culture.scorers.care_prompts import (
     judge_prompt,
 )
 from inspect_culture.scorers.care_scoring import judge_record
-from inspect_culture.scorers.choices import check_choice
+from inspect_culture.scorers.choices import check_bool, check_choice
+from inspect_culture.scorers.judge.constraints import (
+    care_rating_format,
+    check_constraint,
+    constraint_record,
+)
 
 # Paper App. B: temperature 0.7, top_p 1, max_tokens 1024.
 GENERATION = GenerateConfig(temperature=0.7, top_p=1.0, max_tokens=1024)
@@ -45,6 +50,7 @@ def care(
     judge_mapping: str = "paper",
     self_grade: bool = False,
     per_category: int | None = None,
+    judge_constraint: str = "none",
 ) -> Task:
     """CARE (Guo et al., EMNLP 2025).
 
@@ -54,8 +60,13 @@ def care(
         judge_mapping: paper (rubric by content, default) or upstream (by file name).
         self_grade: let the evaluated model judge itself when no grader role is bound.
         per_category: keep only the first N questions of each category (quick runs).
+        judge_constraint: none (the paper's protocol), or constrain the judge's decoding so
+            that every reply ends in "Rating: [[n]]": regex (vLLM), grammar (llama.cpp) or
+            json_schema (OpenAI-style); a documented deviation, for small local judges.
     """
     with task_setup_errors():
+        self_grade = check_bool("self_grade", self_grade)
+        judge_constraint = check_constraint(judge_constraint)
         check_choice("language", language, LANGUAGES)
         check_choice("prompting", prompting, PROMPTINGS)
         check_choice("judge_mapping", judge_mapping, JUDGE_MAPPINGS)
@@ -63,8 +74,11 @@ def care(
         records = first_per_category(loaded.records, per_category)
     return Task(
         dataset=MemoryDataset([_sample(r, prompting) for r in records], name=f"care_{language}"),
-        solver=[require_grader(self_grade), generate()],
-        scorer=care_judge(judge_mapping, self_grade),
+        solver=[
+            require_grader(self_grade, judge_constraint, care_rating_format()),
+            generate(),
+        ],
+        scorer=care_judge(judge_mapping, self_grade, judge_constraint),
         config=GENERATION,
         metadata={
             "benchmark": "CARE",
@@ -75,6 +89,7 @@ def care(
             "judge_prompt_version": JUDGE_PROMPT_VERSION,
             "dataset": loaded.provenance,
             "per_category": per_category,
+            **constraint_record(judge_constraint),
         },
     )
 
@@ -114,8 +129,11 @@ def care_breakdown() -> Metric:
 
 
 @scorer(metrics=[care_breakdown()])
-def care_judge(judge_mapping: str = "paper", self_grade: bool = False) -> Scorer:
+def care_judge(
+    judge_mapping: str = "paper", self_grade: bool = False, judge_constraint: str = "none"
+) -> Scorer:
     check_choice("judge_mapping", judge_mapping, JUDGE_MAPPINGS)
+    judge_constraint = check_constraint(judge_constraint)
 
     async def score(state: TaskState, target: Target) -> Score:
         grader = grader_model(self_grade)
@@ -123,7 +141,9 @@ def care_judge(judge_mapping: str = "paper", self_grade: bool = False) -> Scorer
         prompt = judge_prompt(
             meta["category"], meta["question"], target.text, state.output.completion, judge_mapping
         )
-        judge_text, error = await judge_reply(grader, prompt)
+        judge_text, error = await judge_reply(
+            grader, prompt, care_rating_format(), judge_constraint
+        )
         judged = judge_record(judge_text, error)
         details = {
             "category": meta["category"],
@@ -131,6 +151,7 @@ def care_judge(judge_mapping: str = "paper", self_grade: bool = False) -> Scorer
             "judge_model": str(grader),
             "judge_mapping": judge_mapping,
             **judged.provenance,
+            **constraint_record(judge_constraint),
         }
         if judged.rating is None:
             return Score.unscored(reason=judged.reason, explanation=judge_text, metadata=details)

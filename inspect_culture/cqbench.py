@@ -56,6 +56,11 @@ from inspect_culture.scorers.cqbench_scoring import (
     ve_prediction,
     ve_value_scores,
 )
+from inspect_culture.scorers.judge.constraints import (
+    check_constraint,
+    constraint_record,
+    ve_scores_format,
+)
 
 # Upstream samples open models at temperature 0.8 with up to 4096 new tokens (the paper is
 # silent); reasoning answers need the room.
@@ -238,17 +243,23 @@ def cqbench_vs_scorer() -> Scorer:
 
 
 @task
-def cqbench_ve(setting: str = "random", self_grade: bool = False) -> Task:
+def cqbench_ve(
+    setting: str = "random", self_grade: bool = False, judge_constraint: str = "none"
+) -> Task:
     """Value extraction: summarize the story's themes, then list its values (two generations,
     as upstream); a judge scores each gold value 1 / 0.5 / 0 against the extracted values.
 
     Args:
         setting: random, political, social, religious or ethical.
         self_grade: let the evaluated model judge itself when no grader role is bound.
+        judge_constraint: none (the paper's protocol), or constrain the judge's decoding so
+            that every reply ends in its `[Final answer]:` block: regex (vLLM), grammar
+            (llama.cpp) or json_schema (OpenAI-style); a documented deviation.
     """
     with task_setup_errors():
         check_choice("setting", setting, VS_SETTINGS)
         self_grade = check_bool("self_grade", self_grade)
+        judge_constraint = check_constraint(judge_constraint)
         loaded = load_cqbench("original", setting)
     samples = [
         _sample(
@@ -261,14 +272,15 @@ def cqbench_ve(setting: str = "random", self_grade: bool = False) -> Task:
     ]
     return Task(
         dataset=MemoryDataset(samples, name=f"cqbench_ve_{setting}"),
-        solver=[require_grader(self_grade), ve_two_step()],
-        scorer=cqbench_ve_judge(self_grade),
+        solver=[require_grader(self_grade, judge_constraint, ve_scores_format(2)), ve_two_step()],
+        scorer=cqbench_ve_judge(self_grade, judge_constraint),
         config=GENERATION,
         metadata=_task_metadata(
             loaded,
             task="ve",
             setting=setting,
             stories_without_gold=len(loaded.records) - len(samples),
+            **constraint_record(judge_constraint),
         ),
     )
 
@@ -303,12 +315,16 @@ def ve_breakdown() -> Metric:
 
 
 @scorer(metrics=[ve_breakdown()])
-def cqbench_ve_judge(self_grade: bool = False) -> Scorer:
+def cqbench_ve_judge(self_grade: bool = False, judge_constraint: str = "none") -> Scorer:
+    judge_constraint = check_constraint(judge_constraint)
+
     async def score(state: TaskState, target: Target) -> Score:
         grader = grader_model(self_grade)
         gold = state.metadata["gold_values"]
         prediction = ve_prediction(state.output.completion)
-        reply, error = await judge_reply(grader, ve_judge_prompt(prediction, gold))
+        reply, error = await judge_reply(
+            grader, ve_judge_prompt(prediction, gold), ve_scores_format(len(gold)), judge_constraint
+        )
         values = ve_value_scores(reply, error, len(gold))
         details = {
             "category": state.metadata["category"],
@@ -316,6 +332,7 @@ def cqbench_ve_judge(self_grade: bool = False) -> Scorer:
             "prediction": prediction,
             "judge_model": str(grader),
             "prompt_version": PROMPT_VERSION,
+            **constraint_record(judge_constraint),
         }
         scored = [v for v in values if v is not None]
         if not scored:

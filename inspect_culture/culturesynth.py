@@ -46,6 +46,11 @@ from inspect_culture.scorers.culturesynth_scoring import (
     game_prompts,
     judge_games,
 )
+from inspect_culture.scorers.judge.constraints import (
+    check_constraint,
+    constraint_record,
+    pairwise_verdict_format,
+)
 
 BASELINE_ROLE = "baseline"
 # The paper states no decoding settings: greedy, so a baseline run is reproducible and
@@ -99,6 +104,7 @@ def culturesynth(
     baseline_responses: str | None = None,
     seed: int = 0,
     self_grade: bool = False,
+    judge_constraint: str = "none",
 ) -> Task:
     """CultureSynth-7 (Zhang et al., Findings of EMNLP 2025).
 
@@ -108,9 +114,13 @@ def culturesynth(
         baseline_responses: baseline answers file; else the `baseline` model role answers.
         seed: seed of the answer-order coin (swap=False) and of the bootstrap.
         self_grade: let the evaluated model judge itself when no grader role is bound.
+        judge_constraint: none (the paper's protocol), or constrain the judge's decoding so
+            that every reply ends in [[A]], [[B]] or [[C]]: regex (vLLM), grammar (llama.cpp)
+            or json_schema (OpenAI-style); a documented deviation.
     """
     with task_setup_errors():
         swap = check_bool("swap", swap)
+        judge_constraint = check_constraint(judge_constraint)
         seed = check_int("seed", seed)
         self_grade = check_bool("self_grade", self_grade)
         dataset, provenance = _dataset(language, "culturesynth")
@@ -119,8 +129,14 @@ def culturesynth(
     missing = baseline.check_questions(ids, provenance.get("sha256")) if baseline else []
     return Task(
         dataset=dataset,
-        solver=[require_grader(self_grade), baseline_answer(baseline), generate()],
-        scorer=culturesynth_judge(swap=swap, seed=seed, self_grade=self_grade),
+        solver=[
+            require_grader(self_grade, judge_constraint, pairwise_verdict_format()),
+            baseline_answer(baseline),
+            generate(),
+        ],
+        scorer=culturesynth_judge(
+            swap=swap, seed=seed, self_grade=self_grade, judge_constraint=judge_constraint
+        ),
         metrics=[culturesynth_breakdown(seed)],  # the bootstrap seeded like the order coin
         config=GENERATION,
         metadata={
@@ -133,6 +149,7 @@ def culturesynth(
             "dataset": provenance,
             **(baseline.provenance() if baseline else {"baseline_model_role": BASELINE_ROLE}),
             "questions_without_baseline": missing,
+            **constraint_record(judge_constraint),
         },
     )
 
@@ -195,7 +212,12 @@ def culturesynth_breakdown(seed: int = 0) -> Metric:
 
 
 @scorer(metrics=[culturesynth_breakdown()])
-def culturesynth_judge(swap: bool = True, seed: int = 0, self_grade: bool = False) -> Scorer:
+def culturesynth_judge(
+    swap: bool = True, seed: int = 0, self_grade: bool = False, judge_constraint: str = "none"
+) -> Scorer:
+    judge_constraint = check_constraint(judge_constraint)
+    fmt = pairwise_verdict_format()
+
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata
         baseline = meta.get("baseline_answer")
@@ -210,7 +232,7 @@ def culturesynth_judge(swap: bool = True, seed: int = 0, self_grade: bool = Fals
                 meta["question"], target.text, state.output.completion, baseline, positions
             )
             results = await asyncio.gather(
-                *(judge_reply(grader, to_chat_messages(p)) for p in prompts)
+                *(judge_reply(grader, to_chat_messages(p), fmt, judge_constraint) for p in prompts)
             )
             replies = [reply for reply, _ in results]
             judgement = judge_games(replies, positions, [error for _, error in results])
@@ -223,6 +245,7 @@ def culturesynth_judge(swap: bool = True, seed: int = 0, self_grade: bool = Fals
             "baseline_model": meta.get("baseline_model"),
             "baseline_answer": baseline,
             **judgement.provenance,
+            **constraint_record(judge_constraint),
         }
         if judgement.outcome is None:
             details["unscored_reason"] = judgement.reason

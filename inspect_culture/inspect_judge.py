@@ -3,17 +3,31 @@ transcripts, token usage and Inspect's cache apply to judge calls."""
 
 from __future__ import annotations
 
+import asyncio
+
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import (
     CachePolicy,
     ChatMessage,
+    ChatMessageUser,
     GenerateConfig,
     Model,
+    ResponseSchema,
     get_model,
     model_roles,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import JSONSchema
 
+from inspect_culture.scorers.judge.constraints import (
+    PROBE_MESSAGES,
+    SCHEMA_NAME,
+    JudgeConstraintError,
+    VerdictFormat,
+    probe_failure,
+    reply_text,
+    request_fields,
+)
 from inspect_culture.scorers.judge.settings import DEFAULT_MAX_TOKENS, DEFAULT_SEED
 
 GRADER_ROLE = "grader"
@@ -27,6 +41,9 @@ NO_GRADER = (
     "--model-role grader=vllm/Qwen/Qwen2.5-72B-Instruct), or pass -T self_grade=true to let the "
     "evaluated model judge itself."
 )
+# Constraint probes of this process, per event loop, grader and format: every sample awaits the
+# one probe, so none generates before the judge is known to apply the constraint.
+_PROBES: dict[tuple[int, str, str, str, str], asyncio.Future[str | None]] = {}
 
 
 def grader_model(self_grade: bool) -> Model:
@@ -39,32 +56,86 @@ def grader_model(self_grade: bool) -> Model:
 
 
 @solver
-def require_grader(self_grade: bool = False) -> Solver:
-    """First solver of a judged task: fails before any generation when no judge is bound."""
+def require_grader(
+    self_grade: bool = False,
+    judge_constraint: str = "none",
+    verdict_format: VerdictFormat | None = None,
+) -> Solver:
+    """First solver of a judged task: fails before any generation when no judge is bound, or
+    when the judge does not apply the verdict constraint asked for."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        grader_model(self_grade)
+        grader = grader_model(self_grade)
+        if judge_constraint != "none" and verdict_format is not None:
+            await _check_constraint_applied(grader, judge_constraint, verdict_format)
         return state
 
     return solve
 
 
-def judge_config(grader: Model) -> GenerateConfig:
+async def _check_constraint_applied(grader: Model, constraint: str, fmt: VerdictFormat) -> None:
+    loop = asyncio.get_running_loop()
+    key = (id(loop), str(grader), str(grader.api.base_url), constraint, fmt.name)
+    probe = _PROBES.get(key)
+    if probe is None or probe.get_loop() is not loop:
+        probe = _PROBES[key] = loop.create_task(_probe(grader, constraint, fmt))
+    failure = await asyncio.shield(probe)
+    if failure:
+        raise PrerequisiteError(failure)
+
+
+async def _probe(grader: Model, constraint: str, fmt: VerdictFormat) -> str | None:
+    try:
+        config = judge_config(grader, fmt, constraint)
+    except JudgeConstraintError as exc:
+        return str(exc)
+    messages: list[ChatMessage] = [ChatMessageUser(content=m["content"]) for m in PROBE_MESSAGES]
+    try:
+        output = await grader.generate(messages, config=config, cache=False)
+        reply, error = output.completion, output.error
+    except Exception as exc:  # noqa: BLE001 - reported as the reason to stop
+        reply, error = None, f"{type(exc).__name__}: {exc}"
+    max_tokens = config.max_tokens or DEFAULT_MAX_TOKENS
+    return probe_failure(fmt, constraint, max_tokens, reply, error, f"{grader}")
+
+
+def judge_config(
+    grader: Model, verdict_format: VerdictFormat | None = None, constraint: str = "none"
+) -> GenerateConfig:
     """Temperature 0 and a fixed seed always; the reply cap from the grader's own config when it
-    sets one (a thinking judge needs more than the default)."""
-    if grader.config.max_tokens is None:
-        return JUDGE_CONFIG
-    return JUDGE_CONFIG.merge(GenerateConfig(max_tokens=grader.config.max_tokens))
+    sets one (a thinking judge needs more than the default); the verdict constraint if asked."""
+    config = JUDGE_CONFIG
+    if grader.config.max_tokens is not None:
+        config = config.merge(GenerateConfig(max_tokens=grader.config.max_tokens))
+    if constraint == "none" or verdict_format is None:
+        return config
+    max_tokens = config.max_tokens or DEFAULT_MAX_TOKENS
+    fields = request_fields(verdict_format, constraint, max_tokens)
+    if "response_format" in fields:
+        spec = fields["response_format"]["json_schema"]
+        schema = ResponseSchema(
+            name=SCHEMA_NAME,
+            json_schema=JSONSchema.model_validate(spec["schema"]),
+            strict=spec["strict"],
+        )
+        return config.merge(GenerateConfig(response_schema=schema))
+    return config.merge(GenerateConfig(extra_body=fields["extra_body"]))
 
 
 async def judge_reply(
-    grader: Model, prompt: str | list[ChatMessage]
+    grader: Model,
+    prompt: str | list[ChatMessage],
+    verdict_format: VerdictFormat | None = None,
+    constraint: str = "none",
 ) -> tuple[str | None, str | None]:
     """(reply, error) of one judge call with the judge's config and cache. A call that fails
     after Inspect's own retries becomes an error reason, so the sample is unscored and the run
-    goes on."""
+    goes on. A constrained JSON reply comes back in the paper's format."""
     try:
-        output = await grader.generate(prompt, config=judge_config(grader), cache=JUDGE_CACHE)
+        config = judge_config(grader, verdict_format, constraint)
+        output = await grader.generate(prompt, config=config, cache=JUDGE_CACHE)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
         return None, f"judge call failed: {type(exc).__name__}: {exc}"
+    if verdict_format is not None and constraint != "none":
+        return reply_text(verdict_format, constraint, output.completion), output.error
     return output.completion, output.error

@@ -31,6 +31,7 @@ from inspect_culture.scorers.care_prompts import (
 )
 from inspect_culture.scorers.care_scoring import judge_record
 from inspect_culture.scorers.choices import check_choice
+from inspect_culture.scorers.judge.constraints import care_rating_format
 from inspect_culture.scorers.judge.verdicts import RATING_PARSER_VERSION
 
 METRIC_NAMES = care_metric_names()
@@ -45,7 +46,8 @@ def load_docs(language: str, prompting: str, /, **metadata: Any) -> dict[str, da
         if metadata.get(key, fixed) != fixed:
             raise ValueError(f"{key} is fixed per task; run the matching care_* task instead")
     mapping = check_choice("judge_mapping", metadata.get("judge_mapping", "paper"), JUDGE_MAPPINGS)
-    judge_settings = judge_settings_field(metadata)  # fails here, before generation, if unset
+    # fails here, before generation, if unset (or if the judge ignores a verdict constraint)
+    judge_settings = judge_settings_field(metadata, care_rating_format())
     loaded = load_care(language)
     docs = []
     for record in first_per_category(loaded.records, metadata.get("per_category")):
@@ -90,7 +92,7 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
         )
         for resp, doc in zip(resps, docs, strict=True)
     ]
-    settings, results = judge_batch(prompts, docs)
+    settings, results = judge_batch(prompts, docs, [care_rating_format()] * len(prompts))
     return [
         judged_reply(
             settings,

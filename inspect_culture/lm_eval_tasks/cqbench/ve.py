@@ -38,6 +38,7 @@ from inspect_culture.scorers.cqbench_prompts import (
     ve_summary_messages,
 )
 from inspect_culture.scorers.cqbench_scoring import ve_prediction, ve_value_scores
+from inspect_culture.scorers.judge.constraints import ve_scores_format
 
 log = logging.getLogger(__name__)
 SETTINGS = tuple(c for c in CATEGORIES if c != "multiple")
@@ -85,7 +86,8 @@ def _summaries(setting: str, metadata: dict[str, Any]):
 
 def load_extraction_docs(setting: str, /, **metadata: Any) -> dict[str, datasets.Dataset]:
     """Step 2: one doc per story that has a step-1 summary; the others are counted and logged."""
-    judge_settings = judge_settings_field(metadata)  # fails here, before generation, if unset
+    # fails here, before generation, if unset (or if the judge ignores a verdict constraint)
+    judge_settings = judge_settings_field(metadata, ve_scores_format(2))
     summaries = _summaries(setting, metadata)
     records, revision = _stories(setting)
     with_summary = [r for r in records if r["id"] in summaries.responses]
@@ -148,7 +150,8 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
         ve_judge_prompt(ve_prediction(resp), doc["gold_values"])
         for resp, doc in zip(resps, docs, strict=True)
     ]
-    settings, results = judge_batch(prompts, docs)
+    formats = [ve_scores_format(len(doc["gold_values"])) for doc in docs]
+    settings, results = judge_batch(prompts, docs, formats)
     return [judged_reply(settings, r, prompt_version=PROMPT_VERSION) for r in results]
 
 

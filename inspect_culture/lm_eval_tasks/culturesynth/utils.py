@@ -35,6 +35,7 @@ from inspect_culture.scorers.culturesynth_scoring import (
     game_prompts,
     judge_games,
 )
+from inspect_culture.scorers.judge.constraints import constraint_record, pairwise_verdict_format
 
 METRIC_NAMES = culturesynth_metric_names()
 _FIELDS = ("id", "question", "answer", "language", "primary_topic", "secondary_topic")
@@ -55,7 +56,7 @@ def load_answer_docs(language: str | None, /, **metadata: Any) -> dict[str, data
 def load_judged_docs(language: str | None, /, **metadata: Any) -> dict[str, datasets.Dataset]:
     """Every question with the baseline's answer; fails before generation without a judge or a
     baseline file. Questions the file lacks stay in, reported as n_missing_baseline."""
-    judge_settings = judge_settings_field(metadata)
+    judge_settings = judge_settings_field(metadata, pairwise_verdict_format())
     swap = check_bool("swap", metadata.get("swap", True))
     seed = check_int("seed", metadata.get("seed", 0))
     source = metadata.get("baseline_responses")
@@ -118,7 +119,8 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
         else []
         for resp, doc in zip(resps, docs, strict=True)
     ]  # fmt: skip
-    settings, results = judge_batch([p for doc_games in games for p in doc_games], docs)
+    prompts = [p for doc_games in games for p in doc_games]
+    settings, results = judge_batch(prompts, docs, [pairwise_verdict_format()] * len(prompts))
     replies, start = [], 0
     for doc_games in games:
         mine = results[start : start + len(doc_games)]
@@ -129,6 +131,7 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
                     "judge_model": settings.model,
                     "judge_prompt_version": JUDGE_PROMPT_VERSION,
                     "pairwise_parser_version": PAIRWISE_PARSER_VERSION,
+                    **constraint_record(settings.constraint),
                     "games": [{"text": r.text, "error": r.error, "cached": r.cached} for r in mine],
                 },
                 ensure_ascii=False,

@@ -16,6 +16,13 @@ from typing import Any
 import openai
 
 from inspect_culture.scorers.judge.cache import JudgeCache, cache_key
+from inspect_culture.scorers.judge.constraints import (
+    PROBE_MESSAGES,
+    VerdictFormat,
+    probe_failure,
+    reply_text,
+    request_fields,
+)
 from inspect_culture.scorers.judge.settings import JudgeSettings
 
 Messages = Sequence[Mapping[str, str]]
@@ -37,9 +44,25 @@ def _retryable(exc: Exception) -> bool:
     return False
 
 
+def _run_sync(make: Any) -> Any:
+    """Run a coroutine from synchronous code, also when an event loop is already running."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    out: list[Any] = []
+    worker = threading.Thread(target=lambda: out.append(asyncio.run(make())))
+    worker.start()
+    worker.join()
+    return out[0]
+
+
 def _describe(exc: Exception) -> str:
     if isinstance(exc, openai.APIStatusError):
-        return f"HTTP {exc.status_code}: {type(exc).__name__}"
+        described = f"HTTP {exc.status_code}: {type(exc).__name__}"
+        if exc.status_code in (400, 422):  # a rejected request says why (never 401/403 bodies)
+            described += f" ({str(exc.message)[:300]})"
+        return described
     return type(exc).__name__
 
 
@@ -74,44 +97,69 @@ class OpenAICompatibleJudge:
             self.settings.generation_settings(),
         )
 
-    async def judge_all(self, batch: Sequence[Messages]) -> list[JudgeResult]:
-        """Judge every message list, at most `settings.concurrency` at a time, in input order."""
+    def _readable(self, result: JudgeResult, fmt: VerdictFormat | None) -> JudgeResult:
+        """A constrained JSON reply in the paper's format (the cache keeps the raw reply)."""
+        if fmt is None or result.text is None:
+            return result
+        text = reply_text(fmt, self.settings.constraint, result.text)
+        return JudgeResult(text, result.error, result.cached)
+
+    async def judge_all(
+        self, batch: Sequence[Messages], formats: Sequence[VerdictFormat] | None = None
+    ) -> list[JudgeResult]:
+        """Judge every message list, at most `settings.concurrency` at a time, in input order.
+        `formats` (one per message list) are the verdict formats the constraint enforces."""
         semaphore = asyncio.Semaphore(self.settings.concurrency)
+        constrained = self.settings.constraint != "none"
+        if constrained and (formats is None or len(formats) != len(batch)):
+            raise ValueError("a constrained judge needs one verdict format per request")
         async with self._client() as client:
 
-            async def one(messages: Messages) -> JudgeResult:
+            async def one(messages: Messages, fmt: VerdictFormat | None) -> JudgeResult:
                 key = self._key(messages)
                 if self.cache is not None and (hit := self.cache.get(key)) is not None:
-                    return JudgeResult(hit, cached=True)
+                    return self._readable(JudgeResult(hit, cached=True), fmt)
                 async with semaphore:
-                    result = await self._call_with_retries(client, messages)
+                    result = await self._call_with_retries(client, messages, fmt)
                 if result.text is not None and self.cache is not None:
                     self.cache.put(key, result.text)
-                return result
+                return self._readable(result, fmt)
 
-            return list(await asyncio.gather(*(one(m) for m in batch)))
+            fmts = list(formats) if constrained and formats else [None] * len(batch)
+            return list(await asyncio.gather(*(one(m, f) for m, f in zip(batch, fmts))))
 
-    def judge_all_sync(self, batch: Sequence[Messages]) -> list[JudgeResult]:
+    def judge_all_sync(
+        self, batch: Sequence[Messages], formats: Sequence[VerdictFormat] | None = None
+    ) -> list[JudgeResult]:
         """For synchronous callers (lm-eval filters); safe inside a running event loop too."""
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(self.judge_all(batch))
-        results: list[JudgeResult] = []
-        worker = threading.Thread(target=lambda: results.extend(asyncio.run(self.judge_all(batch))))
-        worker.start()
-        worker.join()
-        return results
+        return _run_sync(lambda: self.judge_all(batch, formats))
+
+    async def probe(self, fmt: VerdictFormat) -> str | None:
+        """Check, with one uncached call, that the judge applies the constraint; None if it
+        does, else the message to stop with."""
+        async with self._client() as client:
+            result = await self._call_with_retries(client, PROBE_MESSAGES, fmt)
+        return probe_failure(
+            fmt,
+            self.settings.constraint,
+            self.settings.max_tokens,
+            result.text,
+            result.error,
+            f"{self.settings.model!r} at {self.settings.base_url or 'the default OpenAI endpoint'}",
+        )
+
+    def probe_sync(self, fmt: VerdictFormat) -> str | None:
+        return _run_sync(lambda: self.probe(fmt))
 
     async def _call_with_retries(
-        self, client: openai.AsyncOpenAI, messages: Messages
+        self, client: openai.AsyncOpenAI, messages: Messages, fmt: VerdictFormat | None = None
     ) -> JudgeResult:
         error = "no attempt"
         for attempt in range(self.settings.max_retries + 1):
             try:
                 self.calls += 1
                 text = await asyncio.wait_for(
-                    self._request(client, messages), timeout=self.settings.timeout
+                    self._request(client, messages, fmt), timeout=self.settings.timeout
                 )
             except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
                 error = _describe(exc)
@@ -125,10 +173,14 @@ class OpenAICompatibleJudge:
             return JudgeResult(text)
         return JudgeResult(None, error=f"judge call failed after {attempt + 1} attempt(s): {error}")
 
-    async def _request(self, client: openai.AsyncOpenAI, messages: Messages) -> str | None:
+    async def _request(
+        self, client: openai.AsyncOpenAI, messages: Messages, fmt: VerdictFormat | None = None
+    ) -> str | None:
         extra: dict[str, Any] = {}
         if self.settings.seed is not None:
             extra["seed"] = self.settings.seed
+        if fmt is not None:
+            extra.update(request_fields(fmt, self.settings.constraint, self.settings.max_tokens))
         response = await client.chat.completions.create(
             model=self.settings.model,
             messages=[dict(m) for m in messages],  # type: ignore[misc]

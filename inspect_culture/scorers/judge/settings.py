@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspect_culture.scorers.judge.constraints import JudgeConstraintError, check_constraint
+
 MODEL_ENV = "INSPECT_CULTURE_JUDGE_MODEL"
 BASE_URL_ENV = "INSPECT_CULTURE_JUDGE_BASE_URL"
 API_KEY_ENV = "INSPECT_CULTURE_JUDGE_API_KEY"
@@ -34,14 +36,19 @@ class JudgeSettings:
     concurrency: int = 32
     timeout: float = 120.0
     max_retries: int = 5
+    constraint: str = "none"  # constrained decoding of the verdict (constraints.py)
 
     def generation_settings(self) -> dict[str, Any]:
-        """What the cache key and the result records include (never the key)."""
-        return {
+        """What the cache key and the result records include (never the key). The constraint
+        only when on, so unconstrained verdicts cached before it existed still hit."""
+        settings: dict[str, Any] = {
             "temperature": self.temperature,
             "seed": self.seed,
             "max_tokens": self.max_tokens,
         }
+        if self.constraint != "none":
+            settings["constraint"] = self.constraint
+        return settings
 
     def public(self) -> dict[str, Any]:
         return {"judge_model": self.model, "judge_base_url": self.base_url}
@@ -83,6 +90,10 @@ def resolve_judge_settings(
                 raise JudgeConfigError(f"{key}={metadata[key]!r} must be a number") from None
     if options.get("concurrency", 1) < 1:
         raise JudgeConfigError("judge_concurrency must be at least 1")
+    try:
+        options["constraint"] = check_constraint(metadata.get("judge_constraint"))
+    except JudgeConstraintError as exc:
+        raise JudgeConfigError(str(exc)) from None
     return JudgeSettings(
         model=str(model),
         base_url=metadata.get("judge_base_url") or env.get(BASE_URL_ENV) or None,
