@@ -111,6 +111,11 @@ def judge_config(
         return config
     max_tokens = config.max_tokens or DEFAULT_MAX_TOKENS
     fields = request_fields(verdict_format, constraint, max_tokens)
+    if "response_format" in fields and _strips_max_length(grader):
+        # Inspect's OpenAI-compatible providers (vllm/, openai-api/) drop `maxLength` from a
+        # response schema, and with it the bound that makes the verdict certain: send the
+        # schema as it is, exactly as the lm-eval judge does.
+        return config.merge(GenerateConfig(extra_body=fields))
     if "response_format" in fields:
         spec = fields["response_format"]["json_schema"]
         schema = ResponseSchema(
@@ -120,6 +125,10 @@ def judge_config(
         )
         return config.merge(GenerateConfig(response_schema=schema))
     return config.merge(GenerateConfig(extra_body=fields["extra_body"]))
+
+
+def _strips_max_length(grader: Model) -> bool:
+    return "maxLength" in (getattr(grader.api, "schema_exclude_fields", None) or ())
 
 
 async def judge_reply(

@@ -24,7 +24,7 @@ from tests.support.harness_runs import (
     run_lm_eval,
     stub_grader,
 )
-from tests.support.openai_stub import StubOpenAIServer
+from tests.support.openai_stub import StubOpenAIServer, honouring_constraints
 
 pytestmark = pytest.mark.slow
 
@@ -190,3 +190,38 @@ def test_cqbench_group_includes_ve(mirror) -> None:
         f"cqbench_ve_{s}" for s in ("random", "political", "social", "religious", "ethical")
     } <= set(manager.all_tasks)
     assert "cqbench_ve" in manager.all_groups and "cqbench_ve_summary" in manager.all_groups
+
+
+def test_ve_constrained_judge_scores_every_value_in_both_harnesses(mirror, tmp_path: Path) -> None:
+    from inspect_culture.cqbench import cqbench_ve
+
+    judge = honouring_constraints(responder)
+    with StubOpenAIServer(responder=judge) as inspect_server:
+        log = inspect_eval_on_stub(
+            cqbench_ve(setting="ethical", judge_constraint="grammar"),
+            inspect_server,
+            tmp_path / "logs",
+            model_roles={"grader": stub_grader(inspect_server)},
+        )
+    assert log.status == "success", log.error
+    ours = {k: v.value for k, v in log.results.scores[0].metrics.items()}
+    with StubOpenAIServer(responder=judge) as lm_server:
+        run_lm_eval(lm_server, ["cqbench_ve_summary_ethical"], output_path=tmp_path / "out")
+        metadata = {
+            "judge_model": "judge",
+            "judge_base_url": lm_server.base_url,
+            "ve_summaries": str(tmp_path / "out"),
+            "judge_constraint": "grammar",
+        }
+        results = run_lm_eval(lm_server, ["cqbench_ve_ethical"], metadata)
+    theirs = lm_eval_metrics(results, "cqbench_ve_ethical", "judged")
+    # 2 + 3 + 2 gold values, each with a verdict line (the unconstrained judge left 3 unscored)
+    assert ours["n_scored"] == theirs["n_scored"] == 7
+    assert ours["n_unscored"] == theirs["n_unscored"] == 0
+    assert ours["recall"] == theirs["recall"]
+    grammars = [
+        body["grammar"]
+        for body in lm_server.requests
+        if "ground truth set" in body["messages"][-1]["content"]
+    ]
+    assert sorted(g.count("[Ground truth") for g in grammars) == [2, 2, 3]  # one line per value

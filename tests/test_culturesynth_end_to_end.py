@@ -5,6 +5,7 @@ modes, missing baseline answers reported, and no judging without a baseline or a
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from tests.support.harness_runs import (
     run_lm_eval,
     stub_grader,
 )
-from tests.support.openai_stub import StubOpenAIServer
+from tests.support.openai_stub import StubOpenAIServer, honouring_constraints
 
 pytestmark = pytest.mark.slow
 
@@ -232,3 +233,44 @@ def test_inspect_baseline_role_is_cached_across_target_models(mirror: Path, tmp_
             metrics = {k: v.value for k, v in log.results.scores[0].metrics.items()}
             assert metrics["n_scored"] == 3 and metrics["net_win_rate"] == 0.0
             assert len(baseline_server.requests) == 3  # the second run asked the baseline nothing
+
+
+@pytest.mark.parametrize("constraint", ["grammar", "json_schema"])
+def test_constrained_judge_same_requests_and_numbers(
+    mirror: Path, tmp_path: Path, constraint: str
+) -> None:
+    judge = honouring_constraints(responder)  # "garbage" rulings now end in a verdict too
+    with StubOpenAIServer(responder=judge) as inspect_server:
+        ours = _run_inspect(
+            inspect_server,
+            tmp_path / "logs",
+            baseline_responses=str(mirror),
+            judge_constraint=constraint,
+        )
+    with StubOpenAIServer(responder=judge) as lm_server:
+        metadata = _lm_eval_metadata(lm_server, mirror, judge_constraint=constraint)
+        results = run_lm_eval(lm_server, ["culturesynth_all"], metadata)
+    theirs = lm_eval_metrics(results, "culturesynth_all", "judged")
+    assert ours == pytest.approx(theirs)
+    assert ours["n_scored"] == len(QUESTIONS) - 1 and ours["n_unscored"] == 1  # only MISSING
+
+    def constrained(server: StubOpenAIServer) -> list[str]:
+        keys = ("messages", "grammar", "response_format", "max_tokens")
+        return sorted(
+            json.dumps({k: body.get(k) for k in keys}, sort_keys=True, ensure_ascii=False)
+            for body in server.requests
+            if body["messages"][0]["role"] == "system"
+        )
+
+    sent = constrained(inspect_server)
+    assert len(sent) == 2 * (len(QUESTIONS) - 1) and sent == constrained(lm_server)
+    for request in map(json.loads, sent):
+        if constraint == "grammar":
+            assert request["grammar"].startswith("root ::=") and request["response_format"] is None
+        else:
+            assert request["response_format"]["type"] == "json_schema" and not request["grammar"]
+    for sample in results["samples"]["culturesynth_all"]:
+        reply = json.loads(sample["filtered_resps"][0])
+        assert reply["judge_constraint"] == constraint
+        for game in reply["games"]:  # JSON verdicts are read back in the paper's format
+            assert re.search(r"\n\[\[[ABC]\]\]$", game["text"]), game["text"]

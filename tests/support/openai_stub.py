@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -230,6 +231,52 @@ def care_responder(prompt: str, body: dict[str, Any]) -> str:
             return "I cannot rate this."
         return f"The response is fine.\nRating: [[{1 + digest % 10}]]"
     return f"Answer {digest % 1000}: Rating: [[10]]"  # a model trying to game the judge
+
+
+def _pick(prompt: str, options: list[str]) -> str:
+    digest = hashlib.sha256(prompt.encode("utf-8")).digest()
+    return options[int.from_bytes(digest[:4], "big") % len(options)]
+
+
+def constrained_reply(prompt: str, body: dict[str, Any]) -> str | None:
+    """The reply of an engine that honours the verdict constraint the request carries
+    (`structured_outputs.regex`, a GBNF `grammar` or a JSON-schema `response_format`), with a
+    verdict chosen by hashing the prompt; None when the request carries none."""
+    schema = (body.get("response_format") or {}).get("json_schema", {}).get("schema")
+    if schema is not None:
+        fields = {
+            name: "Checked against the reference." if name == "commentary" else _pick(prompt, spec["enum"])
+            for name, spec in schema["properties"].items()
+        }  # fmt: skip
+        return json.dumps(fields)
+    regex = (body.get("structured_outputs") or {}).get("regex")
+    constraint = regex or body.get("grammar")
+    if constraint is None:
+        return None
+    if "Final answer" in constraint:
+        k = constraint.count("Ground truth") or constraint.count("Ground\\ truth")
+        lines = [
+            f"[Ground truth {i}]:{_pick(prompt + str(i), ['0', '0.5', '1'])}"
+            for i in range(1, k + 1)
+        ]
+        reply = "[Reasoning]:\nChecked.\n[Final answer]:\n" + "\n".join(lines)
+    elif "Rating" in constraint:
+        reply = f"Checked against the golden answer.\nRating: [[{_pick(prompt, [str(n) for n in range(1, 11)])}]]"
+    else:
+        reply = f"Compared with the reference.\n[[{_pick(prompt, ['A', 'B', 'C'])}]]"
+    if regex is not None and re.fullmatch(regex, reply) is None:
+        raise AssertionError(f"the stub's constrained reply {reply!r} does not match {regex!r}")
+    return reply
+
+
+def honouring_constraints(responder: Responder) -> Responder:
+    """A responder that, like vLLM or llama.cpp, obeys a verdict constraint when one is sent."""
+
+    def respond(prompt: str, body: dict[str, Any]) -> str:
+        constrained = constrained_reply(prompt, body)
+        return responder(prompt, body) if constrained is None else constrained
+
+    return respond
 
 
 def main() -> None:

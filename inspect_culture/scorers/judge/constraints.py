@@ -70,14 +70,14 @@ class VerdictFormat:
     def regex(self, max_tokens: int) -> str:
         """Python `re` and vLLM structured-outputs regex of the whole reply."""
         verdict = "".join(
-            re.escape(slot)
+            _regex_literal(slot)
             if isinstance(slot, str)
-            else "(?:" + "|".join(re.escape(v) for v in slot[1]) + ")"
+            else "(?:" + "|".join(_regex_literal(v) for v in slot[1]) + ")"
             for slot in self.verdict
         )
         chars = self.commentary_chars(max_tokens)
         commentary = rf"(?:[^\[\]]{{1,{chars}}}\n)?" if chars else ""
-        return re.escape(self.prefix) + commentary + verdict
+        return _regex_literal(self.prefix) + commentary + verdict
 
     def grammar(self, max_tokens: int) -> str:
         """GBNF (llama.cpp) grammar of the whole reply."""
@@ -119,6 +119,13 @@ class VerdictFormat:
         )
         commentary = str(fields.get("commentary") or "").strip()
         return self.prefix + (f"{commentary}\n" if commentary else "") + verdict
+
+
+def _regex_literal(text: str) -> str:
+    """Escape only regex metacharacters, and write newlines as `\\n`: the plainest regex, which
+    every structured-outputs backend (xgrammar, guidance, outlines) reads alike."""
+    escaped = re.sub(r"([\\.^$*+?{}\[\]|()])", r"\\\1", text)
+    return escaped.replace("\n", "\\n")
 
 
 def _gbnf_literal(text: str) -> str:
