@@ -52,7 +52,7 @@ def _cmd_main_job(args: argparse.Namespace) -> int:
             f"--languages: unknown {', '.join(unknown)}; allowed: {', '.join(LANGUAGES)}"
         )
     try:
-        main_job(languages, args.per_category, args.max_tokens)
+        main_job(languages, args.per_category, args.max_tokens, args.judge_constraint)
     except LocalModelUnavailable as exc:
         raise SystemExit(str(exc)) from None
     return 0
@@ -137,6 +137,13 @@ def build_parser() -> argparse.ArgumentParser:
     job.add_argument("--languages", default="zh,ar,ja", help="comma-separated (default zh,ar,ja)")
     job.add_argument("--per-category", type=int, default=1, help="questions per category (1)")
     job.add_argument("--max-tokens", type=int, default=128, help="new tokens per answer (128)")
+    job.add_argument(
+        "--judge-constraint",
+        choices=("grammar", "none"),
+        default="grammar",
+        help="grammar (default): the judge's replies always end in 'Rating: [[n]]'; "
+        "none: the paper's protocol, where a 135M judge leaves most samples unscored",
+    )
     job.set_defaults(run=_cmd_main_job)
     baseline = commands.add_parser("baseline", help="CultureSynth-7 baseline answers files")
     baseline_actions = baseline.add_subparsers(dest="action", required=True)

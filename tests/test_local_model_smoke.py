@@ -1,6 +1,7 @@
 """One real end-to-end run: llama.cpp's server with SmolLM2-135M on 127.0.0.1 is both the
-evaluated model and the judge, through Inspect and through lm-eval. CI installs the `local`
-extra, so there this test must run; elsewhere it is skipped when the extra is missing."""
+evaluated model and the judge, through Inspect and through lm-eval, with the judge's decoding
+constrained by a GBNF grammar. CI installs the `local` extra, so there this test must run;
+elsewhere it is skipped when the extra is missing."""
 
 import importlib.util
 import os
@@ -17,11 +18,12 @@ if _MISSING:
     pytest.skip(f"local extra not installed ({', '.join(_MISSING)})", allow_module_level=True)
 
 
-def test_main_job_runs_both_harnesses_on_the_local_model(
+def test_main_job_scores_every_sample_in_both_harnesses(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from inspect_culture import local_server
     from inspect_culture.main_job import main_job
+    from inspect_culture.scorers.judge.verdicts import parse_rating
 
     ports: list[int] = []
     original = local_server._free_port
@@ -32,14 +34,23 @@ def test_main_job_runs_both_harnesses_on_the_local_model(
 
     local_server._free_port = remember
     try:
-        table = main_job(["zh"], per_category=1, max_tokens=24)
+        runs = main_job(["zh"], per_category=1, max_tokens=24)
     finally:
         local_server._free_port = original
     out = capsys.readouterr().out
     assert "not a meaningful judge" in out and "--model-role grader=" in out
-    rows = [line.split() for line in table.splitlines()[2:]]
-    assert [(r[0], r[1]) for r in rows] == [("zh", "inspect"), ("zh", "lm-eval")]
-    for row in rows:  # 5 questions per harness: each either rated or counted as unscored
-        assert int(row[-2]) + int(row[-1]) == 5
+    assert "judge_constraint=grammar" in out
+    assert [(r.language, r.harness) for r in runs] == [("zh", "inspect"), ("zh", "lm-eval")]
+    for run in runs:  # 5 questions, one per category: every one rated by the judge
+        assert run.metrics["n_scored"] == 5 and run.metrics["n_unscored"] == 0
+        assert len(run.judged) == 5
+        for text, rating in run.judged:  # the rating is the one the judge wrote
+            assert text is not None and text.rstrip().endswith(f"Rating: [[{int(rating)}]]")
+            assert parse_rating(text) == rating
+        ratings = [rating for _, rating in run.judged]
+        assert run.metrics["rating"] == pytest.approx(sum(ratings) / 5)
+    table_lines = [line for line in out.splitlines() if line.startswith("zh ")]
+    assert len(table_lines) == 7  # all, five categories, counts
+    assert not any(" - " in line or line.endswith("-") for line in table_lines)
     with socket.socket() as sock:  # the server was stopped
         assert sock.connect_ex(("127.0.0.1", ports[0])) != 0
