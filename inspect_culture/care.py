@@ -18,6 +18,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState, generate
 
 from inspect_culture.datasets_hub.care import LANGUAGES, first_per_category, load_care
+from inspect_culture.inspect_engines import engine_defaults
 from inspect_culture.inspect_errors import task_setup_errors
 from inspect_culture.inspect_judge import grader_model, judge_reply, require_grader
 from inspect_culture.inspect_messages import to_chat_messages
@@ -75,6 +76,7 @@ def care(
     return Task(
         dataset=MemoryDataset([_sample(r, prompting) for r in records], name=f"care_{language}"),
         solver=[
+            engine_defaults(),
             require_grader(self_grade, judge_constraint, care_rating_format()),
             generate(),
         ],

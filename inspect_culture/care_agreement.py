@@ -17,6 +17,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState, generate
 
 from inspect_culture.datasets_hub.care_ratings import load_care_ratings
+from inspect_culture.inspect_engines import engine_defaults
 from inspect_culture.inspect_errors import task_setup_errors
 from inspect_culture.scorers.agreement import agreement_metrics
 from inspect_culture.scorers.care_prompts import JUDGE_MAPPINGS, JUDGE_PROMPT_VERSION, judge_prompt
@@ -40,7 +41,7 @@ def care_judge_agreement(language: str | None = None, judge_mapping: str = "pape
         dataset=MemoryDataset(
             [_sample(r, judge_mapping) for r in loaded.records], name="care_judge_agreement"
         ),
-        solver=generate(),
+        solver=[engine_defaults(), generate()],
         scorer=judge_rating(),
         config=GenerateConfig(temperature=0.0, seed=DEFAULT_SEED),
         metadata={

@@ -28,6 +28,7 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from inspect_culture.datasets_hub.cqbench import CATEGORIES, load_cqbench
+from inspect_culture.inspect_engines import engine_defaults
 from inspect_culture.inspect_errors import task_setup_errors
 from inspect_culture.inspect_judge import grader_model, judge_reply, require_grader
 from inspect_culture.inspect_messages import to_chat_messages
@@ -118,7 +119,7 @@ def cqbench_ad(
     ]
     return Task(
         dataset=MemoryDataset(samples, name=f"cqbench_ad_{setting}"),
-        solver=generate(),
+        solver=[engine_defaults(), generate()],
         scorer=cqbench_ad_scorer(merged),
         config=GENERATION,
         metadata=_task_metadata(
@@ -196,7 +197,7 @@ def cqbench_vs(
     ]
     return Task(
         dataset=MemoryDataset(samples, name=f"cqbench_vs_{setting}"),
-        solver=generate(),
+        solver=[engine_defaults(), generate()],
         scorer=cqbench_vs_scorer(),
         metrics=[vs_breakdown(skip_empty)],
         config=GENERATION,
@@ -272,7 +273,11 @@ def cqbench_ve(
     ]
     return Task(
         dataset=MemoryDataset(samples, name=f"cqbench_ve_{setting}"),
-        solver=[require_grader(self_grade, judge_constraint, ve_scores_format(2)), ve_two_step()],
+        solver=[
+            engine_defaults(),
+            require_grader(self_grade, judge_constraint, ve_scores_format(2)),
+            ve_two_step(),
+        ],
         scorer=cqbench_ve_judge(self_grade, judge_constraint),
         config=GENERATION,
         metadata=_task_metadata(

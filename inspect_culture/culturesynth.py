@@ -31,6 +31,7 @@ from inspect_culture.datasets_hub.culturesynth import (
     load_culturesynth,
     normalize_language,
 )
+from inspect_culture.inspect_engines import engine_defaults
 from inspect_culture.inspect_errors import task_setup_errors
 from inspect_culture.inspect_judge import grader_model, judge_reply, require_grader
 from inspect_culture.inspect_messages import to_chat_messages
@@ -130,6 +131,7 @@ def culturesynth(
     return Task(
         dataset=dataset,
         solver=[
+            engine_defaults(),
             require_grader(self_grade, judge_constraint, pairwise_verdict_format()),
             baseline_answer(baseline),
             generate(),
@@ -162,7 +164,7 @@ def culturesynth_answers(language: str | None = None) -> Task:
         dataset, provenance = _dataset(language, "culturesynth_answers")
     return Task(
         dataset=dataset,
-        solver=generate(),
+        solver=[engine_defaults(), generate()],
         config=GENERATION,
         metadata={"benchmark": "CultureSynth-7", "language": language, "dataset": provenance},
     )

@@ -28,6 +28,7 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState, generate
 
 from inspect_culture.datasets_hub import load_normad
+from inspect_culture.inspect_engines import engine_defaults
 from inspect_culture.inspect_errors import task_setup_errors
 from inspect_culture.scorers.choices import check_choice
 from inspect_culture.scorers.normad_metrics import NormadOutcome, normad_metrics
@@ -55,7 +56,7 @@ def normad(context: str = "rot", parser: str = "strict") -> Task:
     samples = [_record_to_sample(record, context) for record in loaded.records]
     return Task(
         dataset=MemoryDataset(samples, name=f"normad_{context}"),
-        solver=generate(),
+        solver=[engine_defaults(), generate()],
         scorer=normad_scorer(parser),
         config=GenerateConfig(temperature=0.0, max_tokens=MAX_TOKENS),
         metadata={

