@@ -163,6 +163,10 @@ def run(command: list[str], env: dict[str, str], log: Path, timeout: float) -> N
         )  # fmt: skip
         try:
             code = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise SmokeFailure(
+                f"{command[0]} still running after {timeout:.0f} s; log {log}"
+            ) from None
         finally:
             kill_group(process)
     if code != 0:
@@ -479,6 +483,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":  # vLLM starts worker processes with spawn: guard the entry point
+    # a CI timeout's SIGTERM unwinds like Ctrl-C, so the `finally` blocks stop every server
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         sys.exit(main())
     except SmokeFailure as exc:
