@@ -51,9 +51,19 @@ def _run_sync(make: Any) -> Any:
     except RuntimeError:
         return asyncio.run(make())
     out: list[Any] = []
-    worker = threading.Thread(target=lambda: out.append(asyncio.run(make())))
+    failed: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            out.append(asyncio.run(make()))
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            failed.append(exc)
+
+    worker = threading.Thread(target=work)
     worker.start()
     worker.join()
+    if failed:
+        raise failed[0]
     return out[0]
 
 
