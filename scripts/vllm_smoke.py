@@ -121,20 +121,13 @@ def write_mirrors(root: Path) -> Path:
         BaselineResponses,
         write_baseline_responses,
     )
-    from tests.support.cqbench_data import ad_items, original_items, vs_items
+    from tests.support.cqbench_data import install_folder_mirror
     from tests.support.culturesynth_data import SAMPLE_ROWS, write_culturesynth_jsonl
 
     normad = root / "normad" / "normad_etiquette_final_data.csv"
     normad.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "tests" / "data" / "normad_sample.csv", normad)
-    cq = root / "cqbench" / "datasets"
-    cq.mkdir(parents=True, exist_ok=True)
-    for name, items in (
-        ("dataset_setting1_social.json", ad_items()),
-        ("dataset_setting2_social.json", vs_items()),
-        ("dataset_social_original.json", original_items()),
-    ):
-        (cq / name).write_text(json.dumps(items), encoding="utf-8")
+    install_folder_mirror(root)  # CQ-Bench AD, VS and VE files for the social setting
     write_culturesynth_jsonl(root / "culturesynth" / "culturesynth.jsonl")
     baseline = BaselineResponses(
         model="synthetic-baseline",

@@ -100,10 +100,12 @@ def _requests(server: StubOpenAIServer, marker: str) -> list[list[dict[str, str]
     )
 
 
-def _run_lm_eval_ve(server: StubOpenAIServer, out: Path, limit: int | None = None) -> dict:
+def _run_lm_eval_ve(
+    server: StubOpenAIServer, out: Path, limit: int | None = None, **extra: Any
+) -> dict:
     run_lm_eval(server, ["cqbench_ve_summary_ethical"], output_path=out, limit=limit)
     metadata = {"judge_model": "judge", "judge_base_url": server.base_url, "ve_summaries": str(out)}
-    return run_lm_eval(server, ["cqbench_ve_ethical"], metadata)
+    return run_lm_eval(server, ["cqbench_ve_ethical"], {**metadata, **extra})
 
 
 def test_ve_parity_and_known_answer(mirror, tmp_path: Path) -> None:
@@ -206,14 +208,7 @@ def test_ve_constrained_judge_scores_every_value_in_both_harnesses(mirror, tmp_p
     assert log.status == "success", log.error
     ours = {k: v.value for k, v in log.results.scores[0].metrics.items()}
     with StubOpenAIServer(responder=judge) as lm_server:
-        run_lm_eval(lm_server, ["cqbench_ve_summary_ethical"], output_path=tmp_path / "out")
-        metadata = {
-            "judge_model": "judge",
-            "judge_base_url": lm_server.base_url,
-            "ve_summaries": str(tmp_path / "out"),
-            "judge_constraint": "grammar",
-        }
-        results = run_lm_eval(lm_server, ["cqbench_ve_ethical"], metadata)
+        results = _run_lm_eval_ve(lm_server, tmp_path / "out", judge_constraint="grammar")
     theirs = lm_eval_metrics(results, "cqbench_ve_ethical", "judged")
     # 2 + 3 + 2 gold values, each with a verdict line (the unconstrained judge left 3 unscored)
     assert ours["n_scored"] == theirs["n_scored"] == 7

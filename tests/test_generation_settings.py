@@ -5,7 +5,6 @@ task's GenerateConfig, and docs/vllm.md's context-length table states the same c
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -52,7 +51,12 @@ def inspect_sampling(task: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     from inspect_culture.cqbench import cqbench_ad, cqbench_ve, cqbench_vs
     from inspect_culture.culturesynth import culturesynth_answers
     from inspect_culture.normad import normad
-    from tests.support.cqbench_data import ad_items, original_items, vs_items
+    from tests.support.cqbench_data import (
+        ad_items,
+        install_folder_mirror,
+        original_items,
+        vs_items,
+    )
     from tests.support.culturesynth_data import write_culturesynth_jsonl
 
     root = tmp_path / "mirror"
@@ -61,14 +65,14 @@ def inspect_sampling(task: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         (Path(__file__).parent / "data" / "normad_sample.csv").read_text(encoding="utf-8"),
         encoding="utf-8",
     )
-    folder = root / "cqbench" / "datasets"
-    folder.mkdir(parents=True)
-    for name, items in (
-        ("dataset_setting1_social.json", ad_items()),
-        ("dataset_setting2_ethical.json", vs_items()),
-        ("dataset_social_original.json", original_items()),
-    ):
-        (folder / name).write_text(json.dumps(items), encoding="utf-8")
+    install_folder_mirror(
+        root,
+        {
+            "dataset_setting1_social.json": ad_items(),
+            "dataset_setting2_ethical.json": vs_items(),
+            "dataset_social_original.json": original_items(),
+        },
+    )
     write_culturesynth_jsonl(root / "culturesynth" / "culturesynth.jsonl")
     monkeypatch.setenv("INSPECT_CULTURE_DATA_DIR", str(root))
     factories = {

@@ -80,3 +80,18 @@ def install_mirror(root: Path, members: dict[str, Any] | None = None) -> bytes:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
     return data
+
+
+def install_folder_mirror(root: Path, members: dict[str, Any] | None = None) -> Path:
+    """Write the synthetic files as the extracted `$INSPECT_CULTURE_DATA_DIR/cqbench/datasets/`
+    folder (read as is, no blob id to pin): AD, VS and original files for 'social' by default."""
+    members = members or {
+        "dataset_setting1_social.json": ad_items(),
+        "dataset_setting2_social.json": vs_items(),
+        "dataset_social_original.json": original_items(),
+    }
+    folder = root / "cqbench" / "datasets"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, content in members.items():
+        (folder / name).write_text(json.dumps(content), encoding="utf-8")
+    return folder
