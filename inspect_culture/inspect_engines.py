@@ -33,9 +33,10 @@ def neutral_vllm_defaults(model: Model) -> bool:
     if str(model) not in _announced:
         _announced.add(str(model))
         log.info(
-            "%s: vLLM sampling defaults: --generation-config %s%s", model, chosen,
+            "%s: a vLLM server Inspect starts for it gets --generation-config %s%s; a server "
+            "started by hand needs the flag itself (docs/vllm.md)", model, chosen,
             " (neutral, as lm-eval and the authors' code; -M generation_config=auto keeps the "
-            "checkpoint's)" if chosen == NEUTRAL else " (set by -M generation_config)",
+            "checkpoint's)" if chosen == NEUTRAL else " (-M generation_config)",
         )  # fmt: skip
     return True
 

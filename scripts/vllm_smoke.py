@@ -199,10 +199,11 @@ class JudgeServer:
 
     def start(self, timeout: float = 600) -> None:
         print("$ " + " ".join(self.command), flush=True)
-        self.process = subprocess.Popen(
-            self.command, env=self.env, stdout=self.log.open("w"), stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
+        with self.log.open("w") as out:  # the child keeps its own copy of the handle
+            self.process = subprocess.Popen(
+                self.command, env=self.env, stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )  # fmt: skip
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -269,12 +270,18 @@ def lm_eval_run(out: Path, task: str) -> tuple[dict[str, dict[str, Any]], dict[s
     """Samples by doc id and the task's metrics (filter stripped) from an lm-eval output dir."""
     from inspect_culture.datasets_hub.run_outputs import lm_eval_samples_file
 
-    samples_file = lm_eval_samples_file(out, task)
+    try:
+        samples_file = lm_eval_samples_file(out, task)
+    except Exception as exc:  # noqa: BLE001 - the run wrote no samples for this task
+        raise SmokeFailure(f"{task}: no lm-eval samples under {out}: {exc}") from None
     samples = {}
     for line in samples_file.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         samples[str(record["doc"]["id"])] = record
-    [results_file] = sorted(samples_file.parent.glob("results_*.json"))[-1:]
+    results_files = sorted(samples_file.parent.glob("results_*.json"))
+    if not results_files:
+        raise SmokeFailure(f"{task}: no lm-eval results file in {samples_file.parent}")
+    results_file = results_files[-1]
     results = json.loads(results_file.read_text())["results"][task]
     metrics = {
         key.split(",")[0]: value
@@ -369,10 +376,12 @@ def compare(model: Path, out1: Path, out2: Path, logs: Path) -> list[dict[str, A
                     + ", ".join(f"{k} {ours[k]} vs {lm_metrics[k]}" for k in mismatched[:5])
                 )
         main = next(
-            k
-            for k in ("accuracy", "rating", "net_win_rate", "f1", "recall")
-            if k in ours or k in lm_metrics
+            (k for k in ("accuracy", "rating", "net_win_rate", "f1", "recall") if k in ours),
+            None,
         )
+        if main is None:
+            problems.append(f"{task}: no headline metric in the Inspect run")
+            continue
         row.update(metric=main, inspect=ours.get(main), lm_eval=lm_metrics.get(main))
         if task in JUDGED:
             row["unscored"] = (ours.get("n_unscored", 0), lm_metrics.get("n_unscored", 0))
@@ -415,8 +424,12 @@ def main() -> int:
     parser.add_argument("--judge-constraint", default="regex", choices=("regex", "json_schema"))
     args = parser.parse_args()
     out = Path(args.out).resolve()
+    marker = out / ".vllm-smoke-output"
+    if out.exists() and any(out.iterdir()) and not marker.exists():
+        raise SmokeFailure(f"--out {out} holds files the smoke did not write; pick another folder")
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
+    marker.write_text("written by scripts/vllm_smoke.py; removed on its next run\n")
     if os.environ.get("SMOKE_INSTALL_SECONDS"):  # timed by scripts/vllm-smoke
         TIMINGS.append(("install: .venv-vllm", float(os.environ["SMOKE_INSTALL_SECONDS"])))
     with step("model: SmolLM2-135M-Instruct in HF format"):

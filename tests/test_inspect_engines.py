@@ -30,18 +30,24 @@ def test_models_and_roles_get_neutral_defaults_before_generating(
     from inspect_ai import eval as inspect_eval
 
     monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
-    with StubOpenAIServer(responder=care_responder) as server:
-        target, grader = _vllm(server, "target-model"), _vllm(server, "judge-model")
-        assert "generation_config" not in target.api.server_args
+    models: list = []
+    seen: list[tuple[str | None, ...]] = []  # each model's setting when a request arrives
+
+    def responder(prompt: str, body: dict) -> str:
+        seen.append(tuple(m.api.server_args.get("generation_config") for m in models))
+        return care_responder(prompt, body)
+
+    with StubOpenAIServer(responder=responder) as server:
+        models += [_vllm(server, "target-model"), _vllm(server, "judge-model")]
+        assert all("generation_config" not in m.api.server_args for m in models)
         [log] = inspect_eval(
-            care(language="zh", per_category=1), model=target, model_roles={"grader": grader},
-            log_dir=str(tmp_path), display="none", max_retries=1,
+            care(language="zh", per_category=1), model=models[0],
+            model_roles={"grader": models[1]}, log_dir=str(tmp_path), display="none",
+            max_retries=1,
         )  # fmt: skip
-        generated = len(server.requests)
     assert log.status == "success", log.error
-    assert generated == 10  # 5 answers, 5 judgments: the provider did the work
-    assert target.api.server_args["generation_config"] == "vllm"
-    assert grader.api.server_args["generation_config"] == "vllm"
+    assert len(seen) == 10  # 5 answers, 5 judgments: the provider did the work
+    assert set(seen) == {("vllm", "vllm")}  # set before the first request of either model
 
 
 def test_a_chosen_generation_config_is_kept(normad_mirror: Path, tmp_path: Path) -> None:

@@ -14,7 +14,12 @@ from typing import Any
 
 from inspect_culture.scorers.judge.cache import default_cache
 from inspect_culture.scorers.judge.client import JudgeResult, OpenAICompatibleJudge
-from inspect_culture.scorers.judge.constraints import VerdictFormat, constraint_record
+from inspect_culture.scorers.judge.constraints import (
+    JudgeConstraintError,
+    VerdictFormat,
+    constraint_record,
+    request_fields,
+)
 from inspect_culture.scorers.judge.settings import (
     JudgeConfigError,
     JudgeSettings,
@@ -56,7 +61,10 @@ def check_constraint_applied(judge: JudgeSettings, verdict_format: VerdictFormat
     key = (judge, verdict_format.name)
     if key in _PROBED:
         return
-    verdict_format.commentary_chars(judge.max_tokens)  # max_tokens too small: say so first
+    try:  # max_tokens too small for the verdict: say so before calling anyone
+        request_fields(verdict_format, judge.constraint, judge.max_tokens)
+    except JudgeConstraintError as exc:
+        raise JudgeConfigError(str(exc)) from None
     failure = OpenAICompatibleJudge(judge).probe_sync(verdict_format)
     if failure:
         raise JudgeConfigError(failure)

@@ -11,7 +11,9 @@ Mechanisms, by what the judge's engine offers:
 - `regex`: vLLM structured outputs (`structured_outputs.regex`), the paper's format exactly;
 - `grammar`: a GBNF grammar (llama.cpp servers), the paper's format exactly;
 - `json_schema`: OpenAI-style `response_format` (OpenAI, vLLM, most servers); the JSON reply is
-  rendered back into the paper's format before parsing.
+  rendered back into the paper's format before parsing. Its bound counts the JSON text (6 tokens
+  per commentary character: a JSON unicode escape), but whitespace between JSON tokens is the
+  engine's choice, so completion is likely rather than certain.
 
 Default `none`: the paper's protocol. A constrained run records the mechanism with its results
 and is a documented deviation (docs/judge.md).
@@ -30,6 +32,7 @@ import jsonschema
 CONSTRAINTS = ("none", "regex", "grammar", "json_schema")
 CONSTRAINT_VERSION = "judge-constraint-1"
 MAX_CHARS_PER_TOKEN_BOUND = 4  # a UTF-8 character is at most 4 byte-level tokens
+JSON_TOKENS_PER_CHAR = 6  # a character JSON-escaped as \uXXXX: 6 ASCII characters
 SCHEMA_NAME = "judge_verdict"
 
 # A slot of the verdict: literal text, or (JSON field name, allowed literal values).
@@ -96,14 +99,32 @@ class VerdictFormat:
             rules.append(f"commentary ::= [^\\[\\]\\x00]{{1,{chars}}}")
         return "\n".join(rules) + "\n"
 
-    def json_schema(self, max_tokens: int) -> dict[str, Any]:
-        """A commentary string, then one enum field per verdict slot (OpenAI strict subset plus
-        `maxLength`)."""
-        fields = [slot for slot in self.verdict if not isinstance(slot, str)]
-        properties: dict[str, Any] = {
-            "commentary": {"type": "string", "maxLength": self.commentary_chars(max_tokens)}
-        }
-        for name, values in fields:
+    def _fields(self) -> list[tuple[str, tuple[str, ...]]]:
+        return [slot for slot in self.verdict if not isinstance(slot, str)]
+
+    def json_commentary_chars(self, max_tokens: int) -> int:
+        """The commentary bound of the JSON reply: its skeleton with the longest values, then 6
+        tokens per commentary character (a \\uXXXX escape)."""
+        skeleton = json.dumps(
+            {"commentary": "", **{name: max(values, key=len) for name, values in self._fields()}}
+        )
+        if max_tokens < len(skeleton):
+            raise JudgeConstraintError(
+                f"judge max_tokens={max_tokens} cannot hold the {self.name} verdict as JSON "
+                f"({len(skeleton)} tokens at most); raise the judge's max_tokens"
+            )
+        return (max_tokens - len(skeleton)) // JSON_TOKENS_PER_CHAR
+
+    def json_schema(self, max_tokens: int | None) -> dict[str, Any]:
+        """A commentary string without square brackets, then one enum field per verdict slot
+        (OpenAI's strict subset plus `maxLength` and `pattern`). `max_tokens=None`: the same
+        fields without the length and bracket checks (reading a reply back)."""
+        commentary: dict[str, Any] = {"type": "string"}
+        if max_tokens is not None:
+            commentary["maxLength"] = self.json_commentary_chars(max_tokens)
+            commentary["pattern"] = r"^[^\[\]]*$"
+        properties: dict[str, Any] = {"commentary": commentary}
+        for name, values in self._fields():
             properties[name] = {"type": "string", "enum": list(values)}
         return {
             "type": "object",
@@ -113,11 +134,14 @@ class VerdictFormat:
         }
 
     def render(self, fields: dict[str, Any]) -> str:
-        """A JSON reply written out in the paper's format, so that the same parser reads it."""
+        """A JSON reply written out in the paper's format, so that the same parser reads it. An
+        engine may not enforce `pattern`: brackets left in the commentary become parentheses, so
+        that the verdict fields are the only verdict the parser can find."""
         verdict = "".join(
             slot if isinstance(slot, str) else str(fields[slot[0]]) for slot in self.verdict
         )
         commentary = str(fields.get("commentary") or "").strip()
+        commentary = commentary.replace("[", "(").replace("]", ")")
         return self.prefix + (f"{commentary}\n" if commentary else "") + verdict
 
 
@@ -203,7 +227,7 @@ def reply_text(fmt: VerdictFormat, constraint: str, text: str | None) -> str | N
         return text
     try:
         fields = json.loads(text)
-        jsonschema.validate(fields, fmt.json_schema(10**9))
+        jsonschema.validate(fields, fmt.json_schema(None))
     except (ValueError, jsonschema.ValidationError):
         return text
     return fmt.render(fields)
@@ -221,6 +245,9 @@ def conforms(fmt: VerdictFormat, constraint: str, text: str | None, max_tokens: 
         return True
     return re.fullmatch(fmt.regex(max_tokens), text) is not None
 
+
+# A judge that answered, and refused the request: the constraint is what it did not accept.
+_REJECTED = re.compile(r"\bHTTP (?:400|422)\b|BadRequest|UnprocessableEntity")
 
 # The preflight: a prompt that an unconstrained model answers with one word, so a reply in the
 # verdict format shows that the engine applied the constraint.
@@ -248,8 +275,13 @@ def probe_failure(
         "Pick the mechanism of your judge's engine (regex for vLLM, grammar for llama.cpp, "
         "json_schema for OpenAI and most servers), or judge_constraint=none (the paper's protocol)."
     )
-    if error:
+    if error and _REJECTED.search(error):
         return f"judge {judge} rejected judge_constraint={constraint}: {error}. {hint}"
+    if error:
+        return (
+            f"the judge_constraint={constraint} check could not reach a working judge {judge}: "
+            f"{error}. Check the judge's URL, model name and key."
+        )
     if not conforms(fmt, constraint, reply, max_tokens):
         shown = (reply or "")[:120]
         return (

@@ -11,7 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspect_culture.scorers.judge.constraints import JudgeConstraintError, check_constraint
+from inspect_culture.scorers.judge.constraints import (
+    CONSTRAINT_VERSION,
+    JudgeConstraintError,
+    check_constraint,
+)
 
 MODEL_ENV = "INSPECT_CULTURE_JUDGE_MODEL"
 BASE_URL_ENV = "INSPECT_CULTURE_JUDGE_BASE_URL"
@@ -46,8 +50,9 @@ class JudgeSettings:
             "seed": self.seed,
             "max_tokens": self.max_tokens,
         }
-        if self.constraint != "none":
+        if self.constraint != "none":  # a new constraint version misses old verdicts
             settings["constraint"] = self.constraint
+            settings["constraint_version"] = CONSTRAINT_VERSION
         return settings
 
     def public(self) -> dict[str, Any]:
