@@ -61,7 +61,7 @@ def require_grader(
     judge_constraint: str = "none",
     verdict_format: VerdictFormat | None = None,
 ) -> Solver:
-    """First solver of a judged task: fails before any generation when no judge is bound, or
+    """Before any generation of a judged task: fails when no judge is bound, or
     when the judge does not apply the verdict constraint asked for."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
