@@ -1,0 +1,116 @@
+"""What a report is made of, shared by the readers, the table builders, the figures and the
+renderers: finished runs, tables of cells (value, 95% interval, n), warnings and skipped inputs.
+
+Values are in display units (accuracy and rates in percent, CARE ratings on 1-10, net win rate
+in percent points), so every renderer prints the same number the CSV holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One number of a table; `None` where the run or the paper has none."""
+
+    value: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    n: int | None = None  # questions behind the value (stories for CQ-Bench VS)
+
+    @property
+    def has_interval(self) -> bool:
+        return self.ci_low is not None and self.ci_high is not None
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str  # stable: published rows and the CSV use it
+    label: str  # as printed
+    count: bool = False  # a count (printed as an integer, no interval), not a metric value
+
+
+@dataclass(frozen=True)
+class Row:
+    """A model's numbers in one table: from the user's run(s), or published in a paper."""
+
+    model: str  # display name; also the colour key of figures
+    cells: Mapping[str, Cell]  # column key -> cell
+    kind: str = "run"  # "run" | "published"
+    harness: str | None = None  # "inspect" | "lm-eval"; None for published rows
+    group: str | None = None  # a second row dimension (NormAd context, CARE language, ...)
+    setting: str = ""  # the run's settings in a few words (prompting, parser, judge, subset)
+    source: str = ""  # published rows: "Paper (Author et al., year), Table N, p. M"
+    runs: tuple[str, ...] = ()  # paths of the runs that fed this row
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table in a paper's layout. `rows` are in print order."""
+
+    key: str  # file-safe id: "normad_context", "care", ...
+    benchmark: str  # "NormAd-ETI", "CARE", "CultureSynth-7", "CQ-Bench"
+    title: str
+    metric: str  # what the cells hold, with its unit: "accuracy (%)"
+    columns: tuple[Column, ...]
+    rows: tuple[Row, ...]
+    group_label: str | None = None  # header of the `group` column, when rows have groups
+    caption: str = ""  # how to read it: interval method, what n counts
+    secondary: bool = False  # a supporting table (F1, unparsed rate, win/tie/loss ...)
+    decimals: int = 1  # digits printed after the point (values and intervals)
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What the report knows about one finished run, read from its results header."""
+
+    path: Path
+    harness: str  # "inspect" | "lm-eval"
+    benchmark: str  # as `Table.benchmark`
+    task: str  # the task as the harness names it: "normad", "care_zh", "cqbench_ad_social"
+    setting: Mapping[str, Any]  # the parameters that define the numbers (context, language ...)
+    model: str  # canonical: provider prefixes removed, so both harnesses name a model alike
+    metrics: Mapping[str, float]  # the harness's own metric values, by our metric names
+    samples: int | None  # questions scored or attempted, as the harness reports them
+    limit: int | None = None  # --limit, when the run used one
+    subset: str | None = None  # a documented subset (per_category=2, a language list ...)
+    dataset: str | None = None  # "akhilayerukola/NormAd@311049f"
+    dataset_sha256: str | None = None
+    dataset_rows: int | None = None
+    judge: str | None = None  # the judge model, for judged benchmarks
+    versions: Mapping[str, Any] = field(default_factory=dict)  # task, prompt and parser versions
+    unscored: int | None = None  # samples left unscored (judge or parser gave nothing usable)
+    records_source: Path | None = None  # where per-sample outcome records can be read
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An input the report could not use, and why, in one line."""
+
+    path: Path
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Figure:
+    key: str  # file stem under figures/
+    title: str
+    png: Path
+    pdf: Path
+    caption: str = ""
+
+
+@dataclass
+class Report:
+    runs: list[RunInfo]
+    tables: list[Table]
+    warnings: list[str] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    figures: list[Figure] = field(default_factory=list)
