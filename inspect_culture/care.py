@@ -76,7 +76,7 @@ def care(
             "prompting": options.prompting,
             "judge_mapping": options.judge_mapping,
             "judge_files": JUDGE_FILES[options.judge_mapping],
-            "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
+            **spec.JUDGE_VERSIONS,
             "dataset": loaded.provenance,
             "per_category": per_category,
             **constraint_record(options.judge_constraint),

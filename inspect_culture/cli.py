@@ -1,11 +1,13 @@
-"""`culture-evals`: list tasks, locate the lm-eval YAMLs, inspect or verify the data, and work with
-CultureSynth-7 runs (export a baseline answers file, compare two judges)."""
+"""`culture-evals`: list tasks, locate the lm-eval YAMLs, inspect or verify the data, work with
+CultureSynth-7 runs (export a baseline answers file, compare two judges), and report finished
+runs as paper-style tables and figures."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from inspect_culture import __version__
 from inspect_culture.catalog import TASKS
@@ -105,6 +107,40 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    from inspect_culture.report.build import build_report, check_dependencies, write_report
+    from inspect_culture.report.errors import ReportDependencyError
+    from inspect_culture.report.render import parse_formats
+
+    try:
+        formats = parse_formats(args.format)
+        check_dependencies(formats)
+    except (ValueError, ReportDependencyError) as exc:
+        raise SystemExit(f"culture-evals report: {exc}") from None
+    report = build_report(args.runs)
+    for skipped in report.skipped:
+        _warn(f"skipped {skipped}")
+    if not report.tables:
+        _warn("nothing to report: no finished run of an inspect-culture benchmark among the inputs")
+        return EXIT_NOTHING
+    for warning in report.warnings:
+        _warn(f"warning: {warning}")
+    try:
+        written = write_report(report, Path(args.output), formats)
+    except OSError as exc:
+        raise SystemExit(f"culture-evals report: cannot write {args.output}: {exc}") from None
+    runs = len(report.runs)
+    print(f"{runs} run(s), {len(report.tables)} table(s), {len(report.warnings)} warning(s)")
+    for name, path in written.items():
+        print(f"{name}: {path}")
+    return EXIT_SKIPPED if report.skipped else 0
+
+
+# `culture-evals report` exit codes beyond 0 (everything used) and 2 (usage)
+EXIT_NOTHING = 1  # no input was a finished run of ours: nothing written
+EXIT_SKIPPED = 3  # the report was written, but some inputs were skipped (listed on stderr)
+
+
 def _warn(message: str) -> None:
     print(f"culture-evals: {message}", file=sys.stderr)
 
@@ -170,6 +206,28 @@ def build_parser() -> argparse.ArgumentParser:
     agreement.add_argument("a", metavar="A", help="judged run(s) of judge A: a file or a folder")
     agreement.add_argument("b", metavar="B", help="judged run(s) of judge B: a file or a folder")
     agreement.set_defaults(run=_cmd_agreement)
+    report = commands.add_parser(
+        "report",
+        help="paper-style tables, figures and published reference rows from finished runs",
+        description="Tables in the papers' layouts (95%% intervals, n), the papers' published "
+        "numbers beside them, comparability warnings and figures, from Inspect logs and "
+        "lm-eval output folders. Exit code 0: every input used; 1: nothing to report; 3: "
+        "written, but some inputs were skipped (listed on stderr).",
+    )
+    report.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN",
+        help="Inspect log (.eval/.json), lm-eval results_*.json, or a folder of either",
+    )
+    report.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="folder to write")
+    report.add_argument(
+        "--format",
+        default="html,md,tex,csv,figures",
+        help="comma-separated: html (report.html), md (report.md), tex (tables.tex), csv "
+        "(results.csv), figures (figures/*.png and .pdf); default: all",
+    )
+    report.set_defaults(run=_cmd_report)
     return parser
 
 

@@ -10,7 +10,8 @@ from inspect_culture.datasets_hub.culturesynth import LANGUAGES as CS_LANGUAGES
 from inspect_culture.datasets_hub.languages import LANGUAGES as LANGUAGE_INFO
 from inspect_culture.datasets_hub.normad_taxonomy import IW_CLUSTERS
 from inspect_culture.report.model import Column
-from inspect_culture.scorers.care.spec import CARE_LANGUAGES, CATEGORIES as CARE_CATEGORIES
+from inspect_culture.scorers.care.spec import CARE_LANGUAGES
+from inspect_culture.scorers.care.spec import CATEGORIES as CARE_CATEGORIES
 
 NORMAD_CONTEXT_LABELS = {
     "rot": "RoT",

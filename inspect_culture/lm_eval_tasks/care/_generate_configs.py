@@ -42,6 +42,7 @@ def template() -> dict[str, Any]:
         metadata={
             "version": spec.TASK_VERSION,
             "judge_mapping": spec.DEFAULT_JUDGE_MAPPING,
+            **spec.JUDGE_VERSIONS,
             "dataset": CARE.repo,
             "dataset_revision": CARE.revision,
         },

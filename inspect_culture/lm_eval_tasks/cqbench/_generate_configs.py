@@ -65,6 +65,8 @@ def _template(family: str) -> dict[str, Any]:
         judge_filter=function(VE, "judge_filter") if family == "ve" else None,
         metadata={
             "version": spec.TASK_VERSION,
+            "prompt_version": spec.PROMPT_VERSION,
+            "matcher_version": spec.PARSER_VERSION,
             "dataset": CQBENCH.repo,
             "dataset_revision": CQBENCH.revision,
         },

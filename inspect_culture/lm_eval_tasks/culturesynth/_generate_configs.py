@@ -56,6 +56,8 @@ def _template(kind: str) -> dict[str, Any]:
         judge_filter=function(UTILS, judge) if judge else None,
         metadata={
             "version": spec.TASK_VERSION,
+            "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
+            "pairwise_parser_version": spec.PAIRWISE_PARSER_VERSION,
             "dataset": CULTURESYNTH.repo,
             "dataset_revision": f"{CULTURESYNTH.revision} (unpinned; sha256 per doc)",
         },

@@ -41,6 +41,7 @@ def _template() -> dict[str, Any]:
         metadata={
             "version": spec.TASK_VERSION,
             "parser": spec.DEFAULT_PARSER,
+            "parser_version": spec.PARSER_VERSION,
             "dataset": NORMAD.repo_id,
             "dataset_revision": NORMAD.revision,
         },

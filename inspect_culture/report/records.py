@@ -1,0 +1,120 @@
+"""Per-question outcome records of a run, for the cells whose interval or count the results
+header does not hold. Both harnesses store the spec's outcome record with every sample (Inspect
+in `Score.metadata`, lm-eval in each metric field of the samples file), so a breakdown computed
+here uses the very records the harness's own metrics were computed from.
+
+Records are read on first use and kept, so each run's samples are read at most once.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from inspect_culture.report.model import RunInfo
+
+# The metric field whose value holds the outcome record in lm-eval samples files, per task family
+_LM_EVAL_RECORD_FIELD = {
+    "normad": "accuracy",
+    "care": "rating",
+    "culturesynth": "net_win_rate",
+    "cqbench_ad": "accuracy",
+    "cqbench_vs": "f1",
+    "cqbench_ve": "recall",
+}
+# Inspect keeps the CultureSynth record under this key of Score.metadata (with the game details)
+_NESTED = {"culturesynth": "pair"}
+# What Inspect puts in a summary in place of a metadata value over 1 kB
+_THINNED = "Key removed from summary (> 1k)"
+# Sample fields the records never need, when a sample must be read in full
+_EXCLUDE = {"messages", "events", "store", "attachments"}
+
+_cache: dict[Path, list[dict[str, Any]]] = {}
+
+
+class RecordsUnavailable(ValueError):
+    """The run's per-sample records cannot be read (lm-eval run without --log_samples ...)."""
+
+
+def outcome_records(run: RunInfo) -> list[dict[str, Any]]:
+    """Every scored sample's outcome record (one per epoch), in the harness's order."""
+    source = run.records_source
+    if source is None:
+        raise RecordsUnavailable(
+            f"{run.path}: {run.task} has no samples file beside it (run lm_eval with "
+            "--log_samples for intervals and counts of breakdowns)"
+        )
+    if source not in _cache:
+        reader = _inspect_records if run.harness == "inspect" else _lm_eval_records
+        # question-id order, so intervals do not depend on the order samples finished or
+        # which harness wrote them (the bootstrap resamples by position)
+        _cache[source] = sorted(reader(source, _family(run.task)), key=_question_id)
+    return _cache[source]
+
+
+def _question_id(record: Mapping[str, Any]) -> str:
+    return str(record.get("sample_id", record.get("question_id", "")))
+
+
+def _family(task: str) -> str:
+    for family in _LM_EVAL_RECORD_FIELD:
+        if task == family or task.startswith(family + "_"):
+            return family
+    raise RecordsUnavailable(f"no outcome records for task {task!r}")
+
+
+def _inspect_records(path: Path, family: str) -> list[dict[str, Any]]:
+    """From the log's sample summaries (kept small by Inspect, so a 2,633-sample log reads in
+    well under a second); a sample whose record Inspect thinned out of its summary is read in
+    full."""
+    from inspect_ai.log import read_eval_log_sample, read_eval_log_sample_summaries
+
+    records = []
+    try:
+        for summary in read_eval_log_sample_summaries(str(path)):
+            found = [_unnest(s.metadata, family) for s in (summary.scores or {}).values()]
+            if not any(found):
+                sample = read_eval_log_sample(
+                    str(path), id=summary.id, epoch=summary.epoch, exclude_fields=_EXCLUDE
+                )
+                found = [_unnest(s.metadata, family) for s in (sample.scores or {}).values()]
+            records.extend(record for record in found if record)
+    except Exception as exc:  # noqa: BLE001 (a damaged sample section: say so, keep the header)
+        raise RecordsUnavailable(f"{path}: samples unreadable ({type(exc).__name__})") from None
+    return records
+
+
+def _unnest(metadata: Mapping[str, Any] | None, family: str) -> dict[str, Any] | None:
+    if not metadata:
+        return None
+    key = _NESTED.get(family)
+    record = metadata.get(key) if key else metadata
+    if not isinstance(record, Mapping) or any(v == _THINNED for v in record.values()):
+        return None
+    return dict(record)
+
+
+def _lm_eval_records(path: Path, family: str) -> list[dict[str, Any]]:
+    field = _LM_EVAL_RECORD_FIELD[family]
+    records = []
+    with path.open(encoding="utf-8") as handle:
+        for number, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            try:
+                value = json.loads(text).get(field)
+                record = ast.literal_eval(value) if isinstance(value, str) else value
+            except (json.JSONDecodeError, ValueError, SyntaxError, AttributeError):
+                raise RecordsUnavailable(
+                    f"{path}, line {number}: field {field!r} holds no outcome record"
+                ) from None
+            if isinstance(record, Mapping):
+                records.append(dict(record))
+    return records
+
+
+def clear_cache() -> None:
+    _cache.clear()

@@ -1,0 +1,99 @@
+"""CQ-Bench table: AD accuracy, VS F1 and VE recall (the paper's Table 1 numbers) per setting,
+and their average over the settings a model was run on. Values are the harness's own; intervals
+and counts come from the outcome records (questions for AD, stories for VS, gold values for
+VE, which is what each metric averages over)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from inspect_culture.report.cells import mean_cell, resampled_cell
+from inspect_culture.report.layouts import LAYOUTS
+from inspect_culture.report.model import Cell, RunInfo, Table
+from inspect_culture.report.tables.common import (
+    Rows,
+    describe,
+    of_benchmark,
+    records_or_warn,
+    table,
+)
+from inspect_culture.scorers.cqbench.spec import f1_score
+
+BENCHMARK = "CQ-Bench"
+_DEFAULTS = {
+    "reasoning": False,
+    "shots": 0,
+    "merged": False,
+    "prompt_fidelity": "paper",
+    "skip_empty": False,
+    "judge_constraint": "none",
+}
+_SETTINGS = tuple(_DEFAULTS)
+_HEADER = {"ad": "accuracy", "vs": "f1", "ve": "recall"}
+
+
+def cqbench_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
+    rows = Rows()
+    pooled: dict[tuple[int, str], list[dict[str, Any]]] = defaultdict(list)
+    builders: dict[int, Any] = {}
+    for run in of_benchmark(all_runs, BENCHMARK):
+        family, category = run.setting.get("task"), run.setting.get("setting")
+        if run.setting.get("aggregate") or family not in _HEADER or category is None:
+            continue
+        records = records_or_warn(run, warnings)
+        if records is None:
+            continue
+        setting = describe(run, _SETTINGS, _DEFAULTS)
+        cell = _cell(family, records)
+        value = run.metrics.get(_HEADER[family])
+        if value is not None and cell.value is not None:
+            cell = Cell(value, cell.ci_low, cell.ci_high, cell.n)
+        rows.get(run, category, setting).put(family, cell, run)
+        average = rows.get(run, "all", setting)
+        builders[id(average)] = (average, run)
+        pooled[(id(average), family)].extend(records)
+    for (key, family), records in pooled.items():
+        average, run = builders[key]
+        average.put(family, _cell(family, records), run)
+    built = table(
+        "cqbench",
+        rows.rows(LAYOUTS["cqbench"].groups),
+        "AD accuracy (the paper's micro-F1), VS F1 = 2PR/(P+R) of the mean per-story precision "
+        "P and recall R, VE recall of the gold values the judge scored (1 / 0.5 / 0); 95% "
+        "bootstrap intervals; n = questions (AD), stories (VS), gold values (VE). 'average' "
+        "pools every setting the model was run on.",
+    )
+    return [built] if built else []
+
+
+def _cell(family: str, records: list[dict[str, Any]]) -> Cell:
+    if family == "ad":
+        values = [float(r["gold"] == r["pred"]) for r in records]
+        return mean_cell(values, [r["sample_id"] for r in records], 1.0)
+    if family == "vs":
+        counted = [r for r in records if not r.get("skipped")]
+        precision = np.array([r["precision"] for r in counted], dtype=float)
+        recall = np.array([r["recall"] for r in counted], dtype=float)
+
+        def statistic(indices: np.ndarray) -> np.ndarray:
+            p, r = precision[indices].mean(axis=1), recall[indices].mean(axis=1)
+            total = p + r
+            return np.divide(2 * p * r, total, out=np.zeros(len(p)), where=total > 0)
+
+        cell = resampled_cell(counted, statistic, 1.0)
+        if counted:  # the point value exactly as the metric computes it
+            cell = Cell(
+                f1_score(precision.mean(), recall.mean()), cell.ci_low, cell.ci_high, cell.n
+            )
+        return cell
+    scores = [
+        (f"{r['sample_id']}#{i}", float(score))
+        for r in records
+        for i, score in enumerate(r.get("value_scores") or ())
+        if score is not None
+    ]
+    return mean_cell([s for _, s in scores], [k for k, _ in scores], 1.0)

@@ -1,0 +1,83 @@
+"""CultureSynth-7 tables: net win rate per language and the weighted average (paper Tables 3
+and 8), and wins, ties, losses and position consistency. Per-language cells come from the
+outcome records, so an Inspect run of all languages and lm-eval's per-language tasks give one
+row alike; the weighted average is the net win rate pooled over every scored question (the
+paper's definition, `scorers/culturesynth/metrics.weighted_average`)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from inspect_culture.report.cells import mean_cell
+from inspect_culture.report.model import Cell, RunInfo, Table
+from inspect_culture.report.tables.common import (
+    Rows,
+    describe,
+    of_benchmark,
+    records_or_warn,
+    table,
+)
+from inspect_culture.scorers.culturesynth.spec import language_slug
+
+BENCHMARK = "CultureSynth-7"
+PERCENT = 100.0
+_DEFAULTS = {"swap": True, "judge_constraint": "none"}
+
+
+def culturesynth_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
+    pooled: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    main, secondary = Rows(), Rows()
+    builders = {}
+    unscored: dict[int, int] = defaultdict(int)
+    for run in of_benchmark(all_runs, BENCHMARK):
+        if run.setting.get("aggregate"):
+            continue
+        records = records_or_warn(run, warnings)
+        if records is None:
+            continue
+        setting = describe(run, ("swap", "judge_constraint"), _DEFAULTS)
+        builder = main.get(run, None, setting)
+        key = id(builder)
+        builders[key] = (builder, secondary.get(run, None, setting), run)
+        pooled[key].extend(records)
+        unscored[key] += run.unscored or 0
+    for key, records in pooled.items():
+        builder, second, run = builders[key]
+        scored = [r for r in records if r.get("outcome") is not None]
+        by_language: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for record in scored:
+            by_language[language_slug(record["language"])].append(record)
+        for language, chosen in by_language.items():
+            builder.put(language, _rate(chosen, lambda r: float(r["outcome"])), run)
+        builder.put("weighted_average", _rate(scored, lambda r: float(r["outcome"])), run)
+        second.put("win_rate", _rate(scored, lambda r: float(r["outcome"] == 1)), run)
+        second.put("tie_rate", _rate(scored, lambda r: float(r["outcome"] == 0)), run)
+        second.put("loss_rate", _rate(scored, lambda r: float(r["outcome"] == -1)), run)
+        judged_twice = [r for r in scored if r.get("consistent") is not None]
+        second.put(
+            "position_consistency", _rate(judged_twice, lambda r: float(r["consistent"])), run
+        )
+        second.put("unscored", Cell(float(unscored[key])), run)
+    tables = [
+        table(
+            "culturesynth",
+            main.rows(),
+            "Net win rate (%) against the baseline's answers, (wins - losses) / scored questions "
+            "x 100, with its 95% bootstrap interval (questions resampled) and n; weighted "
+            "average = pooled over all scored questions.",
+        ),
+        table(
+            "culturesynth_secondary",
+            secondary.rows(),
+            "Share of scored questions won, tied and lost; position consistency = share of "
+            "questions judged twice (swap) whose two verdicts agree.",
+        ),
+    ]
+    return [t for t in tables if t is not None]
+
+
+def _rate(records: list[dict[str, Any]], value: Any) -> Cell:
+    outcomes = [value(r) for r in records]
+    return mean_cell(outcomes, [r["question_id"] for r in records], PERCENT)

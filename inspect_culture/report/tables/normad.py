@@ -1,0 +1,113 @@
+"""NormAd-ETI tables: accuracy by context (header only), by Inglehart-Welzel cluster, and
+macro-F1 and unparsed rate (from the outcome records, for intervals and counts)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from inspect_culture.report.cells import header_cell, mean_cell, resampled_cell, with_n
+from inspect_culture.report.layouts import LAYOUTS
+from inspect_culture.report.model import RunInfo, Table
+from inspect_culture.report.tables.common import (
+    Rows,
+    describe,
+    of_benchmark,
+    records_or_warn,
+    table,
+)
+from inspect_culture.scorers.normad.spec import CONTEXTS, DEFAULT_PARSER, LABELS
+
+BENCHMARK = "NormAd-ETI"
+PERCENT = 100.0
+_DEFAULTS = {"parser": DEFAULT_PARSER}
+
+
+def normad_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
+    runs = [r for r in of_benchmark(all_runs, BENCHMARK) if r.setting.get("context") in CONTEXTS]
+    by_context, by_cluster, secondary = Rows(), Rows(), Rows()
+    for run in runs:
+        context = run.setting["context"]
+        setting = describe(run, ("parser",), _DEFAULTS)
+        by_context.get(run, None, setting).put(
+            context, header_cell(run, "accuracy", PERCENT, run.samples), run
+        )
+        records = records_or_warn(run, warnings)
+        if records is None:
+            continue
+        _clusters(by_cluster.get(run, context, setting), run, records)
+        _secondary(secondary.get(run, context, setting), run, records)
+    n = sum(1 for _ in runs)
+    caption = (
+        "Accuracy (%) with its 95% bootstrap interval (1,000 resamples of questions) and the "
+        "number of questions n, as each harness reported it."
+    )
+    tables = [
+        table("normad_context", by_context.rows(), caption),
+        table(
+            "normad_iw",
+            by_cluster.rows(LAYOUTS["normad_iw"].groups),
+            "Accuracy (%) per Inglehart-Welzel cluster; interval and n from the run's "
+            "per-question records (the value is the harness's own).",
+        ),
+        table(
+            "normad_secondary",
+            secondary.rows(LAYOUTS["normad_secondary"].groups),
+            "Macro-F1 over yes/no/neutral (unparsed answers count as wrong) and the share of "
+            "answers no parser rule could read; intervals resample questions.",
+        ),
+    ]
+    return [t for t in tables if t is not None] if n else []
+
+
+def _clusters(builder: Any, run: RunInfo, records: list[dict[str, Any]]) -> None:
+    correct = [float(r["gold"] == r["pred"]) for r in records]
+    ids = [r["sample_id"] for r in records]
+    for cluster in LAYOUTS["normad_iw"].columns:
+        chosen = [i for i, r in enumerate(records) if r["iw_cluster"] == cluster.key]
+        cell = mean_cell([correct[i] for i in chosen], [ids[i] for i in chosen], PERCENT)
+        header = run.metrics.get(f"accuracy_iw_{cluster.key}")
+        if header is not None and cell.value is not None:
+            cell = type(cell)(header * PERCENT, cell.ci_low, cell.ci_high, cell.n)
+        builder.put(cluster.key, cell, run)
+
+
+def _secondary(builder: Any, run: RunInfo, records: list[dict[str, Any]]) -> None:
+    ids = [r["sample_id"] for r in records]
+    questions = len(dict.fromkeys(ids))
+    unparsed = mean_cell([float(r["pred"] is None) for r in records], ids, PERCENT)
+    header_unparsed = header_cell(run, "unparsed_rate", PERCENT)
+    if header_unparsed.value is not None:
+        unparsed = type(unparsed)(
+            header_unparsed.value, unparsed.ci_low, unparsed.ci_high, unparsed.n
+        )
+    builder.put("unparsed_rate", unparsed, run)
+    f1 = resampled_cell(records, _macro_f1_statistic(records), PERCENT, run.metrics.get("macro_f1"))
+    builder.put("macro_f1", with_n(f1, questions), run)
+
+
+def _macro_f1_statistic(records: list[dict[str, Any]]):
+    """Macro-F1 over LABELS for each row of an index array, vectorised: an unparsed answer is
+    a false negative for its gold label and a false positive for none (scorers/stats)."""
+    codes = {label: i for i, label in enumerate(LABELS)}
+    gold = np.array([codes.get(r["gold"], -1) for r in records])
+    pred = np.array([codes.get(r["pred"], -2) if r["pred"] is not None else -2 for r in records])
+
+    def statistic(indices: np.ndarray) -> np.ndarray:
+        g, p = gold[indices], pred[indices]
+        f1s = []
+        for code in range(len(LABELS)):
+            tp = ((g == code) & (p == code)).sum(axis=1)
+            predicted = (p == code).sum(axis=1)
+            support = (g == code).sum(axis=1)
+            precision = np.divide(tp, predicted, out=np.zeros(len(tp)), where=predicted > 0)
+            recall = np.divide(tp, support, out=np.zeros(len(tp)), where=support > 0)
+            total = precision + recall
+            f1s.append(
+                np.divide(2 * precision * recall, total, out=np.zeros(len(tp)), where=total > 0)
+            )
+        return np.mean(f1s, axis=0)
+
+    return statistic
