@@ -154,6 +154,9 @@ def make_runs(out: Path) -> tuple[Path, Path]:
         os.environ["INSPECT_CULTURE_JUDGE_CACHE"] = "off"
         os.environ["STUB_API_KEY"] = "test-key"
         os.environ["HF_DATASETS_CACHE"] = str(out / "hf_cache")
+        os.environ["INSPECT_CULTURE_CACHE_DIR"] = str(out / "cache")
+        os.environ["INSPECT_CACHE_DIR"] = str(out / "inspect_cache")
+        os.environ["INSPECT_CULTURE_HF_ENDPOINT"] = "http://127.0.0.1:9"  # discard: never reached
         baseline = write_baseline(out / "baseline.json")
         with StubOpenAIServer(responder=responder) as server:
             run_inspect(server, out / "inspect", baseline)
