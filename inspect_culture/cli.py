@@ -52,7 +52,7 @@ def _cmd_main_job(args: argparse.Namespace) -> int:
             f"--languages: unknown {', '.join(unknown)}; allowed: {', '.join(LANGUAGES)}"
         )
     try:
-        main_job(languages, args.per_category, args.max_tokens, args.judge_constraint)
+        main_job(languages, args.per_category, args.max_tokens, args.judge_constraint, args.output)
     except LocalModelUnavailable as exc:
         raise SystemExit(str(exc)) from None
     return 0
@@ -176,6 +176,13 @@ def build_parser() -> argparse.ArgumentParser:
         default="grammar",
         help="grammar (default): the judge's replies always end in 'Rating: [[n]]'; "
         "none: the paper's protocol, where a 135M judge leaves most samples unscored",
+    )
+    job.add_argument(
+        "-o",
+        "--output",
+        metavar="DIR",
+        help="keep the runs (inspect/, lm_eval/) and the report (report/) here "
+        "(default: a new temporary folder)",
     )
     job.set_defaults(run=_cmd_main_job)
     baseline = commands.add_parser("baseline", help="CultureSynth-7 baseline answers files")

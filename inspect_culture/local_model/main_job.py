@@ -15,6 +15,7 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from inspect_culture.local_model.server import MODEL_ALIAS, LlamaServer
@@ -97,11 +98,16 @@ def run_lm_eval(
     per_category: int,
     max_tokens: int,
     judge_constraint: str = "grammar",
+    output_path: str | None = None,
 ) -> HarnessRun:
+    """`output_path`: write the results and samples files there, as `lm_eval --output_path
+    --log_samples` does (the report reads them)."""
     from lm_eval import simple_evaluate
+    from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
 
     from inspect_culture.lm_eval_tasks import include_path
+    from inspect_culture.run_files.lm_eval_outputs import save_lm_eval_outputs
 
     metadata = {
         "judge_model": MODEL_ALIAS,
@@ -115,6 +121,7 @@ def run_lm_eval(
         include_path=[str(include_path())], include_defaults=False, metadata=metadata
     )
     task = f"care_{language}"
+    tracker = EvaluationTracker(output_path=output_path) if output_path else None
     results = simple_evaluate(
         model="local-chat-completions",
         model_args={
@@ -127,7 +134,10 @@ def run_lm_eval(
         apply_chat_template=True,
         gen_kwargs=f"max_gen_toks={max_tokens}",
         log_samples=True,
+        evaluation_tracker=tracker,
     )
+    if tracker is not None:
+        save_lm_eval_outputs(tracker, results)
     metrics = {
         k.removesuffix(",judged"): v
         for k, v in results["results"][task].items()
@@ -172,8 +182,14 @@ def _counts(metrics: dict[str, Any]) -> str:
 
 
 def main_job(
-    languages: list[str], per_category: int, max_tokens: int, judge_constraint: str = "grammar"
+    languages: list[str],
+    per_category: int,
+    max_tokens: int,
+    judge_constraint: str = "grammar",
+    output_dir: str | None = None,
 ) -> list[HarnessRun]:
+    """Both harnesses on every language; the runs are kept under `output_dir` (a new temporary
+    folder when None) and reported in `output_dir/report/report.html`."""
     print(
         "Pipeline check: SmolLM2-135M (llama.cpp, CPU) answers CARE questions and judges the "
         "answers.\nA 135M model is not a meaningful judge; these numbers only show that both "
@@ -183,20 +199,26 @@ def main_job(
     os.environ.setdefault(
         "INSPECT_CULTURE_JUDGE_CACHE", os.path.join(tempfile.mkdtemp(), "judge.sqlite")
     )
+    out = Path(output_dir or tempfile.mkdtemp(prefix="culture-evals-main-job-"))
+    log_dir, lm_eval_dir = out / "inspect", out / "lm_eval"
     runs: list[HarnessRun] = []
-    with LlamaServer() as server, tempfile.TemporaryDirectory() as log_dir:
+    with LlamaServer() as server:
         print(f"llama.cpp server on {server.base_url} ({server.model.name})", flush=True)
         for language in languages:
             print(f"CARE {language}: Inspect ...", flush=True)
             runs.append(
                 run_inspect(
-                    server.base_url, language, per_category, max_tokens, log_dir, judge_constraint
+                    server.base_url, language, per_category, max_tokens, str(log_dir),
+                    judge_constraint,
                 )
-            )
+            )  # fmt: skip
             print(f"CARE {language}: lm-eval ...", flush=True)
             runs.append(
-                run_lm_eval(server.base_url, language, per_category, max_tokens, judge_constraint)
-            )
+                run_lm_eval(
+                    server.base_url, language, per_category, max_tokens, judge_constraint,
+                    str(lm_eval_dir),
+                )
+            )  # fmt: skip
     constrained = (
         f"The judge's decoding was constrained (judge_constraint={judge_constraint}, a GBNF "
         "grammar): each reply is a short commentary, then 'Rating: [[n]]' as the paper asks, so "
@@ -210,4 +232,16 @@ def main_job(
         "tokens per answer; mean judge rating 1-10 with its 95% bootstrap interval:\n\n"
         f"{results_table(runs)}\n\n{constrained}Server stopped.\n{REAL_JUDGE}"
     )
+    print(f"\nReport of this run: {write_job_report([log_dir, lm_eval_dir], out / 'report')}")
     return runs
+
+
+def write_job_report(inputs: list[Path], out_dir: Path) -> Path:
+    """`culture-evals report` of the job's own runs; the path of its report.html."""
+    from inspect_culture.report.build import build_report, write_report
+    from inspect_culture.report.render import FORMATS
+
+    report = build_report(inputs)
+    for skipped in report.skipped:  # never expected: say so rather than hide it
+        print(f"report: skipped {skipped}")
+    return write_report(report, out_dir, FORMATS)["html"]

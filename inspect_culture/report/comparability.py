@@ -11,8 +11,15 @@ from collections.abc import Callable, Iterable, Sequence
 
 from inspect_culture.report.model import Row, RunInfo, Table
 from inspect_culture.report.published import published_settings
+from inspect_culture.scorers.care import spec as care_spec
+from inspect_culture.scorers.cqbench import spec as cqbench_spec
 
 JUDGED = {"CARE", "CultureSynth-7", "CQ-Bench"}
+# benchmarks whose answers are sampled, not greedy (their specs' GenerationSettings)
+SAMPLING = {
+    care_spec.BENCHMARK: care_spec.GENERATION.temperature,
+    cqbench_spec.BENCHMARK: cqbench_spec.GENERATION.temperature,
+}
 _TOLERANCE = 1e-6
 
 
@@ -101,10 +108,22 @@ def _harness_disagreements(table: Table) -> list[str]:
             where = f" [{group}]" if group else ""
             warnings.append(
                 f"{table.title}: {model}{where} differs between the harnesses: "
-                f"{'; '.join(differing)}. Same model and settings should give the same numbers: "
-                "check that both runs used the same model revision, decoding and data."
+                f"{'; '.join(differing)}. {_expectation(table.benchmark)}"
             )
     return warnings
+
+
+def _expectation(benchmark: str) -> str:
+    temperature = SAMPLING.get(benchmark)
+    if temperature:
+        return (
+            f"{benchmark} samples its answers (temperature {temperature}), so two runs answer "
+            "differently and their numbers should agree within the intervals, not exactly."
+        )
+    return (
+        "Greedy decoding on the same model and data should give the same numbers: check that "
+        "both runs used the same model revision, settings and dataset."
+    )
 
 
 def _published_differences(table: Table, runs: Sequence[RunInfo]) -> list[str]:

@@ -101,3 +101,16 @@ def read_lm_eval_samples(path: Path) -> RunOutputs:
     if not responses:
         raise DataValidationError(f"{path}: no samples in the file")
     return RunOutputs(responses, docs, path, sha256_file(path))
+
+
+
+def save_lm_eval_outputs(tracker: Any, results: dict[str, Any]) -> None:
+    """Write `results_<timestamp>.json` and one `samples_<task>_<timestamp>.jsonl` per task, as
+    `lm_eval --output_path ... --log_samples` does after a run. `tracker` is the
+    `lm_eval.loggers.EvaluationTracker` passed to `simple_evaluate` (it records the model)."""
+    import copy
+
+    aggregated = copy.deepcopy({k: v for k, v in results.items() if k != "samples"})
+    tracker.save_results_aggregated(results=aggregated, samples=results["samples"])
+    for task_name in results["configs"]:
+        tracker.save_results_samples(task_name, copy.deepcopy(results["samples"][task_name]))

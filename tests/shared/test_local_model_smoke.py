@@ -19,7 +19,7 @@ if _MISSING:
 
 
 def test_main_job_scores_every_sample_in_both_harnesses(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:
     from inspect_culture.local_model import server as local_server
     from inspect_culture.local_model.main_job import main_job
@@ -33,7 +33,7 @@ def test_main_job_scores_every_sample_in_both_harnesses(
         return ports[-1]
 
     monkeypatch.setattr(local_server, "_free_port", remember)
-    runs = main_job(["zh"], per_category=1, max_tokens=24)
+    runs = main_job(["zh"], per_category=1, max_tokens=24, output_dir=str(tmp_path))
     out = capsys.readouterr().out
     assert "not a meaningful judge" in out and "--model-role grader=" in out
     assert "judge_constraint=grammar" in out
@@ -49,5 +49,10 @@ def test_main_job_scores_every_sample_in_both_harnesses(
     table_lines = [line for line in out.splitlines() if line.startswith("zh ")]
     assert len(table_lines) == 7  # all, five categories, counts
     assert not any(" - " in line or line.endswith("-") for line in table_lines)
+    # the job ends with the report of its own run, both harnesses side by side
+    html = tmp_path / "report" / "report.html"
+    assert f"Report of this run: {html}" in out
+    page = html.read_text(encoding="utf-8")
+    assert "CARE: mean judge rating" in page and "SmolLM2" in page
     with socket.socket() as sock:  # the server was stopped
         assert sock.connect_ex(("127.0.0.1", ports[0])) != 0

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import copy
 import math
 from pathlib import Path
 from typing import Any
 
 from inspect_culture.lm_eval_tasks import include_path
+from inspect_culture.run_files.lm_eval_outputs import save_lm_eval_outputs
 from tests.support.openai_stub import StubOpenAIServer
 
 
@@ -88,10 +88,7 @@ def run_lm_eval(
         evaluation_tracker=tracker,
     )
     if tracker is not None:  # as lm-eval's CLI does after the run
-        aggregated = copy.deepcopy({k: v for k, v in results.items() if k != "samples"})
-        tracker.save_results_aggregated(results=aggregated, samples=results["samples"])
-        for task_name in results["configs"]:
-            tracker.save_results_samples(task_name, copy.deepcopy(results["samples"][task_name]))
+        save_lm_eval_outputs(tracker, results)
     return results
 
 
