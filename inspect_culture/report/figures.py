@@ -1,0 +1,814 @@
+"""The figures of `culture-evals report`: PNG (to look at) and PDF (to put in a paper).
+
+Each figure is drawn from one table, only when that table has at least one row from the user's
+runs. A model keeps one colour in every figure of a report, so a reader can follow it from
+figure to figure; a run from lm-evaluation-harness is hatched, so the two harnesses' runs of
+one model stay apart. Published numbers are markers over the bars they compare with.
+
+matplotlib is optional (the `report` extra): it is imported inside the functions that draw,
+so importing this module, and `model_colours`, work without it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import re
+import textwrap
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from inspect_culture.report.errors import ReportDependencyError
+from inspect_culture.report.layouts import LAYOUTS
+from inspect_culture.report.model import Cell, Column, Figure, Row, Table
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure as MplFigure
+
+MISSING_MATPLOTLIB = "figures need matplotlib: pip install 'inspect-culture[report]'"
+
+# Okabe & Ito (2008), colour-blind safe; black last, so that it is the rarest bar colour.
+OKABE_ITO = (
+    "#0072B2",  # blue
+    "#E69F00",  # orange
+    "#009E73",  # bluish green
+    "#D55E00",  # vermillion
+    "#CC79A7",  # reddish purple
+    "#56B4E9",  # sky blue
+    "#F0E442",  # yellow
+    "#000000",  # black
+)
+# Beyond eight models the palette repeats; the repeat is told apart by hatch and marker.
+CYCLE_HATCHES = ("", "..", "xx", "oo")
+CYCLE_MARKERS = ("D", "s", "^", "v")
+HARNESS_HATCH = {"lm-eval": "////"}
+# Win / tie / loss are outcomes, not models: greys, so no outcome looks like a model's colour.
+OUTCOME_COLOURS = {"win_rate": "#3b3b3b", "tie_rate": "#9e9e9e", "loss_rate": "#dcdcdc"}
+SUMMARY_COLUMNS = frozenset({"overall", "weighted_average"})
+PNG_DPI = 150
+LABEL_WIDTH = 32  # characters before a model name wraps
+RC = {
+    "pdf.fonttype": 42,  # TrueType (Type 42): text stays text, selectable in LaTeX output
+    "ps.fonttype": 42,
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.frameon": False,
+    "hatch.linewidth": 0.8,
+}
+
+
+@dataclass(frozen=True)
+class ModelStyle:
+    """How one model is drawn in every figure of a report."""
+
+    colour: str
+    hatch: str  # "" for the first eight models; marks the repeats of the palette
+    marker: str  # the published-value marker
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What every figure of one report shares: model styles and how series are labelled."""
+
+    styles: Mapping[str, ModelStyle]
+    show_harness: bool  # the report holds runs from both harnesses
+
+    def label(self, model: str, harness: str | None) -> str:
+        return f"{model} ({harness})" if self.show_harness and harness else model
+
+    def hatch(self, model: str, harness: str | None) -> str:
+        return self.styles[model].hatch + HARNESS_HATCH.get(harness or "", "")
+
+
+@dataclass(frozen=True)
+class _Series:
+    """One bar per category: the runs of a model in one harness and setting, or a model with
+    published numbers only (drawn as markers in a slot of its own)."""
+
+    model: str
+    harness: str | None
+    setting: str
+    label: str
+    published_only: bool = False
+
+
+@dataclass
+class _Drawn:
+    key: str
+    title: str
+    caption: str
+    figure: MplFigure
+
+
+# --- public ---------------------------------------------------------------------------------
+
+
+def model_colours(tables: Sequence[Table]) -> dict[str, str]:
+    """The colour of each model in every figure of the report drawn from `tables`."""
+    return {model: style.colour for model, style in model_styles(tables).items()}
+
+
+def model_styles(tables: Sequence[Table]) -> dict[str, ModelStyle]:
+    """Colour, hatch and marker of each model, in order of first appearance over all tables:
+    the user's models first, then models that only have published numbers, so the user's
+    models get the first colours of the palette."""
+    run = [row.model for table in tables for row in table.rows if row.kind == "run"]
+    published = [row.model for table in tables for row in table.rows if row.kind != "run"]
+    models = list(dict.fromkeys([*run, *published]))
+    n = len(OKABE_ITO)
+    return {
+        model: ModelStyle(
+            OKABE_ITO[i % n],
+            CYCLE_HATCHES[(i // n) % len(CYCLE_HATCHES)],
+            CYCLE_MARKERS[(i // n) % len(CYCLE_MARKERS)],
+        )
+        for i, model in enumerate(models)
+    }
+
+
+def draw_figures(tables: Sequence[Table], out_dir: Path) -> list[Figure]:
+    """Write `<key>.png` and `<key>.pdf` under `out_dir` for each figure whose table holds a
+    run row, and return them in a fixed order. Needs matplotlib only when there is something
+    to draw, so a report without drawable tables works without it."""
+    by_key: dict[str, Table] = {}
+    for table in tables:
+        by_key.setdefault(table.key, table)
+    plans = [
+        (draw, by_key[key])
+        for key, draw in FIGURE_BUILDERS
+        if key in by_key and _run_rows(by_key[key])
+    ]
+    if not plans:
+        return []
+    mpl = require_matplotlib()
+    context = _Context(model_styles(tables), _harness_count(tables) > 1)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    figures: list[Figure] = []
+    with mpl.rc_context(RC):
+        for draw, table in plans:
+            figures.append(_save(draw(table, context), out_dir))
+    return figures
+
+
+def require_matplotlib() -> Any:
+    """matplotlib, or a one-line error that names the extra to install."""
+    try:
+        return importlib.import_module("matplotlib")
+    except ImportError:
+        raise ReportDependencyError(MISSING_MATPLOTLIB) from None
+
+
+# --- shared helpers -------------------------------------------------------------------------
+
+
+def _run_rows(table: Table) -> list[Row]:
+    return [row for row in table.rows if row.kind == "run"]
+
+
+def _harness_count(tables: Sequence[Table]) -> int:
+    return len({row.harness for table in tables for row in _run_rows(table) if row.harness})
+
+
+def _value_columns(table: Table) -> list[Column]:
+    """The columns that hold metric values (counts such as `unscored` are not drawn)."""
+    return [column for column in table.columns if not column.count]
+
+
+def _wrap(text: str, width: int = LABEL_WIDTH) -> str:
+    """Wrap at spaces and after the `/` of model ids ("org/name"), so a name splits between
+    its parts, not inside a word; only a part longer than a line is cut."""
+    lines: list[str] = []
+    line = ""
+    for part in re.split(r"(?<=[/\s])", text):
+        if line and len(line + part.rstrip()) > width:
+            lines.append(line.rstrip())
+            line = ""
+        line += part
+    lines.append(line.rstrip())
+    return "\n".join(textwrap.fill(one, width) or one for one in lines)
+
+
+def _series(table: Table, context: _Context) -> list[_Series]:
+    """The bar series of a table: one per (model, harness, setting) of its run rows, in print
+    order, then one marker slot per model that only has published rows."""
+    keys = list(dict.fromkeys((r.model, r.harness, r.setting) for r in _run_rows(table)))
+    settings: dict[tuple[str, str | None], int] = {}
+    for model, harness, _ in keys:
+        settings[model, harness] = settings.get((model, harness), 0) + 1
+    series = [
+        _Series(m, h, s, _series_label(context.label(m, h), s, settings[m, h] > 1))
+        for m, h, s in keys
+    ]
+    run_models = {s.model for s in series}
+    published = [row.model for row in table.rows if row.kind != "run"]
+    for model in dict.fromkeys(m for m in published if m not in run_models):
+        series.append(_Series(model, None, "", f"{model} (published)", published_only=True))
+    return series
+
+
+def _series_label(label: str, setting: str, ambiguous: bool) -> str:
+    return f"{label}, {setting}" if ambiguous and setting else label
+
+
+def _run_row(table: Table, series: _Series, group: str | None) -> Row | None:
+    for row in _run_rows(table):
+        key = (row.model, row.harness, row.setting, row.group)
+        if key == (series.model, series.harness, series.setting, group):
+            return row
+    return None
+
+
+def _published_rows(table: Table, group: str | None) -> dict[str, Row]:
+    """The first published row of each model in `group`."""
+    rows: dict[str, Row] = {}
+    for row in table.rows:
+        if row.kind != "run" and row.group == group:
+            rows.setdefault(row.model, row)
+    return rows
+
+
+def _groups(table: Table, rows: Sequence[Row]) -> list[str | None]:
+    """The groups of `rows`, in the layout's order, then any others in order of appearance."""
+    present = list(dict.fromkeys(row.group for row in rows))
+    layout = LAYOUTS.get(table.key)
+    order = list(layout.groups) if layout else []
+    known = [group for group in order if group in present]
+    return known + [group for group in present if group not in order]
+
+
+def _group_label(table: Table, group: str | None) -> str:
+    layout = LAYOUTS.get(table.key)
+    labels = (layout.group_labels if layout else None) or {}
+    return labels.get(group, group) if group else "all"
+
+
+def _error(cell: Cell) -> tuple[float, float]:
+    """The asymmetric error bar of a cell: distances down to ci_low and up to ci_high."""
+    assert cell.value is not None and cell.ci_low is not None and cell.ci_high is not None
+    return max(cell.value - cell.ci_low, 0.0), max(cell.ci_high - cell.value, 0.0)
+
+
+def _present(cells: Sequence[Cell | None], xs: Sequence[float]) -> list[tuple[float, Cell]]:
+    return [(x, c) for x, c in zip(xs, cells) if c is not None and c.value is not None]
+
+
+def _new_figure(width: float, height: float) -> MplFigure:
+    """A figure outside pyplot (no global figure registry), laid out by constrained layout."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure as MplFigure
+
+    figure = MplFigure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def _save(drawn: _Drawn, out_dir: Path) -> Figure:
+    """Write PNG and PDF without timestamps or version strings, so reruns give equal files."""
+    png, pdf = out_dir / f"{drawn.key}.png", out_dir / f"{drawn.key}.pdf"
+    try:
+        drawn.figure.savefig(png, dpi=PNG_DPI, metadata={"Software": None})
+        drawn.figure.savefig(pdf, metadata={"CreationDate": None, "Producer": None})
+    finally:
+        drawn.figure.clear()
+    return Figure(drawn.key, drawn.title, png, pdf, drawn.caption)
+
+
+# --- grouped bars ---------------------------------------------------------------------------
+
+
+def _draw_bars(
+    ax: Axes,
+    xs: Sequence[float],
+    cells: Sequence[Cell | None],
+    width: float,
+    colour: str,
+    hatch: str,
+) -> None:
+    """Bars for the cells that have a value; error bars for those that have an interval."""
+    present = _present(cells, xs)
+    if not present:
+        return
+    edge = "white" if hatch else colour
+    ax.bar(
+        [x for x, _ in present],
+        [c.value for _, c in present],
+        width * 0.92,
+        color=colour,
+        edgecolor=edge,
+        linewidth=0.6 if hatch else 0,
+        hatch=hatch or None,
+        zorder=2,
+    )
+    _draw_error_bars(ax, [(x, c) for x, c in present if c.has_interval])
+
+
+def _draw_error_bars(ax: Axes, points: Sequence[tuple[float, Cell]]) -> None:
+    if not points:
+        return
+    errors = [_error(cell) for _, cell in points]
+    ax.errorbar(
+        [x for x, _ in points],
+        [cell.value for _, cell in points],
+        yerr=[[low for low, _ in errors], [high for _, high in errors]],
+        fmt="none",
+        ecolor="#333333",
+        elinewidth=0.9,
+        capsize=2.5,
+        zorder=3,
+    )
+
+
+def _draw_markers(
+    ax: Axes, xs: Sequence[float], cells: Sequence[Cell | None], style: ModelStyle
+) -> bool:
+    """Published values as black-edged markers in the model's colour, on a white halo so they
+    stand out on a bar of the same (or a dark) colour; True if any was drawn."""
+    present = _present(cells, xs)
+    _draw_error_bars(ax, [(x, c) for x, c in present if c.has_interval])
+    if present:
+        points = ([x for x, _ in present], [c.value for _, c in present])
+        halo = {"marker": style.marker, "markersize": 10, "color": "white"}
+        ax.plot(*points, linestyle="none", **halo, zorder=4)
+        ax.plot(*points, linestyle="none", **_marker_kwargs(style), zorder=4.1)
+    return bool(present)
+
+
+def _marker_kwargs(style: ModelStyle) -> dict[str, Any]:
+    return {
+        "marker": style.marker,
+        "markersize": 7,
+        "markerfacecolor": style.colour,
+        "markeredgecolor": "black",
+        "markeredgewidth": 1.1,
+    }
+
+
+def _slot_width(n: int) -> float:
+    """A group spans at most 0.8 of a category; one or two models do not get slabs."""
+    return min(0.8 / max(n, 1), 0.3)
+
+
+def _offsets(series: Sequence[_Series]) -> list[float]:
+    n, width = len(series), _slot_width(len(series))
+    return [(j - (n - 1) / 2) * width for j in range(n)]
+
+
+def _draw_grouped(
+    ax: Axes,
+    columns: Sequence[Column],
+    series: Sequence[_Series],
+    rows: Sequence[Row | None],
+    published: Mapping[str, Row],
+    context: _Context,
+) -> bool:
+    """One group of bars per column, one bar per series; published values as markers centred
+    on their model's bars. Returns whether any published marker was drawn."""
+    width = _slot_width(len(series))
+    offsets = _offsets(series)
+    for offset, one, row in zip(offsets, series, rows):
+        if row is not None:
+            xs = [i + offset for i in range(len(columns))]
+            cells = [row.cells.get(column.key) for column in columns]
+            colour = context.styles[one.model].colour
+            _draw_bars(ax, xs, cells, width, colour, context.hatch(one.model, one.harness))
+    drawn = False
+    for model, row in published.items():
+        centre = _centre(model, series, offsets)
+        if centre is None or model not in context.styles:
+            continue
+        xs = [i + centre for i in range(len(columns))]
+        cells = [row.cells.get(column.key) for column in columns]
+        drawn = _draw_markers(ax, xs, cells, context.styles[model]) or drawn
+    _category_axis(ax, columns)
+    return drawn
+
+
+def _centre(model: str, series: Sequence[_Series], offsets: Sequence[float]) -> float | None:
+    mine = [offset for offset, one in zip(offsets, series) if one.model == model]
+    return sum(mine) / len(mine) if mine else None
+
+
+def _category_axis(ax: Axes, columns: Sequence[Column]) -> None:
+    """Category labels under the groups, a dotted line before a summary column (Overall,
+    Weighted avg.), and a light horizontal grid behind the bars."""
+    ax.set_xticks(range(len(columns)), [_wrap(c.label, 14) for c in columns])
+    ax.set_xlim(-0.5, len(columns) - 0.5)
+    for i, column in enumerate(columns):
+        if column.key in SUMMARY_COLUMNS and i > 0:
+            ax.axvline(i - 0.5, color="#888888", linestyle=":", linewidth=0.9)
+    ax.grid(axis="y", color="#e5e5e5", linewidth=0.7, zorder=0)
+    ax.set_axisbelow(True)
+    ax.tick_params(axis="x", length=0)
+
+
+def _legend(
+    figure: MplFigure, series: Sequence[_Series], context: _Context, published: bool
+) -> None:
+    """A legend under the axes, in as many columns as fit, with room made for it."""
+    handles = _legend_handles(series, context, published)
+    labels = [handle.get_label() for handle in handles]
+    ncols = _legend_columns(figure, labels)
+    figure.legend(
+        handles=handles, loc="outside lower center", ncols=ncols, handlelength=1.6, handleheight=1.2
+    )
+    figure.set_figheight(figure.get_figheight() + _legend_height(labels, ncols))
+
+
+def _legend_handles(series: Sequence[_Series], context: _Context, published: bool) -> list[Any]:
+    """A patch per run series (hatched like its bars), a marker per published-only model, and
+    one plain marker that says what the published markers are."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles: list[Any] = []
+    for one in series:
+        style, label = context.styles[one.model], _wrap(one.label)
+        if one.published_only:
+            handles.append(Line2D([], [], linestyle="none", **_marker_kwargs(style), label=label))
+            continue
+        hatch = context.hatch(one.model, one.harness)
+        edge = "white" if hatch else style.colour
+        handles.append(
+            Patch(facecolor=style.colour, edgecolor=edge, hatch=hatch or None, label=label)
+        )
+    if published:
+        plain = _marker_kwargs(ModelStyle("white", "", "D"))
+        handles.append(Line2D([], [], linestyle="none", **plain, label="published value"))
+    return handles
+
+
+def _legend_height(labels: Sequence[str], ncols: int) -> float:
+    """Inches the legend takes, added to the figure, so many models do not squeeze the axes.
+    Entries fill columns top to bottom; the tallest column sets the height (font size 9:
+    about 0.15 in a text line, 0.06 in between entries)."""
+    rows = math.ceil(len(labels) / ncols)
+    columns = [labels[i : i + rows] for i in range(0, len(labels), rows)]
+    lines = max(sum(label.count("\n") + 1.4 for label in column) for column in columns)
+    return 0.25 + lines * 0.15
+
+
+def _legend_columns(figure: MplFigure, labels: Sequence[str]) -> int:
+    """As many columns (at most 3) as fit the figure's width, so a legend of long model names
+    is never wider than the figure (an outside legend does not widen it)."""
+    longest = max((len(line) for label in labels for line in label.splitlines()), default=1)
+    entry = 0.6 + longest * 0.075  # inches at font size 9: handle, padding, text
+    fits = int(figure.get_figwidth() // entry)
+    return max(1, min(len(labels), 3, fits))
+
+
+def _bars_width(n_columns: int, n_series: int) -> float:
+    return min(max(6.0, 1.2 + n_columns * (0.28 * n_series + 0.45)), 14.0)
+
+
+def _limits(ax: Axes, low: float | None = None, high: float | None = None) -> None:
+    """Bars start at zero when nothing is negative; fixed ends for bounded scales."""
+    bottom, top = ax.get_ylim()
+    if low is not None:
+        bottom = low
+    elif bottom > 0 or math.isclose(bottom, 0.0, abs_tol=1e-9):
+        bottom = 0.0
+    ax.set_ylim(bottom, top if high is None else high)
+
+
+# --- captions -------------------------------------------------------------------------------
+
+
+def _caption(
+    table: Table,
+    what: str,
+    series: Sequence[_Series],
+    published: bool,
+    error_bars: bool = True,
+) -> str:
+    """What the figure shows, what the error bars and markers mean, and where published
+    numbers come from."""
+    parts = [what]
+    intervals = any(c.has_interval for row in table.rows for c in row.cells.values())
+    if error_bars and intervals:
+        parts.append(f"Error bars: the 95% intervals of table `{table.key}`.")
+    if any(s.harness == "lm-eval" for s in series):
+        parts.append("Hatched bars: runs in lm-evaluation-harness; plain bars: Inspect AI.")
+    if published:
+        sources = list(dict.fromkeys(r.source for r in table.rows if r.kind != "run" and r.source))
+        where = f" ({'; '.join(sources)})" if sources else ""
+        parts.append(f"Black-edged markers: published values{where}.")
+    parts.append("Cells without a value are left out.")
+    return " ".join(parts)
+
+
+# --- the figures ----------------------------------------------------------------------------
+
+
+def _normad_heatmap(table: Table, context: _Context) -> _Drawn:
+    """Accuracy of each IW cluster (x) under each context (y), one panel per run series, on one
+    shared colour scale so panels compare by colour."""
+    series = [s for s in _series(table, context) if not s.published_only]
+    contexts = _groups(table, _run_rows(table))
+    columns = _value_columns(table)
+    ncols = 1 if len(series) == 1 else 2
+    nrows = math.ceil(len(series) / ncols)
+    figure = _new_figure(5.6 * ncols + 0.8, (0.45 * len(contexts) + 2.0) * nrows)
+    axes = figure.subplots(nrows, ncols, squeeze=False).ravel()
+    grids = [_heatmap_grid(table, one, contexts, columns) for one in series]
+    norm = _heatmap_norm([v for grid in grids for line in grid for v in line])
+    image = None
+    for ax, one, grid in zip(axes, series, grids):
+        image = _heatmap_panel(ax, grid, norm, columns, [_group_label(table, g) for g in contexts])
+        ax.set_title(_wrap(one.label, 60))
+    for ax in axes[len(series) :]:
+        figure.delaxes(ax)
+    figure.colorbar(image, ax=list(axes[: len(series)]), label=table.metric, shrink=0.9)
+    what = (
+        "NormAd-ETI accuracy (%) by Inglehart-Welzel cultural cluster (columns) and context "
+        "(rows), one panel per model; all panels share one colour scale."
+    )
+    return _Drawn(
+        "normad_heatmap",
+        "NormAd-ETI: accuracy by cluster and context",
+        _caption(table, what, [], False, error_bars=False),
+        figure,
+    )
+
+
+def _heatmap_grid(
+    table: Table, series: _Series, contexts: Sequence[str | None], columns: Sequence[Column]
+) -> list[list[float | None]]:
+    grid: list[list[float | None]] = []
+    for group in contexts:
+        row = _run_row(table, series, group)
+        cells = [row.cells.get(c.key) if row else None for c in columns]
+        grid.append([cell.value if cell is not None else None for cell in cells])
+    return grid
+
+
+def _heatmap_norm(values: Sequence[float | None]) -> Any:
+    """A colour scale over the data rounded out to tens, so small differences stay visible."""
+    from matplotlib.colors import Normalize
+
+    present = [v for v in values if v is not None]
+    if not present:
+        return Normalize(0.0, 100.0)
+    low, high = math.floor(min(present) / 10) * 10, math.ceil(max(present) / 10) * 10
+    if high <= low:
+        low, high = low - 5, high + 5
+    return Normalize(low, high)
+
+
+def _heatmap_panel(
+    ax: Axes,
+    grid: Sequence[Sequence[float | None]],
+    norm: Any,
+    columns: Sequence[Column],
+    row_labels: Sequence[str],
+) -> Any:
+    """One panel: missing cells stay blank (a light grey background), others carry their value."""
+    import matplotlib
+    import numpy as np
+
+    data = np.ma.masked_invalid(
+        np.array([[math.nan if v is None else v for v in line] for line in grid], dtype=float)
+    )
+    edges_x, edges_y = np.arange(len(columns) + 1) - 0.5, np.arange(len(row_labels) + 1) - 0.5
+    cmap = matplotlib.colormaps["cividis"]
+    # a mesh, not an image: the PDF stays vector; masked (missing) cells show the background
+    image = ax.pcolormesh(edges_x, edges_y, data, cmap=cmap, norm=norm, edgecolors="white")
+    ax.set_facecolor("#f0f0f0")
+    ax.invert_yaxis()
+    for (i, j), value in np.ndenumerate(data.filled(math.nan)):
+        if not math.isnan(value):
+            colour = "white" if norm(value) < 0.5 else "black"
+            ax.text(j, i, f"{value:.1f}", ha="center", va="center", color=colour, fontsize=8)
+    ax.set_xticks(range(len(columns)), [c.label for c in columns], rotation=35, ha="right")
+    ax.set_yticks(range(len(row_labels)), row_labels)
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    return image
+
+
+def _normad_context(table: Table, context: _Context) -> _Drawn:
+    """Accuracy by context, one bar per model: the paper's main comparison."""
+    return _single_panel(
+        table,
+        context,
+        key="normad_context",
+        title="NormAd-ETI: accuracy by context",
+        what="NormAd-ETI accuracy (%) by the context given to the model, one bar per model.",
+    )
+
+
+def _culturesynth_languages(table: Table, context: _Context) -> _Drawn:
+    """Net win rate per language; it can be negative, so a zero line marks the baseline."""
+    drawn = _single_panel(
+        table,
+        context,
+        key="culturesynth_languages",
+        title="CultureSynth-7: net win rate by language",
+        what=(
+            "CultureSynth-7 net win rate (percent points, wins minus losses against the "
+            "baseline) per language and the weighted average, one bar per model."
+        ),
+    )
+    drawn.figure.axes[0].axhline(0, color="black", linewidth=0.8, zorder=2.5)
+    return drawn
+
+
+def _single_panel(
+    table: Table,
+    context: _Context,
+    *,
+    key: str,
+    title: str,
+    what: str,
+) -> _Drawn:
+    """One panel of grouped bars, one group per column of the table (no row groups)."""
+    series = _series(table, context)
+    columns = _value_columns(table)
+    figure = _new_figure(_bars_width(len(columns), len(series)), 3.4)
+    ax = figure.add_subplot()
+    rows = [_run_row(table, one, None) for one in series]
+    published = _draw_grouped(ax, columns, series, rows, _published_rows(table, None), context)
+    ax.set_ylabel(table.metric)
+    _limits(ax)
+    _legend(figure, series, context, published)
+    return _Drawn(key, title, _caption(table, what, series, published), figure)
+
+
+def _care_categories(table: Table, context: _Context) -> _Drawn:
+    """Mean rating per category, one panel per language (the paper's per-language results)."""
+    series = _series(table, context)
+    columns = _value_columns(table)
+    languages = _groups(table, _run_rows(table))
+    figure = _new_figure(_bars_width(len(columns), len(series)), 2.5 * len(languages) + 0.3)
+    axes = figure.subplots(len(languages), 1, squeeze=False, sharex=True, sharey=True).ravel()
+    published = False
+    for ax, language in zip(axes, languages):
+        rows = [_run_row(table, one, language) for one in series]
+        marks = _published_rows(table, language)
+        published = _draw_grouped(ax, columns, series, rows, marks, context) or published
+        ax.set_title(_group_label(table, language), loc="left")
+        ax.set_ylabel(table.metric)
+        _limits(ax, 0.0, 10.0)
+    _legend(figure, series, context, published)
+    what = "CARE mean judge rating (1-10) per category and overall, one panel per language."
+    caption = _caption(table, what, series, published)
+    return _Drawn("care_categories", "CARE: mean rating by category", caption, figure)
+
+
+def _cqbench_tasks(table: Table, context: _Context) -> _Drawn:
+    """AD accuracy, VS F1 and VE recall per model, from each model's average over settings
+    (`all`), or from one setting when it has no average, which the legend and caption name."""
+    series, rows = _cq_series(table, context)
+    columns = _value_columns(table)
+    figure = _new_figure(_bars_width(len(columns), len(series)), 3.4)
+    ax = figure.add_subplot()
+    published = _draw_grouped(ax, columns, series, rows, _cq_published(table), context)
+    ax.set_ylabel(table.metric)
+    _limits(ax, 0.0, None)
+    _legend(figure, series, context, published)
+    what = (
+        "CQ-Bench attitude detection (AD, accuracy), value selection (VS, F1) and value "
+        "extraction (VE, recall) per model, averaged over settings."
+    )
+    notes = [
+        f"{context.label(one.model, one.harness)}: setting '{_group_label(table, row.group)}' "
+        "only (no average over settings)."
+        for one, row in zip(series, rows)
+        if row is not None and row.group != "all"
+    ]
+    caption = _caption(table, " ".join([what, *notes]), series, published)
+    return _Drawn("cqbench_tasks", "CQ-Bench: scores by task", caption, figure)
+
+
+def _cq_series(table: Table, context: _Context) -> tuple[list[_Series], list[Row | None]]:
+    """Each series with the row it is drawn from; a series drawn from one setting says which."""
+    series: list[_Series] = []
+    rows: list[Row | None] = []
+    for one in _series(table, context):
+        row = None if one.published_only else _cq_pick(table, _series_rows(table, one))
+        if row is not None and row.group != "all":
+            one = replace(one, label=f"{one.label} [{_group_label(table, row.group)}]")
+        series.append(one)
+        rows.append(row)
+    return series, rows
+
+
+def _series_rows(table: Table, series: _Series) -> list[Row]:
+    key = (series.model, series.harness, series.setting)
+    return [r for r in _run_rows(table) if (r.model, r.harness, r.setting) == key]
+
+
+def _cq_pick(table: Table, rows: Sequence[Row]) -> Row | None:
+    """The `all` row, else the row of the first setting in the layout's order."""
+    groups = _groups(table, rows)
+    if not groups:
+        return None
+    group = "all" if "all" in groups else groups[0]
+    return next(row for row in rows if row.group == group)
+
+
+def _cq_published(table: Table) -> dict[str, Row]:
+    """Each model's published row, chosen as for runs (the average over settings first)."""
+    by_model: dict[str, list[Row]] = {}
+    for row in table.rows:
+        if row.kind != "run":
+            by_model.setdefault(row.model, []).append(row)
+    picked = {model: _cq_pick(table, rows) for model, rows in by_model.items()}
+    return {model: row for model, row in picked.items() if row is not None}
+
+
+def _culturesynth_outcomes(table: Table, context: _Context) -> _Drawn:
+    """Wins, ties and losses of each run as one 100% bar; a swatch in the model's colour (and
+    hatch) by each bar ties it to the other figures."""
+    series = [s for s in _series(table, context) if not s.published_only]
+    rows = [_run_row(table, one, None) for one in series]
+    figure = _new_figure(7.0, 0.45 * len(series) + 1.6)
+    ax = figure.add_subplot()
+    for y, (one, row) in enumerate(zip(series, rows)):
+        style = context.styles[one.model]
+        hatch = context.hatch(one.model, one.harness)
+        ax.barh(
+            y,
+            4.0,
+            left=-6.0,
+            color=style.colour,
+            hatch=hatch or None,
+            edgecolor="white" if hatch else style.colour,
+            linewidth=0.6 if hatch else 0,
+        )
+        if row is not None:
+            _outcome_bar(ax, y, row)
+    ax.set_yticks(range(len(series)), [_wrap(s.label) for s in series])
+    ax.invert_yaxis()
+    ax.set_xlim(-7.0, 100.0)
+    ax.set_xticks(range(0, 101, 20))
+    ax.set_xlabel("share of comparisons (%)")
+    ax.tick_params(axis="y", length=0)
+    ax.spines["left"].set_visible(False)
+    _outcome_legend(figure, table)
+    what = (
+        "CultureSynth-7 outcomes against the baseline: wins, ties and losses (%) per model, "
+        "from the user's runs."
+    )
+    caption = _caption(table, what, series, False, error_bars=False)
+    return _Drawn("culturesynth_outcomes", "CultureSynth-7: wins, ties and losses", caption, figure)
+
+
+def _outcome_spans(row: Row) -> list[tuple[str, float, float]]:
+    """(column, left, width) of each outcome with a value: wins from 0, losses up to 100, ties
+    between them, so a missing value leaves a gap instead of shifting the others."""
+    value = {k: (row.cells.get(k) or Cell(None)).value for k in OUTCOME_COLOURS}
+    win, tie, loss = value["win_rate"], value["tie_rate"], value["loss_rate"]
+    spans = []
+    if win is not None:
+        spans.append(("win_rate", 0.0, win))
+    if tie is not None and (win is not None or loss is not None):
+        left = win if win is not None else 100.0 - (loss or 0.0) - tie
+        spans.append(("tie_rate", left, tie))
+    if loss is not None:
+        spans.append(("loss_rate", 100.0 - loss, loss))
+    return spans
+
+
+def _outcome_bar(ax: Axes, y: float, row: Row) -> None:
+    for key, left, width in _outcome_spans(row):
+        colour = OUTCOME_COLOURS[key]
+        ax.barh(y, width, left=left, color=colour, edgecolor="white", linewidth=0.8, zorder=2)
+        if width >= 7:
+            text = "white" if key == "win_rate" else "black"
+            ax.text(
+                left + width / 2,
+                y,
+                f"{width:.0f}",
+                ha="center",
+                va="center",
+                color=text,
+                fontsize=8,
+            )
+
+
+def _outcome_legend(figure: MplFigure, table: Table) -> None:
+    from matplotlib.patches import Patch
+
+    labels = {c.key: c.label.replace(" (%)", "") for c in table.columns}
+    handles = [
+        Patch(facecolor=colour, edgecolor="#888888", linewidth=0.5, label=labels.get(k, k))
+        for k, colour in OUTCOME_COLOURS.items()
+    ]
+    figure.legend(handles=handles, loc="outside lower center", ncols=3)
+
+
+FIGURE_BUILDERS: tuple[tuple[str, Callable[[Table, _Context], _Drawn]], ...] = (
+    ("normad_iw", _normad_heatmap),
+    ("normad_context", _normad_context),
+    ("care", _care_categories),
+    ("culturesynth", _culturesynth_languages),
+    ("culturesynth_secondary", _culturesynth_outcomes),
+    ("cqbench", _cqbench_tasks),
+)
+"""(table key, builder) in the order the report lists its figures."""
