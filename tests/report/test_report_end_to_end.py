@@ -14,6 +14,7 @@ from inspect_culture.cli import EXIT_SKIPPED, main
 from inspect_culture.report.build import build_report
 from inspect_culture.report.model import Report, Row, Table
 from inspect_culture.report.records import clear_cache
+from tests.support.browser import open_offline
 from tests.support.report_runs import make_runs
 
 pytestmark = pytest.mark.slow
@@ -148,6 +149,22 @@ def test_cli_writes_every_output(real_runs: Path, tmp_path: Path, capsys) -> Non
     ]
     assert {r["harness"] for r in rot} == {"inspect", "lm-eval"}
     assert len({(r["value"], r["ci_low"], r["ci_high"], r["n"]) for r in rot}) == 1
+
+
+def test_report_of_real_runs_in_a_real_browser(real_runs: Path, tmp_path: Path) -> None:
+    """As a person opens it: from disk, network off; every figure loads, nothing errs. The
+    screenshot is kept in the test's temporary folder."""
+    out = tmp_path / "report"
+    assert (
+        main(["report", str(real_runs / "inspect"), str(real_runs / "lm_eval"), "-o", str(out)])
+        == 0
+    )
+    check = open_offline(out / "report.html", tmp_path / "report.png")
+    assert (check.blocked, check.errors, check.failed) == ([], [], [])
+    figures = len(list((out / "figures").glob("*.png")))
+    assert len(check.images) == figures == 6
+    assert all(image["complete"] and image["w"] > 0 for image in check.images), check.images
+    assert (tmp_path / "report.png").stat().st_size > 50_000
 
 
 def test_only_the_requested_formats(real_runs: Path, tmp_path: Path) -> None:

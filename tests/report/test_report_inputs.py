@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from inspect_ai import Task, eval as inspect_eval
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.scorer import match
 from inspect_ai.solver import Generate, TaskState, solver

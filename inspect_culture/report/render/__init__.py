@@ -1,0 +1,70 @@
+"""The output writers of `culture-evals report`: HTML page, Markdown, LaTeX tables and a tidy
+CSV, all from one `Report`. Figures are drawn by `inspect_culture.report.figures`; the writers
+only embed or link the files they find in `report.figures`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from inspect_culture.report.model import Report
+from inspect_culture.report.render.csv import write_csv
+from inspect_culture.report.render.html import write_html
+from inspect_culture.report.render.latex import write_latex
+from inspect_culture.report.render.markdown import write_markdown
+
+FORMATS = ("html", "md", "tex", "csv", "figures")
+
+WRITERS: dict[str, tuple[str, Callable[[Report, Path], Path]]] = {
+    "html": ("report.html", write_html),
+    "md": ("report.md", write_markdown),
+    "tex": ("tables.tex", write_latex),
+    "csv": ("results.csv", write_csv),
+}
+
+__all__ = [
+    "FORMATS",
+    "parse_formats",
+    "write_csv",
+    "write_html",
+    "write_latex",
+    "write_markdown",
+    "write_outputs",
+]
+
+
+def _unknown(names: Iterable[str]) -> ValueError:
+    return ValueError(
+        f"unknown report format(s): {', '.join(names)}; allowed: {', '.join(FORMATS)}"
+    )
+
+
+def parse_formats(text: str) -> tuple[str, ...]:
+    """`--format html,md` as ("html", "md"): case and spaces ignored, repeats dropped, order
+    kept; anything outside `FORMATS` is refused rather than silently skipped."""
+    names = [part.strip().lower() for part in text.split(",")]
+    names = list(dict.fromkeys(name for name in names if name))
+    if not names:
+        raise ValueError(f"no report format given; allowed: {', '.join(FORMATS)}")
+    unknown = [name for name in names if name not in FORMATS]
+    if unknown:
+        raise _unknown(unknown)
+    return tuple(names)
+
+
+def write_outputs(report: Report, out_dir: Path, formats: Iterable[str]) -> dict[str, Path]:
+    """Write each requested format into `out_dir`; returns format -> file written. "figures"
+    is accepted and left to the caller, which draws them before the other writers run."""
+    formats = tuple(formats)
+    unknown = [name for name in formats if name not in FORMATS]
+    if unknown:
+        raise _unknown(unknown)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    for name in formats:
+        if name in WRITERS and name not in written:
+            filename, writer = WRITERS[name]
+            written[name] = writer(report, out_dir / filename)
+    return written

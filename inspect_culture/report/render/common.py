@@ -1,0 +1,247 @@
+"""What every writer decides alike: section order, which row columns a table shows, how
+published rows are footnoted, and the provenance of each run. Kept apart from the markup so the
+HTML, Markdown and LaTeX outputs cannot drift into different readings of the same report.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from inspect_culture.report.layouts import LAYOUTS
+from inspect_culture.report.model import Report, Row, RunInfo, Table
+
+TITLE = "Cultural-awareness evaluation report"
+CELL_LEGEND = "Cells read: value [95% interval] (n = questions behind the value)."
+# LaTeX cells leave n out (paper tables are narrow); the CSV holds it.
+LATEX_CELL_LEGEND = "Cells read: value [95% interval]; n per cell in results.csv."
+PUBLISHED_LEGEND = (
+    "Rows marked published are a paper's numbers, shown for comparison; their sources are"
+    " listed under each table."
+)
+PUBLISHED = "published"
+
+
+def generated_at() -> datetime:
+    """Now, or `SOURCE_DATE_EPOCH` when set, so that a rebuilt report can be byte-identical."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch and epoch.strip().isdigit():
+        return datetime.fromtimestamp(int(epoch), tz=timezone.utc)
+    return datetime.now(tz=timezone.utc)
+
+
+def format_time(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def version() -> str:
+    from inspect_culture import __version__
+
+    return __version__
+
+
+@dataclass(frozen=True)
+class Section:
+    """One benchmark's tables: main tables first, supporting (secondary) tables after."""
+
+    benchmark: str
+    anchor: str
+    tables: tuple[Table, ...]
+
+
+def sections(report: Report) -> list[Section]:
+    """Benchmarks in the order their first table appears; within one, main before secondary."""
+    order: dict[str, list[Table]] = {}
+    for table in report.tables:
+        order.setdefault(table.benchmark, []).append(table)
+    return [
+        Section(name, anchor(name), tuple(sorted(tables, key=lambda t: t.secondary)))
+        for name, tables in order.items()
+    ]
+
+
+def anchor(text: str) -> str:
+    """A lower-case id from `text` for HTML anchors and LaTeX labels (letters, digits, '-')."""
+    slug = "".join(ch.lower() if ch.isascii() and ch.isalnum() else "-" for ch in text)
+    return "-".join(part for part in slug.split("-") if part) or "section"
+
+
+def benchmarks(report: Report) -> list[str]:
+    return [section.benchmark for section in sections(report)]
+
+
+def models(report: Report) -> list[str]:
+    """Models of the user's runs (published rows excluded), in first-seen order."""
+    seen: dict[str, None] = {}
+    for run in report.runs:
+        seen.setdefault(run.model, None)
+    for table in report.tables:
+        for row in table.rows:
+            if row.kind != PUBLISHED:
+                seen.setdefault(row.model, None)
+    return list(seen)
+
+
+def summary(report: Report) -> str:
+    """One sentence saying what the report covers."""
+    runs = len(report.runs)
+    names = models(report)
+    marks = benchmarks(report)
+    parts = [
+        f"{runs} run{'s' if runs != 1 else ''}",
+        f"{len(names)} model{'s' if len(names) != 1 else ''}",
+    ]
+    text = " of ".join(parts)
+    if marks:
+        text += f"; benchmarks: {', '.join(marks)}"
+    return text + "."
+
+
+def shows_groups(table: Table) -> bool:
+    return table.group_label is not None or any(row.group for row in table.rows)
+
+
+def group_header(table: Table) -> str:
+    return table.group_label or "Group"
+
+
+def group_text(table: Table, group: str | None) -> str:
+    """A row's group as printed: the layout's label for a key ("rot" -> "RoT", "zh" ->
+    "Chinese"); the CSV keeps the key, which is stable, like a column's key."""
+    if group is None:
+        return ""
+    layout = LAYOUTS.get(table.key)
+    labels = (layout.group_labels or {}) if layout is not None else {}
+    return labels.get(group, group)
+
+
+def shows_settings(table: Table) -> bool:
+    return any(row.setting for row in table.rows)
+
+
+def is_published(row: Row) -> bool:
+    return row.kind == PUBLISHED
+
+
+def origin(row: Row) -> str:
+    """The "Harness" column: the harness of a run row, "published" for a paper's row."""
+    if is_published(row):
+        return PUBLISHED
+    return row.harness or ""
+
+
+def source_of(row: Row) -> str:
+    """Where a published row's numbers come from; said plainly when the row does not say."""
+    return row.source or "source not given"
+
+
+@dataclass(frozen=True)
+class Note:
+    """One source of published rows in a table, numbered in order of first use."""
+
+    number: int
+    source: str
+    models: tuple[str, ...]
+    setting: str = ""  # only when notes are split by setting (LaTeX moves settings here)
+
+    def key(self) -> tuple[str, str]:
+        return (self.source, self.setting)
+
+
+def note_key(row: Row, by_setting: bool = False) -> tuple[str, str]:
+    """Which note a published row points to: its source (and its setting, when split)."""
+    return (source_of(row), row.setting if by_setting else "")
+
+
+def published_notes(table: Table, by_setting: bool = False) -> list[Note]:
+    """The footnotes under a table: each distinct source once (or each source and setting
+    pair, with `by_setting`), with the models it covers."""
+    notes: dict[tuple[str, str], list[str]] = {}
+    for row in table.rows:
+        if is_published(row):
+            names = notes.setdefault(note_key(row, by_setting), [])
+            if row.model not in names:
+                names.append(row.model)
+    return [
+        Note(i, source, tuple(names), setting)
+        for i, ((source, setting), names) in enumerate(notes.items(), 1)
+    ]
+
+
+def group_starts(table: Table) -> list[bool]:
+    """For each row, whether it opens a new group (the writers print a group label once)."""
+    starts: list[bool] = []
+    previous: object = object()
+    for row in table.rows:
+        starts.append(row.group != previous)
+        previous = row.group
+    return starts
+
+
+def mapping_items(values: Mapping[str, Any]) -> list[str]:
+    """`{"context": "rot", "k": 1}` as ["context=rot", "k=1"]: one line each in the HTML."""
+    return [f"{key}={value}" for key, value in values.items()]
+
+
+def mapping_text(values: Mapping[str, Any]) -> str:
+    """`{"context": "rot", "k": 1}` as "context=rot, k=1": settings and versions in one cell."""
+    return ", ".join(mapping_items(values))
+
+
+PROVENANCE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("path", "Path"),
+    ("harness", "Harness"),
+    ("benchmark", "Benchmark"),
+    ("task", "Task"),
+    ("setting", "Setting"),
+    ("model", "Model"),
+    ("dataset", "Dataset@revision"),
+    ("sha256", "SHA-256"),
+    ("rows", "Rows"),
+    ("samples", "Samples"),
+    ("scope", "Limit/subset"),
+    ("judge", "Judge"),
+    ("versions", "Versions"),
+)
+
+
+def runs_folder(runs: Sequence[RunInfo]) -> Path | None:
+    """The folder all runs lie under, printed once above the runs table so that each line can
+    show a short path; `None` when they share none (or there is at most one run)."""
+    if len(runs) < 2:
+        return None
+    try:
+        base = Path(os.path.commonpath([str(Path(run.path).parent) for run in runs]))
+    except ValueError:  # relative and absolute paths mixed, or different drives
+        return None
+    return base if str(base) not in ("", ".", os.sep) else None
+
+
+def provenance(run: RunInfo, base: Path | None = None) -> dict[str, str]:
+    """One run's line of the runs table, as text, keyed like `PROVENANCE_COLUMNS`; the path is
+    relative to `base` when given."""
+    samples = "" if run.samples is None else str(run.samples)
+    if run.unscored:
+        samples += f" ({run.unscored} unscored)"
+    scope = [f"limit={run.limit}"] if run.limit is not None else []
+    if run.subset:
+        scope.append(run.subset)
+    return {
+        "path": str(Path(run.path).relative_to(base)) if base else str(run.path),
+        "harness": run.harness,
+        "benchmark": run.benchmark,
+        "task": run.task,
+        "setting": mapping_text(run.setting),
+        "model": run.model,
+        "dataset": run.dataset or "",
+        "sha256": (run.dataset_sha256 or "")[:12],
+        "rows": "" if run.dataset_rows is None else str(run.dataset_rows),
+        "samples": samples,
+        "scope": "; ".join(scope) or "full",
+        "judge": run.judge or "",
+        "versions": mapping_text(run.versions),
+    }

@@ -1,0 +1,81 @@
+"""`results.csv`: every number of the report in tidy form, one line per model x benchmark x
+setting x metric x breakdown, for anyone who wants to re-plot or test the numbers. Values keep
+full precision (the tables round to `Table.decimals`); published rows say where they come from.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from pathlib import Path
+
+from inspect_culture.report.model import Report
+from inspect_culture.report.render import common
+
+FIELDS = (
+    "benchmark",
+    "table",
+    "model",
+    "kind",
+    "harness",
+    "setting",
+    "group",
+    "metric",
+    "metric_label",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n",
+    "unit",
+    "source",
+    "runs",
+)
+
+
+def _number(value: float | None, count: bool = False) -> str:
+    """Shortest text that reads back as the same float (`repr`); counts as integers."""
+    if value is None:
+        return ""
+    if count:
+        return str(int(round(value)))
+    return repr(float(value))
+
+
+def records(report: Report) -> Iterator[dict[str, str]]:
+    """The CSV lines as dicts: cells without a value are left out, not written empty."""
+    for section in common.sections(report):
+        for table in section.tables:
+            for row in table.rows:
+                for col in table.columns:
+                    cell = row.cells.get(col.key)
+                    if cell is None or cell.value is None:
+                        continue
+                    yield {
+                        "benchmark": table.benchmark,
+                        "table": table.key,
+                        "model": row.model,
+                        "kind": row.kind,
+                        "harness": row.harness or "",
+                        "setting": row.setting,
+                        "group": row.group or "",
+                        "metric": col.key,
+                        "metric_label": col.label,
+                        "value": _number(cell.value, col.count),
+                        "ci_low": "" if col.count else _number(cell.ci_low),
+                        "ci_high": "" if col.count else _number(cell.ci_high),
+                        "n": "" if cell.n is None else str(cell.n),
+                        "unit": "count" if col.count else table.metric,
+                        "source": row.source,
+                        "runs": ";".join(row.runs),
+                    }
+
+
+def write_csv(report: Report, path: Path) -> Path:
+    """Write `results.csv` at `path` (UTF-8, parents created); returns `path`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=FIELDS)
+        writer.writeheader()
+        writer.writerows(records(report))
+    return path

@@ -1,0 +1,236 @@
+"""`tables.tex`: every report table as a booktabs `table` float, ready to `\\input` into a paper.
+All text from runs and papers is escaped (model names are user input); non-ASCII stays UTF-8.
+The packages needed are named in the file's top comment, so the file explains its own use.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from inspect_culture.report.model import Report, Row, Table
+from inspect_culture.report.render import common
+from inspect_culture.report.render.cells import CellParts, cell_parts
+
+REQUIRED_PACKAGES = (
+    ("booktabs", r"\toprule, \midrule, \bottomrule, \addlinespace"),
+    ("graphicx", r"\resizebox, for tables wider than the text"),
+)
+# A table whose printed row would be longer than this many characters (at \normalsize) is scaled
+# to \textwidth; narrower tables keep their natural size (\resizebox would also enlarge them).
+WIDE_CHARS = 80
+# Settings wrap in a paragraph column of this width: published rows carry long ones ("prompting:
+# zero-shot judgement prompt (Figure 7); decoding: ...") that would otherwise shrink the table.
+SETTING_WIDTH = "3.6cm"
+SETTING_CHARS = 22  # about what SETTING_WIDTH holds at \footnotesize, for `is_wide`
+MAX_ROWS = 35  # rows in one float; a longer table continues in the next (see `parts`)
+
+_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",  # OT1 fonts print "<" and ">" as inverted marks
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    "[": "{[}",  # never read as an optional argument (after \\ or \item)
+    "]": "{]}",
+}
+
+
+def escape(text: str) -> str:
+    """`text` as literal LaTeX text on one line; non-ASCII characters are kept as UTF-8."""
+    flat = " ".join(str(text).split())
+    out = "".join(_ESCAPES.get(ch, ch) for ch in flat)
+    return re.sub(r"-(?=-)", "-{}", out)  # "--" would print an en dash
+
+
+def number(text: str) -> str:
+    """A formatted number with a real minus sign (a hyphen reads as a dash in text mode)."""
+    return text.replace("-", r"\ensuremath{-}")
+
+
+def cell_latex(parts: CellParts) -> str:
+    """``72.4 {\\scriptsize[68.1, 76.5]}``; "--" (an en dash) where there is no value."""
+    if parts.missing:
+        return "--"
+    text = number(parts.value)
+    if parts.interval:
+        text += rf" {{\scriptsize{number(parts.interval)}}}"
+    return text
+
+
+def _marker(note: int | None, notes: int) -> str:
+    if note is None:
+        return ""
+    return r"\textsuperscript{\dag}" if notes == 1 else rf"\textsuperscript{{\dag{note}}}"
+
+
+def _row_cells(
+    table: Table, row: Row, note: int | None, notes: int, groups: bool, settings: bool, start: bool
+) -> list[str]:
+    published = common.is_published(row)
+    model = escape(row.model)
+    cells = [rf"\textit{{{model}}}{_marker(note, notes)}" if published else model]
+    cells.append(r"\textit{published}" if published else escape(common.origin(row)))
+    if groups:
+        cells.append(escape(common.group_text(table, row.group)) if start else "")
+    if settings:  # a published row's setting is in its note under the table
+        cells.append("" if published else setting_cell(row.setting))
+    cells.extend(
+        cell_latex(cell_parts(row.cells.get(col.key), col, table.decimals)) for col in table.columns
+    )
+    return cells
+
+
+def setting_cell(text: str) -> str:
+    """A setting in the paragraph column, ragged-right and small. \raggedright stays inside
+    the cell, never reaching the row's closing \\, because the setting column is never last."""
+    return rf"\raggedright\footnotesize {escape(text)}" if text else ""
+
+
+def _printed_length(cell: str) -> float:
+    """A rough printed width in characters: commands drop out, \\scriptsize counts 0.7."""
+    small = re.findall(r"\{\\scriptsize([^}]*)\}", cell)
+    rest = re.sub(r"\{\\scriptsize[^}]*\}", "", cell)
+    rest = re.sub(r"\\[A-Za-z]+|[{}]", "", rest)
+    return len(rest) + 0.7 * sum(len(s) for s in small)
+
+
+def is_wide(lines: list[list[str]], fixed: dict[int, float] | None = None) -> bool:
+    """Whether the longest cell of each column, side by side, exceed `WIDE_CHARS`; `fixed`
+    gives the width of paragraph columns, whose text wraps."""
+    fixed = fixed or {}
+    widths = [
+        fixed.get(i, max(_printed_length(line[i]) for line in lines)) + 2
+        for i in range(len(lines[0]))
+    ]
+    return sum(widths) > WIDE_CHARS
+
+
+def parts(table: Table, limit: int = MAX_ROWS) -> list[Table]:
+    """`table` cut into pieces of at most `limit` rows, at group boundaries where it can be:
+    a float taller than a page runs off it (CQ-Bench's published rows alone fill two)."""
+    if len(table.rows) <= limit:
+        return [table]
+    blocks: list[list[Row]] = []
+    for row, start in zip(table.rows, common.group_starts(table)):
+        if start or not blocks:
+            blocks.append([])
+        blocks[-1].append(row)
+    chunks: list[list[Row]] = [[]]
+    for block in blocks:
+        if len(chunks[-1]) + len(block) > limit and len(block) <= limit:
+            chunks.append([])  # a group that fits on its own is not split
+        for row in block:  # a group longer than a float fills the current one first
+            if len(chunks[-1]) == limit:
+                chunks.append([])
+            chunks[-1].append(row)
+    return [replace(table, rows=tuple(chunk)) for chunk in chunks]
+
+
+def table_latex(table: Table) -> str:
+    """A report table as one `table` float, or as several ("continued") when it is long."""
+    groups = common.shows_groups(table)
+    # Published rows' settings are long and shared by a paper's rows: they go to the notes,
+    # so a paper table stays compact; the column is kept for the user's runs.
+    settings = any(row.setting for row in table.rows if not common.is_published(row))
+    pieces = parts(table)
+    return "\n\n".join(
+        _float(piece, i, len(pieces), groups, settings) for i, piece in enumerate(pieces, 1)
+    )
+
+
+def _float(table: Table, part: int, count: int, groups: bool, settings: bool) -> str:
+    """One `table` float: caption, label, the tabular and the notes on its published rows."""
+    header = ["Model", "Harness"]
+    if groups:
+        header.append(escape(common.group_header(table)))
+    if settings:
+        header.append("Setting")
+    header.extend(escape(col.label) for col in table.columns)
+    text_columns = len(header) - len(table.columns)
+    spec = "l" * text_columns + "r" * len(table.columns)
+    fixed: dict[int, float] = {}
+    if settings and table.columns:  # a p column may not be last (see `setting_cell`)
+        spec = "l" * (text_columns - 1) + f"p{{{SETTING_WIDTH}}}" + "r" * len(table.columns)
+        fixed[text_columns - 1] = SETTING_CHARS
+
+    notes = common.published_notes(table, by_setting=True)
+    numbers = {note.key(): note.number for note in notes}
+    body: list[list[str]] = []
+    starts = common.group_starts(table)
+    for row, start in zip(table.rows, starts):
+        note = numbers[common.note_key(row, True)] if common.is_published(row) else None
+        body.append(_row_cells(table, row, note, len(notes), groups, settings, start))
+    wide = is_wide([header, *body], fixed)
+
+    caption = f"{table.title}. Metric: {table.metric}. {common.LATEX_CELL_LEGEND}"
+    if table.caption:
+        caption += f" {table.caption}"
+    label = f"tab:{table.key}"
+    if part > 1:
+        caption = f"{table.title} (continued, part {part} of {count})."
+        label += f":{part}"
+    out = [
+        f"% {escape(table.key)}: {escape(table.title)}"
+        + (f" ({part}/{count})" if count > 1 else ""),
+        r"\begin{table}[htbp]",
+        r"\centering",
+        rf"\caption{{{escape(caption)}}}",
+        rf"\label{{{label}}}",
+    ]
+    if wide:
+        out.append(r"\resizebox{\textwidth}{!}{%")
+    out += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
+    for i, (line, start) in enumerate(zip(body, starts)):
+        if groups and start and i > 0:
+            out.append(r"\addlinespace")
+        out.append(" & ".join(line) + r" \\")
+    out += [r"\bottomrule", r"\end{tabular}%" if wide else r"\end{tabular}"]
+    if wide:
+        out.append("}")
+    if notes:
+        out.append(r"\par\smallskip")
+        out.append(r"{\footnotesize\raggedright")
+        for note in notes:
+            text = f"Published ({', '.join(note.models)}): {note.source}"
+            if note.setting:
+                text += f". Setting: {note.setting}"
+            out.append(rf"{_marker(note.number, len(notes))}{escape(text)}\par")
+        out.append("}")
+    out.append(r"\end{table}")
+    return "\n".join(out)
+
+
+def render_latex(report: Report) -> str:
+    """The whole `tables.tex`: a comment naming the packages, then one float per table."""
+    head = [
+        f"% tables.tex: written by inspect-culture {common.version()} on "
+        f"{common.format_time(common.generated_at())}.",
+        r"% Use: \input{tables.tex} in a document that loads",
+        *(f"%   \\usepackage{{{name}}}  % {why}" for name, why in REQUIRED_PACKAGES),
+        "% Text is UTF-8 (pdflatex reads UTF-8 by default since 2018; names in non-Latin scripts",
+        "% need lualatex or xelatex with a font that has them).",
+        "% Published rows: model in italics with a dagger; their sources are noted under each table.",
+        "",
+    ]
+    tables = [table for section in common.sections(report) for table in section.tables]
+    if not tables:
+        head.append("% No tables: none of the inputs held results.")
+    return "\n".join(head + [table_latex(table) + "\n" for table in tables]).rstrip() + "\n"
+
+
+def write_latex(report: Report, path: Path) -> Path:
+    """Write `tables.tex` at `path` (parents created); returns `path`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_latex(report), encoding="utf-8")
+    return path

@@ -1,0 +1,149 @@
+"""`report.md`: the report as GitHub-flavoured Markdown, for pull requests, wikis and READMEs.
+Same content and order as the HTML page (warnings first); figures are linked as
+`figures/<key>.png` next to the file rather than embedded, which Markdown cannot do portably.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from inspect_culture.report.model import Figure, Report, Table
+from inspect_culture.report.render import common
+from inspect_culture.report.render.cells import format_cell
+
+# Backslash-escaping these keeps a model name such as "a_b *c* <b>x</b> | d" literal: no
+# emphasis, no inline HTML, no broken table cell. CommonMark allows escaping any ASCII
+# punctuation; only the characters that can start markup are escaped, to keep the source legible.
+_SPECIAL = set("\\`*_[]<>|~")
+_ENTITY = re.compile(r"&(?=#|[A-Za-z0-9]+;)")  # "&lt;" would print "<"
+_LEADING = re.compile(r"^([#+=]|[-+*] )")  # a heading, rule or list at line start
+_NUMBERED = re.compile(r"^(\d+)([.)] )")  # "1. " would start an ordered list
+
+
+def escape(text: str) -> str:
+    """`text` as literal Markdown inline content, on one line (a newline would end a row)."""
+    flat = " ".join(str(text).split())
+    out = _ENTITY.sub(r"\\&", "".join("\\" + ch if ch in _SPECIAL else ch for ch in flat))
+    out = _LEADING.sub(lambda m: "\\" + m.group(0), out)
+    return _NUMBERED.sub(lambda m: m.group(1) + "\\" + m.group(2), out)
+
+
+def table_lines(header: list[str], align: list[str], rows: list[list[str]]) -> list[str]:
+    """A GFM table; `align` holds "l" or "r" per column. Cells must be escaped already."""
+    lines = ["| " + " | ".join(header) + " |"]
+    lines.append("|" + "|".join("---:" if a == "r" else ":---" for a in align) + "|")
+    lines.extend("| " + " | ".join(row) + " |" for row in rows)
+    return lines
+
+
+def results_table(table: Table) -> list[str]:
+    """One report table, its caption and the notes naming the sources of published rows."""
+    groups = common.shows_groups(table)
+    settings = common.shows_settings(table)
+    header = ["Model", "Harness"]
+    if groups:
+        header.append(escape(common.group_header(table)))
+    if settings:
+        header.append("Setting")
+    header.extend(escape(col.label) for col in table.columns)
+    align = ["l"] * (len(header) - len(table.columns)) + ["r"] * len(table.columns)
+
+    numbers = {note.key(): note.number for note in common.published_notes(table)}
+    rows: list[list[str]] = []
+    for row in table.rows:
+        published = common.is_published(row)
+        if published:
+            number = numbers[common.note_key(row)]
+            line = [f"*{escape(row.model)}*", f"*published* \\[{number}\\]"]
+        else:
+            line = [escape(row.model), escape(common.origin(row))]
+        if groups:
+            line.append(escape(common.group_text(table, row.group)))
+        if settings:
+            line.append(escape(row.setting))
+        for col in table.columns:
+            text = escape(format_cell(row.cells.get(col.key), col, table.decimals))
+            line.append(f"*{text}*" if published else text)
+        rows.append(line)
+
+    title = escape(table.title) + (" (supporting)" if table.secondary else "")
+    out = [f"### {title}", "", f"Metric: {escape(table.metric)}", ""]
+    out.extend(table_lines(header, align, rows))
+    if table.caption:
+        out += ["", escape(table.caption)]
+    notes = common.published_notes(table)
+    if notes:
+        out.append("")
+        out.extend(
+            f"\\[{note.number}\\] Published ({escape(', '.join(note.models))}): "
+            f"{escape(note.source)}  "
+            for note in notes
+        )
+        out[-1] = out[-1].rstrip()
+    return out + [""]
+
+
+def figure_link(figure: Figure, base: Path) -> str:
+    """`figures/<key>.png`, relative to the Markdown file when the PNG lies below it."""
+    try:
+        rel = Path(os.path.relpath(Path(figure.png).resolve(), base.resolve()))
+    except ValueError:  # another drive on Windows
+        rel = Path("..")
+    if rel.parts and rel.parts[0] == "..":
+        rel = Path("figures") / f"{figure.key}.png"
+    return rel.as_posix()
+
+
+def render_markdown(report: Report, base: Path = Path(".")) -> str:
+    """The Markdown text; `base` is the folder figure links are relative to."""
+    out = [
+        f"# {common.TITLE}",
+        "",
+        f"Generated {common.format_time(common.generated_at())} by inspect-culture "
+        f"{common.version()}. {escape(common.summary(report))}",
+        "",
+        f"{escape(common.CELL_LEGEND)} {escape(common.PUBLISHED_LEGEND)}",
+        "",
+    ]
+    if report.warnings:
+        out += ["## Warnings", "", "> [!WARNING]"]
+        out += [f"> - {escape(warning)}" for warning in report.warnings]
+        out.append("")
+    if report.skipped:
+        out += ["## Skipped inputs", ""]
+        out += [f"- {escape(str(item.path))}: {escape(item.reason)}" for item in report.skipped]
+        out.append("")
+    for section in common.sections(report):
+        out += [f"## {escape(section.benchmark)}", ""]
+        for table in section.tables:
+            out += results_table(table)
+    if report.figures:
+        out += ["## Figures", ""]
+        for figure in report.figures:
+            alt = escape(figure.title)
+            out.append(f"![{alt}]({figure_link(figure, base)})")
+            out += ["", f"*{alt}.* {escape(figure.caption)}".rstrip(), ""]
+    out += ["## Runs", ""]
+    if report.runs:
+        base = common.runs_folder(report.runs)
+        if base is not None:
+            out += [f"Paths are relative to {escape(str(base))}.", ""]
+        header = [label for _, label in common.PROVENANCE_COLUMNS]
+        rows = [
+            [escape(common.provenance(run, base)[key]) for key, _ in common.PROVENANCE_COLUMNS]
+            for run in report.runs
+        ]
+        out += table_lines(header, ["l"] * len(header), rows)
+    else:
+        out.append("No runs.")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def write_markdown(report: Report, path: Path) -> Path:
+    """Write `report.md` at `path` (parents created); returns `path`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_markdown(report, path.parent), encoding="utf-8")
+    return path
