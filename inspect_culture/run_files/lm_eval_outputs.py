@@ -103,7 +103,6 @@ def read_lm_eval_samples(path: Path) -> RunOutputs:
     return RunOutputs(responses, docs, path, sha256_file(path))
 
 
-
 def save_lm_eval_outputs(tracker: Any, results: dict[str, Any]) -> None:
     """Write `results_<timestamp>.json` and one `samples_<task>_<timestamp>.jsonl` per task, as
     `lm_eval --output_path ... --log_samples` does after a run. `tracker` is the

@@ -53,6 +53,6 @@ def test_main_job_scores_every_sample_in_both_harnesses(
     html = tmp_path / "report" / "report.html"
     assert f"Report of this run: {html}" in out
     page = html.read_text(encoding="utf-8")
-    assert "CARE: mean judge rating" in page and "SmolLM2" in page
+    assert "CARE: mean judge rating" in page and local_server.MODEL_ALIAS in page
     with socket.socket() as sock:  # the server was stopped
         assert sock.connect_ex(("127.0.0.1", ports[0])) != 0

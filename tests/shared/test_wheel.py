@@ -29,6 +29,8 @@ print(json.dumps({
     "yamls": sorted(p.name for p in (pkg / "lm_eval_tasks" / "normad").iterdir()
                     if p.name.endswith(".yaml") or p.name.endswith("_yaml")),
     "schema": (pkg / "datasets_hub" / "schemas" / "normad.schema.json").is_file(),
+    "report_data": sorted(p.name for p in (pkg / "report" / "published").iterdir())
+                   + sorted(p.name for p in (pkg / "report" / "templates").iterdir()),
     "care_files": sum(1 for _ in (pkg / "datasets_hub" / "data" / "care").iterdir() if _.is_file())
                   + sum(1 for _ in (pkg / "scorers" / "care" / "prompt_texts").iterdir()),
     "entry_points": sorted(f"{e.group}:{e.name}={e.value}"
@@ -82,6 +84,10 @@ def test_installed_wheel_in_clean_venv(wheel: Path, tmp_path: Path) -> None:
     assert found["care_files"] == 11  # 3 test sets, LICENSE; 6 prompt texts, LICENSE
     assert found["yamls"] == sorted(checked_in(ROOT / "inspect_culture/lm_eval_tasks/normad"))
     assert found["schema"]
+    assert found["report_data"] == [
+        *("care.json", "cqbench.json", "culturesynth.json", "normad.json"),
+        *("report.css", "report.html.j2"),
+    ]
     assert "inspect_ai:inspect_culture=inspect_culture._registry" in found["entry_points"]
     assert "console_scripts:culture-evals=inspect_culture.cli:main" in found["entry_points"]
     # everything installed is under inspect_culture/, its dist-info, or the bin/ scripts
