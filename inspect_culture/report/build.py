@@ -19,7 +19,7 @@ INSTALL = "pip install 'inspect-culture[report]'"
 _NEEDS = {
     "figures": ("matplotlib",),
     "html": ("jinja2", "matplotlib"),
-    "md": ("jinja2", "matplotlib"),
+    "md": ("matplotlib",),
 }
 
 
