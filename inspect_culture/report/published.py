@@ -29,19 +29,6 @@ PUBLISHED_DIR = Path(__file__).with_name("published")
 BENCHMARK_FILES: tuple[str, ...] = ("normad.json", "care.json", "culturesynth.json", "cqbench.json")
 
 _FILE_KEYS = {"benchmark", "paper", "cite", "paper_file", "rows", "human_baselines", "notes"}
-_ENTRY_KEYS = {
-    "table",
-    "model",
-    "group",
-    "values",
-    "printed",
-    "source",
-    "settings",
-    "quote",
-    "note",
-    "human",
-    "metric",
-}
 _REQUIRED_ENTRY_KEYS = (
     "table",
     "model",
@@ -52,6 +39,7 @@ _REQUIRED_ENTRY_KEYS = (
     "settings",
     "quote",
 )
+_ENTRY_KEYS = {*_REQUIRED_ENTRY_KEYS, "note", "human", "metric"}
 
 
 @dataclass(frozen=True)

@@ -10,19 +10,22 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from inspect_culture.report.model import RunInfo
 
-# The metric field whose value holds the outcome record in lm-eval samples files, per task family
+# A metric field holding the outcome record in lm-eval samples files, per task family (every
+# metric field holds the same record); the first metric of each task, which `field_value`
+# reads without parsing the rest of the line
 _LM_EVAL_RECORD_FIELD = {
     "normad": "accuracy",
-    "care": "rating",
-    "culturesynth": "net_win_rate",
+    "care": "n_scored",
+    "culturesynth": "n_scored",
     "cqbench_ad": "accuracy",
-    "cqbench_vs": "f1",
+    "cqbench_vs": "precision",
     "cqbench_ve": "recall",
 }
 # Inspect keeps the CultureSynth record under this key of Score.metadata (with the game details)
@@ -105,7 +108,7 @@ def _lm_eval_records(path: Path, family: str) -> list[dict[str, Any]]:
             if not text.strip():
                 continue
             try:
-                value = json.loads(text).get(field)
+                value = field_value(text, field)
                 record = ast.literal_eval(value) if isinstance(value, str) else value
             except (json.JSONDecodeError, ValueError, SyntaxError, AttributeError):
                 raise RecordsUnavailable(
@@ -114,6 +117,30 @@ def _lm_eval_records(path: Path, family: str) -> list[dict[str, Any]]:
             if isinstance(record, Mapping):
                 records.append(dict(record))
     return records
+
+
+_DECODER = json.JSONDecoder()
+_NEXT_KEY = re.compile(r'\s*,\s*("(?:[^"\\]|\\.)*")\s*:\s*')
+_HASH_KEY = '"target_hash": '
+
+
+def field_value(line: str, field: str) -> Any:
+    """One top-level field of a samples line, parsing no more of the line than needed. NormAd's
+    lines carry the outcome record under each of ~110 metric names (about 25 kB), and a full
+    parse of every line was most of a 40-run report's time. lm-eval writes the metric fields
+    right after `target_hash`, the first metric first: when that is `field`, only it is
+    decoded. Any other layout: a full parse."""
+    anchor = line.find(_HASH_KEY)
+    if anchor >= 0:
+        try:
+            _, end = _DECODER.raw_decode(line, anchor + len(_HASH_KEY))
+            match = _NEXT_KEY.match(line, end)
+            if match and json.loads(match.group(1)) == field:
+                return _DECODER.raw_decode(line, match.end())[0]
+        except json.JSONDecodeError:
+            pass
+    data = json.loads(line)
+    return data.get(field) if isinstance(data, dict) else None
 
 
 def clear_cache() -> None:

@@ -3,6 +3,7 @@ computed by hand."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -142,3 +143,18 @@ def test_a_missing_extra_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     assert str(raised.value) == (
         "the report's html output needs matplotlib: pip install 'inspect-culture[report]'"
     )
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        # lm-eval's order: the doc (whose text may quote the key), then the hashes, then metrics
+        {"doc": {"story": 'He wrote "accuracy": 5'}, "target_hash": "h", "accuracy": "{'a': 1}"},
+        {"accuracy": "{'a': 1}", "doc": {}},  # another order: a full parse
+        {"doc": {}, "target_hash": "h", "accuracy_iw_x": "{'a': 2}", "accuracy": "{'a': 1}"},
+    ],
+)
+def test_one_field_of_a_samples_line(fields: dict[str, Any]) -> None:
+    line = json.dumps(fields)
+    assert records_module.field_value(line, "accuracy") == "{'a': 1}"
+    assert records_module.field_value(line, "macro_f1") is None

@@ -6,7 +6,7 @@ HTML, Markdown and LaTeX outputs cannot drift into different readings of the sam
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -245,3 +245,18 @@ def provenance(run: RunInfo, base: Path | None = None) -> dict[str, str]:
         "judge": run.judge or "",
         "versions": mapping_text(run.versions),
     }
+
+
+def header_labels(
+    table: Table, escape: Callable[[str], str], groups: bool, settings: bool
+) -> list[str]:
+    """The header cells every text table prints: model, harness, the group and setting columns
+    when shown (decided once for a whole table, also when LaTeX splits it), then the metric
+    columns, escaped for the target format."""
+    header = ["Model", "Harness"]
+    if groups:
+        header.append(escape(group_header(table)))
+    if settings:
+        header.append("Setting")
+    header.extend(escape(col.label) for col in table.columns)
+    return header

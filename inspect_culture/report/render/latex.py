@@ -150,12 +150,7 @@ def table_latex(table: Table) -> str:
 
 def _float(table: Table, part: int, count: int, groups: bool, settings: bool) -> str:
     """One `table` float: caption, label, the tabular and the notes on its published rows."""
-    header = ["Model", "Harness"]
-    if groups:
-        header.append(escape(common.group_header(table)))
-    if settings:
-        header.append("Setting")
-    header.extend(escape(col.label) for col in table.columns)
+    header = common.header_labels(table, escape, groups, settings)
     text_columns = len(header) - len(table.columns)
     spec = "l" * text_columns + "r" * len(table.columns)
     fixed: dict[int, float] = {}

@@ -42,12 +42,7 @@ def results_table(table: Table) -> list[str]:
     """One report table, its caption and the notes naming the sources of published rows."""
     groups = common.shows_groups(table)
     settings = common.shows_settings(table)
-    header = ["Model", "Harness"]
-    if groups:
-        header.append(escape(common.group_header(table)))
-    if settings:
-        header.append("Setting")
-    header.extend(escape(col.label) for col in table.columns)
+    header = common.header_labels(table, escape, groups, settings)
     align = ["l"] * (len(header) - len(table.columns)) + ["r"] * len(table.columns)
 
     numbers = {note.key(): note.number for note in common.published_notes(table)}

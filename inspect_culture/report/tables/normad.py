@@ -10,7 +10,7 @@ import numpy as np
 
 from inspect_culture.report.cells import header_cell, mean_cell, resampled_cell, with_n
 from inspect_culture.report.layouts import LAYOUTS
-from inspect_culture.report.model import RunInfo, Table
+from inspect_culture.report.model import Cell, RunInfo, Table
 from inspect_culture.report.tables.common import (
     Rows,
     describe,
@@ -63,14 +63,16 @@ def normad_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tabl
 
 
 def _clusters(builder: Any, run: RunInfo, records: list[dict[str, Any]]) -> None:
-    correct = [float(r["gold"] == r["pred"]) for r in records]
-    ids = [r["sample_id"] for r in records]
+    by_cluster: dict[str, tuple[list[float], list[str]]] = {}
+    for record in records:
+        values, ids = by_cluster.setdefault(record["iw_cluster"], ([], []))
+        values.append(float(record["gold"] == record["pred"]))
+        ids.append(record["sample_id"])
     for cluster in LAYOUTS["normad_iw"].columns:
-        chosen = [i for i, r in enumerate(records) if r["iw_cluster"] == cluster.key]
-        cell = mean_cell([correct[i] for i in chosen], [ids[i] for i in chosen], PERCENT)
+        cell = mean_cell(*by_cluster.get(cluster.key, ([], [])), PERCENT)
         header = run.metrics.get(f"accuracy_iw_{cluster.key}")
         if header is not None and cell.value is not None:
-            cell = type(cell)(header * PERCENT, cell.ci_low, cell.ci_high, cell.n)
+            cell = Cell(header * PERCENT, cell.ci_low, cell.ci_high, cell.n)
         builder.put(cluster.key, cell, run)
 
 
@@ -80,9 +82,7 @@ def _secondary(builder: Any, run: RunInfo, records: list[dict[str, Any]]) -> Non
     unparsed = mean_cell([float(r["pred"] is None) for r in records], ids, PERCENT)
     header_unparsed = header_cell(run, "unparsed_rate", PERCENT)
     if header_unparsed.value is not None:
-        unparsed = type(unparsed)(
-            header_unparsed.value, unparsed.ci_low, unparsed.ci_high, unparsed.n
-        )
+        unparsed = Cell(header_unparsed.value, unparsed.ci_low, unparsed.ci_high, unparsed.n)
     builder.put("unparsed_rate", unparsed, run)
     f1 = resampled_cell(records, _macro_f1_statistic(records), PERCENT, run.metrics.get("macro_f1"))
     builder.put("macro_f1", with_n(f1, questions), run)
