@@ -63,11 +63,3 @@ def resampled_cell(
 
 def with_n(cell: Cell, n: int | None) -> Cell:
     return Cell(cell.value, cell.ci_low, cell.ci_high, n)
-
-
-def with_interval_from(cell: Cell, other: Cell) -> Cell:
-    """The header's value, with the interval and count computed from records when the header
-    has no interval of its own."""
-    if cell.has_interval:
-        return Cell(cell.value, cell.ci_low, cell.ci_high, other.n if cell.n is None else cell.n)
-    return Cell(cell.value, other.ci_low, other.ci_high, other.n if cell.n is None else cell.n)

@@ -11,10 +11,6 @@ from typing import Any
 
 import pytest
 
-from inspect_culture.datasets_hub.baseline_responses import (
-    BaselineResponses,
-    write_baseline_responses,
-)
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
 from inspect_culture.scorers.culturesynth.metrics import culturesynth_metrics
 from inspect_culture.scorers.culturesynth.prompts import coin_target_position
@@ -26,6 +22,7 @@ from tests.support.culturesynth_data import (
     judge_reply,
     question_of,
     write_culturesynth_jsonl,
+    write_stub_baseline,
 )
 from tests.support.harness_runs import (
     inspect_eval_on_stub,
@@ -70,12 +67,7 @@ def mirror(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     write_culturesynth_jsonl(root / "culturesynth" / "culturesynth.jsonl")
     monkeypatch.setenv("INSPECT_CULTURE_DATA_DIR", str(root))
     monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
-    baseline = BaselineResponses(
-        model="stub/gemma",
-        responses={qid: f"BASELINE answer to {qid}" for qid in QUESTIONS if qid != MISSING},
-        generation_settings={"temperature": 0.0},
-    )
-    return write_baseline_responses(baseline, tmp_path / "baseline.json")
+    return write_stub_baseline(tmp_path / "baseline.json", model="stub/gemma")
 
 
 def _judge_requests(server: StubOpenAIServer) -> list[str]:

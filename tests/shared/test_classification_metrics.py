@@ -36,3 +36,16 @@ def test_label_never_predicted_has_zero_precision_not_error() -> None:
 def test_length_mismatch_is_an_error() -> None:
     with pytest.raises(ValueError, match="length mismatch"):
         cls.per_label_scores(["yes"], [], LABELS)
+
+
+def test_resampled_macro_f1_is_macro_f1_of_each_resample() -> None:
+    import numpy as np
+
+    golds = ["yes", "no", "neutral", "no", "yes", "neutral"]
+    preds = ["yes", "yes", None, "no", "neutral", "neutral"]
+    labels = ("yes", "no", "neutral")
+    statistic = cls.resampled_macro_f1(golds, preds, labels)
+    indices = np.array([[0, 1, 2, 3, 4, 5], [1, 1, 2, 2, 5, 0], [3, 3, 3, 3, 3, 3]])
+    for row, value in zip(indices, statistic(indices), strict=True):
+        expected = cls.macro_f1([golds[i] for i in row], [preds[i] for i in row], labels)
+        assert value == pytest.approx(expected)

@@ -129,3 +129,19 @@ def write_culturesynth_xlsx(
     path.parent.mkdir(parents=True, exist_ok=True)
     workbook.save(path)
     return path
+
+
+def write_stub_baseline(path: Path, model: str = "stub/baseline") -> Path:
+    """The baseline answers file of the stub runs: a "BASELINE answer to <id>" for every sample
+    question except MISSING, which stays without one."""
+    from inspect_culture.datasets_hub.baseline_responses import (
+        BaselineResponses,
+        write_baseline_responses,
+    )
+
+    baseline = BaselineResponses(
+        model=model,
+        responses={qid: f"BASELINE answer to {qid}" for qid in QUESTIONS if qid != MISSING},
+        generation_settings={"temperature": 0.0},
+    )
+    return write_baseline_responses(baseline, path)

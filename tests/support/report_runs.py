@@ -13,19 +13,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from inspect_culture.datasets_hub.baseline_responses import (
-    BaselineResponses,
-    write_baseline_responses,
-)
 from inspect_culture.datasets_hub.sources import NORMAD
 from tests.support.cqbench_data import ad_items, install_folder_mirror, original_items, vs_items
 from tests.support.culturesynth_data import (
-    MISSING,
     QUESTIONS,
     is_judge_call,
     judge_reply,
     question_of,
     write_culturesynth_jsonl,
+    write_stub_baseline,
 )
 from tests.support.harness_runs import inspect_eval_on_stub, run_lm_eval, stub_grader
 from tests.support.openai_stub import NORMAD_ANSWERS, StubOpenAIServer, care_responder
@@ -80,26 +76,6 @@ def install_mirror(root: Path) -> Path:
     )
     write_culturesynth_jsonl(root / "culturesynth" / "culturesynth.jsonl")
     return root
-
-
-def write_baseline(path: Path) -> Path:
-    baseline = BaselineResponses(
-        model="stub/baseline",
-        responses={qid: f"BASELINE answer to {qid}" for qid in QUESTIONS if qid != MISSING},
-        generation_settings={"temperature": 0.0},
-    )
-    return write_baseline_responses(baseline, path)
-
-
-INSPECT_TASKS = ("normad", "care", "culturesynth", "cqbench")
-LM_EVAL_TASKS = (
-    "normad",
-    "care_zh",
-    "culturesynth_all",
-    "cqbench_ad_social",
-    "cqbench_vs_ethical",
-    "cqbench_ve_ethical",
-)
 
 
 def run_inspect(server: StubOpenAIServer, log_dir: Path, baseline: Path) -> list[Any]:
@@ -157,7 +133,7 @@ def make_runs(out: Path) -> tuple[Path, Path]:
         os.environ["INSPECT_CULTURE_CACHE_DIR"] = str(out / "cache")
         os.environ["INSPECT_CACHE_DIR"] = str(out / "inspect_cache")
         os.environ["INSPECT_CULTURE_HF_ENDPOINT"] = "http://127.0.0.1:9"  # discard: never reached
-        baseline = write_baseline(out / "baseline.json")
+        baseline = write_stub_baseline(out / "baseline.json")
         with StubOpenAIServer(responder=responder) as server:
             run_inspect(server, out / "inspect", baseline)
             run_lm_eval_all(server, out / "lm_eval", baseline)

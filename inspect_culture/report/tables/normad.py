@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from inspect_culture.report.cells import header_cell, mean_cell, resampled_cell, with_n
 from inspect_culture.report.layouts import LAYOUTS
 from inspect_culture.report.model import Cell, RunInfo, Table
@@ -19,6 +17,7 @@ from inspect_culture.report.tables.common import (
     table,
 )
 from inspect_culture.scorers.normad.spec import CONTEXTS, DEFAULT_PARSER, LABELS
+from inspect_culture.scorers.stats import classification
 
 BENCHMARK = "NormAd-ETI"
 PERCENT = 100.0
@@ -84,30 +83,8 @@ def _secondary(builder: Any, run: RunInfo, records: list[dict[str, Any]]) -> Non
     if header_unparsed.value is not None:
         unparsed = Cell(header_unparsed.value, unparsed.ci_low, unparsed.ci_high, unparsed.n)
     builder.put("unparsed_rate", unparsed, run)
-    f1 = resampled_cell(records, _macro_f1_statistic(records), PERCENT, run.metrics.get("macro_f1"))
+    statistic = classification.resampled_macro_f1(
+        [r["gold"] for r in records], [r["pred"] for r in records], LABELS
+    )
+    f1 = resampled_cell(records, statistic, PERCENT, run.metrics.get("macro_f1"))
     builder.put("macro_f1", with_n(f1, questions), run)
-
-
-def _macro_f1_statistic(records: list[dict[str, Any]]):
-    """Macro-F1 over LABELS for each row of an index array, vectorised: an unparsed answer is
-    a false negative for its gold label and a false positive for none (scorers/stats)."""
-    codes = {label: i for i, label in enumerate(LABELS)}
-    gold = np.array([codes.get(r["gold"], -1) for r in records])
-    pred = np.array([codes.get(r["pred"], -2) if r["pred"] is not None else -2 for r in records])
-
-    def statistic(indices: np.ndarray) -> np.ndarray:
-        g, p = gold[indices], pred[indices]
-        f1s = []
-        for code in range(len(LABELS)):
-            tp = ((g == code) & (p == code)).sum(axis=1)
-            predicted = (p == code).sum(axis=1)
-            support = (g == code).sum(axis=1)
-            precision = np.divide(tp, predicted, out=np.zeros(len(tp)), where=predicted > 0)
-            recall = np.divide(tp, support, out=np.zeros(len(tp)), where=support > 0)
-            total = precision + recall
-            f1s.append(
-                np.divide(2 * precision * recall, total, out=np.zeros(len(tp)), where=total > 0)
-            )
-        return np.mean(f1s, axis=0)
-
-    return statistic

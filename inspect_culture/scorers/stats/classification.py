@@ -6,8 +6,10 @@ positive for no label. Zero divisions give 0.0, as scikit-learn's default `zero_
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -42,3 +44,29 @@ def macro_f1(golds: Sequence[str], preds: Sequence[str | None], labels: Sequence
     """Unweighted mean of per-label F1 over `labels` (all of them, present or not)."""
     scores = per_label_scores(golds, preds, labels)
     return _ratio(sum(s.f1 for s in scores.values()), len(labels))
+
+
+def resampled_macro_f1(
+    golds: Sequence[str], preds: Sequence[str | None], labels: Sequence[str]
+) -> Callable[[np.ndarray], np.ndarray]:
+    """`macro_f1` for many resamples at once, for bootstrap intervals: the returned function maps
+    an (resamples, n) array of indices into `golds`/`preds` to one macro-F1 per resample, with
+    the same rules (an unparsed prediction is wrong; zero divisions give 0.0)."""
+    codes = {label: i for i, label in enumerate(labels)}
+    gold = np.array([codes.get(g, -1) for g in golds])
+    pred = np.array([-2 if p is None else codes.get(p, -2) for p in preds])
+
+    def statistic(indices: np.ndarray) -> np.ndarray:
+        g, p = gold[indices], pred[indices]
+        zeros = np.zeros(len(indices))
+        f1s = []
+        for code in range(len(labels)):
+            tp = ((g == code) & (p == code)).sum(axis=1)
+            predicted, support = (p == code).sum(axis=1), (g == code).sum(axis=1)
+            precision = np.divide(tp, predicted, out=zeros.copy(), where=predicted > 0)
+            recall = np.divide(tp, support, out=zeros.copy(), where=support > 0)
+            total = precision + recall
+            f1s.append(np.divide(2 * precision * recall, total, out=zeros.copy(), where=total > 0))
+        return np.mean(f1s, axis=0)
+
+    return statistic
