@@ -1,6 +1,17 @@
 """Judge throughput of both harness paths against the local stub server.
 
     python benchmarks/judge_throughput.py --n 1000 --latency 0.1 --concurrency 32
+    python benchmarks/judge_throughput.py --paths compare --n 500 --reps 3
+
+`--paths compare` (the baselines, in one invocation, repetitions interleaved, ratios within
+the run, medians reported):
+
+- inspect-vs-mgqa: the same full CARE eval (same samples, solvers, generation stub, judge
+  server) once scored by our `care_judge` and once by Inspect's built-in `model_graded_qa`
+  bound to the same grader role; the ratio of whole-eval wall times.
+- lm-eval-vs-client: our lm-eval judge filter over N responses vs lm-eval's own API client
+  (`LocalChatCompletion.generate_until`) sending N chat requests of the same judge prompts at
+  the same concurrency to the same judge server; the ratio of wall times.
 
 Each judge call takes `--latency` seconds at the server. The ideal wall time is
 N x latency / concurrency; one call at a time would take N x latency. Reported figures are
@@ -46,10 +57,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @contextlib.contextmanager
-def judge_server(latency: float):
+def judge_server(latency: float, reply: str = "Rating: [[7]]"):
     """The judge endpoint in its own process, as a remote server would be."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.openai_stub", "--latency", str(latency)],
+        [
+            sys.executable,
+            "-m",
+            "tests.support.openai_stub",
+            "--latency",
+            str(latency),
+            "--reply",
+            reply,
+        ],  # fmt: skip
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,
@@ -73,12 +92,13 @@ class Timer:
         self.cpu = time.process_time() - self._cpu
 
 
-def lm_eval_path(n: int, latency: float, concurrency: int) -> Timer:
+def lm_eval_path(n: int, latency: float, concurrency: int, judge_url: str | None = None) -> Timer:
     from inspect_culture.datasets_hub.care import load_care
     from inspect_culture.lm_eval_tasks.care.utils import judge_filter
 
     records = load_care("zh").records
-    with judge_server(latency) as base_url:
+    server = contextlib.nullcontext(judge_url) if judge_url else judge_server(latency)
+    with server as base_url:
         settings = json.dumps(
             {"judge_model": "bench", "judge_base_url": base_url, "judge_concurrency": concurrency}
         )
@@ -86,7 +106,8 @@ def lm_eval_path(n: int, latency: float, concurrency: int) -> Timer:
             {**records[i % len(records)], "judge_mapping": "paper", "judge_settings": settings}
             for i in range(n)
         ]
-        responses = [f"response number {i}" for i in range(n)]  # distinct: no cache hits
+        nonce = time.time_ns()
+        responses = [f"response number {i} {nonce}" for i in range(n)]  # distinct: no cache hits
         with Timer() as timer:
             replies = judge_filter(responses, docs)
         assert all('"error": null' in r for r in replies), "every judgment must succeed"
@@ -155,7 +176,7 @@ def inspect_api_path(n: int, latency: float, concurrency: int) -> Timer:
     from inspect_ai.model import GenerateConfig, get_model
 
     from inspect_culture.datasets_hub.care import load_care
-    from inspect_culture.inspect_plumbing.judge import JUDGE_CACHE, JUDGE_CONFIG
+    from inspect_culture.inspect_plumbing.judge import JUDGE_CONFIG
     from inspect_culture.scorers.care.prompts import judge_prompt
 
     records = load_care("zh").records
@@ -172,9 +193,7 @@ def inspect_api_path(n: int, latency: float, concurrency: int) -> Timer:
         )  # fmt: skip
 
         async def judge_all() -> list:
-            return await asyncio.gather(
-                *(grader.generate(p, config=JUDGE_CONFIG, cache=JUDGE_CACHE) for p in prompts)
-            )
+            return await asyncio.gather(*(grader.generate(p, config=JUDGE_CONFIG) for p in prompts))
 
         with Timer() as timer:
             outputs = asyncio.run(judge_all())
@@ -240,13 +259,134 @@ def inspect_path(n: int, latency: float, concurrency: int) -> Timer:
     return span_timer
 
 
+def _care_eval_wall(n: int, concurrency: int, judge_url: str, scorer: object | None) -> Timer:
+    """Wall time of a full CARE eval of n fresh samples, scored by `scorer` (None: ours)."""
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import get_model
+
+    nonce = time.time_ns()  # fresh answers: no judge-cache hits
+    with StubOpenAIServer(responder=lambda p, b: f"answer {nonce} {len(p)}") as model:
+        os.environ["STUB_API_KEY"] = "bench"
+        task = _care_task(n)
+        if scorer is not None:
+            task.scorer = [scorer]
+        grader = get_model("openai-api/stub/judge", base_url=judge_url)
+        with Timer() as timer:
+            [log] = inspect_eval(
+                task,
+                model="openai-api/stub/model",
+                model_base_url=model.base_url,
+                model_roles={"grader": grader},
+                max_connections=concurrency,
+                max_samples=concurrency * 2,
+                display="none",
+                log_dir=tempfile.mkdtemp(),
+                cache=False,
+            )
+    assert log.status == "success", log.error
+    assert log.results.scores[0].scored_samples == n, "every judgment must succeed"
+    return timer
+
+
+def _judge_messages(n: int) -> list[list[dict[str, str]]]:
+    from inspect_culture.datasets_hub.care import load_care
+    from inspect_culture.scorers.care.prompts import judge_prompt
+
+    records = load_care("zh").records
+    nonce = time.time_ns()
+    return [
+        [{"role": "user", "content": judge_prompt(
+            r["category"], r["question"], r["answer"], f"response {i} {nonce}")}]
+        for i, r in ((i, records[i % len(records)]) for i in range(n))
+    ]  # fmt: skip
+
+
+def _lm_eval_client_wall(n: int, concurrency: int, judge_url: str) -> float:
+    """lm-eval's own API client: N chat requests at the same concurrency."""
+    from lm_eval.api.instance import Instance
+    from lm_eval.models.api_models import JsonChatStr
+    from lm_eval.models.openai_completions import LocalChatCompletion
+
+    client = LocalChatCompletion(
+        model="bench", base_url=f"{judge_url}/chat/completions", num_concurrent=concurrency,
+        max_retries=1, tokenizer_backend=None, tokenized_requests=False,
+    )  # fmt: skip
+    gen = {"until": [], "max_gen_toks": 1024, "temperature": 0, "do_sample": False}
+    requests = [
+        Instance("generate_until", {}, (JsonChatStr(json.dumps(m, ensure_ascii=False)), gen), i)
+        for i, m in enumerate(_judge_messages(n))
+    ]
+    with Timer() as timer:
+        replies = client.generate_until(requests, disable_tqdm=True)
+    assert len(replies) == n and all("Rating" in r for r in replies), "every request"
+    return timer.wall
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def compare(n: int, latency: float, concurrency: int, reps: int) -> None:
+    """Both comparisons, repetitions interleaved, in this one invocation."""
+    from inspect_ai.scorer import model_graded_qa
+
+    os.environ["INSPECT_CULTURE_JUDGE_CACHE"] = os.environ.get("BENCH_JUDGE_CACHE", "")
+    inspect_ratios: list[float] = []
+    cpu_ratios: list[float] = []
+    lm_ratios: list[float] = []
+    with judge_server(latency, reply="Rating: [[7]]\nGRADE: C") as judge_url:
+        _care_eval_wall(min(n, 20), concurrency, judge_url, None)  # warm-up
+        _care_eval_wall(min(n, 20), concurrency, judge_url, model_graded_qa())
+        for rep in range(reps):
+            order = ["ours", "mgqa"] if rep % 2 == 0 else ["mgqa", "ours"]
+            runs = {
+                which: _care_eval_wall(
+                    n, concurrency, judge_url, None if which == "ours" else model_graded_qa()
+                )
+                for which in order
+            }
+            ratio = runs["ours"].wall / runs["mgqa"].wall
+            cpu_ratio = runs["ours"].cpu / runs["mgqa"].cpu
+            inspect_ratios.append(ratio)
+            cpu_ratios.append(cpu_ratio)
+            print(f"  rep {rep + 1}: inspect care_judge {runs['ours'].wall:.2f} s "
+                  f"({runs['ours'].cpu:.2f} s CPU), model_graded_qa {runs['mgqa'].wall:.2f} s "
+                  f"({runs['mgqa'].cpu:.2f} s CPU), wall ratio {ratio:.3f}, "
+                  f"CPU ratio {cpu_ratio:.3f}", flush=True)  # fmt: skip
+            lm_walls = {}
+            for which in ["filter", "client"] if rep % 2 == 0 else ["client", "filter"]:
+                if which == "client":
+                    lm_walls[which] = _lm_eval_client_wall(n, concurrency, judge_url)
+                else:
+                    lm_walls[which] = lm_eval_path(n, latency, concurrency, judge_url).wall
+            lm_ratio = lm_walls["filter"] / lm_walls["client"]
+            lm_ratios.append(lm_ratio)
+            print(f"  rep {rep + 1}: lm-eval judge filter {lm_walls['filter']:.2f} s, "
+                  f"LocalChatCompletion {lm_walls['client']:.2f} s, ratio {lm_ratio:.3f}",
+                  flush=True)  # fmt: skip
+    print(f"median ratio, Inspect care_judge / model_graded_qa (whole eval): wall "
+          f"{_median(inspect_ratios):.3f}, CPU {_median(cpu_ratios):.3f} over {reps} reps")  # fmt: skip
+    print(f"median ratio, lm-eval judge filter / LocalChatCompletion: "
+          f"{_median(lm_ratios):.3f} over {reps} reps")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--paths", default="lm-eval,inspect-api,inspect-score,inspect")
+    parser.add_argument("--reps", type=int, default=3, help="repetitions of --paths compare")
     args = parser.parse_args()
+    if args.paths == "compare":
+        os.environ.setdefault("INSPECT_CACHE_DIR", tempfile.mkdtemp())
+        os.environ.setdefault("INSPECT_CULTURE_CACHE_DIR", tempfile.mkdtemp())
+        print(f"{args.n} judgments, {args.latency * 1000:.0f} ms latency, "
+              f"concurrency {args.concurrency}, {args.reps} interleaved repetitions")  # fmt: skip
+        compare(args.n, args.latency, args.concurrency, args.reps)
+        return
     os.environ["INSPECT_CULTURE_JUDGE_CACHE"] = "off"
     os.environ.setdefault("INSPECT_CACHE_DIR", tempfile.mkdtemp())
     ideal = args.n * args.latency / args.concurrency

@@ -19,9 +19,16 @@ from inspect_ai.solver import TaskState, generate
 
 from inspect_culture.datasets_hub.care import first_per_category, load_care
 from inspect_culture.inspect_plumbing.engines import engine_defaults
-from inspect_culture.inspect_plumbing.errors import task_setup_errors
-from inspect_culture.inspect_plumbing.judge import grader_model, judge_reply, require_grader
+from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
+from inspect_culture.inspect_plumbing.judge import (
+    DEFAULT_JUDGE_TIMEOUT,
+    grader_model,
+    judge_reply,
+    require_grader,
+)
+from inspect_culture.inspect_plumbing.live import all_unscored, is_live_refresh, live_view
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
+from inspect_culture.inspect_plumbing.params import as_bool, as_optional_int, as_seconds
 from inspect_culture.scorers.care import spec
 from inspect_culture.scorers.care.metrics import care_metrics
 from inspect_culture.scorers.care.parse import judge_record
@@ -38,6 +45,9 @@ def care(
     self_grade: bool = False,
     per_category: int | None = None,
     judge_constraint: str = "none",
+    judge_preflight: bool = True,
+    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT,
+    judge_later: bool = False,
 ) -> Task:
     """CARE (Guo et al., EMNLP 2025).
 
@@ -50,8 +60,18 @@ def care(
         judge_constraint: none (the paper's protocol), or constrain the judge's decoding so
             that every reply ends in "Rating: [[n]]": regex (vLLM), grammar (llama.cpp) or
             json_schema (OpenAI-style); a documented deviation, for small local judges.
+        judge_preflight: one one-token request to the grader before any generation, which stops
+            the eval at once when the grader cannot answer; false for offline replays.
+        judge_timeout: wall-clock limit of one judgment in seconds, retries included; a
+            judgment that runs out of time leaves its sample unscored.
+        judge_later: a generation-only run: no grader needed (none is contacted) and every
+            sample is unscored until `inspect score LOG --model-role grader=...` judges it.
     """
     with task_setup_errors():
+        per_category = as_optional_int("per_category", per_category, minimum=1)
+        judge_preflight = as_bool("judge_preflight", judge_preflight)
+        judge_later = as_bool("judge_later", judge_later)
+        judge_timeout = as_seconds("judge_timeout", judge_timeout)
         options = spec.validate(
             language=language, prompting=prompting, judge_mapping=judge_mapping,
             self_grade=self_grade, judge_constraint=judge_constraint,
@@ -64,10 +84,22 @@ def care(
         ),
         solver=[
             engine_defaults(),
-            require_grader(options.self_grade, options.judge_constraint, care_rating_format()),
+            require_grader(
+                options.self_grade,
+                options.judge_constraint,
+                care_rating_format(),
+                judge_preflight,
+                judge_later,
+            ),
             generate(),
         ],
-        scorer=care_judge(options.judge_mapping, options.self_grade, options.judge_constraint),
+        scorer=care_judge(
+            options.judge_mapping,
+            options.self_grade,
+            options.judge_constraint,
+            judge_timeout,
+            judge_later,
+        ),
         config=GenerateConfig(**spec.GENERATION.inspect_config()),
         version=spec.TASK_VERSION,
         metadata={
@@ -99,13 +131,22 @@ def record_to_sample(record: dict[str, Any], prompting: str) -> Sample:
 
 @metric(scores="unreduced")
 def care_breakdown() -> Metric:
-    """`care_metrics` over every epoch's score (it counts each question once)."""
+    """`care_metrics` over every epoch's score (it counts each question once). Bootstrap
+    intervals in the final metrics only; `all_unscored` = 1 when no sample was scored."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
+        if not scores:
+            return all_unscored("care")
         outcomes = [CareOutcome.from_record(s.score.metadata) for s in scores if s.score.metadata]
-        return {k: v for k, v in care_metrics(outcomes).items() if k not in spec.UNSCORED_COUNTS}
+        if is_live_refresh():  # the live display: no bootstrap (docs/judge.md)
+            return live_view(_without_unscored_counts(care_metrics(outcomes, resamples=1)))
+        return _without_unscored_counts(care_metrics(outcomes))
 
     return compute
+
+
+def _without_unscored_counts(values: dict[str, float]) -> dict[str, float]:
+    return {k: v for k, v in values.items() if k not in spec.UNSCORED_COUNTS}
 
 
 @scorer(metrics=[care_breakdown()])
@@ -113,26 +154,33 @@ def care_judge(
     judge_mapping: str = spec.DEFAULT_JUDGE_MAPPING,
     self_grade: bool = False,
     judge_constraint: str = "none",
+    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT,
+    judge_later: bool = False,
 ) -> Scorer:
     """The grader rates the answer 1-10 with the category's rubric; no rating = unscored."""
-    options = spec.validate(
-        judge_mapping=judge_mapping, self_grade=self_grade, judge_constraint=judge_constraint
-    )
+    with scorer_setup_errors():
+        options = spec.validate(
+            judge_mapping=judge_mapping,
+            self_grade=self_grade,
+            judge_constraint=judge_constraint,
+        )
+        timeout = as_seconds("judge_timeout", judge_timeout)
+        later = as_bool("judge_later", judge_later)
 
     async def score(state: TaskState, target: Target) -> Score:
-        grader = grader_model(options.self_grade)
+        grader = grader_model(options.self_grade, later)
         meta = state.metadata
         prompt = judge_prompt(
             meta["category"], meta["question"], target.text, state.output.completion,
             options.judge_mapping,
         )  # fmt: skip
         judge_text, error = await judge_reply(
-            grader, prompt, care_rating_format(), options.judge_constraint
+            grader, prompt, care_rating_format(), options.judge_constraint, timeout
         )
         rating, reason = judge_record(judge_text, error)
         details = {
             **CareOutcome.judged(str(state.sample_id), meta, rating).to_record(),
-            "judge_model": str(grader),
+            "judge_model": str(grader) if grader else "none (judge_later)",
             "judge_mapping": options.judge_mapping,
             **spec.JUDGE_VERSIONS,
             **constraint_record(options.judge_constraint),

@@ -1,6 +1,7 @@
-"""`culture-evals`: list tasks, locate the lm-eval YAMLs, inspect or verify the data, work with
-CultureSynth-7 runs (export a baseline answers file, compare two judges), and report finished
-runs as paper-style tables and figures."""
+"""`culture-evals`: list tasks, locate the lm-eval YAMLs, inspect or verify the data, export a
+CultureSynth-7 baseline answers file, judge an lm-eval run's saved generations (live or through
+the OpenAI Batch API), compare two judges (CultureSynth-7, CARE), and report finished runs as
+paper-style tables and figures."""
 
 from __future__ import annotations
 
@@ -80,7 +81,40 @@ def _cmd_baseline_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_care_agreement(args: argparse.Namespace) -> int:
+    from inspect_culture.run_files.care_judge_agreement import (
+        care_agreement,
+        format_care_agreement,
+        read_care_judgements,
+    )
+    from inspect_culture.run_files.culturesynth_runs import RunsError
+
+    try:
+        report = care_agreement(read_care_judgements(args.a), read_care_judgements(args.b))
+    except RunsError as exc:
+        raise SystemExit(f"culture-evals agreement: {exc}") from None
+    print(format_care_agreement(report, args.a, args.b))
+    if report.judge_a == report.judge_b:
+        _warn(f"both runs name the judge {report.judge_a}")
+    if report.n_answers_differ:
+        _warn(
+            f"the answers judged differ between the runs on {report.n_answers_differ} "
+            "question(s); the runs should differ only in the judge"
+        )
+    return 0
+
+
 def _cmd_agreement(args: argparse.Namespace) -> int:
+    from inspect_culture.run_files.care_judge_agreement import care_samples_files
+
+    benchmark = args.benchmark
+    if benchmark == "auto":
+        try:
+            benchmark = "care" if care_samples_files(args.a) else "culturesynth"
+        except ValueError as exc:
+            raise SystemExit(f"culture-evals agreement: {exc}") from None
+    if benchmark == "care":
+        return _cmd_care_agreement(args)
     from inspect_culture.run_files.culturesynth_agreement import (
         format_agreement,
         judge_agreement,
@@ -104,6 +138,59 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
                 f"{m.target}: the answers judged differ between the runs on "
                 f"{m.n_answers_differ} question(s); the runs should differ only in the judge"
             )
+    return 0
+
+
+def _judge_metadata(args: argparse.Namespace) -> dict[str, object]:
+    """`--metadata` JSON, then the `--judge-*` options (which win): lm-eval's judge keys."""
+    import json
+
+    metadata: dict[str, object] = {}
+    if args.metadata:
+        try:
+            metadata = json.loads(args.metadata)
+        except json.JSONDecodeError as exc:
+            raise SystemExit(f"culture-evals judge: --metadata is not JSON ({exc.msg})") from None
+        if not isinstance(metadata, dict):
+            raise SystemExit("culture-evals judge: --metadata must be a JSON object")
+    for key in JUDGE_OPTIONS:
+        value = getattr(args, key)
+        if value is not None:
+            metadata[key] = value
+    return metadata
+
+
+def _cmd_judge(args: argparse.Namespace) -> int:
+    from inspect_culture.judge_saved.errors import JudgeSavedError
+    from inspect_culture.judge_saved.openai_batch import BatchOptions
+    from inspect_culture.judge_saved.run import BATCH_STATE_DIR, judge_saved
+
+    if args.poll_interval <= 0 or args.max_rounds < 1:
+        raise SystemExit("culture-evals judge: --poll-interval must be > 0, --max-rounds >= 1")
+    output = Path(args.output)
+    batch = (
+        BatchOptions(output / BATCH_STATE_DIR, args.poll_interval, args.max_rounds)
+        if args.batch
+        else None
+    )
+    try:
+        summary = judge_saved(
+            Path(args.source), output, _judge_metadata(args), batch=batch, say=_warn
+        )
+    except (JudgeSavedError, OSError) as exc:
+        raise SystemExit(f"culture-evals judge: {exc}") from None
+    for skipped in summary.skipped:
+        _warn(f"skipped {skipped}")
+    for task in summary.tasks:
+        print(f"{task.task}: {task.n_scored} scored, {task.n_unscored} unscored")
+    for path in summary.written:
+        print(f"written: {path}")
+    if summary.n_scored == 0:
+        _warn(
+            f"every judged sample ({summary.n_unscored}) is unscored: the reasons are in the "
+            "samples files' filtered_resps; these numbers are not results"
+        )
+        return EXIT_NOTHING
     return 0
 
 
@@ -139,6 +226,20 @@ def _cmd_report(args: argparse.Namespace) -> int:
 # `culture-evals report` exit codes beyond 0 (everything used) and 2 (usage)
 EXIT_NOTHING = 1  # no input was a finished run of ours: nothing written
 EXIT_SKIPPED = 3  # the report was written, but some inputs were skipped (listed on stderr)
+
+
+# `culture-evals judge` options that set lm-eval's judge metadata keys of the same name
+JUDGE_OPTIONS = (
+    "judge_model",
+    "judge_base_url",
+    "judge_constraint",
+    "judge_concurrency",
+    "judge_timeout",
+    "judge_max_retries",
+    "judge_retry_budget",
+    "judge_max_tokens",
+    "judge_seed",
+)
 
 
 def _warn(message: str) -> None:
@@ -208,11 +309,19 @@ def build_parser() -> argparse.ArgumentParser:
     export.set_defaults(run=_cmd_baseline_export)
     agreement = commands.add_parser(
         "agreement",
-        help="CultureSynth-7: strict agreement of two judges on the same answers (Table 7)",
+        help="agreement of two judges on the same answers: CultureSynth-7 strict agreement "
+        "(Table 7), CARE rating agreement (exact, within-1, MAD, Pearson, Spearman, weighted kappa)",
     )
     agreement.add_argument("a", metavar="A", help="judged run(s) of judge A: a file or a folder")
     agreement.add_argument("b", metavar="B", help="judged run(s) of judge B: a file or a folder")
+    agreement.add_argument(
+        "--benchmark",
+        choices=("auto", "culturesynth", "care"),
+        default="auto",
+        help="auto (default): CARE when A holds CARE samples files, else CultureSynth-7",
+    )
     agreement.set_defaults(run=_cmd_agreement)
+    _judge_parser(commands)
     report = commands.add_parser(
         "report",
         help="paper-style tables, figures and published reference rows from finished runs",
@@ -236,6 +345,57 @@ def build_parser() -> argparse.ArgumentParser:
     )
     report.set_defaults(run=_cmd_report)
     return parser
+
+
+def _judge_parser(commands: argparse._SubParsersAction) -> None:
+    judge = commands.add_parser(
+        "judge",
+        help="judge the generations of an lm-eval run made with judge_later and --log_samples",
+        description="Judge the CARE, CultureSynth-7 and CQ-Bench VE samples of an lm-eval "
+        "output folder (run with --metadata '{\"judge_later\": true}' --log_samples) and write "
+        "results_<timestamp>.json and samples files in lm-eval's layout. The API key comes only "
+        "from INSPECT_CULTURE_JUDGE_API_KEY or OPENAI_API_KEY. Judgments are cached as they "
+        "return, so an interrupted run resumes without repeating any. Exit code 1 when every "
+        "judged sample ends unscored.",
+    )
+    judge.add_argument(
+        "source", metavar="RUN", help="lm-eval --output_path folder (or results file)"
+    )
+    judge.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="folder to write")
+    judge.add_argument("--judge-model", help="judge model name (or INSPECT_CULTURE_JUDGE_MODEL)")
+    judge.add_argument("--judge-base-url", help="OpenAI-compatible API root, e.g. .../v1")
+    judge.add_argument(
+        "--judge-constraint", help="verdict constraint: none (default), regex, grammar, json_schema"
+    )
+    for name, kind in (
+        ("concurrency", int),
+        ("timeout", float),
+        ("max-retries", int),
+        ("retry-budget", float),
+        ("max-tokens", int),
+        ("seed", int),
+    ):
+        judge.add_argument(
+            f"--judge-{name}", type=kind, help=f"lm-eval's judge_{name.replace('-', '_')}"
+        )
+    judge.add_argument(
+        "--metadata", metavar="JSON", help="judge keys as in lm_eval --metadata (options win)"
+    )
+    judge.add_argument(
+        "--batch",
+        action="store_true",
+        help="use the OpenAI Batch API (about half price, within 24 h); rerun to resume a wait",
+    )
+    judge.add_argument(
+        "--poll-interval", type=float, default=30.0, help="seconds between batch polls (30)"
+    )
+    judge.add_argument(
+        "--max-rounds",
+        type=int,
+        default=3,
+        help="batches per task: the first plus retries of what it left undone (3)",
+    )
+    judge.set_defaults(run=_cmd_judge)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -30,9 +30,16 @@ from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from inspect_culture.datasets_hub.cqbench import load_cqbench, load_ve_stories
 from inspect_culture.inspect_plumbing.engines import engine_defaults
-from inspect_culture.inspect_plumbing.errors import task_setup_errors
-from inspect_culture.inspect_plumbing.judge import grader_model, judge_reply, require_grader
+from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
+from inspect_culture.inspect_plumbing.judge import (
+    DEFAULT_JUDGE_TIMEOUT,
+    grader_model,
+    judge_reply,
+    require_grader,
+)
+from inspect_culture.inspect_plumbing.live import all_unscored
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
+from inspect_culture.inspect_plumbing.params import as_bool, as_seconds
 from inspect_culture.scorers.cqbench import spec
 from inspect_culture.scorers.cqbench.metrics import ad_metrics, ve_metrics, vs_metrics
 from inspect_culture.scorers.cqbench.parse import score_ad, score_ve, score_vs, ve_prediction
@@ -119,7 +126,8 @@ def ad_breakdown() -> Metric:
 
 @scorer(metrics=[ad_breakdown()])
 def cqbench_ad_scorer(merged: bool = False) -> Scorer:
-    params = spec.validate("ad", {"merged": merged})
+    with scorer_setup_errors():
+        params = spec.validate("ad", {"merged": merged})
 
     async def score(state: TaskState, target: Target) -> Score:
         option, rule, outcome = score_ad(
@@ -172,7 +180,8 @@ def vs_breakdown() -> Metric:
 
 @scorer(metrics=[vs_breakdown()])
 def cqbench_vs_scorer(skip_empty: bool = False) -> Scorer:
-    params = spec.validate("vs", {"skip_empty": skip_empty})
+    with scorer_setup_errors():
+        params = spec.validate("vs", {"skip_empty": skip_empty})
 
     async def score(state: TaskState, target: Target) -> Score:
         outcome = score_vs(
@@ -189,7 +198,12 @@ def cqbench_vs_scorer(skip_empty: bool = False) -> Scorer:
 
 @task
 def cqbench_ve(
-    setting: str = "random", self_grade: bool = False, judge_constraint: str = "none"
+    setting: str = "random",
+    self_grade: bool = False,
+    judge_constraint: str = "none",
+    judge_preflight: bool = True,
+    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT,
+    judge_later: bool = False,
 ) -> Task:
     """Value extraction: summarize the story's themes, then list its values (two generations,
     as upstream); a judge scores each gold value 1 / 0.5 / 0 against the extracted values.
@@ -200,17 +214,34 @@ def cqbench_ve(
         judge_constraint: none (the paper's protocol), or constrain the judge's decoding so
             that every reply ends in its `[Final answer]:` block: regex (vLLM), grammar
             (llama.cpp) or json_schema (OpenAI-style); a documented deviation.
+        judge_preflight: one one-token request to the grader before any generation, which stops
+            the eval at once when the grader cannot answer; false for offline replays.
+        judge_timeout: wall-clock limit of one judgment in seconds, retries included; a
+            judgment that runs out of time leaves its sample unscored.
+        judge_later: a generation-only run: no grader needed (none is contacted) and every
+            sample is unscored until `inspect score LOG --model-role grader=...` judges it.
     """
     with task_setup_errors():
         params = spec.validate(
             "ve", dict(setting=setting, self_grade=self_grade, judge_constraint=judge_constraint)
         )
+        judge_preflight = as_bool("judge_preflight", judge_preflight)
+        judge_later = as_bool("judge_later", judge_later)
+        judge_timeout = as_seconds("judge_timeout", judge_timeout)
     solver = [
         engine_defaults(),
-        require_grader(params.self_grade, params.judge_constraint, ve_scores_format(2)),
+        require_grader(
+            params.self_grade,
+            params.judge_constraint,
+            ve_scores_format(2),
+            judge_preflight,
+            judge_later,
+        ),
         ve_two_step(),
     ]
-    scorer = cqbench_ve_judge(params.self_grade, params.judge_constraint)
+    scorer = cqbench_ve_judge(
+        params.self_grade, params.judge_constraint, judge_timeout, judge_later
+    )
     return _task(params, scorer, solver)
 
 
@@ -234,6 +265,8 @@ def ve_breakdown() -> Metric:
     setting, and `n_scored`; no `n_unscored` (see `spec.UNSCORED_COUNTS`)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
+        if not scores:
+            return all_unscored("cqbench_ve")
         values = ve_metrics([spec.VeOutcome.from_record(s.score.metadata or {}) for s in scores])
         return {k: v for k, v in values.items() if k not in spec.UNSCORED_COUNTS}
 
@@ -241,11 +274,21 @@ def ve_breakdown() -> Metric:
 
 
 @scorer(metrics=[ve_breakdown()])
-def cqbench_ve_judge(self_grade: bool = False, judge_constraint: str = "none") -> Scorer:
-    params = spec.validate("ve", {"self_grade": self_grade, "judge_constraint": judge_constraint})
+def cqbench_ve_judge(
+    self_grade: bool = False,
+    judge_constraint: str = "none",
+    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT,
+    judge_later: bool = False,
+) -> Scorer:
+    with scorer_setup_errors():
+        params = spec.validate(
+            "ve", {"self_grade": self_grade, "judge_constraint": judge_constraint}
+        )
+        timeout = as_seconds("judge_timeout", judge_timeout)
+        later = as_bool("judge_later", judge_later)
 
     async def score(state: TaskState, target: Target) -> Score:
-        grader = grader_model(params.self_grade)
+        grader = grader_model(params.self_grade, later)
         gold = state.metadata["gold_values"]
         prediction = ve_prediction(state.output.completion)
         reply, error = await judge_reply(
@@ -253,12 +296,13 @@ def cqbench_ve_judge(self_grade: bool = False, judge_constraint: str = "none") -
             ve_judge_prompt(prediction, gold),
             ve_scores_format(len(gold)),
             params.judge_constraint,
+            timeout,
         )
         outcome = score_ve(str(state.sample_id), state.metadata, reply, error)
         metadata = {
             **outcome.to_record(),
             "prediction": prediction,
-            "judge_model": str(grader),
+            "judge_model": str(grader) if grader else "none (judge_later)",
             "prompt_version": spec.PROMPT_VERSION,
             **constraint_record(params.judge_constraint),
         }

@@ -27,10 +27,19 @@ from inspect_culture.datasets_hub.baseline_responses import (
 )
 from inspect_culture.datasets_hub.culturesynth import load_culturesynth
 from inspect_culture.inspect_plumbing.engines import engine_defaults
-from inspect_culture.inspect_plumbing.errors import task_setup_errors
-from inspect_culture.inspect_plumbing.judge import grader_model, judge_reply, require_grader
+from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
+from inspect_culture.inspect_plumbing.failures import guard_secrets, output_error_reason
+from inspect_culture.inspect_plumbing.judge import (
+    DEFAULT_JUDGE_TIMEOUT,
+    grader_model,
+    judge_reply,
+    require_grader,
+)
+from inspect_culture.inspect_plumbing.live import all_unscored, is_live_refresh, live_view
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
-from inspect_culture.inspect_plumbing.roles import BASELINE_ROLE, role_model
+from inspect_culture.inspect_plumbing.params import as_bool, as_seconds
+from inspect_culture.inspect_plumbing.preflight import preflight
+from inspect_culture.inspect_plumbing.roles import BASELINE_ROLE, prerequisite_error, role_model
 from inspect_culture.scorers.culturesynth import spec
 from inspect_culture.scorers.culturesynth.metrics import culturesynth_metrics
 from inspect_culture.scorers.culturesynth.parse import judge_games, missing_baseline
@@ -81,6 +90,9 @@ def culturesynth(
     seed: int = 0,
     self_grade: bool = False,
     judge_constraint: str = "none",
+    judge_preflight: bool = True,
+    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT,
+    judge_later: bool = False,
 ) -> Task:
     """CultureSynth-7 (Zhang et al., Findings of EMNLP 2025).
 
@@ -93,9 +105,19 @@ def culturesynth(
         judge_constraint: none (the paper's protocol), or constrain the judge's decoding so
             that every reply ends in [[A]], [[B]] or [[C]]: regex (vLLM), grammar (llama.cpp)
             or json_schema (OpenAI-style); a documented deviation.
+        judge_preflight: one one-token request to the grader (and to the `baseline` role,
+            when it answers) before any generation, which stops the eval at once when either
+            cannot answer; false for offline replays.
+        judge_timeout: wall-clock limit of one judgment in seconds, retries included; a
+            judgment that runs out of time leaves its sample unscored.
+        judge_later: a generation-only run: no grader needed (none is contacted) and every
+            sample is unscored until `inspect score LOG --model-role grader=...` judges it.
     """
     with task_setup_errors():
         settings = spec.validate(language, swap, seed, self_grade, judge_constraint)
+        judge_preflight = as_bool("judge_preflight", judge_preflight)
+        judge_later = as_bool("judge_later", judge_later)
+        judge_timeout = as_seconds("judge_timeout", judge_timeout)
         dataset, provenance = _dataset(settings.languages, "culturesynth")
         baseline = read_baseline_responses(baseline_responses) if baseline_responses else None
     ids = [str(sample.id) for sample in dataset]
@@ -104,14 +126,24 @@ def culturesynth(
         dataset=dataset,
         solver=[
             engine_defaults(),
+            require_baseline(baseline),
             require_grader(
-                settings.self_grade, settings.judge_constraint, pairwise_verdict_format()
+                settings.self_grade,
+                settings.judge_constraint,
+                pairwise_verdict_format(),
+                judge_preflight,
+                judge_later,
             ),
-            baseline_answer(baseline),
+            baseline_answer(baseline, judge_preflight),
             generate(),
         ],
         scorer=culturesynth_judge(
-            settings.swap, settings.seed, settings.self_grade, settings.judge_constraint
+            settings.swap,
+            settings.seed,
+            settings.self_grade,
+            settings.judge_constraint,
+            judge_timeout,
+            judge_later,
         ),
         config=GENERATION,
         version=spec.TASK_VERSION,
@@ -147,16 +179,34 @@ def culturesynth_answers(language: str | None = None) -> Task:
 
 
 @solver
-def baseline_answer(baseline: BaselineResponses | None = None) -> Solver:
+def require_baseline(baseline: BaselineResponses | None = None) -> Solver:
+    """Fails when neither a baseline file nor the `baseline` role is given: checked first, so
+    that no request (not even the grader's preflight) is made for an eval that cannot run."""
+
+    async def solve(state: TaskState, generate_: Generate) -> TaskState:
+        if baseline is None:
+            role_model(BASELINE_ROLE, NO_BASELINE)
+        return state
+
+    return solve
+
+
+@solver
+def baseline_answer(
+    baseline: BaselineResponses | None = None, preflight_check: bool = True
+) -> Solver:
     """The baseline's answer to the sample's question, from the file or the `baseline` role
-    (through Inspect's cache). Without either, fails before any generation."""
+    (through Inspect's cache). Without either, or with a baseline model that cannot answer
+    (the preflight, unless switched off), fails before any generation."""
 
     async def solve(state: TaskState, generate_: Generate) -> TaskState:
         if baseline is not None:
             state.metadata["baseline_answer"] = baseline.responses.get(str(state.sample_id))
             state.metadata["baseline_model"] = baseline.model
             return state
-        model: Model = role_model(BASELINE_ROLE, NO_BASELINE)
+        model: Model = guard_secrets(role_model(BASELINE_ROLE, NO_BASELINE))
+        if preflight_check and (problem := await preflight(model, BASELINE_ROLE)):
+            raise prerequisite_error()(problem)
         # our defaults, overridden by what the role itself was configured with
         config = GENERATION.merge(model.config)
         output = await model.generate(state.input, config=config, cache=BASELINE_CACHE)
@@ -164,8 +214,8 @@ def baseline_answer(baseline: BaselineResponses | None = None) -> Solver:
         state.metadata["baseline_answer"] = output.completion if ok else None
         state.metadata["baseline_model"] = str(model)
         if not ok:
-            state.metadata["baseline_error"] = (
-                f"the baseline model gave no answer: {output.error or 'empty output'}"
+            state.metadata["baseline_error"] = "the baseline model gave no answer: " + (
+                output_error_reason(output.error, model) if output.error else "empty output"
             )
         return state
 
@@ -180,22 +230,36 @@ def culturesynth_breakdown() -> Metric:
     Unscored samples never reach a metric; Inspect counts them in `unscored_samples`."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
+        if not scores:
+            return all_unscored("culturesynth")
         outcomes = [spec.PairOutcome.from_record(s.score.metadata["pair"]) for s in scores]
-        values = culturesynth_metrics(outcomes)
-        return {k: v for k, v in values.items() if k not in spec.UNSCORED_COUNTS}
+        live = is_live_refresh()  # the live display: no bootstrap (docs/judge.md)
+        values = (
+            culturesynth_metrics(outcomes, resamples=1) if live else culturesynth_metrics(outcomes)
+        )
+        values = {k: v for k, v in values.items() if k not in spec.UNSCORED_COUNTS}
+        return live_view(values) if live else values
 
     return compute
 
 
 @scorer(metrics=[culturesynth_breakdown()])
 def culturesynth_judge(
-    swap: bool = True, seed: int = 0, self_grade: bool = False, judge_constraint: str = "none"
+    swap: bool = True,
+    seed: int = 0,
+    self_grade: bool = False,
+    judge_constraint: str = "none",
+    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT,
+    judge_later: bool = False,
 ) -> Scorer:
     """Both answer orders (or the coin's one) judged against the reference; +1 / 0 / -1 from
     the target's side, unscored without a baseline answer or a verdict."""
-    settings = spec.validate(
-        swap=swap, seed=seed, self_grade=self_grade, judge_constraint=judge_constraint
-    )
+    with scorer_setup_errors():
+        settings = spec.validate(
+            swap=swap, seed=seed, self_grade=self_grade, judge_constraint=judge_constraint
+        )
+        timeout = as_seconds("judge_timeout", judge_timeout)
+        later = as_bool("judge_later", judge_later)
     fmt = pairwise_verdict_format()
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -207,13 +271,15 @@ def culturesynth_judge(
         if baseline is None:
             judgement = missing_baseline(meta.get("baseline_error"))
         else:
-            grader = grader_model(settings.self_grade)
+            grader = grader_model(settings.self_grade, later)
             prompts = game_prompts(
                 meta["question"], target.text, state.output.completion, baseline, positions
             )
             results = await asyncio.gather(
                 *(
-                    judge_reply(grader, to_chat_messages(p), fmt, settings.judge_constraint)
+                    judge_reply(
+                        grader, to_chat_messages(p), fmt, settings.judge_constraint, timeout
+                    )
                     for p in prompts
                 )
             )

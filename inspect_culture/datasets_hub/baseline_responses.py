@@ -116,7 +116,8 @@ def read_baseline_responses(path: str | Path) -> BaselineResponses:
         raise DataValidationError(f"{source}: not JSON ({exc.msg}, line {exc.lineno})") from None
     if not isinstance(data, dict):
         raise DataValidationError(f"{source}: expected a JSON object (format {FORMAT})")
-    validate_record("baseline_responses", data, where=str(source))
+    # model answers are whatever the model wrote, NUL bytes included: not a corrupt file
+    validate_record("baseline_responses", data, where=str(source), refuse_nul=False)
     return BaselineResponses(
         model=data["model"],
         responses=dict(data["responses"]),

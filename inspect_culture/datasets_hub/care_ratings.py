@@ -14,7 +14,7 @@ from typing import Any
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.languages import LANGUAGES
 from inspect_culture.datasets_hub.loaded import LoadedDataset
-from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, mirror_dir, offline
+from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, MIRROR_RULE, mirror_dir, offline
 from inspect_culture.datasets_hub.validation import validate_record
 from inspect_culture.scorers.care.spec import CARE_LANGUAGES, SLUG_BY_UPSTREAM
 
@@ -71,14 +71,22 @@ def _read_files(files: list[Path]) -> list[dict[str, Any]]:
 
 
 def _download() -> list[dict[str, Any]]:
-    target = (mirror_dir() or Path(f"<{DATA_DIR_ENV}>")) / "care" / "data"
+    root = mirror_dir()
+    target = (root or Path(f"<{DATA_DIR_ENV}>")) / "care" / "data"
+    files = "its data files (train-*.parquet, or .jsonl/.json/.csv with the same fields)"
     hint = (
-        f"Source: Hugging Face dataset {REPO_ID} (split train). To run offline, place its data "
-        f"files (train-*.parquet, or .jsonl/.json/.csv with the same fields) in {target}"
+        f"Source: Hugging Face dataset {REPO_ID} (split train). To run offline, place {files} "
+        f"in {target}"
     )
     if offline():
         raise DatasetUnavailableError(
             f"CARE human ratings are not available (offline mode is on). {hint}"
+        )
+    if root is not None:  # the mirror rule: never the hub while the mirror variable is set
+        raise DatasetUnavailableError(
+            f"CARE human ratings are not in the offline mirror ({DATA_DIR_ENV}={root}): put "
+            f"{files} in {target}. Source: Hugging Face dataset {REPO_ID} (split train). "
+            f"{MIRROR_RULE}; unset it to download instead."
         )
     try:
         import datasets

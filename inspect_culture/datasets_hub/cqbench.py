@@ -11,6 +11,7 @@ item and field of anything it cannot read.
 from __future__ import annotations
 
 import json
+import logging
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -23,6 +24,8 @@ from inspect_culture.datasets_hub.paths import mirror_dir
 from inspect_culture.datasets_hub.resolve import resolve
 from inspect_culture.datasets_hub.sources import CQBENCH
 from inspect_culture.datasets_hub.validation import validate_record
+
+log = logging.getLogger(__name__)
 
 CATEGORIES: tuple[str, ...] = ("random", "political", "social", "religious", "ethical", "multiple")
 # the categories with value-selection and story (value-extraction) files: all but `multiple`
@@ -69,7 +72,8 @@ def _archive() -> _Archive:
     root = mirror_dir()
     if root is not None and (root / "cqbench" / "datasets").is_dir():
         return _Archive(root / "cqbench" / "datasets", "mirror (extracted folder, unverified)")
-    found = resolve(CQBENCH)
+    folder = root / "cqbench" / "datasets" if root is not None else None
+    found = resolve(CQBENCH, also=f" (or the extracted folder {folder}/)" if folder else "")
     if not zipfile.is_zipfile(found.path):
         raise DataValidationError(f"{found.path}: not a zip archive")
     return _Archive(found.path, found.origin)
@@ -112,6 +116,16 @@ def _items(data: Any, where: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
         yield index, at, item
 
 
+def _text(item: dict[str, Any], field: str, where: str) -> str:
+    """A text field; a null, number or list is an error, never its str() ("None")."""
+    value = _get(item, field, where)
+    if not isinstance(value, str):
+        raise DataValidationError(
+            f"{where}, field '{field}': expected a string, got {json.dumps(value)[:60]}"
+        )
+    return value
+
+
 def _strings(item: dict[str, Any], field: str, where: str, default: Any = ...) -> list[str]:
     value = _get(item, field, where, default)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -136,13 +150,13 @@ def _ad_records(data: Any, category: str, where: str) -> Records:
                 "id": f"{category}-{index}-{q_index}",
                 "category": category,
                 "story_index": index,
-                "story": str(_get(item, "story", at)),
+                "story": _text(item, "story", at),
                 "name": str(question.get("name") or ""),
-                "statement": str(_get(question, "value", q_at)).strip(),
+                "statement": _text(question, "value", q_at).strip(),
                 "options": [o.strip() for o in _strings(question, "options", q_at)],
                 # as in the file, padding included: the upstream prompt shows them this way
                 "options_raw": list(_get(question, "options", q_at)),
-                "gold": str(_get(question, "gold label", q_at)).strip(),
+                "gold": _text(question, "gold label", q_at).strip(),
             }
             yield q_at, record
 
@@ -152,7 +166,7 @@ def _vs_records(data: Any, category: str, where: str) -> Records:
         record = {
             "id": f"{category}-{index}",
             "category": category,
-            "story": str(_get(item, "story", at)),
+            "story": _text(item, "story", at),
             "options": [o.strip() for o in _strings(item, "options", at)],
             "options_raw": list(_get(item, "options", at)),
             "gold_values": [v.strip() for v in _strings(item, "values", at)],
@@ -167,7 +181,7 @@ def _original_records(data: Any, category: str, where: str) -> Records:
         record = {
             "id": f"{category}-{index}",
             "category": category,
-            "story": str(_get(item, "story", at)),
+            "story": _text(item, "story", at),
             "values": values,
             "contradiction": contradiction,
             # Contradictory values are not part of the gold set (upstream.md 4.6).
@@ -194,10 +208,15 @@ def load_cqbench(task: str, category: str) -> LoadedDataset:
         )
     archive = _archive()
     member = _find_member(archive, task, category)
-    records = []
-    for at, record in _BUILDERS[task](archive.read(member), category, f"{archive.root}:{member}"):
+    where = f"{archive.root}:{member}"
+    records, unanswerable = [], []
+    for at, record in _BUILDERS[task](archive.read(member), category, where):
         validate_record(f"cqbench_{task}", record, where=at)
         records.append(record)
+        if missing := gold_not_among_options(task, record):
+            unanswerable.append((record["id"], at.removeprefix(f"{where}, "), missing))
+    if unanswerable:
+        _warn_unanswerable(where, task, len(records), unanswerable)
     provenance = {
         "dataset": CQBENCH.repo,
         "revision": CQBENCH.revision,
@@ -207,7 +226,47 @@ def load_cqbench(task: str, category: str) -> LoadedDataset:
         "rows": len(records),
         "license": CQBENCH.license,
     }
+    if task in _GOLD_FIELD:
+        provenance["gold_not_among_options"] = len(unanswerable)
     return LoadedDataset(records, provenance)
+
+
+# the upstream field holding the gold answer(s) that must be among the options
+_GOLD_FIELD = {"ad": "gold label", "vs": "values"}
+_LISTED = 10  # items named in the load warning; the count covers all
+
+
+def gold_not_among_options(task: str, record: dict[str, Any]) -> list[str]:
+    """The record's gold answers that no answer can match, compared as the scorers compare: AD
+    by the parser's normalization (case, spacing, punctuation), VS exactly (the selections are
+    the options themselves). Kept, as upstream keeps them: such an item is always scored wrong
+    (an AD gold whose merged-scale partner is an option can still match with `merged=true`)."""
+    if task == "ad":
+        # imported here: scorers.cqbench imports this module
+        from inspect_culture.scorers.cqbench.parse import normalize
+
+        options = {normalize(option) for option in record["options"]}
+        return [] if normalize(record["gold"]) in options else [record["gold"]]
+    if task == "vs":
+        return [value for value in record["gold_values"] if value not in set(record["options"])]
+    return []
+
+
+def _warn_unanswerable(
+    where: str, task: str, total: int, items: list[tuple[str, str, list[str]]]
+) -> None:
+    unit = "questions" if task == "ad" else "stories"
+    listed = "; ".join(
+        f"{item_id} ({location}): {', '.join(map(repr, gold))}"
+        for item_id, location, gold in items[:_LISTED]
+    )
+    more = f"; and {len(items) - _LISTED} more" if len(items) > _LISTED else ""
+    log.warning(
+        "%s: %d of %d %s have a gold answer (field '%s') that is not among their options, so no "
+        "answer can score it; kept (upstream scores them wrong too) and counted by "
+        "`culture-evals data verify`: %s%s",
+        where, len(items), total, unit, _GOLD_FIELD[task], listed, more,
+    )  # fmt: skip
 
 
 def load_ve_stories(category: str) -> tuple[LoadedDataset, int]:
@@ -222,13 +281,26 @@ def load_ve_stories(category: str) -> tuple[LoadedDataset, int]:
 def load_cqbench_all() -> LoadedDataset:
     """Every file, for `culture-evals data verify`: counts the records of all tasks."""
     total, files = 0, 0
+    unanswerable: dict[str, int] = {}
     for task in _BUILDERS:
         for category in CATEGORIES if task == "ad" else STORY_CATEGORIES:
             loaded = load_cqbench(task, category)  # a malformed file fails verify, loudly
             total += len(loaded.records)
             files += 1
+            if count := loaded.provenance.get("gold_not_among_options"):
+                unanswerable[loaded.provenance["file"].rsplit("/", 1)[-1]] = count
     archive = _archive()
-    return LoadedDataset(
-        [], {"dataset": CQBENCH.repo, "revision": CQBENCH.revision, "origin": archive.origin,
-             "path": str(archive.root), "files": files, "rows": total},
-    )  # fmt: skip
+    count = sum(unanswerable.values())
+    provenance: dict[str, Any] = {
+        "dataset": CQBENCH.repo, "revision": CQBENCH.revision, "origin": archive.origin,
+        "path": str(archive.root), "files": files, "rows": total,
+        "gold_not_among_options": count,
+    }  # fmt: skip
+    if count:
+        by_file = ", ".join(f"{name}: {n}" for name, n in unanswerable.items())
+        provenance["gold_not_among_options"] = f"{count} ({by_file})"
+        provenance["warning"] = (
+            f"{count} AD questions / VS stories have a gold answer that is not among their "
+            "options: kept, but no answer can score them (see the load warnings for their ids)"
+        )
+    return LoadedDataset([], provenance)

@@ -57,6 +57,11 @@ def read_normad_csv(path: Path) -> list[dict[str, Any]]:
         try:
             reader = csv.DictReader(handle)
             found = [name.strip() for name in (reader.fieldnames or [])]
+            if nul := next((name for name in found if "\x00" in name), None):
+                raise DataValidationError(
+                    f"{path}, header: column {nul!r} contains a NUL byte (a corrupt file; "
+                    "upstream text has none)"
+                )
             missing = [column for column in COLUMNS.values() if column not in found]
             if missing:
                 raise DataValidationError(
@@ -84,9 +89,11 @@ def read_normad_csv(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-def _normalize(row: dict[str, str | None], path: Path, index: int) -> dict[str, Any]:
+def _normalize(row: dict[str | None, Any], path: Path, index: int) -> dict[str, Any]:
     raw = {name: (row.get(column) or "") for name, column in COLUMNS.items()}
-    where = f"{path}, data row {index} (ID {raw['id'].strip() or '?'})"
+    shown_id = raw["id"].strip().replace("\x00", "\\x00") or "?"
+    where = f"{path}, data row {index} (ID {shown_id})"
+    _refuse_nul(row, where)
     # NFC: "türkiye" and "māori_etiquette" must match however the file encodes the accents.
     country = unicodedata.normalize("NFC", raw["country"].strip())
     subaxis = unicodedata.normalize("NFC", raw["subaxis"].strip())
@@ -101,6 +108,18 @@ def _normalize(row: dict[str, str | None], path: Path, index: int) -> dict[str, 
     }
     validate_record("normad", record, where=where, field_names=COLUMNS)
     return record
+
+
+def _refuse_nul(row: dict[str | None, Any], where: str) -> None:
+    """Python's csv module reads NUL bytes as text; in this file they only mean corruption."""
+    for column, value in row.items():
+        cells = value if isinstance(value, list) else [value]  # extra cells: a list under None
+        if any(isinstance(cell, str) and "\x00" in cell for cell in cells):
+            field = column if column is not None else "(cell beyond the header)"
+            raise DataValidationError(
+                f"{where}, field '{field}': contains a NUL byte (a corrupt file; upstream text "
+                "has none)"
+            )
 
 
 def _derive(table: dict[str, str], key: str, where: str, column: str, what: str) -> str:

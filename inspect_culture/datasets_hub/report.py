@@ -10,7 +10,7 @@ from inspect_culture.datasets_hub.culturesynth import load_culturesynth, locate_
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.loaded import LoadedDataset
 from inspect_culture.datasets_hub.normad import load_normad
-from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, mirror_dir
+from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, MIRROR_RULE, mirror_dir
 from inspect_culture.datasets_hub.resolve import cache_path, locate, mirror_path, mirror_relpath
 from inspect_culture.datasets_hub.sources import SOURCES, PackagedSource
 
@@ -47,9 +47,7 @@ def data_info(names: Sequence[str] | None = None) -> str:
         # CultureSynth's mirror accepts more than the upstream file name.
         found = locate_culturesynth() if name == "culturesynth" else locate(source)
         available = (
-            f"yes ({found.origin}: {found.path}; {_row_count(name)})"
-            if found
-            else "no (downloads on first use)"
+            f"yes ({found.origin}: {found.path}; {_row_count(name)})" if found else _missing(name)
         )
         lines += [
             f"  mirror:    {mirror_path(source) or f'${DATA_DIR_ENV}/{mirror_relpath(source)}'}",
@@ -57,6 +55,14 @@ def data_info(names: Sequence[str] | None = None) -> str:
             f"  available: {available}",
         ]
     return "\n".join(lines)
+
+
+def _missing(name: str) -> str:
+    source = SOURCES[name]
+    if isinstance(source, PackagedSource) or mirror_dir() is None:
+        return "no (downloads on first use)"
+    rule = MIRROR_RULE[0].lower() + MIRROR_RULE[1:]
+    return f"no (put {source.filename} at {mirror_path(source)}; {rule})"
 
 
 def _row_count(name: str) -> str:
@@ -67,7 +73,8 @@ def _row_count(name: str) -> str:
 
 
 def verify(names: Sequence[str] | None = None) -> tuple[str, bool]:
-    """Load every selected dataset (downloading if needed) and validate every record."""
+    """Load every selected dataset and validate every record; downloads only while
+    `INSPECT_CULTURE_DATA_DIR` is unset and offline mode is off."""
     lines, ok = [], True
     for name in _selected(names):
         try:
@@ -76,6 +83,6 @@ def verify(names: Sequence[str] | None = None) -> tuple[str, bool]:
             ok = False
             lines.append(f"{name}: FAILED\n  {exc}")
             continue
-        lines.append(f"{name}: OK")
+        lines.append(f"{name}: OK, with a warning" if "warning" in provenance else f"{name}: OK")
         lines += [f"  {key + ':':<10} {value}" for key, value in provenance.items()]
     return "\n".join(lines), ok

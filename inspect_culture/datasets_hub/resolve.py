@@ -1,4 +1,5 @@
-"""Find an upstream file: offline mirror first, then the download cache, then the network."""
+"""Find an upstream file: offline mirror first, then the download cache, then the network, but
+never the network while `INSPECT_CULTURE_DATA_DIR` is set or offline mode is on."""
 
 from __future__ import annotations
 
@@ -9,7 +10,13 @@ from pathlib import Path
 from inspect_culture.datasets_hub.download import DownloadError, download_file
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.hashing import file_digest
-from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, cache_dir, mirror_dir, offline
+from inspect_culture.datasets_hub.paths import (
+    DATA_DIR_ENV,
+    MIRROR_RULE,
+    cache_dir,
+    mirror_dir,
+    offline,
+)
 from inspect_culture.datasets_hub.sources import GitHubFileSource, HFFileSource
 
 Source = HFFileSource | GitHubFileSource
@@ -43,13 +50,17 @@ def locate(source: Source) -> ResolvedFile | None:
     return None
 
 
-def resolve(source: Source) -> ResolvedFile:
-    """The file to read; downloads into the cache only when no local copy exists. Sources with
-    a git blob id are verified wherever the file came from; a mismatch is an error."""
+def resolve(source: Source, *, also: str = "") -> ResolvedFile:
+    """The file to read; downloads into the cache only when no local copy exists and neither the
+    offline mirror variable nor offline mode is set. Sources with a git blob id are verified
+    wherever the file came from; a mismatch is an error. `also` names other accepted mirror
+    layouts in the "not in the mirror" message (" (or ...)")."""
     found = locate(source)
     if found is None:
         if offline():
             raise DatasetUnavailableError(unavailable_message(source, "offline mode is on"))
+        if mirror_dir() is not None:
+            raise DatasetUnavailableError(not_in_mirror_message(source, also))
         try:
             found = ResolvedFile(download_file(source.url(), cache_path(source)), "download")
         except DownloadError as exc:
@@ -69,6 +80,15 @@ def resolve(source: Source) -> ResolvedFile:
 def git_blob_id(path: Path) -> str:
     """sha1 of b"blob <size>\\0" + content: the id git gives the file."""
     return file_digest(hashlib.sha1(b"blob %d\0" % path.stat().st_size), path)
+
+
+def not_in_mirror_message(source: Source, also: str = "") -> str:
+    """The one error for a file missing from a set mirror (and from the cache)."""
+    return (
+        f"{source.benchmark} data is not in the offline mirror ({DATA_DIR_ENV}={mirror_dir()}): "
+        f"put {source.filename} at {mirror_path(source)}{also}. Source: {source.describe()} "
+        f"({source.url()}). {MIRROR_RULE}; unset it to download into the cache instead."
+    )
 
 
 def unavailable_message(source: Source, reason: str) -> str:

@@ -26,13 +26,25 @@ def _validator(name: str) -> jsonschema.Draft202012Validator:
 
 
 def validate_record(
-    name: str, record: dict[str, Any], *, where: str, field_names: dict[str, str] | None = None
+    name: str,
+    record: dict[str, Any],
+    *,
+    where: str,
+    field_names: dict[str, str] | None = None,
+    refuse_nul: bool = True,
 ) -> None:
-    """Raise DataValidationError for the first schema violation.
+    """Raise DataValidationError for the first schema violation, or (unless `refuse_nul` is
+    false) for a NUL byte in any text: upstream data has none, so one means a corrupt file.
 
     `where` locates the record ("file.csv, data row 7 (ID 6)"); `field_names` maps normalized
     field names back to the upstream column names a user sees in the file.
     """
+    if refuse_nul and (field := _nul_field(record)) is not None:
+        shown = (field_names or {}).get(field, field)
+        raise DataValidationError(
+            f"{where}, field '{shown}': contains a NUL byte (a corrupt file; upstream text has "
+            "none)"
+        )
     errors = sorted(_validator(name).iter_errors(record), key=lambda e: list(e.path))
     if not errors:
         return
@@ -40,6 +52,21 @@ def validate_record(
     field = _field_of(error)
     shown = (field_names or {}).get(field, field)
     raise DataValidationError(f"{where}, field '{shown}': {_describe(error)}")
+
+
+def _nul_field(record: dict[str, Any]) -> str | None:
+    """The first top-level field holding a NUL byte anywhere in its value, or None."""
+
+    def has_nul(value: Any) -> bool:
+        if isinstance(value, str):
+            return "\x00" in value
+        if isinstance(value, dict):
+            return any(has_nul(k) or has_nul(v) for k, v in value.items())
+        if isinstance(value, list | tuple):
+            return any(has_nul(v) for v in value)
+        return False
+
+    return next((str(key) for key, value in record.items() if has_nul(value)), None)
 
 
 def _field_of(error: jsonschema.ValidationError) -> str:

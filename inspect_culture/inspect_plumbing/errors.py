@@ -16,6 +16,19 @@ class TaskSetupError(PrerequisiteError, ValueError):  # type: ignore[misc,valid-
     """A bad task parameter or unusable data; still a ValueError for Python callers."""
 
 
+class ScorerSetupError(PrerequisiteError):  # type: ignore[misc,valid-type]
+    """A bad scorer option. Deliberately not a ValueError: `inspect score` takes a ValueError
+    from a scorer's constructor for "scorer not found" and hides its message."""
+
+
+@contextmanager
+def scorer_setup_errors() -> Iterator[None]:
+    try:
+        yield
+    except ValueError as exc:
+        raise ScorerSetupError(str(exc)) from None
+
+
 @contextmanager
 def task_setup_errors() -> Iterator[None]:
     try:

@@ -5,18 +5,39 @@ from __future__ import annotations
 
 import asyncio
 
+from inspect_ai.log import transcript
 from inspect_ai.model import (
-    CachePolicy,
     ChatMessage,
     GenerateConfig,
     Model,
     ResponseSchema,
     get_model,
+    model_roles,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema
 
+from inspect_culture.inspect_plumbing import preflight as preflight_module
+from inspect_culture.inspect_plumbing.failures import (
+    counting_attempts,
+    guard_secrets,
+    judge_failure_reason,
+    output_error_reason,
+    status_code,
+    unwrap,
+    what_happened,
+)
+from inspect_culture.inspect_plumbing.judge_cache import reply_cache, request_key
+from inspect_culture.inspect_plumbing.live import note_judge_later
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
+from inspect_culture.inspect_plumbing.preflight import (
+    bounded_call,
+    failure_message,
+    fix_for,
+    preflight,
+    start_local_server,
+    wrong_path,
+)
 from inspect_culture.inspect_plumbing.roles import GRADER_ROLE, prerequisite_error, role_model
 from inspect_culture.scorers.judge.constraints import (
     PROBE_MESSAGES,
@@ -29,8 +50,11 @@ from inspect_culture.scorers.judge.constraints import (
 from inspect_culture.scorers.judge.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
 
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
-# Judge outputs never expire: re-scoring the same outputs, or resuming, repeats no judge call.
-JUDGE_CACHE = CachePolicy(expiry=None, per_epoch=False)
+# Wall-clock limit of one judgment, Inspect's retries included (task parameter judge_timeout)
+DEFAULT_JUDGE_TIMEOUT = 600.0
+# Judge replies never expire: re-scoring the same outputs, or resuming, repeats no judge call
+# (`judge_cache.py`: cheaper than Inspect's per-call cache, which stays available via --cache).
+JUDGE_CACHE_NOTE = "inspect_plumbing/judge_cache.py; INSPECT_CULTURE_JUDGE_CACHE=off disables it"
 
 NO_GRADER = (
     "This task is scored by an LLM judge, and no judge is bound. Bind one with "
@@ -43,9 +67,22 @@ NO_GRADER = (
 _PROBES: dict[tuple[int, str, str, str, str], asyncio.Future[str | None]] = {}
 
 
-def grader_model(self_grade: bool) -> Model:
-    """Call inside a solver or scorer: roles are bound only while the eval runs."""
-    return role_model(GRADER_ROLE, NO_GRADER, default=get_model() if self_grade else None)
+# The reason of every sample of a generation-only run scored without a grader bound.
+JUDGE_LATER_REASON = (
+    "not judged: generation-only run (-T judge_later=true); judge it with "
+    "inspect score LOG --model-role grader=<model>"
+)
+
+
+def grader_model(self_grade: bool, judge_later: bool = False) -> Model | None:
+    """Call inside a solver or scorer: roles are bound only while the eval runs. Its provider's
+    errors reach Inspect's transcript without the model's API key. None only for a
+    generation-only run (`judge_later`) with no grader bound: `judge_reply` then gives
+    JUDGE_LATER_REASON, so each sample is unscored and says how to judge it."""
+    if judge_later and not self_grade and model_roles().get(GRADER_ROLE) is None:
+        return None
+    model = role_model(GRADER_ROLE, NO_GRADER, default=get_model() if self_grade else None)
+    return guard_secrets(model)
 
 
 @solver
@@ -53,14 +90,26 @@ def require_grader(
     self_grade: bool = False,
     judge_constraint: str = "none",
     verdict_format: VerdictFormat | None = None,
+    judge_preflight: bool = True,
+    judge_later: bool = False,
 ) -> Solver:
-    """Before any generation of a judged task: fails when no judge is bound, or
-    when the judge does not apply the verdict constraint asked for."""
+    """Before any generation of a judged task: fails when no judge is bound, when the judge
+    cannot answer (the preflight: one one-token request, see `preflight.py`), or when it does
+    not apply the verdict constraint asked for (the constraint probe, which then is the
+    preflight). `judge_preflight=False` skips both requests; `judge_later=True` (a
+    generation-only run, judged later by `inspect score`) needs no judge at all."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        if judge_later:
+            return state
         grader = grader_model(self_grade)
+        assert grader is not None  # judge_later is off
+        if not judge_preflight:
+            return state
         if judge_constraint != "none" and verdict_format is not None:
             await _check_constraint_applied(grader, judge_constraint, verdict_format)
+        elif problem := await preflight(grader, "grader"):
+            raise prerequisite_error()(problem)
         return state
 
     return solve
@@ -77,15 +126,40 @@ async def _check_constraint_applied(grader: Model, constraint: str, fmt: Verdict
 
 
 async def _probe(grader: Model, constraint: str, fmt: VerdictFormat) -> str | None:
+    """The constraint probe, which is also the preflight: bounded, without Inspect's retries;
+    a transport failure (no connection, refused key, unknown model) is reported as such."""
     try:
         config = judge_config(grader, fmt, constraint)
     except JudgeConstraintError as exc:
         return str(exc)
-    try:
-        output = await grader.generate(to_chat_messages(PROBE_MESSAGES), config=config, cache=False)
-        reply, error = output.completion, output.error
-    except Exception as exc:  # noqa: BLE001 - reported as the reason to stop
-        reply, error = None, f"{type(exc).__name__}: {exc}"
+    if path_problem := wrong_path(grader):
+        return failure_message("grader", grader, path_problem, "correct base_url")
+    if start_failure := await start_local_server(grader):
+        return failure_message(
+            "grader", grader, f"its server did not start ({what_happened(start_failure)})",
+            "see the server's log above",
+        )  # fmt: skip
+    outputs: list[tuple[str, str | None]] = []
+
+    async def call() -> None:
+        output = await grader.generate(
+            to_chat_messages(PROBE_MESSAGES),
+            config=config.merge(GenerateConfig(max_retries=0)),
+            cache=False,
+        )
+        outputs.append((output.completion, output.error))
+
+    exc = await bounded_call(call, preflight_module.PREFLIGHT_TIMEOUT)
+    if isinstance(exc, TimeoutError):
+        return failure_message(
+            "grader",
+            grader,
+            f"no reply within {preflight_module.PREFLIGHT_TIMEOUT:g} s",
+            fix_for(exc, grader),
+        )
+    if exc is not None and status_code(unwrap(exc)[0]) != 400:
+        return failure_message("grader", grader, what_happened(exc), fix_for(exc, grader))
+    reply, error = outputs[0] if outputs else (None, what_happened(exc) if exc else None)
     max_tokens = config.max_tokens or DEFAULT_MAX_TOKENS
     return probe_failure(fmt, constraint, max_tokens, reply, error, f"{grader}")
 
@@ -98,6 +172,11 @@ def judge_config(
     config = JUDGE_CONFIG
     if grader.config.max_tokens is not None:
         config = config.merge(GenerateConfig(max_tokens=grader.config.max_tokens))
+    # Inspect's batch mode as the role was bound with it (`batch: true` in the role's config):
+    # kept explicitly, so that nothing merged into the judge's config can drop it. A role model
+    # does not inherit the eval's --batch (Inspect's Model._resolve_config).
+    if grader.config.batch is not None:
+        config = config.merge(GenerateConfig(batch=grader.config.batch))
     if constraint == "none" or verdict_format is None:
         return config
     fields = request_fields(verdict_format, constraint, config.max_tokens or DEFAULT_MAX_TOKENS)
@@ -118,19 +197,39 @@ def judge_config(
 
 
 async def judge_reply(
-    grader: Model,
+    grader: Model | None,
     prompt: str | list[ChatMessage],
     verdict_format: VerdictFormat | None = None,
     constraint: str = "none",
+    timeout: float = DEFAULT_JUDGE_TIMEOUT,
 ) -> tuple[str | None, str | None]:
-    """(reply, error) of one judge call with the judge's config and cache. A call that fails
-    after Inspect's own retries becomes an error reason, so the sample is unscored and the run
-    goes on. A constrained JSON reply comes back in the paper's format."""
-    try:
-        config = judge_config(grader, verdict_format, constraint)
-        output = await grader.generate(prompt, config=config, cache=JUDGE_CACHE)
-    except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
-        return None, f"judge call failed: {type(exc).__name__}: {exc}"
+    """(reply, error) of one judge call with the judge's config and cache, within `timeout`
+    seconds of wall clock (Inspect's retries included). A call that fails after Inspect's own
+    retries, or runs out of time, becomes a reason in words (what happened, judge host and
+    model; never the error body), so the sample is unscored and the run goes on. A constrained
+    JSON reply comes back in the paper's format. No grader (a `judge_later` run): no call."""
+    if grader is None:
+        note_judge_later()
+        return None, JUDGE_LATER_REASON
+    store = reply_cache()
+    with counting_attempts() as attempts:
+        try:
+            config = judge_config(grader, verdict_format, constraint)
+            key = request_key(grader, prompt, config) if store is not None else ""
+            cached = store.get(key) if store is not None else None
+            if cached is not None:
+                transcript().info(f"judge reply from the judge cache ({JUDGE_CACHE_NOTE})")
+                completion, error = cached, None
+            else:
+                # no cache argument: Inspect's own --cache, if given, applies as to any model
+                async with asyncio.timeout(timeout):
+                    output = await grader.generate(prompt, config=config)
+                completion = output.completion
+                error = output_error_reason(output.error, grader) if output.error else None
+                if store is not None and error is None and completion.strip():
+                    store.put(key, completion)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
+            return None, judge_failure_reason(exc, grader, timeout, attempts[0] or None)
     if verdict_format is None:
-        return output.completion, output.error
-    return reply_text(verdict_format, constraint, output.completion), output.error
+        return completion, error
+    return reply_text(verdict_format, constraint, completion), error

@@ -11,6 +11,7 @@ from inspect_ai.scorer import SampleScore
 
 from inspect_culture.care import care, care_breakdown, care_judge, record_to_sample
 from inspect_culture.datasets_hub.care import load_care
+from inspect_culture.inspect_plumbing.errors import ScorerSetupError
 from inspect_culture.scorers.care import spec
 
 
@@ -79,7 +80,7 @@ def test_care_judge_and_care_breakdown_count_epochs_once(tmp_path: Path) -> None
 
 
 def test_scorer_rejects_bad_parameters() -> None:
-    with pytest.raises(ValueError, match="judge_mapping='names'.*paper, upstream"):
+    with pytest.raises(ScorerSetupError, match="judge_mapping='names'.*paper, upstream"):
         care_judge(judge_mapping="names")
     with pytest.raises(ValueError, match="prompting='few_shot'.*zero_shot, cot, role_play"):
         care(prompting="few_shot")

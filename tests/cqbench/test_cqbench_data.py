@@ -1,4 +1,7 @@
+import logging
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -157,3 +160,125 @@ def test_verify_reads_every_file_and_reports_a_malformed_one(
     report, ok = verify(["cqbench"])
     assert not ok
     assert "dataset_setting1_religious.json, item 0" in report and "story" in report
+
+
+def _unanswerable_files() -> dict[str, Any]:
+    """AD: two questions whose gold is no option; VS: one gold value that is no option."""
+    ad = ad_items()
+    ad[0]["questions"][1]["gold label"] = " strongly disagree "
+    ad[1]["questions"][0]["gold label"] = "Sometimes"
+    vs = vs_items()
+    vs[0]["values"] = [*vs[0]["values"], "Honesty matters--agree"]
+    return {"dataset_setting1_ethical.json": ad, "dataset_setting2_ethical.json": vs}
+
+
+def test_gold_not_among_options_is_kept_counted_and_warned_once(
+    mirror, caplog: pytest.LogCaptureFixture
+) -> None:
+    install_folder_mirror(mirror, _unanswerable_files())
+    with caplog.at_level(logging.WARNING, logger="inspect_culture.datasets_hub.cqbench"):
+        ad = load_cqbench("ad", "ethical")
+    # kept, as upstream keeps them (scored wrong there too): the item count matches upstream
+    assert [r["id"] for r in ad.records] == ["ethical-0-0", "ethical-0-1", "ethical-1-0"]
+    assert ad.provenance["gold_not_among_options"] == 2
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1, warnings
+    assert "dataset_setting1_ethical.json" in warnings[0]
+    assert "2 of 3 questions" in warnings[0] and "'gold label'" in warnings[0]
+    assert "ethical-0-1 (item 0, question 1)" in warnings[0]
+    assert "ethical-1-0 (item 1, question 0)" in warnings[0]
+    assert "'strongly disagree'" in warnings[0]
+
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="inspect_culture.datasets_hub.cqbench"):
+        vs = load_cqbench("vs", "ethical")
+    assert vs.provenance["gold_not_among_options"] == 1
+    (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert "dataset_setting2_ethical.json" in warning and "1 of 1 stories" in warning
+    assert "'values'" in warning and "'Honesty matters--agree'" in warning
+
+
+def test_answerable_gold_gives_no_warning(mirror, caplog: pytest.LogCaptureFixture) -> None:
+    install_folder_mirror(mirror)
+    with caplog.at_level(logging.WARNING, logger="inspect_culture.datasets_hub.cqbench"):
+        ad = load_cqbench("ad", "social")  # gold " agree " vs option " agree ": padding ignored
+        vs = load_cqbench("vs", "social")
+    assert ad.provenance["gold_not_among_options"] == 0
+    assert vs.provenance["gold_not_among_options"] == 0
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_verify_counts_gold_not_among_options(tmp_path: Path, monkeypatch) -> None:
+    from inspect_culture.datasets_hub.cqbench import CATEGORIES, STORY_CATEGORIES
+    from inspect_culture.datasets_hub.report import verify
+
+    files: dict[str, Any] = {f"dataset_setting1_{c}.json": ad_items() for c in CATEGORIES}
+    for category in STORY_CATEGORIES:
+        files[f"dataset_setting2_{category}.json"] = vs_items()
+        files[f"dataset_{category}_original.json"] = original_items()
+    files.update(_unanswerable_files())
+    install_folder_mirror(tmp_path, files)
+    monkeypatch.setenv("INSPECT_CULTURE_DATA_DIR", str(tmp_path))
+    report, ok = verify(["cqbench"])
+    assert ok, report  # reported, not refused
+    assert "cqbench: OK, with a warning" in report
+    assert "gold_not_among_options: 3" in report, report
+    assert (
+        "dataset_setting1_ethical.json: 2" in report
+        and "dataset_setting2_ethical.json: 1" in report
+    )
+
+
+@pytest.mark.parametrize(
+    ("file", "mutate", "where"),
+    [
+        (
+            "dataset_setting1_ethical.json",
+            lambda d: d[0].update(story=None),
+            "item 0, field 'story'",
+        ),
+        (
+            "dataset_setting1_ethical.json",
+            lambda d: d[1]["questions"][0].update({"gold label": None}),
+            "item 1, question 0, field 'gold label'",
+        ),
+        (
+            "dataset_setting1_ethical.json",
+            lambda d: d[0]["questions"][1].update(value=3),
+            "item 0, question 1, field 'value'",
+        ),
+        (
+            "dataset_setting2_ethical.json",
+            lambda d: d[0].update(story=["a"]),
+            "item 0, field 'story'",
+        ),
+        (
+            "dataset_ethical_original.json",
+            lambda d: d[0].update(story=None),
+            "item 0, field 'story'",
+        ),
+    ],
+)
+def test_non_string_text_is_refused_not_stringified(mirror, file: str, mutate, where: str) -> None:
+    # str(None) == "None" used to pass as a story or gold label
+    items = {"1": ad_items(), "2": vs_items(), "o": original_items()}[
+        "1" if "setting1" in file else "2" if "setting2" in file else "o"
+    ]
+    mutate(items)
+    install_folder_mirror(mirror, {file: items})
+    task = "ad" if "setting1" in file else "vs" if "setting2" in file else "original"
+    with pytest.raises(
+        DataValidationError, match=rf"{file}, {re.escape(where)}: expected a string"
+    ):
+        load_cqbench(task, "ethical")
+
+
+def test_nul_in_a_json_string_is_refused(mirror) -> None:
+    items = vs_items()
+    items[0]["options"][3] = "Statement\u00003--agree"
+    install_folder_mirror(mirror, {"dataset_setting2_ethical.json": items})
+    with pytest.raises(
+        DataValidationError,
+        match=r"dataset_setting2_ethical.json, item 0, field 'options': contains a NUL byte",
+    ):
+        load_cqbench("vs", "ethical")

@@ -26,6 +26,7 @@ from inspect_culture.cqbench import (
     vs_breakdown,
 )
 from inspect_culture.datasets_hub.cqbench import load_cqbench
+from inspect_culture.inspect_plumbing.errors import ScorerSetupError
 from inspect_culture.scorers.cqbench import spec
 from tests.support.cqbench_data import install_folder_mirror
 
@@ -147,11 +148,11 @@ def test_vs_scorer_skip_empty_leaves_the_story_out(tmp_path: Path) -> None:
 
 
 def test_scorers_check_their_arguments_through_the_spec() -> None:
-    with pytest.raises(ValueError, match="merged='maybe'.*allowed values: true, false"):
+    with pytest.raises(ScorerSetupError, match="merged='maybe'.*allowed values: true, false"):
         cqbench_ad_scorer(merged="maybe")
-    with pytest.raises(ValueError, match="skip_empty=1.*allowed values: true, false"):
+    with pytest.raises(ScorerSetupError, match="skip_empty=1.*allowed values: true, false"):
         cqbench_vs_scorer(skip_empty=1)
-    with pytest.raises(ValueError, match="judge_constraint='xml'"):
+    with pytest.raises(ScorerSetupError, match="judge_constraint='xml'"):
         cqbench_ve_judge(judge_constraint="xml")
     state = TaskState(
         ModelName("mockllm/model"), "s1", 1, "", [],

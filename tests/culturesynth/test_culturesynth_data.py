@@ -227,6 +227,17 @@ def test_empty_answer_is_rejected(tmp_path: Path) -> None:
         load_culturesynth(path=write_culturesynth_jsonl(tmp_path / "qa.jsonl", rows))
 
 
+def test_nul_byte_in_csv_is_refused_naming_row_and_field(tmp_path: Path) -> None:
+    rows = [{UPSTREAM_HEADERS[k]: v for k, v in row.items()} for row in SAMPLE_ROWS]
+    rows[1][UPSTREAM_HEADERS["answer"]] = "A reference\x00 answer"
+    path = write_culturesynth_csv(tmp_path / "qa.csv", rows)
+    with pytest.raises(DataValidationError) as info:
+        load_culturesynth(path=path)
+    message = str(info.value)
+    assert str(path) in message and "NUL" in message
+    assert "row 2" in message and "answer" in message.lower()
+
+
 def test_spelling_variants_are_normalized(tmp_path: Path) -> None:
     variants = [
         ("Japanese", "rse"),

@@ -199,7 +199,7 @@ def test_lm_eval_loader_uses_validate_defaults(mirror: Path) -> None:
     from inspect_culture.lm_eval_tasks.culturesynth import utils
     from inspect_culture.scorers.culturesynth import spec
 
-    judge = {"judge_model": "j", "judge_base_url": "http://127.0.0.1:9"}
+    judge = {"judge_model": "j", "judge_base_url": "http://127.0.0.1:9", "judge_preflight": False}
     defaults = spec.validate()
     [doc, *_] = utils.load_culturesynth_zh(baseline_responses=str(mirror), **judge)["test"]
     assert (doc["swap"], doc["seed"]) == (defaults.swap, defaults.seed)
@@ -213,6 +213,7 @@ def test_inspect_baseline_role_is_cached_across_target_models(mirror: Path, tmp_
     from inspect_ai.model import get_model
 
     from inspect_culture.culturesynth import culturesynth
+    from inspect_culture.inspect_plumbing.preflight import PREFLIGHT_PROMPT
 
     def baseline_responder(prompt: str, body: dict[str, Any]) -> str:
         return f"BASELINE answer to {question_of(prompt)}"
@@ -232,7 +233,8 @@ def test_inspect_baseline_role_is_cached_across_target_models(mirror: Path, tmp_
             assert log.status == "success", log.error
             metrics = {k: v.value for k, v in log.results.scores[0].metrics.items()}
             assert metrics["n_scored"] == 3 and metrics["net_win_rate"] == 0.0
-            assert len(baseline_server.requests) == 3  # the second run asked the baseline nothing
+            answers = [p for p in baseline_server.prompts() if p != PREFLIGHT_PROMPT]
+            assert len(answers) == 3  # the second run asked the baseline nothing (bar its check)
 
 
 @pytest.mark.parametrize("constraint", ["grammar", "json_schema"])

@@ -21,6 +21,7 @@ from inspect_culture.datasets_hub.baseline_responses import (
     BaselineResponses,
     write_baseline_responses,
 )
+from inspect_culture.inspect_plumbing.errors import ScorerSetupError
 from inspect_culture.scorers.culturesynth import spec
 from tests.support.culturesynth_data import (
     MISSING,
@@ -176,6 +177,6 @@ def test_single_game_judge(baseline_file: Path, tmp_path: Path) -> None:
     grader = get_model("mockllm/model", custom_outputs=counting_judge, memoize=False)
     metrics = _metrics(_run(task, tmp_path, roles={"grader": grader}))
     assert len(calls) == 3 and "position_consistency" not in metrics
-    with pytest.raises(ValueError, match="swap='maybe' is not supported"):
+    with pytest.raises(ScorerSetupError, match="swap='maybe' is not supported"):
         culturesynth_judge(swap="maybe")  # type: ignore[arg-type]
-    assert culturesynth_breakdown()([]) == {"n_scored": 0.0}
+    assert culturesynth_breakdown()([]) == {"n_scored": 0.0, "all_unscored": 1.0}

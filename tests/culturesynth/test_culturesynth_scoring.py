@@ -168,9 +168,10 @@ def test_braces_and_placeholders_in_answers_stay_literal() -> None:
     [
         ("[[A]]", "A"),
         ("Explanation... [[C]]", "C"),
-        ('Format: "[[A]]" if A, "[[B]]" if B, "[[C]]" tie. Final verdict: [[B]]', "B"),
-        ("[[B]] at first, but on reflection [[A]]", "A"),  # the last one wins
-        ("Assistant A quoted '[[A]]' in its answer; my verdict: [[C]]", "C"),
+        ('Format: "[[A]]" if A, "[[B]]" if B, "[[C]]" tie. Final verdict: [[B]]', None),
+        ("[[B]] at first, but on reflection [[A]]", None),  # ambiguous: never by position
+        ("Assistant A quoted '[[A]]' in its answer; my verdict: [[C]]", None),
+        ("[[B]] on balance; my final verdict: [[B]]", "B"),  # the same verdict twice
         ("no verdict here", None),
         ("[[D]]", None),
         ("[[a]]", None),  # exact tokens only

@@ -111,15 +111,17 @@ def test_downloads_pinned_revision_once_then_uses_cache(monkeypatch) -> None:
 
 
 def test_unreachable_source_says_what_to_put_where(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("INSPECT_CULTURE_DATA_DIR", str(tmp_path / "mirror"))
+    # no mirror: the loader downloads, and a failed download says how to run offline
     with FileServer({}) as hub:  # 404 for everything
         monkeypatch.setenv("INSPECT_CULTURE_HF_ENDPOINT", hub.url)
         with pytest.raises(DatasetUnavailableError) as info:
             load_normad()
+        assert hub.hits == [HF_PATH]
     message = str(info.value)
     assert "HTTP 404" in message
     assert "akhilayerukola/NormAd" in message and NORMAD.revision in message
-    assert str(tmp_path / "mirror" / "normad" / "normad_etiquette_final_data.csv") in message
+    assert "set INSPECT_CULTURE_DATA_DIR=<dir>" in message
+    assert "<dir>/normad/normad_etiquette_final_data.csv" in message
     assert not list((tmp_path).rglob("*.part"))  # no partial file left behind
 
 
@@ -171,3 +173,34 @@ def test_schema_rejects_wrong_types() -> None:
     record.update(gold_label="yes", iw_cluster="confucian", subcategory="eating", extra=1)
     with pytest.raises(DataValidationError, match="here, field '<record>'"):
         validate_record("normad", record, where="here")
+
+
+@pytest.mark.parametrize(("column", "row"), [("Story", 2), ("Gold Label", 1), ("Rule-of-Thumb", 3)])
+def test_nul_byte_is_refused_naming_file_row_and_field(
+    tmp_path: Path, column: str, row: int
+) -> None:
+    # Python 3.11's csv module reads NUL bytes as ordinary characters: the loader must refuse
+    # them itself (a NUL in a story or label is a corrupt file, never upstream text).
+    rows = _rows()
+    rows[row - 1][column] = rows[row - 1][column][:5] + "\x00" + rows[row - 1][column][5:]
+    path = _write(tmp_path / "nul.csv", rows)
+    with pytest.raises(DataValidationError) as info:
+        load_normad(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}, data row {row} (ID {rows[row - 1]['ID']}), ")
+    assert f"field '{column}': contains a NUL byte" in message
+
+
+def test_nul_byte_in_header_or_extra_cell_is_refused(tmp_path: Path) -> None:
+    header = tmp_path / "header.csv"
+    text = NORMAD_SAMPLE.read_text(encoding="utf-8")
+    header.write_text(text.replace("Story", "Sto\x00ry", 1), encoding="utf-8")
+    with pytest.raises(DataValidationError, match=r"header\.csv, header: .*NUL byte"):
+        load_normad(header)
+    rows = [{**record, "Note": ""} for record in _rows()]  # a column the loader does not use
+    rows[0]["Note"] = "a\x00b"
+    extra = _write(tmp_path / "extra.csv", rows)
+    with pytest.raises(
+        DataValidationError, match=r"extra\.csv, data row 1 \(ID 0\), field 'Note': contains a NUL"
+    ):
+        load_normad(extra)

@@ -73,3 +73,35 @@ def test_console_script_is_installed() -> None:
     exe = Path(sys.executable).parent / "culture-evals"
     done = subprocess.run([str(exe), "list"], capture_output=True, text=True)
     assert done.returncode == 0 and "normad_value_country" in done.stdout
+
+
+def test_judge_command_options(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    with pytest.raises(SystemExit):
+        main(["judge", "--help"])
+    help_text = capsys.readouterr().out
+    for option in ("--batch", "--judge-concurrency", "--judge-constraint", "--metadata", "-o"):
+        assert option in help_text
+    out = ["-o", str(tmp_path / "out")]
+    with pytest.raises(SystemExit, match=r"judge_concurrency=0: must be an integer >= 1"):
+        main(["judge", str(tmp_path), *out, "--judge-model", "j", "--judge-concurrency", "0"])
+    with pytest.raises(SystemExit, match="no judge configured"):
+        main(["judge", str(tmp_path), *out, "--metadata", '{"judge_base_url": "http://h/v1"}'])
+    with pytest.raises(SystemExit, match="judge_api_key must not be passed"):
+        main(
+            [
+                "judge",
+                str(tmp_path),
+                *out,
+                "--metadata",
+                '{"judge_model": "j", "judge_api_key": "k"}',
+            ]
+        )
+    with pytest.raises(SystemExit, match="--poll-interval must be > 0"):
+        main(["judge", str(tmp_path), *out, "--batch", "--poll-interval", "0"])
+
+
+def test_agreement_names_missing_care_runs(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="no CARE samples file"):
+        main(["agreement", "--benchmark", "care", str(tmp_path), str(tmp_path)])
+    with pytest.raises(SystemExit, match="does not exist"):
+        main(["agreement", str(tmp_path / "nope"), str(tmp_path)])

@@ -8,10 +8,11 @@ from inspect_culture.scorers.care.parse import parse_rating
     ("text", "rating"),
     [
         ("Explanation...\nRating: [[7]]", 7.0),
-        ("Rating: [[3]] ... on reflection, Rating: [[8.5]]", 8.5),  # the last one
+        ("Rating: [[3]] ... on reflection, Rating: [[8.5]]", None),  # rating-2: ambiguous
+        ("Rating: [[8.5]] ... again, Rating: [[8.5]]", 8.5),  # the same rating repeated
         ("rating:[[ 10 ]]", 10.0),
         ("I give it [[6]].", 6.0),  # fallback: bare [[n]]
-        ("[[2]] then Rating: [[9]] then [[4]]", 9.0),  # Rating: wins over bare brackets
+        ("[[2]] then Rating: [[9]] then [[4]]", None),  # rating-2: every rating counts
         ("Rating: [[11]]", None),  # out of range
         ("Rating: [[0]]", None),
         ("Rating: 7", None),
@@ -48,11 +49,13 @@ def test_api_key_in_metadata_is_refused() -> None:
 def test_numeric_options_are_validated() -> None:
     settings = resolve_judge_settings({"judge_model": "m", "judge_concurrency": "8"}, {})
     assert settings.concurrency == 8
-    with pytest.raises(JudgeConfigError, match="judge_timeout='soon' must be a number"):
+    with pytest.raises(
+        JudgeConfigError, match="judge_timeout='soon': must be a number of seconds > 0"
+    ):
         resolve_judge_settings({"judge_model": "m", "judge_timeout": "soon"}, {})
-    with pytest.raises(JudgeConfigError, match="at least 1"):
+    with pytest.raises(JudgeConfigError, match="judge_concurrency=0: must be an integer >= 1"):
         resolve_judge_settings({"judge_model": "m", "judge_concurrency": 0}, {})
-    with pytest.raises(JudgeConfigError, match="judge_max_retries must be at least 0"):
+    with pytest.raises(JudgeConfigError, match="judge_max_retries=-1: must be an integer >= 0"):
         resolve_judge_settings({"judge_model": "m", "judge_max_retries": -1}, {})
 
 
@@ -61,7 +64,12 @@ def test_a_null_seed_reaches_the_scoring_calls(monkeypatch: pytest.MonkeyPatch) 
     judge calls, not only for the settings recorded in each doc."""
     from inspect_culture.lm_eval_tasks.judge import batch
 
-    metadata = {"judge_model": "m", "judge_base_url": "http://127.0.0.1:9/v1", "judge_seed": None}
+    metadata = {
+        "judge_model": "m",
+        "judge_base_url": "http://127.0.0.1:9/v1",
+        "judge_seed": None,
+        "judge_preflight": False,  # nothing listens on port 9
+    }
     doc = {"judge_settings": batch.judge_settings_field(metadata)}
     sent: list = []
     monkeypatch.setattr(

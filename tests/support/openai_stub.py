@@ -1,25 +1,41 @@
 """A deterministic OpenAI-compatible server on 127.0.0.1 for tests and benchmarks.
 
-It answers `/v1/chat/completions` and `/v1/completions` with text chosen by a responder
-function of the request, records every request body, and can add a fixed latency. Standard
-library only, so the test suite needs no network and no extra dependency.
+It answers exactly `/v1/chat/completions` and `/v1/completions` (any other path is a 404, as
+a real server's would be) with text chosen by a responder function of the request, records
+every request body, and can add a fixed latency. Like a real server it can refuse an unknown
+model (`models=`: 404 with an OpenAI-style error body) or a wrong key (`api_key=`: 401 whose
+body echoes the key it was sent, as some servers do, so tests can prove the key is never
+logged). Standard library only, so the test suite needs no network and no extra dependency.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hashlib
 import json
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 Responder = Callable[[str, dict[str, Any]], str]
 # Given the request number (0-based) and body: None to answer normally, an HTTP status to fail
-# with, "drop" to close the connection without answering, or a float to sleep that long first.
-Fault = Callable[[int, dict[str, Any]], "int | str | float | None"]
+# with, "drop" to close the connection without answering, a float to sleep that long first, or
+# a dict {"status": int, "headers": {...}, "body": {...}} for a failure with response headers
+# (e.g. Retry-After).
+Fault = Callable[[int, dict[str, Any]], "int | str | float | dict[str, Any] | None"]
+# `_respond` may put response headers under this payload key; `_serve` sends them, not the key.
+HEADERS_KEY = "__headers__"
+COMPLETION_PATHS = ("/v1/chat/completions", "/v1/completions")
+# The one-token check both harnesses send before generation: answered "OK" whatever the
+# responder, so responders need not know it (faults, keys and models still apply to it).
+PREFLIGHT_PROMPT = "Reply with the single word OK."
+# The request headers of the connection being served (each connection is its own task).
+_REQUEST_HEADERS: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
+    "request_headers", default=None
+)
 
 # A spread of answer styles: clean, markdown, numbered, verbose, ambiguous and unparsable.
 NORMAD_ANSWERS = (
@@ -60,11 +76,20 @@ class StubOpenAIServer:
     hundreds of concurrent slow requests, so benchmarks measure the client, not the stub."""
 
     def __init__(
-        self, responder: Responder | None = None, latency: float = 0.0, fault: Fault | None = None
+        self,
+        responder: Responder | None = None,
+        latency: float = 0.0,
+        fault: Fault | None = None,
+        *,
+        models: Collection[str] | None = None,
+        api_key: str | None = None,
     ) -> None:
         self.responder = responder or prompt_hash_responder()
         self.latency = latency
         self.fault = fault
+        self.models = models  # None: any model name is served
+        self.api_key = api_key  # None: no key checked
+        self.refused: list[str] = []  # paths of requests refused before recording (404, 401)
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_in_flight = 0  # most requests being answered at the same time
@@ -149,15 +174,16 @@ class StubOpenAIServer:
                     headers[name.strip().lower()] = value.strip()
                 length = int(headers.get("content-length") or 0)
                 raw = await reader.readexactly(length) if length else b""
+                _REQUEST_HEADERS.set(headers)
                 status, payload = await self._respond(method, path, raw)
                 if status is None:  # injected dropped connection
                     break
+                extra = "".join(f"{k}: {v}\r\n" for k, v in payload.pop(HEADERS_KEY, {}).items())
                 data = json.dumps(payload).encode("utf-8")
                 writer.write(
                     f"HTTP/1.1 {status} {'OK' if status == 200 else 'Error'}\r\n"
-                    f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n".encode(
-                        "latin-1"
-                    )
+                    f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
+                    f"{extra}\r\n".encode("latin-1")
                     + data
                 )
                 await writer.drain()
@@ -179,9 +205,31 @@ class StubOpenAIServer:
                         "max_in_flight": self.max_in_flight,
                     }
             if path.rstrip("/").endswith("/models"):
-                return 200, {"object": "list", "data": [{"id": "stub", "object": "model"}]}
+                names = sorted(self.models) if self.models is not None else ["stub"]
+                return 200, {
+                    "object": "list",
+                    "data": [{"id": n, "object": "model"} for n in names],
+                }
             return 404, {"error": {"message": f"no route {path}"}}
+        path = path.split("?", 1)[0]
+        if path not in COMPLETION_PATHS:
+            self.refused.append(path)
+            return 404, _error(f"no route {path}", "invalid_request_error", "not_found")
         body = json.loads(raw or b"{}")
+        authorization = (_REQUEST_HEADERS.get() or {}).get("authorization", "")
+        if self.api_key is not None and authorization != f"Bearer {self.api_key}":
+            self.refused.append(path)
+            sent = authorization.removeprefix("Bearer ")
+            return 401, _error(
+                f"Incorrect API key provided: {sent}.", "invalid_request_error", "invalid_api_key"
+            )
+        if self.models is not None and body.get("model") not in self.models:
+            self.refused.append(path)
+            return 404, _error(
+                f"The model `{body.get('model')}` does not exist or you do not have access to it.",
+                "invalid_request_error",
+                "model_not_found",
+            )
         number = self._record(body)
         try:
             fault = self.fault(number, body) if self.fault else None
@@ -189,6 +237,9 @@ class StubOpenAIServer:
                 return None, {}
             if isinstance(fault, int):
                 return fault, {"error": {"message": f"injected {fault}"}}
+            if isinstance(fault, dict):
+                payload = fault.get("body") or {"error": {"message": f"injected {fault['status']}"}}
+                return fault["status"], {**payload, HEADERS_KEY: fault.get("headers", {})}
             if isinstance(fault, float):
                 await asyncio.sleep(fault)
             if self.latency:
@@ -198,8 +249,9 @@ class StubOpenAIServer:
             self._done()
 
     def _completion(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        text = self.responder(last_user_text(body), body)
-        if path.endswith("/chat/completions"):
+        prompt = last_user_text(body)
+        text = "OK" if prompt == PREFLIGHT_PROMPT else self.responder(prompt, body)
+        if path == "/v1/chat/completions":
             choice: dict[str, Any] = {
                 "index": 0,
                 "message": {"role": "assistant", "content": text},
@@ -207,7 +259,7 @@ class StubOpenAIServer:
                 "logprobs": None,
             }
             kind = "chat.completion"
-        elif path.endswith("/completions"):
+        elif path == "/v1/completions":
             choice = {"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}
             kind = "text_completion"
         else:
@@ -220,6 +272,10 @@ class StubOpenAIServer:
             "choices": [choice],
             "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
         }
+
+
+def _error(message: str, kind: str, code: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
 def care_responder(prompt: str, body: dict[str, Any]) -> str:

@@ -17,10 +17,13 @@ import datasets
 from inspect_culture.datasets_hub.care import first_per_category, load_care
 from inspect_culture.lm_eval_tasks.aggregation import aggregation_resolver
 from inspect_culture.lm_eval_tasks.judge.batch import (
+    NOT_JUDGED,
     judge_batch,
     judge_settings_field,
     judged_reply,
+    report_unscored,
 )
+from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 from inspect_culture.scorers.care import spec
 from inspect_culture.scorers.care.metrics import care_metrics
 from inspect_culture.scorers.care.parse import judge_record
@@ -29,14 +32,18 @@ from inspect_culture.scorers.choices import check_fixed
 from inspect_culture.scorers.judge.constraints import care_rating_format
 
 METRIC_NAMES = spec.metric_names()
+# What `--metadata` may set besides the judge (the task fixes language and prompting).
+OPTIONS = ("judge_mapping", "per_category", "language", "prompting")
 
 
 def load_docs(language: str, prompting: str, /, **metadata: Any) -> dict[str, datasets.Dataset]:
     """`custom_dataset` hook. Language and prompting are fixed by the task (`care_<lang>[_cot|
-    _role_play]`); `--metadata` sets the judge and the judge mapping only."""
-    check_fixed(
-        spec.task_name(language, prompting), metadata, language=language, prompting=prompting
-    )
+    _role_play]`); `--metadata` sets the judge, the judge mapping and per_category only."""
+    from inspect_culture.lm_eval_tasks.care._generate_configs import template
+
+    name = spec.task_name(language, prompting)
+    check_metadata_keys(name, metadata, options=OPTIONS, yaml_metadata=template()["metadata"])
+    check_fixed(name, metadata, language=language, prompting=prompting)
     options = spec.validate(
         language=language,
         prompting=prompting,
@@ -46,6 +53,7 @@ def load_docs(language: str, prompting: str, /, **metadata: Any) -> dict[str, da
     judge_settings = judge_settings_field(metadata, care_rating_format())
     loaded = load_care(language)
     per_task = {
+        "lm_eval_task": name,
         "prompting": prompting,
         "judge_mapping": options.judge_mapping,
         "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
@@ -90,6 +98,11 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
         for resp, doc in zip(resps, docs, strict=True)
     ]
     settings, results = judge_batch(prompts, docs, [care_rating_format()] * len(prompts))
+    report_unscored(
+        docs[0].get("lm_eval_task", "CARE"),
+        [judge_record(r.text, r.error).reason for r in results],
+        later=settings is NOT_JUDGED,
+    )
     return [judged_reply(settings, result, **spec.JUDGE_VERSIONS) for result in results]
 
 

@@ -14,15 +14,33 @@ import datasets
 
 from inspect_culture.datasets_hub.cqbench import load_cqbench
 from inspect_culture.lm_eval_tasks.aggregation import aggregation_resolver
+from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 from inspect_culture.scorers.cqbench import spec
 from inspect_culture.scorers.cqbench.metrics import ad_metrics, vs_metrics
 from inspect_culture.scorers.cqbench.parse import score_ad, score_vs
 from inspect_culture.scorers.cqbench.prompts import task_messages
 
 
+def check_cqbench_keys(name: str, family: str, metadata: dict[str, Any]) -> None:
+    """The shared key check, with this family's options and YAML metadata."""
+    from inspect_culture.lm_eval_tasks.cqbench._generate_configs import _template
+
+    task = "ve" if family.startswith("ve") else family
+    options = (
+        "setting",
+        *spec.TASK_PARAMETERS[task],
+        *(("ve_summaries",) if family == "ve" else ()),
+    )
+    check_metadata_keys(
+        name, metadata, options=options, yaml_metadata=_template(family)["metadata"]
+    )
+
+
 def load_docs(
     task: str, setting: str, reasoning: bool, /, **metadata: Any
 ) -> dict[str, datasets.Dataset]:
+    name = f"cqbench_{task}_{setting}" + ("_reasoning" if reasoning else "")
+    check_cqbench_keys(name, task, metadata)
     params = spec.validate(task, metadata, fixed={"setting": setting, "reasoning": reasoning})
     loaded = load_cqbench(task, setting)
     docs = []

@@ -24,10 +24,14 @@ import datasets
 from inspect_culture.datasets_hub.cqbench import load_ve_stories
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
 from inspect_culture.lm_eval_tasks.aggregation import aggregation_resolver
+from inspect_culture.lm_eval_tasks.cqbench.utils import check_cqbench_keys
 from inspect_culture.lm_eval_tasks.judge.batch import (
+    NOT_JUDGED,
+    check_judge_config,
     judge_batch,
     judge_settings_field,
     judged_reply,
+    report_unscored,
 )
 from inspect_culture.run_files.lm_eval_outputs import lm_eval_samples_file, read_lm_eval_samples
 from inspect_culture.scorers.cqbench import spec
@@ -84,8 +88,7 @@ def _summaries(setting: str, metadata: dict[str, Any]):
 
 def load_extraction_docs(setting: str, /, **metadata: Any) -> dict[str, datasets.Dataset]:
     """Step 2: one doc per story that has a step-1 summary; the others are counted and logged."""
-    # fails here, before generation, if unset (or if the judge ignores a verdict constraint)
-    judge_settings = judge_settings_field(metadata, ve_scores_format(2))
+    check_judge_config(metadata)  # unset or invalid: fails before the local checks
     summaries = _summaries(setting, metadata)
     records, revision = _stories(setting)
     with_summary = [r for r in records if r["id"] in summaries.responses]
@@ -98,6 +101,9 @@ def load_extraction_docs(setting: str, /, **metadata: Any) -> dict[str, datasets
             )
     if not with_summary:
         raise DatasetUnavailableError(f"{summaries.path}: no summary for any {setting} story")
+    # local checks first; then the judge: fails here, before generation, if unset, unreachable
+    # or ignoring a verdict constraint (one request)
+    judge_settings = judge_settings_field(metadata, ve_scores_format(2))
     if missing:
         log.warning(
             "cqbench_ve_%s: %d of %d stories have no step-1 summary in %s and are not evaluated "
@@ -113,6 +119,7 @@ def load_extraction_docs(setting: str, /, **metadata: Any) -> dict[str, datasets
             stories_without_summary=len(missing),
             judge_settings=judge_settings,
             dataset_revision=revision,
+            lm_eval_task=f"cqbench_ve_{setting}",
         )
         for record in with_summary
     ]
@@ -121,6 +128,8 @@ def load_extraction_docs(setting: str, /, **metadata: Any) -> dict[str, datasets
 
 def _loader(load, setting: str):
     def loader(**metadata: Any) -> dict[str, datasets.Dataset]:
+        family = "ve_summary" if load is load_summary_docs else "ve"
+        check_cqbench_keys(f"cqbench_{family}_{setting}", family, metadata)
         spec.validate("ve", metadata, fixed={"setting": setting})
         return load(setting, **metadata)
 
@@ -148,7 +157,20 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
     ]
     formats = [ve_scores_format(len(doc["gold_values"])) for doc in docs]
     settings, results = judge_batch(prompts, docs, formats)
+    report_unscored(
+        docs[0].get("lm_eval_task", "cqbench_ve"),
+        [_unscored_reason(doc, r) for doc, r in zip(docs, results, strict=True)],
+        later=settings is NOT_JUDGED,
+    )
     return [judged_reply(settings, r, prompt_version=spec.PROMPT_VERSION) for r in results]
+
+
+def _unscored_reason(doc: dict[str, Any], result: Any) -> str | None:
+    if result.error:
+        return result.error
+    outcome = score_ve(doc["id"], doc, result.text, None)
+    unscored = all(score is None for score in outcome.value_scores)
+    return "no per-value verdict in the judge's reply" if unscored else None
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict]:

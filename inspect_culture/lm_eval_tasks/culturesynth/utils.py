@@ -20,7 +20,14 @@ from inspect_culture.datasets_hub.baseline_responses import read_baseline_respon
 from inspect_culture.datasets_hub.culturesynth import load_culturesynth
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
 from inspect_culture.lm_eval_tasks.aggregation import aggregation_resolver
-from inspect_culture.lm_eval_tasks.judge.batch import judge_batch, judge_settings_field
+from inspect_culture.lm_eval_tasks.judge.batch import (
+    NOT_JUDGED,
+    check_judge_config,
+    judge_batch,
+    judge_settings_field,
+    report_unscored,
+)
+from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 from inspect_culture.scorers.culturesynth import spec
 from inspect_culture.scorers.culturesynth.metrics import culturesynth_metrics
 from inspect_culture.scorers.culturesynth.parse import judge_games, missing_baseline
@@ -46,7 +53,7 @@ def load_answer_docs(language: str | None, /, **metadata: Any) -> dict[str, data
 def load_judged_docs(language: str | None, /, **metadata: Any) -> dict[str, datasets.Dataset]:
     """Every question with the baseline's answer; fails before generation without a judge or a
     baseline file. Questions the file lacks stay in, reported as n_missing_baseline."""
-    judge_settings = judge_settings_field(metadata, pairwise_verdict_format())
+    check_judge_config(metadata)  # unset or invalid: fails before the local checks
     settings = spec.validate(**{k: metadata[k] for k in spec.LM_EVAL_PARAMS if k in metadata})
     source = metadata.get("baseline_responses")
     if not source:
@@ -59,6 +66,9 @@ def load_judged_docs(language: str | None, /, **metadata: Any) -> dict[str, data
     baseline = read_baseline_responses(source)
     records, provenance = _records(language)
     baseline.check_questions([r["id"] for r in records], provenance.get("sha256"))
+    # local checks first; then the judge: fails here, before generation, if unset, unreachable
+    # or ignoring a verdict constraint (one request)
+    judge_settings = judge_settings_field(metadata, pairwise_verdict_format())
     docs = [
         {
             **r,
@@ -67,6 +77,7 @@ def load_judged_docs(language: str | None, /, **metadata: Any) -> dict[str, data
             "baseline_sha256": baseline.sha256,
             "swap": settings.swap,
             "seed": settings.seed,
+            "lm_eval_task": f"culturesynth_{language or 'all'}",
             "judge_settings": judge_settings,
             "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
             "pairwise_parser_version": spec.PAIRWISE_PARSER_VERSION,
@@ -77,8 +88,25 @@ def load_judged_docs(language: str | None, /, **metadata: Any) -> dict[str, data
     return {"test": datasets.Dataset.from_list(docs)}
 
 
+# What `--metadata` may set besides the judge: the judged tasks' options and the baseline file.
+OPTIONS = ("language", "baseline_responses", *spec.LM_EVAL_PARAMS)
+
+
 def _loader(load, language: str | None):
     def loader(**metadata: Any) -> dict[str, datasets.Dataset]:
+        from inspect_culture.lm_eval_tasks.culturesynth._generate_configs import (
+            ANSWERS,
+            JUDGED,
+            _template,
+        )
+
+        kind = ANSWERS if load is load_answer_docs else JUDGED
+        check_metadata_keys(
+            f"culturesynth_{'answers_' if kind == ANSWERS else ''}{language or 'all'}",
+            metadata,
+            options=OPTIONS,
+            yaml_metadata=_template(kind)["metadata"],
+        )
         spec.validate(metadata.get("language", language), task_language=language)
         return load(language, **metadata)
 
@@ -108,14 +136,18 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
         for resp, doc in zip(resps, docs, strict=True)
     ]  # fmt: skip
     prompts = [p for doc_games in games for p in doc_games]
+    games_positions = [_positions(d) for d, g in zip(docs, games, strict=True) if g]
     settings, results = judge_batch(prompts, docs, [pairwise_verdict_format()] * len(prompts))
     replies, pending = [], iter(results)
+    reasons: list[str | None] = []
     for doc_games in games:
-        mine = islice(pending, len(doc_games))
+        mine = list(islice(pending, len(doc_games)))
+        if mine:  # a question without a baseline answer is not a judged sample
+            reasons.append(_unscored_reason(mine, games_positions.pop(0)))
         replies.append(
             json.dumps(
                 {
-                    "judge_model": settings.model,
+                    "judge_model": settings.model or None,
                     "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
                     "pairwise_parser_version": spec.PAIRWISE_PARSER_VERSION,
                     **constraint_record(settings.constraint),
@@ -124,7 +156,14 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
                 ensure_ascii=False,
             )
         )
+    report_unscored(
+        docs[0].get("lm_eval_task", "CultureSynth"), reasons, later=settings is NOT_JUDGED
+    )
     return replies
+
+
+def _unscored_reason(results: list[Any], positions: tuple[str, ...]) -> str | None:
+    return judge_games([r.text for r in results], positions, [r.error for r in results]).reason
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:

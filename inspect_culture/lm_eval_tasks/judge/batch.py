@@ -1,15 +1,21 @@
-"""The judge in lm-eval: settings resolved when a task loads (so a missing judge, or a judge that
-ignores the verdict constraint, fails before any generation) and one concurrent, bounded batch
-of judge calls per task, run from a filter.
+"""The judge in lm-eval: settings resolved when a task loads (so a missing or unreachable judge,
+a bad cache path or a judge that ignores the verdict constraint fails before any generation)
+and one concurrent, bounded batch of judge calls per task, run from a filter.
 
 Each doc carries the public judge settings as JSON (`judge_settings`); the API key stays in the
-environment and never reaches docs, samples or results.
+environment and never reaches docs, samples or results. `use_judge_backend` lets another
+judging backend (a provider's batch API) replace the concurrent client.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import re
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from inspect_culture.lm_eval_tasks.judge.cache import default_cache
@@ -18,28 +24,66 @@ from inspect_culture.lm_eval_tasks.judge.settings import (
     NUMERIC,
     JudgeConfigError,
     JudgeSettings,
+    judge_later,
+    preflight_on,
     resolve_judge_settings,
 )
 from inspect_culture.scorers.judge.constraints import VerdictFormat, constraint_record
 
 JUDGE_KNOBS = (*(f"judge_{name}" for name in NUMERIC), "judge_constraint")
-# Constraint checks already passed in this process: (settings, verdict format name)
-_PROBED: set[tuple[JudgeSettings, str]] = set()
+JUDGE_LATER = {"judge_later": True}  # the docs' judge_settings of a generation-only run
+JUDGE_LATER_REASON = (
+    "not judged: generation-only run (judge_later); judge these outputs with `culture-evals judge`"
+)
+# Placeholder settings of a judge_later batch: no judge model, no endpoint.
+NOT_JUDGED = JudgeSettings(model="", base_url=None)
+# Judges already checked in this process: (settings, verdict format name or "")
+_CHECKED: set[tuple[JudgeSettings, str]] = set()
+
+_NUMBERS = re.compile(r"\d+(?:\.\d+)?")
+Messages = list[dict[str, str]]
+JudgeBackend = Callable[
+    [JudgeSettings, list[Messages], "list[VerdictFormat] | None"], list[JudgeResult]
+]
+_BACKEND: ContextVar[JudgeBackend | None] = ContextVar("judge_backend", default=None)
+
+
+@contextmanager
+def use_judge_backend(backend: JudgeBackend) -> Iterator[None]:
+    """Within the block, `judge_batch` hands every batch to `backend(settings, messages,
+    formats)` (one JudgeResult per message list, in order) instead of the concurrent client."""
+    token = _BACKEND.set(backend)
+    try:
+        yield
+    finally:
+        _BACKEND.reset(token)
+
+
+def check_judge_config(metadata: Mapping[str, Any]) -> None:
+    """The checks that need no request (settings, cache path): for a loader to run before its
+    own local checks, which then come before the preflight request."""
+    if not judge_later(metadata):
+        resolve_judge_settings(metadata)
+        default_cache()
 
 
 def judge_settings_field(
     metadata: Mapping[str, Any], verdict_format: VerdictFormat | None = None
 ) -> str:
-    """Resolve the judge from `--metadata` / environment (raises if unset) and serialize the
-    public part for the docs. With a verdict constraint, one probe call checks that the judge
-    applies it, before any generation."""
+    """Resolve the judge from `--metadata` / environment (raises if unset), open the cache and
+    check, with one small request, that the judge answers (and applies the verdict constraint,
+    when one is on): all before any generation. Returns the public part, for the docs."""
+    if judge_later(metadata):
+        return json.dumps(JUDGE_LATER)
     judge = resolve_judge_settings(metadata)
-    if judge.constraint != "none" and verdict_format is not None:
-        key = (judge, verdict_format.name)
-        if key not in _PROBED:
-            if failure := OpenAICompatibleJudge(judge).probe_sync(verdict_format):
+    default_cache()  # a bad cache path fails now, not after generation
+    if preflight_on(metadata):
+        fmt = verdict_format if judge.constraint != "none" else None
+        key = (judge, fmt.name if fmt is not None else "")
+        if key not in _CHECKED:
+            if failure := OpenAICompatibleJudge(judge).preflight_sync(fmt):
                 raise JudgeConfigError(failure)
-            _PROBED.add(key)
+            _CHECKED.add(key)
     return json.dumps(
         {
             **judge.public(),
@@ -50,6 +94,17 @@ def judge_settings_field(
     )
 
 
+def batch_settings(doc: Mapping[str, Any]) -> JudgeSettings | None:
+    """The judge settings a doc was loaded with; None for a generation-only (judge_later) run."""
+    config = json.loads(doc["judge_settings"])
+    if config.get("judge_later"):
+        return None
+    # a null judge_seed means "send no seed" (endpoints without seed support): keep it
+    return resolve_judge_settings(
+        {k: v for k, v in config.items() if v is not None or k == "judge_seed"}
+    )
+
+
 def judge_batch(
     prompts: Sequence[str | list[dict[str, str]]],
     docs: Sequence[Mapping[str, Any]],
@@ -57,16 +112,18 @@ def judge_batch(
 ) -> tuple[JudgeSettings, list[JudgeResult]]:
     """Judge every prompt of a task concurrently (bounded, retried, cached); a prompt is one
     user message, or a full message list (system + user). `formats`: the verdict format of each
-    prompt, which a constrained judge must follow."""
-    config = json.loads(docs[0]["judge_settings"])
-    # a null judge_seed means "send no seed" (endpoints without seed support): keep it
-    settings = resolve_judge_settings(
-        {k: v for k, v in config.items() if v is not None or k == "judge_seed"}
-    )
-    judge = OpenAICompatibleJudge(settings, default_cache())
+    prompt, which a constrained judge must follow. A judge_later run judges nothing: every
+    result is unscored with JUDGE_LATER_REASON."""
+    settings = batch_settings(docs[0])
+    if settings is None:
+        return NOT_JUDGED, [JudgeResult(None, error=JUDGE_LATER_REASON) for _ in prompts]
     messages = [
         [{"role": "user", "content": p}] if isinstance(p, str) else list(p) for p in prompts
     ]
+    backend = _BACKEND.get()
+    if backend is not None:
+        return settings, backend(settings, messages, None if formats is None else list(formats))
+    judge = OpenAICompatibleJudge(settings, default_cache())
     return settings, judge.judge_all_sync(messages, formats)
 
 
@@ -74,7 +131,7 @@ def judged_reply(settings: JudgeSettings, result: JudgeResult, **versions: str) 
     """The filtered response: a JSON record of the judge's reply, or of why it failed."""
     return json.dumps(
         {
-            "judge_model": settings.model,
+            "judge_model": settings.model or None,
             **versions,
             **constraint_record(settings.constraint),
             "judge_text": result.text,
@@ -82,4 +139,30 @@ def judged_reply(settings: JudgeSettings, result: JudgeResult, **versions: str) 
             "cached": result.cached,
         },
         ensure_ascii=False,
+    )
+
+
+def report_unscored(task: str, reasons: Sequence[str | None], *, later: bool = False) -> None:
+    """After a task's judging: a calm note for a judge_later run; a banner on stderr when every
+    judged sample is unscored (`reasons`: why each sample is unscored, None when scored), since
+    the run's numbers then say nothing about the model."""
+    if later:
+        print(
+            f"culture-evals: {task}: generation only (judge_later): {len(reasons)} outputs left "
+            "unjudged; judge them with `culture-evals judge`",
+            file=sys.stderr,
+        )
+        return
+    if not reasons or any(reason is None for reason in reasons):
+        return
+    # group reasons that differ only in numbers (attempts, seconds): one cause, one count
+    groups = Counter(_NUMBERS.sub("#", str(reason)) for reason in reasons)
+    [(group, count)] = groups.most_common(1)
+    reason = next(r for r in reasons if _NUMBERS.sub("#", str(r)) == group)
+    bar = "!" * 78
+    print(
+        f"\n{bar}\nculture-evals: WARNING: all {len(reasons)} judged samples of {task} are "
+        f"unscored: {reason} ({count} of {len(reasons)}); the numbers of this run are not "
+        f"results\n{bar}\n",
+        file=sys.stderr,
     )

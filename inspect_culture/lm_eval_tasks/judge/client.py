@@ -1,21 +1,31 @@
 """Concurrent judge calls to any OpenAI-compatible endpoint, with retries, timeouts and a cache.
 
-A call that still fails after its retries returns a JudgeResult with `error` set: callers mark
-the sample unscored with that reason; nothing here turns a failure into a score.
+A call that still fails after its retries returns a JudgeResult with `error` set, in words
+(status, attempts, time, model and host; never a key): callers mark the sample unscored with
+that reason; nothing here turns a failure into a score.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+import sys
+import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any
 
-import openai
+import aiohttp
 
 from inspect_culture.lm_eval_tasks.judge.cache import JudgeCache, cache_key
+from inspect_culture.lm_eval_tasks.judge.errors import (
+    HTTPFailure,
+    classify,
+    preflight_message,
+    scrub,
+)
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeSettings
 from inspect_culture.scorers.judge.constraints import (
     PROBE_MESSAGES,
@@ -27,7 +37,9 @@ from inspect_culture.scorers.judge.constraints import (
 )
 
 Messages = Sequence[Mapping[str, str]]
-_RETRY_STATUS = {408, 409, 429}
+PREFLIGHT_PROMPT = "Reply with the single word OK."  # as the Inspect path's check
+PREFLIGHT_TIMEOUT = 30.0  # seconds, at most (less when judge_timeout is shorter)
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
 @dataclass(frozen=True)
@@ -35,14 +47,6 @@ class JudgeResult:
     text: str | None
     error: str | None = None
     cached: bool = False
-
-
-def _retryable(exc: Exception) -> bool:
-    if isinstance(exc, openai.APIConnectionError | asyncio.TimeoutError):
-        return True  # includes APITimeoutError and dropped connections
-    if isinstance(exc, openai.APIStatusError):
-        return exc.status_code in _RETRY_STATUS or exc.status_code >= 500
-    return False
 
 
 def _run_sync(make: Any) -> Any:
@@ -55,15 +59,6 @@ def _run_sync(make: Any) -> Any:
         return worker.submit(lambda: asyncio.run(make())).result()
 
 
-def _describe(exc: Exception) -> str:
-    if isinstance(exc, openai.APIStatusError):
-        described = f"HTTP {exc.status_code}: {type(exc).__name__}"
-        if exc.status_code in (400, 422):  # a rejected request says why (never 401/403 bodies)
-            described += f" ({str(exc.message)[:300]})"
-        return described
-    return type(exc).__name__
-
-
 @dataclass(eq=False)
 class OpenAICompatibleJudge:
     settings: JudgeSettings
@@ -73,19 +68,28 @@ class OpenAICompatibleJudge:
     retry_max_delay: float = 30.0
     calls: int = field(default=0, init=False)  # requests actually sent, for tests and benchmarks
 
-    def _client(self) -> openai.AsyncOpenAI:
-        return openai.AsyncOpenAI(
-            base_url=self.settings.base_url,
-            api_key=self.settings.api_key or "not-needed",
-            max_retries=0,  # retries are ours, so that they are counted and bounded
-            timeout=self.settings.timeout,
+    def _client(self) -> aiohttp.ClientSession:
+        """A plain JSON client (aiohttp, as lm-eval's own API models): the OpenAI SDK's
+        request building and response models, or httpx's connection pool, cost several times
+        the CPU of the call itself at judge concurrency (docs/judge.md)."""
+        return aiohttp.ClientSession(
+            headers={"Authorization": f"Bearer {self.settings.api_key or 'not-needed'}"},
+            timeout=aiohttp.ClientTimeout(total=self.settings.timeout),
+            connector=aiohttp.TCPConnector(limit=self.settings.concurrency + 1),
+            json_serialize=json.dumps,
         )
+
+    def _url(self) -> str:
+        return (self.settings.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
 
     def _readable(self, result: JudgeResult, fmt: VerdictFormat | None) -> JudgeResult:
         """A constrained JSON reply in the paper's format (the cache keeps the raw reply)."""
         if fmt is None or result.text is None:
             return result
         return replace(result, text=reply_text(fmt, self.settings.constraint, result.text))
+
+    def _where(self) -> str:
+        return f"{self.settings.model} at {self.settings.endpoint()}"
 
     async def judge_all(
         self, batch: Sequence[Messages], formats: Sequence[VerdictFormat] | None = None
@@ -117,60 +121,136 @@ class OpenAICompatibleJudge:
         """For synchronous callers (lm-eval filters); safe inside a running event loop too."""
         return _run_sync(lambda: self.judge_all(batch, formats))
 
-    async def probe(self, fmt: VerdictFormat) -> str | None:
-        """Check, with one uncached call, that the judge applies the constraint; None if it
-        does, else the message to stop with."""
-        try:  # max_tokens too small for the verdict: say so before calling anyone
-            request_fields(fmt, self.settings.constraint, self.settings.max_tokens)
-        except JudgeConstraintError as exc:
-            return str(exc)
-        async with self._client() as client:
-            result = await self._call_with_retries(client, PROBE_MESSAGES, fmt)
-        return probe_failure(
-            fmt,
-            self.settings.constraint,
-            self.settings.max_tokens,
-            result.text,
-            result.error,
-            f"{self.settings.model!r} at {self.settings.base_url or 'the default OpenAI endpoint'}",
+    async def preflight(self, fmt: VerdictFormat | None = None) -> str | None:
+        """One request, no retry, before generation: None when the judge answered (and, with
+        `fmt`, applied the verdict constraint), else the message to stop with. Unconstrained,
+        it is a one-token reply; constrained, it is the constraint probe, which needs room."""
+        if fmt is not None:
+            try:  # max_tokens too small for the verdict: say so before calling anyone
+                request_fields(fmt, self.settings.constraint, self.settings.max_tokens)
+            except JudgeConstraintError as exc:
+                return str(exc)
+        if fmt is None:
+            messages: Messages = [{"role": "user", "content": PREFLIGHT_PROMPT}]
+        else:
+            messages = PROBE_MESSAGES
+        limit = min(PREFLIGHT_TIMEOUT, self.settings.timeout)
+        text, failure = None, None
+        try:
+            async with self._client() as client:
+                self.calls += 1
+                text = await asyncio.wait_for(
+                    self._request(client, messages, fmt, max_tokens=None if fmt else 1), limit
+                )
+        except Exception as exc:  # noqa: BLE001 - reported in words
+            failure = classify(exc, limit)
+        rejected = failure is not None and failure.status in (400, 422)
+        if fmt is None and (failure is None or rejected):
+            return None  # the endpoint, key and model answered (a 400 may refuse the 1-token cap)
+        if fmt is None and failure is not None and failure.status == 429:
+            # rate limited: endpoint, key and model were reached; the judgments' own retries
+            # (Retry-After, judge_retry_budget) wait the limit out, so the run goes on
+            print(
+                f"culture-evals: the judge {self.settings.model!r} at "
+                f"{self.settings.base_url or DEFAULT_BASE_URL} is rate limiting (HTTP 429) at the "
+                "check before generation; going on, its calls will be retried",
+                file=sys.stderr,
+                flush=True,
+            )
+            return None
+        if failure is not None and not rejected:
+            return preflight_message(self.settings, failure)
+        judge = f"{self.settings.model!r} at {self.settings.base_url or DEFAULT_BASE_URL}"
+        error = failure.what if failure is not None else None
+        assert fmt is not None
+        found = probe_failure(
+            fmt, self.settings.constraint, self.settings.max_tokens, text, error, judge
         )
+        return None if found is None else scrub(found, self.settings.api_key)
+
+    def preflight_sync(self, fmt: VerdictFormat | None = None) -> str | None:
+        return _run_sync(lambda: self.preflight(fmt))
+
+    async def probe(self, fmt: VerdictFormat) -> str | None:
+        """The constraint check alone (the preflight with a verdict format)."""
+        return await self.preflight(fmt)
 
     def probe_sync(self, fmt: VerdictFormat) -> str | None:
         return _run_sync(lambda: self.probe(fmt))
 
     async def _call_with_retries(
-        self, client: openai.AsyncOpenAI, messages: Messages, fmt: VerdictFormat | None = None
+        self, client: aiohttp.ClientSession, messages: Messages, fmt: VerdictFormat | None = None
     ) -> JudgeResult:
-        error = "no attempt"
-        for attempt in range(self.settings.max_retries + 1):
+        """Attempts until a reply, a failure not worth retrying, `max_retries` retries or the
+        `retry_budget` (seconds, the whole judgment's wall-clock limit) is spent. A server's
+        Retry-After is waited out, unless it reaches past the budget."""
+        settings = self.settings
+        start = time.monotonic()
+        deadline = start + settings.retry_budget
+        attempts, failure, ended = 0, None, ""
+        while True:
+            remaining = deadline - time.monotonic()
+            limit = min(settings.timeout, remaining)
+            attempts += 1
+            self.calls += 1
             try:
-                self.calls += 1
-                text = await asyncio.wait_for(
-                    self._request(client, messages, fmt), timeout=self.settings.timeout
-                )
+                text = await asyncio.wait_for(self._request(client, messages, fmt), limit)
             except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
-                error = _describe(exc)
-                if not _retryable(exc) or attempt == self.settings.max_retries:
-                    break
-                delay = min(self.retry_max_delay, self.retry_base_delay * 2**attempt)
-                await asyncio.sleep(delay * (0.5 + random.random() / 2))
-                continue
-            if text is None or not text.strip():
-                return JudgeResult(None, error="empty judge response")
-            return JudgeResult(text)
-        return JudgeResult(None, error=f"judge call failed after {attempt + 1} attempt(s): {error}")
+                failure = classify(exc, limit)
+            else:
+                if text is None or not text.strip():
+                    return JudgeResult(None, error=f"empty judge response from {self._where()}")
+                return JudgeResult(text)
+            if not failure.retryable:
+                break
+            if attempts > settings.max_retries:
+                ended = f" (judge_max_retries={settings.max_retries} reached)"
+                break
+            backoff = min(self.retry_max_delay, self.retry_base_delay * 2 ** (attempts - 1))
+            delay = max(backoff * (0.5 + random.random() / 2), failure.retry_after or 0.0)
+            if time.monotonic() + delay >= deadline:
+                wait = (
+                    f"; the server asked to wait {failure.retry_after:g} s"
+                    if failure.retry_after
+                    else ""
+                )
+                ended = f" (judge_retry_budget of {settings.retry_budget:g} s spent{wait})"
+                break
+            await asyncio.sleep(delay)
+        elapsed = time.monotonic() - start
+        assert failure is not None
+        error = (
+            f"judge call failed after {attempts} attempt{'s' if attempts > 1 else ''} over "
+            f"{elapsed:.1f} s: {failure.what} from {self._where()}{ended}"
+        )
+        return JudgeResult(None, error=scrub(error, settings.api_key))
 
     async def _request(
-        self, client: openai.AsyncOpenAI, messages: Messages, fmt: VerdictFormat | None = None
+        self,
+        client: aiohttp.ClientSession,
+        messages: Messages,
+        fmt: VerdictFormat | None = None,
+        max_tokens: int | None = None,
     ) -> str | None:
-        extra: dict[str, Any] = {} if self.settings.seed is None else {"seed": self.settings.seed}
+        """One chat completion: the reply text; a non-2xx answer raises HTTPFailure."""
+        body: dict[str, Any] = {
+            "model": self.settings.model,
+            "messages": [dict(m) for m in messages],
+            "temperature": self.settings.temperature,
+            "max_tokens": max_tokens or self.settings.max_tokens,
+        }
+        if self.settings.seed is not None:
+            body["seed"] = self.settings.seed
         if fmt is not None:
-            extra.update(request_fields(fmt, self.settings.constraint, self.settings.max_tokens))
-        response = await client.chat.completions.create(
-            model=self.settings.model,
-            messages=[dict(m) for m in messages],  # type: ignore[misc]
-            temperature=self.settings.temperature,
-            max_tokens=self.settings.max_tokens,
-            **extra,
-        )
-        return response.choices[0].message.content if response.choices else None
+            fields = request_fields(fmt, self.settings.constraint, self.settings.max_tokens)
+            body.update(fields.pop("extra_body", {}))  # the openai SDK's name for "as is"
+            body.update(fields)
+        async with client.post(self._url(), json=body) as response:
+            raw = await response.read()
+            if response.status >= 300:
+                raise HTTPFailure.of(response.status, raw, response.headers)
+        try:
+            choices = json.loads(raw).get("choices") or []
+            return choices[0]["message"]["content"] if choices else None
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+            raise HTTPFailure(response.status, "a reply that is not a chat completion") from None

@@ -1,15 +1,17 @@
 """Judge endpoint settings for the lm-eval path, from task metadata or environment variables.
 
 The API key is read only from the environment: lm-eval writes task metadata into its results
-file, so a key passed there would be logged.
+file, so a key passed there would be logged. Every `judge_*` option is checked here, so bad
+input stops the task when it loads with a message naming the option and what it accepts.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlparse
 
 from inspect_culture.scorers.judge.constraints import (
     CONSTRAINT_VERSION,
@@ -21,12 +23,83 @@ from inspect_culture.scorers.judge.defaults import DEFAULT_MAX_TOKENS, DEFAULT_S
 MODEL_ENV = "INSPECT_CULTURE_JUDGE_MODEL"
 BASE_URL_ENV = "INSPECT_CULTURE_JUDGE_BASE_URL"
 API_KEY_ENV = "INSPECT_CULTURE_JUDGE_API_KEY"
-# The numeric `judge_<name>` metadata options, as the JudgeSettings fields they set.
-NUMERIC = {"concurrency": int, "timeout": float, "max_retries": int, "max_tokens": int, "seed": int}
+PREFLIGHT_ENV = "INSPECT_CULTURE_JUDGE_PREFLIGHT"  # "off" skips the check at load
 
 
 class JudgeConfigError(ValueError):
     """No usable judge configuration; the message says how to provide one."""
+
+
+def _integer(minimum: int) -> Callable[[str, Any], int]:
+    def check(key: str, value: Any) -> int:
+        number: Any = value
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            number = int(value)
+        if isinstance(number, bool) or not isinstance(number, int) or number < minimum:
+            raise JudgeConfigError(f"{key}={value!r}: must be an integer >= {minimum}")
+        return number
+
+    return check
+
+
+def _positive(key: str, value: Any) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if isinstance(value, bool) or not number > 0 or number == float("inf"):
+        raise JudgeConfigError(f"{key}={value!r}: must be a number of seconds > 0")
+    return number
+
+
+def _seed(key: str, value: Any) -> int | None:
+    return None if value is None else _integer(0)(key, value)
+
+
+# The numeric `judge_<name>` metadata options: the JudgeSettings field each sets, and its check.
+NUMERIC: dict[str, Callable[[str, Any], Any]] = {
+    "concurrency": _integer(1),
+    "timeout": _positive,
+    "max_retries": _integer(0),
+    "retry_budget": _positive,
+    "max_tokens": _integer(1),
+    "seed": _seed,
+}
+SWITCHES = ("judge_later", "judge_preflight")
+# Every judge key a judged task accepts in --metadata (the API key is refused, by design).
+JUDGE_KEYS = (
+    "judge_model",
+    "judge_base_url",
+    "judge_constraint",
+    *(f"judge_{name}" for name in NUMERIC),
+    *SWITCHES,
+)
+
+
+def check_switch(key: str, value: Any) -> bool:
+    """A boolean option; "true"/"false" strings too, since --metadata values may be text."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise JudgeConfigError(f"{key}={value!r}: must be true or false")
+
+
+def check_base_url(value: Any) -> str:
+    parsed = urlparse(str(value))
+    if not isinstance(value, str) or parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise JudgeConfigError(
+            f"judge_base_url={value!r}: must be an http:// or https:// URL of the API root, "
+            "e.g. http://127.0.0.1:8000/v1"
+        )
+    path = parsed.path.rstrip("/")
+    for suffix in ("/chat/completions", "/completions"):
+        if path.endswith(suffix):
+            raise JudgeConfigError(
+                f"judge_base_url={value!r}: should end in /v1 (the API root), not {suffix}; the "
+                f"judge appends /chat/completions itself: use {value.rstrip('/')[: -len(suffix)]}"
+            )
+    return value
 
 
 @dataclass(frozen=True)
@@ -38,8 +111,9 @@ class JudgeSettings:
     seed: int | None = DEFAULT_SEED
     max_tokens: int = DEFAULT_MAX_TOKENS
     concurrency: int = 32
-    timeout: float = 120.0
-    max_retries: int = 5
+    timeout: float = 120.0  # seconds, one attempt
+    max_retries: int = 10
+    retry_budget: float = 300.0  # seconds, one judgment: every attempt and wait
     constraint: str = "none"  # constrained decoding of the verdict (constraints.py)
 
     def generation_settings(self) -> dict[str, Any]:
@@ -57,6 +131,10 @@ class JudgeSettings:
 
     def public(self) -> dict[str, Any]:
         return {"judge_model": self.model, "judge_base_url": self.base_url}
+
+    def endpoint(self) -> str:
+        """The host the judge is reached at, for messages (never the key)."""
+        return urlparse(self.base_url).netloc if self.base_url else "api.openai.com"
 
 
 def resolve_judge_settings(
@@ -77,27 +155,38 @@ def resolve_judge_settings(
             f"or set {MODEL_ENV} and {BASE_URL_ENV} (and {API_KEY_ENV} if the endpoint needs a "
             "key)"
         )
-    options: dict[str, Any] = {}
-    for name, cast in NUMERIC.items():
-        key = f"judge_{name}"
-        if key == "judge_seed" and key in metadata and metadata[key] is None:
-            options["seed"] = None  # endpoints without seed support
-        elif key in metadata:
-            try:
-                options[name] = cast(metadata[key])
-            except (TypeError, ValueError):
-                raise JudgeConfigError(f"{key}={metadata[key]!r} must be a number") from None
-    if options.get("concurrency", 1) < 1:
-        raise JudgeConfigError("judge_concurrency must be at least 1")
-    if options.get("max_retries", 0) < 0:
-        raise JudgeConfigError("judge_max_retries must be at least 0")
+    if not isinstance(model, str):
+        raise JudgeConfigError(f"judge_model={model!r}: must be a model name (text)")
+    options: dict[str, Any] = {
+        name: check(f"judge_{name}", metadata[f"judge_{name}"])
+        for name, check in NUMERIC.items()
+        if f"judge_{name}" in metadata
+    }
     try:
         options["constraint"] = check_constraint(metadata.get("judge_constraint"))
     except JudgeConstraintError as exc:
         raise JudgeConfigError(str(exc)) from None
+    base_url = metadata.get("judge_base_url") or env.get(BASE_URL_ENV) or None
     return JudgeSettings(
-        model=str(model),
-        base_url=metadata.get("judge_base_url") or env.get(BASE_URL_ENV) or None,
+        model=model,
+        base_url=None if base_url is None else check_base_url(base_url),
         api_key=env.get(API_KEY_ENV, "") or env.get("OPENAI_API_KEY", ""),
         **options,
     )
+
+
+def judge_later(metadata: Mapping[str, Any]) -> bool:
+    return "judge_later" in metadata and check_switch("judge_later", metadata["judge_later"])
+
+
+def preflight_on(metadata: Mapping[str, Any], env: Mapping[str, str] | None = None) -> bool:
+    """Metadata `judge_preflight: false` or INSPECT_CULTURE_JUDGE_PREFLIGHT=off skips it."""
+    env = os.environ if env is None else env
+    if "judge_preflight" in metadata and not check_switch(
+        "judge_preflight", metadata["judge_preflight"]
+    ):
+        return False
+    value = env.get(PREFLIGHT_ENV, "").strip().lower()
+    if value not in ("", "on", "off"):
+        raise JudgeConfigError(f"{PREFLIGHT_ENV}={value!r}: must be on or off")
+    return value != "off"

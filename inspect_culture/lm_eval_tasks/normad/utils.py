@@ -13,6 +13,7 @@ import datasets
 
 from inspect_culture.datasets_hub import load_normad
 from inspect_culture.lm_eval_tasks.aggregation import aggregation_resolver
+from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 from inspect_culture.scorers.choices import check_fixed
 from inspect_culture.scorers.normad import spec
 from inspect_culture.scorers.normad.metrics import normad_metrics
@@ -26,6 +27,12 @@ logger = logging.getLogger(__name__)
 def load_docs(context: str, /, **metadata: Any) -> dict[str, datasets.Dataset]:
     """`custom_dataset` hook: lm-eval passes the task's `metadata` (and `--metadata`) here.
     The context is fixed by the task (`normad_<context>`); only the parser is a run option."""
+    from inspect_culture.lm_eval_tasks.normad._generate_configs import _template
+
+    yaml_metadata = _template()["metadata"]
+    check_metadata_keys(
+        f"normad_{context}", metadata, options=("context", "parser"), yaml_metadata=yaml_metadata
+    )
     check_fixed(f"normad_{context}", metadata, context=context)
     parser = metadata.get("parser", spec.DEFAULT_PARSER)
     spec.validate(context=context, parser=parser, dataset_revision=metadata.get("dataset_revision"))

@@ -1,5 +1,12 @@
-"""CARE verdict parsing: read only the judge's own output, and return None when there is no
-verdict (the sample is then unscored, never 0)."""
+"""CARE verdict parsing (`rating-2`): read only the judge's own output, and return None when it
+has no verdict or more than one (the sample is then unscored, never 0).
+
+A rating is a number in double brackets, `Rating: [[n]]` or a bare `[[n]]`. Every one in the reply
+counts: the same rating repeated is that rating; two different ratings are an ambiguous verdict,
+unscored rather than resolved by position (`rating-1` took the last, so a judge that quoted a
+rating planted in the answer after its own could hand the planted one over). A constrained reply
+(`judge.constraints`) has exactly one rating by construction.
+"""
 
 from __future__ import annotations
 
@@ -7,19 +14,10 @@ import re
 from typing import NamedTuple
 
 _NUMBER = r"\s*(\d+(?:\.\d+)?)\s*"
-_RATING = re.compile(r"Rating\s*:\s*\[\[" + _NUMBER + r"\]\]", re.IGNORECASE)
 _BRACKETED = re.compile(r"\[\[" + _NUMBER + r"\]\]")
 
-
-def parse_rating(text: str | None) -> float | None:
-    """The last `Rating: [[n]]`, else the last `[[n]]`; None unless 1 <= n <= 10."""
-    if not text:
-        return None
-    matches = _RATING.findall(text) or _BRACKETED.findall(text)
-    if not matches:
-        return None
-    value = float(matches[-1])
-    return value if 1.0 <= value <= 10.0 else None
+NO_RATING = "no parsable rating in the judge output"
+AMBIGUOUS = "ambiguous verdict"
 
 
 class JudgedRating(NamedTuple):
@@ -27,11 +25,28 @@ class JudgedRating(NamedTuple):
     reason: str | None  # why it is unscored, in words
 
 
+def read_rating(text: str | None) -> JudgedRating:
+    """The judge's one rating within 1-10, or None and why."""
+    values = [float(value) for value in _BRACKETED.findall(text or "")]
+    distinct = sorted(set(values))
+    if not distinct:
+        return JudgedRating(None, NO_RATING)
+    if len(distinct) > 1:
+        shown = ", ".join(f"{value:g}" for value in distinct)
+        return JudgedRating(None, f"{AMBIGUOUS}: the judge output has different ratings ({shown})")
+    value = distinct[0]
+    if not 1.0 <= value <= 10.0:
+        return JudgedRating(None, NO_RATING)
+    return JudgedRating(value, None)
+
+
+def parse_rating(text: str | None) -> float | None:
+    """The judge's one rating (`[[n]]`, 1 <= n <= 10, any repeats equal), else None."""
+    return read_rating(text).rating
+
+
 def judge_record(judge_text: str | None, error: str | None = None) -> JudgedRating:
     """One judge reply (or the reason the call failed) as a rating, shared by both harnesses."""
     if error:
         return JudgedRating(None, error)
-    rating = parse_rating(judge_text)
-    if rating is None:
-        return JudgedRating(None, "no parsable rating in the judge output")
-    return JudgedRating(rating, None)
+    return read_rating(judge_text)

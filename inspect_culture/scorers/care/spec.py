@@ -14,10 +14,12 @@ from inspect_culture.scorers.judge.defaults import DEFAULT_SEED
 from inspect_culture.scorers.spec_types import GenerationSettings, OutcomeRecord
 
 # Must bump whenever prompts, parsers or metrics change (Inspect `Task(version=...)`, lm-eval
-# `metadata.version`). 2: metrics average each question's epochs first.
-TASK_VERSION = 2
-JUDGE_PROMPT_VERSION = "care-judge-1"
-RATING_PARSER_VERSION = "rating-1"
+# `metadata.version`). 2: metrics average each question's epochs first. 3: forged fences and
+# ratings in the answer are neutralised (care-judge-2), two different ratings in a judge reply are
+# an ambiguous verdict, unscored (rating-2); docs/judge.md.
+TASK_VERSION = 3
+JUDGE_PROMPT_VERSION = "care-judge-2"
+RATING_PARSER_VERSION = "rating-2"
 # Stored with every judged sample, in both harnesses.
 JUDGE_VERSIONS = {
     "judge_prompt_version": JUDGE_PROMPT_VERSION,

@@ -199,29 +199,60 @@ def ve_prediction(completion: str | None) -> str:
 
 _GROUND_TRUTH_LINE = re.compile(r"\[?\s*ground truth\s*(\d+)\s*\]?\s*:\s*([0-9.]+)", re.IGNORECASE)
 VE_SCORES = (0.0, 0.5, 1.0)
+AMBIGUOUS = "ambiguous verdict"
+NO_VE_SCORES = "the judge reply has no parsable per-value scores"
+
+
+def read_ve_judgement(
+    text: str | None, n_values: int
+) -> tuple[list[float | None], tuple[int, ...]]:
+    """(one score per gold value, the 1-based gold values whose verdict is ambiguous).
+
+    The judge's `[Final answer]:` block, everything after its first occurrence: lines
+    `[Ground truth k]: s` place s at value k (1-based); s must be 0, 0.5 or 1. A value the judge
+    did not score, or scored off-scale, is None (unscored). A value given two different on-scale
+    scores is an ambiguous verdict, None as well (`cqbench-match-3`; before, the first line won,
+    so a judge that quoted a planted block first could hand its scores over); the same score
+    repeated is that score. Upstream instead reads the number after the last `:` of every line in
+    order; this reads the same replies, but a skipped or reordered line cannot shift scores onto
+    the wrong value.
+    """
+    seen: list[set[float]] = [set() for _ in range(n_values)]
+    if text and "[Final answer]:" in text:
+        block = text.split("[Final answer]:", 1)[1]
+        for index, value in _GROUND_TRUTH_LINE.findall(block):
+            position = int(index) - 1
+            try:
+                score = float(value)
+            except ValueError:
+                continue
+            if 0 <= position < n_values and score in VE_SCORES:
+                seen[position].add(score)
+    scores: list[float | None] = [next(iter(s)) if len(s) == 1 else None for s in seen]
+    ambiguous = tuple(k + 1 for k, s in enumerate(seen) if len(s) > 1)
+    return scores, ambiguous
 
 
 def parse_ve_judgement(text: str | None, n_values: int) -> list[float | None]:
-    """One score per gold value from the judge's `[Final answer]:` block.
+    """One score per gold value (None: unscored or ambiguous); see `read_ve_judgement`."""
+    return read_ve_judgement(text, n_values)[0]
 
-    Lines `[Ground truth k]: s` place s at value k (1-based); s must be 0, 0.5 or 1. A value the
-    judge did not score, or scored off-scale, is None (unscored). Upstream instead reads the
-    number after the last `:` of every line in order; this reads the same replies, but a
-    skipped or reordered line cannot shift scores onto the wrong value.
-    """
-    scores: list[float | None] = [None] * n_values
-    if not text or "[Final answer]:" not in text:
-        return scores
-    block = text.split("[Final answer]:", 1)[1]
-    for index, value in _GROUND_TRUTH_LINE.findall(block):
-        position = int(index) - 1
-        try:
-            score = float(value)
-        except ValueError:
-            continue
-        if 0 <= position < n_values and score in VE_SCORES and scores[position] is None:
-            scores[position] = score
-    return scores
+
+def ve_unscored_reason(text: str | None, n_values: int, error: str | None = None) -> str | None:
+    """Why some gold values of a judged story are unscored, in words; None if all are scored."""
+    if error:
+        return error
+    scores, ambiguous = read_ve_judgement(text, n_values)
+    reasons = []
+    if ambiguous:
+        shown = ", ".join(str(k) for k in ambiguous)
+        reasons.append(f"{AMBIGUOUS}: different scores for ground truth {shown}")
+    missing = [k + 1 for k, v in enumerate(scores) if v is None and k + 1 not in ambiguous]
+    if missing and len(missing) == n_values:
+        reasons.append(NO_VE_SCORES)
+    elif missing:
+        reasons.append(f"no score for ground truth {', '.join(str(k) for k in missing)}")
+    return "; ".join(reasons) or None
 
 
 def score_ve(

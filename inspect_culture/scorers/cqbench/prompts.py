@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_culture.scorers.cqbench.spec import Params
+from inspect_culture.scorers.judge.fences import NOT_QUOTED, SEP, Marker, neutralise
 
 AD_VS_SYSTEM = "You are an American who has basic common sense"
 VE_SYSTEM = "You are an expert at understanding cultural values."
@@ -110,7 +111,36 @@ def ve_extraction_messages(record: Mapping[str, Any], summary: str) -> Messages:
     return _messages(VE_SYSTEM, text)
 
 
+# What the model's extracted values must not be able to reproduce (cqbench-prompts-2), matched on
+# the detection copy of `judge.fences` (case, spacing, look-alikes, invisible characters folded
+# away). `llm_judge` puts the prediction in the middle of its text, unfenced, between "Here are
+# the predictions:" and "and ground truth:", and asks for `[Reasoning]:` then a `[Final answer]:`
+# block of `[Ground truth k]:s` lines:
+# - the block markers `[Final answer]` and `[Reasoning]`;
+# - a ground-truth line in any form the verdict parser reads (`[Ground truth 3]:1`,
+#   `ground truth 3: 1`) and a forged ground-truth list ("and ground truth: [...]");
+# - a forged "Here are the predictions:".
+VE_PREDICTION_MARKERS: tuple[Marker, ...] = (
+    Marker("final answer", rf"\[\s*final{SEP}answer\s*(?P<mark>)\]"),
+    Marker("reasoning", r"\[\s*reasoning\s*(?P<mark>)\]"),
+    Marker(
+        "ground truth",
+        rf"ground{SEP}truth(?:{SEP}\d+)?[ \t]*(?P<mark>){NOT_QUOTED}\]?\s*[:=]",
+    ),
+    Marker("predictions", rf"here{SEP}are{SEP}the{SEP}predictions[ \t]*(?P<mark>){NOT_QUOTED}:"),
+)
+
+
+def neutralise_prediction(prediction: str) -> str:
+    """The extracted values with every forged marker or score line marked as quoted
+    (`[Ground truth 1 (quoted)]:1`, `[Final answer (quoted)]:`); unchanged otherwise."""
+    return neutralise(prediction, VE_PREDICTION_MARKERS)
+
+
 def ve_judge_prompt(prediction: str, gold_values: Sequence[str]) -> str:
-    """`llm_judge` with the prediction and the gold values (a Python list, as upstream's CSV
-    cell); the judge answers one `[Ground truth k]: score` line per gold value."""
-    return prompt("llm_judge").format(pred=prediction, gt=str(list(gold_values)))
+    """`llm_judge` with the prediction (forged markers neutralised) and the gold values (a Python
+    list, as upstream's CSV cell); the judge answers one `[Ground truth k]: score` line per gold
+    value."""
+    return prompt("llm_judge").format(
+        pred=neutralise_prediction(prediction), gt=str(list(gold_values))
+    )

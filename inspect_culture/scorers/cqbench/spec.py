@@ -14,9 +14,11 @@ from inspect_culture.scorers.spec_types import GenerationSettings, OutcomeRecord
 BENCHMARK = "CQ-Bench"
 # Inspect's Task(version=...) and lm-eval's metadata.version. Bump it whenever prompts, parsers
 # or metrics change. 2: a question run for several epochs counts once (see docs/cqbench.md).
-TASK_VERSION = 2
-PROMPT_VERSION = "cqbench-prompts-1"  # prompt_texts/, the VE judge prompt included
-PARSER_VERSION = "cqbench-match-2"  # parse.py: AD option matcher, VS selections, VE verdicts
+# 3: forged markers and score lines in VE predictions are neutralised (cqbench-prompts-2), and a
+# gold value given two different scores by the judge is ambiguous, unscored (cqbench-match-3).
+TASK_VERSION = 3
+PROMPT_VERSION = "cqbench-prompts-2"  # prompt_texts/ and the VE judge prompt's neutralising
+PARSER_VERSION = "cqbench-match-3"  # parse.py: AD option matcher, VS selections, VE verdicts
 
 # Upstream samples open models at temperature 0.8 with up to 4096 new tokens (the paper is
 # silent); reasoning answers need the room. Both VE steps generate alike.

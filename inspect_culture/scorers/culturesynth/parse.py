@@ -24,17 +24,31 @@ Verdict = Literal["A", "B", "C"]
 # Exact tokens only, as the prompt asks for them.
 _VERDICT = re.compile(r"\[\[([ABC])\]\]")
 NO_VERDICT = "no [[A]], [[B]] or [[C]] verdict in the judge output"
+AMBIGUOUS = "ambiguous verdict"
+
+
+def read_pairwise_verdict(text: str | None) -> tuple[Verdict | None, str | None]:
+    """(the judge's one verdict, None) or (None, why) (`pairwise-2`).
+
+    Every `[[A]]`, `[[B]]` or `[[C]]` in the reply counts: the same token repeated is that
+    verdict; two different tokens are an ambiguous verdict, unscored rather than resolved by
+    position (`pairwise-1` took the last, so a judge that echoed a verdict planted in an answer
+    after its own could hand the planted one over). A judge that restates the format
+    ('"[[A]]" if assistant A is better, ...') before deciding is therefore unscored too; a
+    constrained reply (`judge.constraints`) has exactly one token by construction.
+    """
+    distinct = sorted(set(_VERDICT.findall(text or "")))
+    if not distinct:
+        return None, NO_VERDICT
+    if len(distinct) > 1:
+        shown = ", ".join(f"[[{v}]]" for v in distinct)
+        return None, f"{AMBIGUOUS}: the judge output has different verdicts ({shown})"
+    return distinct[0], None  # type: ignore[return-value]
 
 
 def parse_pairwise_verdict(text: str | None) -> Verdict | None:
-    """The last `[[A]]`, `[[B]]` or `[[C]]` in the judge's output, else None (unscored).
-
-    The last one, because judges often restate the format ("[[A]] if ...") before deciding.
-    """
-    if not text:
-        return None
-    matches = _VERDICT.findall(text)
-    return matches[-1] if matches else None  # type: ignore[return-value]
+    """The judge's one `[[A]]`, `[[B]]` or `[[C]]` (repeats allowed), else None (unscored)."""
+    return read_pairwise_verdict(text)[0]
 
 
 def game_outcome(verdict: Verdict | None, target_position: Position) -> int | None:
@@ -95,7 +109,8 @@ def judge_games(
 ) -> PairJudgement:
     """Judge outputs of the games of `game_positions` (same order) -> the question's result.
 
-    A game whose call failed (`errors[i]` set) or whose output has no verdict is unscored."""
+    A game whose call failed (`errors[i]` set), or whose output has no verdict or an ambiguous
+    one, is unscored; the reason says which ("ambiguous verdict: ... (target as A)")."""
     if len(judge_texts) != len(target_positions) or len(target_positions) not in (1, 2):
         raise ValueError("expected one game, or two games (target as A, then as B)")
     for pos in target_positions:
@@ -106,13 +121,16 @@ def judge_games(
         "pairwise_parser_version": PAIRWISE_PARSER_VERSION,
         "target_positions": list(target_positions),
     }
+    verdicts = [
+        (None, error) if error else read_pairwise_verdict(text)
+        for text, error in zip(judge_texts, errors)
+    ]
     outcomes = tuple(
-        None if error else game_outcome(parse_pairwise_verdict(text), pos)
-        for text, pos, error in zip(judge_texts, target_positions, errors)
+        game_outcome(verdict, pos) for (verdict, _), pos in zip(verdicts, target_positions)
     )
     reasons = [
-        f"{error or NO_VERDICT} (target as {pos})"
-        for outcome, pos, error in zip(outcomes, target_positions, errors)
+        f"{why or NO_VERDICT} (target as {pos})"
+        for outcome, pos, (_, why) in zip(outcomes, target_positions, verdicts)
         if outcome is None
     ]
     reason = "; ".join(reasons) or None

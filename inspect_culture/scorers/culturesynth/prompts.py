@@ -6,43 +6,44 @@ The judge sees the question, the benchmark's reference answer and two anonymous 
 target's answer in position A or B: both orders with `swap` (default), else one order picked by
 a seeded coin per question, the paper-literal single game.
 
-Gaming defence: the answers are untrusted text placed between the template's own delimiter lines.
-An answer that contains a delimiter line (e.g. "[The End of Assistant A's Answer]") could close
-its block early and append text the judge would read as template, or plant a verdict token.
-As with CARE's `fence_response`, every forged delimiter inside an answer is neutralised by
-inserting " (quoted)" before its closing bracket: "[The End of Assistant A's Answer (quoted)]",
-"[[A (quoted)]]". Matching ignores case, spacing and the typographic apostrophe, so near-copies
-are caught too. Benign answers are untouched, so the prompt stays byte-identical to Fig. 18.
-The question and reference are benchmark data and are inserted as they are.
+Gaming defence (culturesynth-judge-2): the answers are untrusted text placed between the
+template's own delimiter lines. An answer that contains a delimiter line (e.g. "[The End of
+Assistant A's Answer]") could close its block early and append text the judge would read as
+template, or plant a verdict token. As with CARE's `fence_response`, every forged delimiter inside
+an answer is neutralised by inserting " (quoted)" before its closing bracket: "[The End of
+Assistant A's Answer (quoted)]", "[[A (quoted)]]". Matching runs on the detection copy of
+`judge.fences`: case, spacing, typographic apostrophes, Unicode look-alikes (fullwidth or CJK
+brackets, `⟦A⟧`, Cyrillic letters) and invisible characters are folded away, so near-copies are
+caught too. Benign answers are untouched, so the prompt stays byte-identical to Fig. 18. The
+question and reference are benchmark data and are inserted as they are.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Literal
 
 from inspect_culture.datasets_hub.hashing import sha256_text
+from inspect_culture.scorers.judge.fences import SEP, Marker, neutralise
 
 Position = Literal["A", "B"]
 
-QUOTED_MARK = " (quoted)"
-
-_APOSTROPHE = "['\u2019\u2018`]"
-# Template lines an answer must not be able to reproduce.
-_FORGED_LINE = re.compile(
-    r"\[\s*(?:"
-    r"the\s+(?:start|end)\s+of\s+(?:reference\s+answer|assistant\s*[ab]\s*"
-    + _APOSTROPHE
-    + r"?\s*s?\s+answer)"
-    r"|user\s+question|system"
-    r")\s*\]",
-    re.IGNORECASE,
+# Template lines an answer must not be able to reproduce, and verdict tokens ("[[A]]", "[[ b ]]",
+# "⟦B⟧", ...), as patterns over the detection copy (lower case, apostrophes as "'").
+_W = SEP  # between the words of a delimiter line, possibly nothing
+ANSWER_MARKERS: tuple[Marker, ...] = (
+    Marker(
+        "delimiter",
+        r"\[\s*(?:"
+        rf"the{_W}(?:start|end){_W}of{_W}(?:reference{_W}answer"
+        rf"|assistant{_W}[ab]{_W}'?{_W}s?{_W}answer)"
+        rf"|user{_W}question|system"
+        r")\s*(?P<mark>)\]",
+    ),
+    Marker("verdict", r"\[\s*\[\s*[abc]\s*(?P<mark>)\]\s*\]"),
 )
-# Verdict tokens, "[[A]]", "[[ b ]]", ...
-_FORGED_VERDICT = re.compile(r"\[\[\s*[abc]\s*\]\]", re.IGNORECASE)
 
 
 @cache
@@ -53,8 +54,7 @@ def prompt_text(name: str) -> str:
 
 def neutralise_answer(answer: str) -> str:
     """Mark every forged template delimiter or verdict token inside an answer as quoted."""
-    answer = _FORGED_VERDICT.sub(lambda m: m.group(0)[:-2] + QUOTED_MARK + "]]", answer)
-    return _FORGED_LINE.sub(lambda m: m.group(0)[:-1] + QUOTED_MARK + "]", answer)
+    return neutralise(answer, ANSWER_MARKERS)
 
 
 def judge_messages(

@@ -1,0 +1,206 @@
+"""Judge and role-model failures in words, without secrets.
+
+A provider error can carry the request's API key (a 401 body that echoes it, an error page
+showing the Authorization header). Inspect writes the error text, its traceback and the
+response body into the transcript before our scorer sees the exception. So the keys of a role
+model are taken out of every exception its provider raises, in place (the exception keeps its
+type and status code, so Inspect's retry decision is unchanged), before Inspect records it;
+and the reasons we write ourselves say what happened in words, never the raw body.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager, suppress
+from contextvars import ContextVar
+from typing import Any
+from urllib.parse import urlparse
+
+from inspect_ai.model import Model, ModelOutput
+
+REDACTED = "[redacted]"
+# Key-like strings redacted even when the key is not the role model's own
+_SECRET_PATTERNS = (
+    re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}"),
+    re.compile(r"(?i)\bbearer\s+[^\s\"',}]+"),
+    re.compile(r"(?i)(api[_-]?key[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]+"),
+)
+_OBJECT_REPR = re.compile(r"<[^<>]*\bat 0x[0-9a-fA-F]+[^<>]*>")
+_STATUS_MEANING = {
+    400: "the request was refused as malformed",
+    401: "the API key was refused",
+    403: "access was refused",
+    404: "not found: the server does not know the model, or the path is wrong",
+    408: "the server timed out",
+    409: "conflict",
+    413: "the request was too large",
+    422: "the request was refused as invalid",
+    429: "rate limited",
+}
+_GUARDED = "_inspect_culture_guarded"
+# provider calls of the current judgment (Inspect's retries call the provider again)
+_ATTEMPTS: ContextVar[list[int] | None] = ContextVar("inspect_culture_attempts", default=None)
+
+
+@contextmanager
+def counting_attempts() -> Iterator[list[int]]:
+    """Count the provider calls made inside the block (by a model `guard_secrets` wrapped)."""
+    box = [0]
+    token = _ATTEMPTS.set(box)
+    try:
+        yield box
+    finally:
+        _ATTEMPTS.reset(token)
+
+
+def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """`text` without the given secrets, key-like strings or object reprs."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, REDACTED)
+    for pattern in _SECRET_PATTERNS:
+        text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + REDACTED, text)
+    return _OBJECT_REPR.sub("<object>", text)
+
+
+def _redact_value(value: Any, secrets: tuple[str, ...]) -> Any:
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, dict):
+        return {k: _redact_value(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_value(v, secrets) for v in value]
+    return value
+
+
+def scrub_exception(exc: BaseException, secrets: tuple[str, ...] = ()) -> None:
+    """Redact an exception (and its causes) in place: message, args and any error body."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        current.args = tuple(_redact_value(a, secrets) for a in current.args)
+        for attribute in ("message", "body", "provider_message"):
+            if isinstance(getattr(current, attribute, None), str | dict | list):
+                with suppress(AttributeError):  # a read-only property
+                    setattr(current, attribute, _redact_value(getattr(current, attribute), secrets))
+        current = current.__cause__ or current.__context__
+
+
+def model_secrets(model: Model) -> tuple[str, ...]:
+    keys = (getattr(model.api, "api_key", None), getattr(model.api, "initial_api_key", None))
+    return tuple(k for k in keys if isinstance(k, str) and len(k) >= 8)
+
+
+def guard_secrets(model: Model) -> Model:
+    """Redact the model's keys from every error its provider raises or returns, before Inspect
+    records it (transcript, traceback, retry log). Idempotent; returns the model."""
+    api = model.api
+    if getattr(api, _GUARDED, False):
+        return model
+    original: Callable[..., Awaitable[Any]] = api.generate
+
+    async def generate(*args: Any, **kwargs: Any) -> Any:
+        secrets = model_secrets(model)
+        if (box := _ATTEMPTS.get()) is not None:
+            box[0] += 1
+        try:
+            result = await original(*args, **kwargs)
+        except Exception as exc:
+            scrub_exception(exc, secrets)
+            raise
+        output, call = result if isinstance(result, tuple) else (result, None)
+        if isinstance(output, BaseException):
+            scrub_exception(output, secrets)
+        elif isinstance(output, ModelOutput) and output.error:
+            output.error = redact(output.error, secrets)
+        if call is not None and getattr(call, "response", None) is not None:
+            call.response = _redact_value(call.response, secrets)
+        return result
+
+    api.generate = generate  # type: ignore[method-assign]
+    setattr(api, _GUARDED, True)
+    return model
+
+
+def endpoint(model: Model) -> str:
+    """The role model's base URL (the provider's default when none is set)."""
+    base_url = getattr(model.api, "base_url", None)
+    return str(base_url) if base_url else "the provider's default endpoint"
+
+
+def host(model: Model) -> str:
+    base_url = getattr(model.api, "base_url", None)
+    return (urlparse(str(base_url)).netloc or str(base_url)) if base_url else "default endpoint"
+
+
+def unwrap(exc: BaseException) -> tuple[BaseException, int | None]:
+    """The error a retry loop (tenacity's RetryError) ended with, and its number of attempts."""
+    attempts: int | None = None
+    for _ in range(5):
+        last = getattr(exc, "last_attempt", None)
+        if last is None or not hasattr(last, "exception"):
+            break
+        attempts = getattr(last, "attempt_number", attempts)
+        inner = last.exception()
+        if inner is None:
+            break
+        exc = inner
+    return exc, attempts
+
+
+def status_code(exc: BaseException) -> int | None:
+    code = getattr(exc, "status_code", None)
+    if isinstance(code, int):
+        return code
+    response = getattr(exc, "response", None)
+    code = getattr(response, "status_code", None)
+    return code if isinstance(code, int) else None
+
+
+def _is_connection_error(exc: BaseException) -> bool:
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    return (
+        bool(names & {"APIConnectionError", "ConnectError", "ConnectionError", "ConnectTimeout"})
+        and "APITimeoutError" not in names
+    )
+
+
+def what_happened(exc: BaseException) -> str:
+    """The failure in words: HTTP status and its meaning, connection refused, timeout."""
+    exc, _ = unwrap(exc)
+    code = status_code(exc)
+    if code is not None:
+        meaning = _STATUS_MEANING.get(code, "server error" if code >= 500 else "refused")
+        return f"HTTP {code} ({meaning})"
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if names & {"APITimeoutError", "TimeoutError", "ReadTimeout", "TimeoutException"}:
+        return "the request timed out"
+    if _is_connection_error(exc):
+        return "could not connect (connection refused, host unreachable or connection dropped)"
+    first_line = redact(str(exc)).strip().splitlines()
+    detail = f": {first_line[0][:200]}" if first_line else ""
+    return f"{type(exc).__name__}{detail}"
+
+
+def judge_failure_reason(
+    exc: BaseException, model: Model, timeout: float | None = None, attempts: int | None = None
+) -> str:
+    """A reason for an unscored sample: what happened, attempts if known, host and model."""
+    exc, retried = unwrap(exc)
+    attempts = attempts or retried
+    if isinstance(exc, TimeoutError) and timeout is not None:
+        happened = f"no reply within judge_timeout={timeout:g} s (retries included)"
+    else:
+        happened = what_happened(exc)
+    tries = f" after {attempts} attempt{'s' if attempts != 1 else ''}" if attempts else ""
+    return f"judge call failed{tries}: {happened}; judge {model} at {host(model)}"
+
+
+def output_error_reason(error: str, model: Model) -> str:
+    """A reason from an error the provider returned as output (refusal, content filter)."""
+    text = redact(error, model_secrets(model)).strip().splitlines()
+    return f"the judge returned an error: {text[0][:200] if text else 'no detail'}; judge " + (
+        f"{model} at {host(model)}"
+    )

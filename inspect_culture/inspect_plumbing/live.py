@@ -1,0 +1,74 @@
+"""Live or final metrics, and the honest-exit banner.
+
+Inspect computes a task's metrics twice over: while the eval runs, for its display (at most
+about every 0.9 s, over every score so far: `update_metrics_display_fn` in
+`inspect_ai/_eval/task/run.py`), and once at the end, for the log (`eval_results` called by the
+task runner, and by `score_async` for `inspect score`). The metric function receives the same
+arguments in both cases, so the only difference is who called it. `is_live_refresh` looks for
+that display function on the call stack. If Inspect renames it the check answers False, and
+every computation is the full, final one: slower live refreshes, never other final numbers.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+log = logging.getLogger(__name__)
+_LIVE_MODULE = "inspect_ai._eval.task.run"
+_LIVE_FUNCTIONS = {"compute", "update_metrics_display_fn"}
+ALL_UNSCORED = "all_unscored"  # the metric a judged task reports when no sample was scored
+# Set when a sample of a generation-only run (judge_later) was left for `inspect score`: its
+# final metrics then get a calm note, not the alarm of a run whose judge failed.
+_judge_later_seen = False
+
+
+def note_judge_later() -> None:
+    global _judge_later_seen
+    _judge_later_seen = True
+
+
+def is_live_refresh(max_depth: int = 12) -> bool:
+    """True when the metric is being computed for Inspect's live display, not for the log."""
+    frame = sys._getframe(1)
+    for _ in range(max_depth):
+        if frame is None:
+            return False
+        if (
+            frame.f_code.co_name in _LIVE_FUNCTIONS
+            and frame.f_globals.get("__name__") == _LIVE_MODULE
+            and "next_compute_time" in frame.f_code.co_freevars
+        ):
+            return True
+        frame = frame.f_back  # type: ignore[assignment]
+    return False
+
+
+def all_unscored(task: str) -> dict[str, float]:
+    """The metrics of a judged task none of whose samples was scored: says so on stderr (in the
+    final computation only, once per call) and in the results (`all_unscored` = 1)."""
+    global _judge_later_seen
+    if _judge_later_seen and not is_live_refresh():
+        _judge_later_seen = False
+        print(
+            f"{task}: generation only (judge_later): nothing judged yet; judge this log with "
+            "inspect score LOG --model-role grader=<model>",
+            file=sys.stderr,
+            flush=True,
+        )
+    elif not is_live_refresh():
+        banner = (
+            f"\n{'!' * 78}\n{task}: NO SAMPLE WAS SCORED. Every judgment failed or had no "
+            "verdict,\nso this run has no result. The reasons are in each sample's score "
+            "(`inspect view`).\n"
+            f"{'!' * 78}\n"
+        )
+        log.info(banner)  # into the eval log's messages
+        print(banner, file=sys.stderr, flush=True)
+    return {"n_scored": 0.0, ALL_UNSCORED: 1.0}
+
+
+def live_view(values: dict[str, float]) -> dict[str, float]:
+    """The live display's metrics: bootstrap intervals left out (computed with one resample
+    only, to keep a refresh cheap); they appear in the final metrics."""
+    return {k: v for k, v in values.items() if "_ci_" not in k}

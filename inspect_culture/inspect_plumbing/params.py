@@ -1,0 +1,57 @@
+"""Strict checks of the task parameters Inspect passes as they are: `-T name=value` arrives
+YAML-parsed (`true` a bool, `3` an int, `maybe` or `abc` a string). A value of the wrong kind is
+refused with a message naming the parameter and the values allowed, never coerced. The
+benchmark parameters are checked by each spec's `validate`; these are the Inspect-only ones
+(per_category, judge_preflight, judge_timeout)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from inspect_culture.scorers.choices import check_bool
+
+
+def as_bool(name: str, value: Any) -> bool:
+    """true or false only (the shared check of both harnesses); anything else is refused."""
+    return check_bool(name, value)
+
+
+def as_optional_int(name: str, value: Any, minimum: int | None = None) -> int | None:
+    """A whole number (at least `minimum`), or None."""
+    return None if value is None else _int(name, value, minimum, optional=True)
+
+
+def as_int(name: str, value: Any, minimum: int | None = None) -> int:
+    """A whole number (at least `minimum`); "3" as text is read too."""
+    return _int(name, value, minimum, optional=False)
+
+
+def _int(name: str, value: Any, minimum: int | None, optional: bool) -> int:
+    number: int | None = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+        number = int(value.strip())
+    allowed = "a whole number" + (f" >= {minimum}" if minimum is not None else "")
+    allowed += " (or leave it out)" if optional else ""
+    if number is None or (minimum is not None and number < minimum):
+        raise ValueError(f"-T {name}={value!r}: {name} must be {allowed}")
+    return number
+
+
+def as_seconds(name: str, value: Any) -> float:
+    """A number of seconds > 0."""
+    number: float | None = None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = None
+    if number is None or not math.isfinite(number) or number <= 0:
+        raise ValueError(f"-T {name}={value!r}: {name} must be a number of seconds > 0")
+    return number

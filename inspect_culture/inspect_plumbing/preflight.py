@@ -1,0 +1,152 @@
+"""Before the first generation: can the role model (grader, CultureSynth's baseline) answer?
+
+One small request (a one-token chat reply) per eval and role model, every sample waiting for
+it, sent without Inspect's retry loop and under a short wall-clock limit, so an unreachable
+endpoint, a refused key, an unknown model or a wrong path stops the eval at once with one
+message naming the URL, the model and what to fix, instead of retrying until Inspect's
+timeout. Switched off with `-T judge_preflight=false` (offline replays)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+from urllib.parse import urlparse
+
+from inspect_ai.model import ChatMessageUser, GenerateConfig, Model
+
+from inspect_culture.inspect_plumbing.failures import (
+    endpoint,
+    guard_secrets,
+    status_code,
+    unwrap,
+    what_happened,
+)
+
+PREFLIGHT_TIMEOUT = 30.0  # seconds: the check's own wall-clock limit
+PREFLIGHT_CONFIG = GenerateConfig(max_tokens=1, temperature=0.0, max_retries=0, timeout=30)
+PREFLIGHT_PROMPT = "Reply with the single word OK."
+_PREFLIGHTS: dict[tuple[int, str, str, str], asyncio.Future[str | None]] = {}
+_ENDPOINT_SUFFIXES = ("/chat/completions", "/completions", "/responses")
+OFFLINE_PROVIDERS = ("mockllm/", "none/")
+SWITCH_OFF = "(a one-token check before generation; -T judge_preflight=false switches it off)"
+
+
+def wrong_path(model: Model) -> str | None:
+    """A base_url that names an endpoint instead of the API root."""
+    base_url = getattr(model.api, "base_url", None)
+    if not base_url:
+        return None
+    path = urlparse(str(base_url)).path.rstrip("/")
+    for suffix in _ENDPOINT_SUFFIXES:
+        if path.endswith(suffix):
+            root = str(base_url).rstrip("/").removesuffix(suffix)
+            return (
+                f"base_url {base_url} names an endpoint ({suffix}), not the API root; "
+                f"Inspect appends the endpoint itself: use base_url {root}"
+            )
+    return None
+
+
+def fix_for(exc: BaseException | None, model: Model) -> str:
+    if exc is not None:
+        exc, _ = unwrap(exc)
+    code = status_code(exc) if exc is not None else None
+    if code in (401, 403):
+        return (
+            "check the API key for this endpoint (the provider's API key environment variable, "
+            "e.g. OPENAI_API_KEY, or model_args api_key)"
+        )
+    if code == 404:
+        return (
+            f"check the model name ({model.api.model_name!r} is what is sent) and that "
+            "base_url ends at the API root, e.g. http://host:port/v1"
+        )
+    if code == 429:
+        return "the endpoint is rate limiting; wait, or lower --max-connections"
+    if code is not None and code >= 500:
+        return "the server failed; check its logs"
+    if isinstance(exc, TimeoutError):
+        return "check that the server is up and not overloaded"
+    return "check that the server is running and that base_url (host and port) is right"
+
+
+def failure_message(role: str, model: Model, problem: str, fix: str) -> str:
+    return (
+        f"The {role} model {model} at {endpoint(model)} cannot answer: {problem}. "
+        f"Fix: {fix}. Nothing was generated {SWITCH_OFF}."
+    )
+
+
+async def bounded_call(
+    call: Callable[[], Awaitable[object]], timeout: float
+) -> BaseException | None:
+    """Run `call` under a wall-clock limit; the exception it ended with, if any."""
+    try:
+        await asyncio.wait_for(call(), timeout)
+    except TimeoutError as exc:
+        return exc
+    except Exception as exc:  # noqa: BLE001 - reported in words
+        return exc
+    return None
+
+
+async def start_local_server(model: Model) -> BaseException | None:
+    """A server Inspect starts itself (`vllm/` starts it on the first generate) is started
+    first, outside the check's wall clock: loading a model takes minutes. Its own start-up
+    limit applies. The error it failed with, if any."""
+    ensure = getattr(model.api, "_ensure_server_started", None)
+    if ensure is None:
+        return None
+    try:
+        await ensure()
+    except Exception as exc:  # noqa: BLE001 - reported in words
+        return exc
+    return None
+
+
+async def _check(model: Model, role: str, timeout: float) -> str | None:
+    guard_secrets(model)
+    if path_problem := wrong_path(model):
+        return failure_message(role, model, path_problem, "correct base_url")
+    if exc := await start_local_server(model):
+        return failure_message(role, model, f"its server did not start ({what_happened(exc)})",
+                               "see the server's log above")  # fmt: skip
+
+    async def call() -> None:
+        # an error returned as output (a refusal of the one-token cap) still means the
+        # endpoint, key and model answered: only raised errors fail the check
+        await model.generate(
+            [ChatMessageUser(content=PREFLIGHT_PROMPT)], config=PREFLIGHT_CONFIG, cache=False
+        )
+
+    exc = await bounded_call(call, timeout)
+    if isinstance(exc, TimeoutError):
+        return failure_message(role, model, f"no reply within {timeout:g} s", fix_for(exc, model))
+    if exc is not None and status_code(unwrap(exc)[0]) == 429:
+        # rate limited: the endpoint, key and model were reached; the judgments' own retries
+        # wait the limit out, so the run goes on
+        print(
+            f"inspect_culture: the {role} model {model} at {endpoint(model)} is rate limiting "
+            "(HTTP 429) at the check before generation; going on, its calls will be retried",
+            file=sys.stderr,
+            flush=True,
+        )
+        return None
+    if exc is not None:
+        return failure_message(role, model, what_happened(exc), fix_for(exc, model))
+    return None
+
+
+async def preflight(model: Model, role: str, timeout: float | None = None) -> str | None:
+    """The problem with `model` in words, or None when it answered. Once per event loop (one
+    eval), role, model and endpoint: concurrent samples await the same check."""
+    timeout = timeout or PREFLIGHT_TIMEOUT
+    if str(model).startswith(OFFLINE_PROVIDERS):
+        return None  # nothing to reach (and a mock's scripted outputs are not spent on a check)
+    loop = asyncio.get_running_loop()
+    key = (id(loop), role, str(model), str(getattr(model.api, "base_url", None)))
+    check = _PREFLIGHTS.get(key)
+    if check is None or check.get_loop() is not loop:
+        check = _PREFLIGHTS[key] = loop.create_task(_check(model, role, timeout))
+    return await asyncio.shield(check)

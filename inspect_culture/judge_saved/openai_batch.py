@@ -1,0 +1,283 @@
+"""Judge through the OpenAI Batch API (about half the price of live calls, answers within 24 h).
+
+One batch per `judge_filter` call: every request not already in the judge cache goes into a
+JSONL file (custom_id = cache key, body = exactly what the concurrent judge sends), uploaded with
+`purpose="batch"`; the batch is polled until it ends and each answer is stored in the cache as it
+is read. The batch and file ids are written to a state file before any waiting, so a rerun after
+an interruption polls the same batch instead of paying for a new one. Requests a batch did not
+answer (expired, cancelled, rate-limited or server-errored lines) go into a new batch, for a
+bounded number of rounds; the rest stay unscored with the reason in words.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import openai
+
+from inspect_culture.datasets_hub.hashing import sha256_text
+from inspect_culture.judge_saved.errors import JudgeSavedError
+from inspect_culture.lm_eval_tasks.judge.cache import JudgeCache, cache_key, default_cache
+from inspect_culture.lm_eval_tasks.judge.client import JudgeResult
+from inspect_culture.lm_eval_tasks.judge.settings import JudgeSettings
+from inspect_culture.scorers.judge.constraints import VerdictFormat, reply_text, request_fields
+
+ENDPOINT = "/v1/chat/completions"
+TERMINAL = ("completed", "failed", "expired", "cancelled")
+RETRY_STATUSES = ("expired", "cancelled")  # a new batch may answer what these left undone
+_RETRY_HTTP = {408, 409, 429}
+MAX_REQUESTS = 50_000  # the Batch API's limit per input file (and 200 MB)
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    state_dir: Path  # where the batch ids are kept (in the output folder)
+    poll_interval: float = 30.0  # seconds between `batches.retrieve`
+    max_rounds: int = 3  # batches per request set: the first and at most two for remainders
+    completion_window: str = "24h"
+
+
+@dataclass
+class BatchLog:
+    """What the batch judge did, for the results file and tests."""
+
+    batches: list[dict[str, Any]] = field(default_factory=list)
+
+
+def request_body(
+    settings: JudgeSettings, messages: Sequence[Mapping[str, str]], fmt: VerdictFormat | None
+) -> dict[str, Any]:
+    """The chat-completions body the concurrent judge sends for these messages."""
+    body: dict[str, Any] = {
+        "model": settings.model,
+        "messages": [dict(m) for m in messages],
+        "temperature": settings.temperature,
+        "max_tokens": settings.max_tokens,
+    }
+    if settings.seed is not None:
+        body["seed"] = settings.seed
+    if fmt is not None:
+        fields = request_fields(fmt, settings.constraint, settings.max_tokens)
+        body.update(fields.pop("extra_body", {}))  # the openai client sends these top-level
+        body.update(fields)
+    return body
+
+
+def _retryable_line(status: int | None) -> bool:
+    return status is None or status in _RETRY_HTTP or status >= 500
+
+
+@dataclass
+class _Outcome:
+    text: str | None = None
+    error: str = "not answered by the batch"
+    retry: bool = True
+
+
+class BatchJudge:
+    """A `use_judge_backend` backend: `BatchJudge(options)(settings, messages, formats)`."""
+
+    def __init__(
+        self,
+        options: BatchOptions,
+        cache: JudgeCache | None = None,
+        *,
+        client_factory: Callable[[JudgeSettings], openai.OpenAI] | None = None,
+        log: BatchLog | None = None,
+    ) -> None:
+        self.options = options
+        self.cache = cache if cache is not None else default_cache()
+        self.client_factory = client_factory or self._client
+        self.log = log or BatchLog()
+
+    @staticmethod
+    def _client(settings: JudgeSettings) -> openai.OpenAI:
+        return openai.OpenAI(
+            base_url=settings.base_url,
+            api_key=settings.api_key or "not-needed",
+            timeout=settings.timeout,
+            max_retries=settings.max_retries,
+        )
+
+    def __call__(
+        self,
+        settings: JudgeSettings,
+        messages: list[list[dict[str, str]]],
+        formats: list[VerdictFormat] | None,
+    ) -> list[JudgeResult]:
+        constrained = settings.constraint != "none"
+        if constrained and (formats is None or len(formats) != len(messages)):
+            raise ValueError("a constrained judge needs one verdict format per request")
+        fmts: list[VerdictFormat | None] = (
+            list(formats) if constrained and formats else [None] * len(messages)
+        )
+        keys = [cache_key(settings, m) for m in messages]
+        bodies: dict[str, dict[str, Any]] = {}
+        cached: dict[str, str] = {}
+        for key, m, fmt in zip(keys, messages, fmts, strict=True):
+            hit = self.cache.get(key) if self.cache is not None else None
+            if hit is not None:
+                cached[key] = hit
+            else:
+                bodies.setdefault(key, request_body(settings, m, fmt))
+        outcomes = self._run(settings, sorted(set(keys)), bodies) if bodies else {}
+        results = []
+        for key, fmt in zip(keys, fmts, strict=True):
+            if key in cached:
+                result = JudgeResult(cached[key], cached=True)
+            elif (found := outcomes[key]).text is not None:
+                result = JudgeResult(found.text)
+            else:
+                result = JudgeResult(None, error=found.error)
+            if fmt is not None and result.text is not None:
+                result = JudgeResult(
+                    reply_text(fmt, settings.constraint, result.text), cached=result.cached
+                )
+            results.append(result)
+        return results
+
+    # --- rounds -------------------------------------------------------------------------------
+
+    def _state_path(self, all_keys: list[str]) -> Path:
+        digest = sha256_text(json.dumps(all_keys))[:24]
+        return self.options.state_dir / f"batch_{digest}.json"
+
+    def _run(
+        self, settings: JudgeSettings, all_keys: list[str], bodies: dict[str, dict[str, Any]]
+    ) -> dict[str, _Outcome]:
+        """Answers for `bodies` (cache key -> request body), resuming rounds in the state file."""
+        state_path = self._state_path(all_keys)
+        state = self._load(state_path)
+        outcomes = {key: _Outcome() for key in bodies}
+        client = self.client_factory(settings)
+        with client:
+            for entry in state["rounds"]:  # batches of an earlier, interrupted run
+                self.log.batches.append(entry)
+                if any(outcomes[k].text is None for k in entry["keys"] if k in outcomes):
+                    self._finish(client, entry, outcomes)
+                    self._save(state_path, state)
+            while len(state["rounds"]) < self.options.max_rounds:
+                remaining = [k for k, o in outcomes.items() if o.text is None and o.retry]
+                if not remaining:
+                    break
+                entry = self._submit(client, remaining, bodies)
+                state["rounds"].append(entry)
+                self._save(state_path, state)  # before waiting: a rerun resumes this batch
+                self._finish(client, entry, outcomes)
+                self._save(state_path, state)
+        for outcome in outcomes.values():
+            if outcome.text is None and outcome.retry and len(state["rounds"]) > 0:
+                outcome.error += f" (after {len(state['rounds'])} batch round(s))"
+        return outcomes
+
+    @staticmethod
+    def _load(path: Path) -> dict[str, Any]:
+        if not path.is_file():
+            return {"rounds": []}
+        try:
+            state = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(state, dict) and isinstance(state.get("rounds"), list):
+                return state
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            pass
+        raise JudgeSavedError(
+            f"{path}: unreadable batch state (ids of batches already paid for); fix or delete it "
+            "(deleting it submits a new batch for the requests not yet in the judge cache)"
+        )
+
+    @staticmethod
+    def _save(path: Path, state: dict[str, Any]) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(state, indent=1))
+        temporary.replace(path)
+
+    def _submit(
+        self, client: openai.OpenAI, keys: list[str], bodies: dict[str, dict[str, Any]]
+    ) -> dict[str, Any]:
+        if len(keys) > MAX_REQUESTS:
+            raise JudgeSavedError(
+                f"{len(keys)} judge requests in one task: more than the Batch API's {MAX_REQUESTS} "
+                "per batch; judge this task without --batch, or split the run (e.g. by language)"
+            )
+        lines = [
+            json.dumps(
+                {"custom_id": key, "method": "POST", "url": ENDPOINT, "body": bodies[key]},
+                ensure_ascii=False,
+            )
+            for key in keys
+        ]
+        upload = client.files.create(
+            file=("judge_requests.jsonl", ("\n".join(lines) + "\n").encode("utf-8")),
+            purpose="batch",
+        )
+        batch = client.batches.create(
+            input_file_id=upload.id,
+            endpoint=ENDPOINT,
+            completion_window=self.options.completion_window,  # type: ignore[arg-type]
+        )
+        entry = {"batch_id": batch.id, "input_file_id": upload.id, "keys": keys, "status": None}
+        self.log.batches.append(entry)
+        return entry
+
+    def _finish(
+        self,
+        client: openai.OpenAI,
+        entry: dict[str, Any],
+        outcomes: dict[str, _Outcome],
+    ) -> None:
+        """Wait for the batch to end, then read its output and error files into `outcomes`."""
+        while True:
+            batch = client.batches.retrieve(entry["batch_id"])
+            if batch.status in TERMINAL:
+                break
+            time.sleep(self.options.poll_interval)
+        entry["status"] = batch.status
+        seen: set[str] = set()
+        for file_id in (batch.output_file_id, batch.error_file_id):
+            if file_id:
+                for raw in client.files.content(file_id).text.splitlines():
+                    if raw.strip():
+                        seen.add(self._read_line(json.loads(raw), outcomes))
+        missing = f"the batch ended {batch.status}"
+        if batch.status == "failed":
+            errors = getattr(batch, "errors", None)
+            details = [e.message for e in (getattr(errors, "data", None) or []) if e.message]
+            missing += f" ({'; '.join(details)[:300]})" if details else ""
+        for key in entry["keys"]:
+            outcome = outcomes.get(key)
+            if key not in seen and outcome is not None and outcome.text is None:
+                outcome.error = f"not answered: {missing}"
+                outcome.retry = batch.status in RETRY_STATUSES
+
+    def _read_line(self, line: dict[str, Any], outcomes: dict[str, _Outcome]) -> str:
+        key = str(line.get("custom_id"))
+        outcome = outcomes.get(key)
+        if outcome is None or outcome.text is not None:
+            return key
+        response = line.get("response") or {}
+        status = response.get("status_code")
+        body = response.get("body") or {}
+        if status == 200:
+            choices = body.get("choices") or []
+            text = (choices[0].get("message") or {}).get("content") if choices else None
+            if text and text.strip():
+                outcome.text = text
+                if self.cache is not None:
+                    self.cache.put(key, text)  # stored as read: a rerun never asks again
+                return key
+            outcome.error, outcome.retry = "empty judge response", False
+            return key
+        error = line.get("error") or body.get("error") or {}
+        if not isinstance(error, dict):
+            error = {"message": str(error)}
+        message = error.get("message") or "no message"
+        code = f"HTTP {status}" if status else str(error.get("code") or "error")
+        outcome.error = f"batch request failed: {code} ({str(message)[:300]})"
+        outcome.retry = _retryable_line(status)
+        return key

@@ -1,0 +1,128 @@
+"""`culture-evals judge`: judge every judged task of an lm-eval output folder and write the
+results in lm-eval's layout, one results file per results file read."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inspect_culture import __version__
+from inspect_culture.judge_saved.errors import JudgeSavedError
+from inspect_culture.judge_saved.openai_batch import BatchJudge, BatchLog, BatchOptions
+from inspect_culture.judge_saved.rejudge import TaskJudgement, judge_task
+from inspect_culture.judge_saved.saved import find_runs, read_samples
+from inspect_culture.judge_saved.tasks import judged_task
+from inspect_culture.judge_saved.write import judged_at, judged_results, timestamp, write_run
+from inspect_culture.lm_eval_tasks.judge.batch import judge_settings_field, use_judge_backend
+from inspect_culture.lm_eval_tasks.judge.cache import default_cache
+from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, resolve_judge_settings
+
+BATCH_STATE_DIR = ".judge_batches"  # in the output folder: batch ids of interrupted waits
+Say = Callable[[str], None]
+
+
+@dataclass
+class JudgeSummary:
+    written: list[Path] = field(default_factory=list)
+    tasks: list[TaskJudgement] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # "task: why"
+    batch: BatchLog = field(default_factory=BatchLog)
+
+    @property
+    def n_scored(self) -> int:
+        return sum(t.n_scored for t in self.tasks)
+
+    @property
+    def n_unscored(self) -> int:
+        return sum(t.n_unscored for t in self.tasks)
+
+
+def _folder(source: Path, results_path: Path, output: Path) -> Path:
+    """The output folder mirrors the run's (lm-eval names it after the model)."""
+    if source.is_dir():
+        return output / results_path.parent.relative_to(source)
+    return output / results_path.parent.name
+
+
+def judge_saved(
+    source: Path,
+    output: Path,
+    metadata: Mapping[str, Any],
+    *,
+    batch: BatchOptions | None = None,
+    say: Say = print,
+) -> JudgeSummary:
+    """Judge every judged task's samples under `source` with the judge `metadata` names (the
+    same `judge_*` keys as lm-eval's --metadata) and write the results under `output`."""
+    source, output = source.expanduser(), output.expanduser()
+    if output.resolve() == (source if source.is_dir() else source.parent).resolve():
+        raise JudgeSavedError(f"-o {output}: must differ from the run folder it reads")
+    try:  # bad options fail before any file is read
+        resolve_judge_settings({k: v for k, v in metadata.items() if k != "judge_later"})
+    except JudgeConfigError as exc:
+        raise JudgeSavedError(str(exc)) from None
+    if default_cache() is None:
+        say(
+            "the judge cache is off (INSPECT_CULTURE_JUDGE_CACHE=off): an interrupted run will "
+            "send every judge request again"
+        )
+    summary = JudgeSummary()
+    backend = BatchJudge(batch, log=summary.batch) if batch else None
+    fields: dict[str, str] = {}  # settings field per verdict format: resolved and probed once
+    for run in find_runs(source):
+        judged: list[TaskJudgement] = []
+        for task in run.results["configs"]:
+            found = judged_task(task)
+            if found is None:
+                summary.skipped.append(f"{task}: has no judge")
+                continue
+            if task not in run.samples:
+                summary.skipped.append(
+                    f"{task}: no samples_{task}_{run.stamp}.jsonl beside {run.results_path} "
+                    "(rerun lm_eval with --log_samples)"
+                )
+                continue
+            saved = read_samples(task, run.samples[task])
+            fmt = found.probe_format.name
+            if fmt not in fields:
+                try:
+                    fields[fmt] = judge_settings_field(
+                        {k: v for k, v in metadata.items() if k != "judge_later"},
+                        found.probe_format,
+                    )
+                except JudgeConfigError as exc:
+                    raise JudgeSavedError(str(exc)) from None
+            say(f"{task}: judging {len(saved.lines)} samples of {saved.path}")
+            with use_judge_backend(backend) if backend else nullcontext():
+                judged.append(judge_task(saved, run.results["configs"][task], found, fields[fmt]))
+        if not judged:
+            continue
+        public = json.loads(next(iter(fields.values())))
+        record = {
+            "model": public.get("judge_model"),
+            "base_url": public.get("judge_base_url"),
+            "settings": public,
+            "mode": "openai-batch" if batch else "concurrent",
+            "judged_at": judged_at(),
+            "source": str(run.results_path),
+            "tool": f"culture-evals judge {__version__}",
+        }
+        if batch:
+            record["batches"] = [
+                {k: b[k] for k in ("batch_id", "input_file_id", "status")}
+                for b in summary.batch.batches
+            ]
+        results = judged_results(run.results, judged, record, public)
+        folder = _folder(source, run.results_path, output)
+        summary.written.append(write_run(folder, timestamp(), results, judged))
+        summary.tasks.extend(judged)
+    if not summary.tasks:
+        raise JudgeSavedError(
+            f"{source}: no judged task (CARE, CultureSynth-7, CQ-Bench VE) with logged samples; "
+            + ("; ".join(summary.skipped) or "nothing found")
+        )
+    return summary

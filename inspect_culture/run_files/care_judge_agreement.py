@@ -1,0 +1,197 @@
+"""`culture-evals agreement` for CARE: how two judges rate the same answers (lm-eval samples of
+`care_*` tasks, judged in the run or by `culture-evals judge`). Ratings are 1-10, so besides exact
+agreement a researcher wants the size of disagreements (within-1 agreement, mean absolute
+difference), rank/linear consistency (Spearman, Pearson) and chance-corrected agreement on the
+ordinal scale (Cohen's kappa with quadratic weights)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inspect_culture.datasets_hub.hashing import sha256_text
+from inspect_culture.run_files.culturesynth_runs import RunsError, samples_lines
+from inspect_culture.scorers.care.spec import CareOutcome
+from inspect_culture.scorers.stats.agreement import correlations
+
+_SAMPLES = re.compile(r"samples_(?P<task>care_[a-z]{2}(?:_cot|_role_play)?)_(?P<stamp>.+)\.jsonl")
+OUTCOME_KEY = "rating"  # the per-doc CareOutcome record lm-eval logs under each metric name
+SCALE = range(1, 11)
+
+
+@dataclass
+class CareJudgements:
+    """One judge's ratings: (task, doc id) -> rating (None = unscored)."""
+
+    judge: str
+    ratings: dict[tuple[str, str], float | None] = field(default_factory=dict)
+    answers: dict[tuple[str, str], str] = field(default_factory=dict)  # digests
+    sources: list[str] = field(default_factory=list)
+
+
+def care_samples_files(path: str | Path) -> list[Path]:
+    """CARE samples files under `path` (newest per folder and task), or `path` itself."""
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise RunsError(f"{path} does not exist")
+    files = [path] if path.is_file() else sorted(path.rglob("samples_care_*.jsonl"))
+    newest: dict[tuple[Path, str], Path] = {}
+    for file in files:
+        if match := _SAMPLES.fullmatch(file.name):
+            key = (file.parent, match["task"])
+            if key not in newest or newest[key].name < file.name:
+                newest[key] = file
+    return sorted(newest.values())
+
+
+def _judge_of(doc: Mapping[str, Any], where: str) -> str:
+    try:
+        settings = json.loads(doc.get("judge_settings") or "{}")
+    except json.JSONDecodeError:
+        raise RunsError(f"{where}: field 'doc.judge_settings' is not JSON") from None
+    if settings.get("judge_later"):
+        raise RunsError(f"{where}: not judged (judge_later run); judge it with culture-evals judge")
+    return str(settings.get("judge_model") or "unknown judge")
+
+
+def read_care_judgements(path: str | Path) -> CareJudgements:
+    """Every CARE rating under `path`; all must come from one judge."""
+    files = care_samples_files(path)
+    if not files:
+        raise RunsError(f"no CARE samples file (samples_care_<lang>_<timestamp>.jsonl) in {path}")
+    judges: set[str] = set()
+    found = CareJudgements("")
+    for file in files:
+        task = _SAMPLES.fullmatch(file.name)["task"]  # type: ignore[index]
+        for where, key, line in samples_lines(file):
+            if OUTCOME_KEY not in line:
+                raise RunsError(f"{where}: no {OUTCOME_KEY!r} result (not a judged CARE run?)")
+            try:
+                outcome = CareOutcome.from_record(line[OUTCOME_KEY])
+            except (TypeError, ValueError, KeyError):
+                raise RunsError(f"{where}: field {OUTCOME_KEY!r} is not a CARE outcome") from None
+            judges.add(_judge_of(line["doc"], where))
+            found.ratings[(task, key)] = outcome.rating
+            found.answers[(task, key)] = sha256_text(json.dumps(line.get("resps")))
+        found.sources.append(str(file))
+    if len(judges) > 1:
+        raise RunsError(f"{path}: several judges ({', '.join(sorted(judges))}); give one each")
+    found.judge = judges.pop()
+    return found
+
+
+def weighted_kappa(a: Sequence[int], b: Sequence[int], scale: Sequence[int] = SCALE) -> float:
+    """Cohen's kappa with quadratic weights: 1 - sum(w*observed) / sum(w*expected), with
+    w = (i - j)^2 / (k - 1)^2; NaN when the expected disagreement is zero."""
+    if len(a) != len(b):
+        raise ValueError(f"length mismatch: {len(a)} vs {len(b)}")
+    if not a:
+        return math.nan
+    values = list(scale)
+    k, n = len(values), len(a)
+    index = {v: i for i, v in enumerate(values)}
+    observed = [[0.0] * k for _ in range(k)]
+    for x, y in zip(a, b, strict=True):
+        observed[index[x]][index[y]] += 1 / n
+    rows = [sum(row) for row in observed]
+    cols = [sum(observed[i][j] for i in range(k)) for j in range(k)]
+    weight = [[(i - j) ** 2 / (k - 1) ** 2 for j in range(k)] for i in range(k)]
+    seen = sum(weight[i][j] * observed[i][j] for i in range(k) for j in range(k))
+    chance = sum(weight[i][j] * rows[i] * cols[j] for i in range(k) for j in range(k))
+    return math.nan if chance == 0 else 1 - seen / chance
+
+
+def rating_agreement(a: Sequence[float], b: Sequence[float]) -> dict[str, float]:
+    """Two judges' ratings of the same answers (both scored)."""
+    if not a:
+        nan = math.nan
+        return {"exact": nan, "within_1": nan, "mad": nan, "pearson": nan, "spearman": nan,
+                "kappa_quadratic": nan}  # fmt: skip
+    n = len(a)
+    rounded_a = [int(math.floor(x + 0.5)) for x in a]
+    rounded_b = [int(math.floor(x + 0.5)) for x in b]
+    found = correlations(a, b)
+    return {
+        "exact": 100 * sum(x == y for x, y in zip(rounded_a, rounded_b)) / n,
+        "within_1": 100 * sum(abs(x - y) <= 1 for x, y in zip(a, b)) / n,
+        "mad": sum(abs(x - y) for x, y in zip(a, b)) / n,
+        "pearson": found["pearson"],
+        "spearman": found["spearman"],
+        "kappa_quadratic": weighted_kappa(rounded_a, rounded_b),
+    }
+
+
+@dataclass(frozen=True)
+class CareAgreement:
+    judge_a: str
+    judge_b: str
+    overall: dict[str, float]
+    by_task: dict[str, dict[str, float]]
+    n_compared: int
+    n_unscored: int  # unscored by one or both judges
+    n_unmatched: int  # in one run only
+    n_answers_differ: int
+
+
+def _compare(
+    a: CareJudgements, b: CareJudgements, keys: list[tuple[str, str]]
+) -> tuple[dict[str, float], int]:
+    both = [k for k in keys if a.ratings[k] is not None and b.ratings[k] is not None]
+    found = rating_agreement([a.ratings[k] for k in both], [b.ratings[k] for k in both])  # type: ignore[misc]
+    return {**found, "n": float(len(both))}, len(keys) - len(both)
+
+
+def care_agreement(a: CareJudgements, b: CareJudgements) -> CareAgreement:
+    common = sorted(a.ratings.keys() & b.ratings.keys())
+    if not common:
+        raise RunsError("no CARE question is judged in both runs (same tasks and doc ids?)")
+    overall, unscored = _compare(a, b, common)
+    tasks = sorted({task for task, _ in common})
+    by_task = {t: _compare(a, b, [k for k in common if k[0] == t])[0] for t in tasks}
+    return CareAgreement(
+        a.judge,
+        b.judge,
+        overall,
+        by_task,
+        n_compared=int(overall["n"]),
+        n_unscored=unscored,
+        n_unmatched=len(a.ratings.keys() ^ b.ratings.keys()),
+        n_answers_differ=sum(a.answers[k] != b.answers[k] for k in common),
+    )
+
+
+def _cell(value: float, digits: int = 2) -> str:
+    return "-" if math.isnan(value) else f"{value:.{digits}f}"
+
+
+def format_care_agreement(report: CareAgreement, label_a: str, label_b: str) -> str:
+    header = ["task", "n", "exact %", "within-1 %", "MAD", "pearson", "spearman", "kappa_q"]
+    rows = [header]
+    for name, found in [*report.by_task.items(), ("overall", report.overall)]:
+        rows.append(
+            [name, str(int(found["n"])), _cell(found["exact"], 1), _cell(found["within_1"], 1)]
+            + [_cell(found[k]) for k in ("mad", "pearson", "spearman", "kappa_quadratic")]
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = [
+        "CARE judge agreement: two judges' 1-10 ratings of the same answers",
+        f"A: {label_a} (judge {report.judge_a})",
+        f"B: {label_b} (judge {report.judge_b})",
+        "",
+        *(
+            "  ".join(
+                c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))
+            )
+            for r in rows
+        ),
+        "",
+        f"n: answers both judges rated; {report.n_unscored} unscored by one or both, "
+        f"{report.n_unmatched} in one run only. exact: same rating (rounded); MAD: mean absolute "
+        "difference; kappa_q: Cohen's kappa, quadratic weights over 1-10.",
+    ]
+    return "\n".join(lines)

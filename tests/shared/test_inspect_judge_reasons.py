@@ -1,0 +1,217 @@
+"""Judge failures in Inspect: a failed or hung judgment leaves its sample unscored with a reason
+in words (what happened, attempts, judge host and model), the eval goes on, no API key reaches
+the log or stderr, and a run with no scored sample says so."""
+
+from __future__ import annotations
+
+import math
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import GenerateConfig, get_model
+
+from inspect_culture.care import care
+from inspect_culture.inspect_plumbing.failures import judge_failure_reason, redact
+from inspect_culture.inspect_plumbing.live import ALL_UNSCORED
+from tests.support.openai_stub import StubOpenAIServer, care_responder
+
+pytestmark = pytest.mark.slow
+SECRET = "sk-test-SECRET-0123456789abcdef"
+
+
+class EchoingKeyServer(StubOpenAIServer):
+    """A judge that fails with a body echoing the request's key, as some servers do."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__()
+        self.status = status
+
+    async def _respond(
+        self, method: str, path: str, raw: bytes
+    ) -> tuple[int | None, dict[str, Any]]:
+        if method == "POST":
+            self._record({})
+            self._done()
+            message = f"Incorrect API key provided: {SECRET}. Authorization: Bearer {SECRET}"
+            return self.status, {"error": {"message": message, "api_key": SECRET}}
+        return await super()._respond(method, path, raw)
+
+
+def _run(task: Any, model_server: StubOpenAIServer, log_dir: Path, **kwargs: Any) -> Any:
+    [log] = inspect_eval(
+        task,
+        model="openai-api/stub/evaluated",
+        model_base_url=model_server.base_url,
+        log_dir=str(log_dir),
+        display="none",
+        **kwargs,
+    )
+    return log
+
+
+def _grader(server: StubOpenAIServer, **kwargs: Any) -> Any:
+    return get_model("openai-api/stub/judge", base_url=server.base_url, api_key=SECRET, **kwargs)
+
+
+def _unscored_reasons(log: Any) -> list[str]:
+    scores = [s.scores["care_judge"] for s in log.samples]
+    assert all(isinstance(s.value, float) and math.isnan(s.value) for s in scores)
+    return [str(s.reason) for s in scores]
+
+
+def _whole_log_text(log_dir: Path) -> str:
+    texts = []
+    for path in log_dir.rglob("*.eval"):
+        with zipfile.ZipFile(path) as archive:
+            texts += [archive.read(name).decode("utf-8", "replace") for name in archive.namelist()]
+    assert texts
+    return "\n".join(texts)
+
+
+@pytest.mark.parametrize(
+    ("status", "words", "retries"), [(401, "HTTP 401", 0), (500, "HTTP 500", 1)]
+)
+def test_failed_judgment_reason_has_no_key_anywhere(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], status: int, words: str, retries: int
+) -> None:
+    with (
+        StubOpenAIServer(responder=care_responder) as model_server,
+        EchoingKeyServer(status) as judge,
+    ):
+        log = _run(
+            care(language="zh", per_category=1, judge_preflight=False),
+            model_server,
+            tmp_path / "logs",
+            model_roles={"grader": _grader(judge)},
+            max_retries=retries,
+            limit=2,
+        )
+    assert log.status == "success", log.error
+    for reason in _unscored_reasons(log):
+        assert reason.startswith(f"judge call failed after {retries + 1} attempt"), reason
+        assert words in reason and "127.0.0.1" in reason and "openai-api/stub/judge" in reason
+        assert "Future at" not in reason and "0x" not in reason
+    captured = capfd.readouterr()
+    for text in (_whole_log_text(tmp_path / "logs"), captured.err, captured.out):
+        assert SECRET not in text
+        assert "Bearer sk-" not in text
+    assert "[redacted]" in _whole_log_text(tmp_path / "logs")  # Inspect recorded the scrubbed error
+
+
+def test_hung_judgment_ends_unscored_at_judge_timeout_and_the_eval_goes_on(tmp_path: Path) -> None:
+    def hang_first(number: int, body: dict[str, Any]) -> float | None:
+        return 60.0 if number == 0 else None
+
+    with (
+        StubOpenAIServer(responder=care_responder) as model_server,
+        StubOpenAIServer(responder=care_responder, fault=hang_first) as judge,
+    ):
+        started = time.monotonic()
+        log = _run(
+            care(language="zh", per_category=1, judge_preflight=False, judge_timeout=2),
+            model_server,
+            tmp_path,
+            model_roles={"grader": _grader(judge)},
+            limit=3,
+            max_connections=1,
+        )
+        elapsed = time.monotonic() - started
+    assert log.status == "success", log.error
+    assert elapsed < 30, elapsed
+    reasons = [s.scores["care_judge"].reason for s in log.samples]
+    timed_out = [r for r in reasons if r and "judge_timeout=2 s" in r]
+    assert len(timed_out) == 1, reasons
+    assert "127.0.0.1" in timed_out[0] and "openai-api/stub/judge" in timed_out[0]
+    assert len(judge.requests) == 3  # the other samples were judged
+
+
+def test_judge_timeout_is_validated() -> None:
+    from inspect_culture.inspect_plumbing.errors import TaskSetupError
+
+    for bad in (0, -1, "soon"):
+        with pytest.raises(TaskSetupError, match="judge_timeout"):
+            care(language="zh", per_category=1, judge_timeout=bad)
+
+
+def test_no_scored_sample_is_said_on_stderr_and_in_the_results(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    with (
+        StubOpenAIServer(responder=care_responder) as model_server,
+        StubOpenAIServer(responder=lambda prompt, body: "no verdict here") as judge,
+    ):
+        log = _run(care(language="zh", per_category=1, judge_preflight=False), model_server,
+                   tmp_path, model_roles={"grader": _grader(judge)}, limit=3)  # fmt: skip
+    assert log.status == "success", log.error
+    [score] = log.results.scores
+    assert score.scored_samples == 0 and score.unscored_samples == 3
+    assert score.metrics[ALL_UNSCORED].value == 1.0
+    assert score.metrics["n_scored"].value == 0.0
+    err = capfd.readouterr().err
+    assert err.count("NO SAMPLE WAS SCORED") == 1, err
+
+
+def test_a_partly_scored_run_reports_no_banner(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    with StubOpenAIServer(responder=care_responder) as server:
+        log = _run(care(language="zh", per_category=2, judge_preflight=False), server, tmp_path,
+                   model_roles={"grader": _grader(server)})  # fmt: skip
+    assert log.status == "success", log.error
+    assert ALL_UNSCORED not in log.results.scores[0].metrics
+    assert "NO SAMPLE WAS SCORED" not in capfd.readouterr().err
+
+
+def test_batch_setting_of_the_grader_role_reaches_the_judge_call(tmp_path: Path) -> None:
+    """Inspect's batch mode set on the role survives our judge config (the effective config
+    Inspect records on each grader model event)."""
+    grader = get_model(
+        "mockllm/judge",
+        config=GenerateConfig(batch=True),
+        custom_outputs=_mock_ratings(),
+    )
+    with StubOpenAIServer(responder=care_responder) as model_server:
+        log = _run(care(language="zh", per_category=1, judge_preflight=False), model_server,
+                   tmp_path, model_roles={"grader": grader}, limit=2)  # fmt: skip
+    assert log.status == "success", log.error
+    events = [
+        e for s in log.samples for e in s.events
+        if e.event == "model" and e.role == "grader"
+    ]  # fmt: skip
+    assert len(events) == 2
+    for event in events:
+        assert event.config.batch is True
+        assert event.config.temperature == 0.0 and event.config.seed is not None
+
+
+def _mock_ratings() -> list[Any]:
+    from inspect_ai.model import ModelOutput
+
+    return [ModelOutput.from_content("mockllm/judge", "Fine.\nRating: [[7]]") for _ in range(10)]
+
+
+def test_reason_words_for_common_failures() -> None:
+    import httpx
+    import openai
+
+    grader = get_model(
+        "openai-api/stub/judge", base_url="http://judge.example:8001/v1", api_key=SECRET
+    )
+    request = httpx.Request("POST", "http://judge.example:8001/v1/chat/completions")
+    refused = openai.APIConnectionError(request=request)
+    response = httpx.Response(429, request=request, json={"error": {"message": SECRET}})
+    limited = openai.RateLimitError(f"rate limited {SECRET}", response=response, body=None)
+    assert "could not connect" in judge_failure_reason(refused, grader)
+    reason = judge_failure_reason(limited, grader, attempts=6)
+    assert reason == (
+        "judge call failed after 6 attempts: HTTP 429 (rate limited); "
+        "judge openai-api/stub/judge at judge.example:8001"
+    )
+    assert "no reply within judge_timeout=5 s" in judge_failure_reason(TimeoutError(), grader, 5)
+    assert redact(f"x <Future at 0x7f00 state=finished> Bearer {SECRET}") == (
+        "x <object> [redacted]"
+    )

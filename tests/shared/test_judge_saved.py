@@ -1,0 +1,295 @@
+"""`culture-evals judge`: generations saved by an lm-eval run without a judge, judged later,
+give the metrics an in-run judge gives; an interrupted run resumes without repeating a call."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from inspect_culture.cli import main
+from inspect_culture.report.build import build_report
+from inspect_culture.run_files.care_judge_agreement import (
+    care_agreement,
+    rating_agreement,
+    read_care_judgements,
+    weighted_kappa,
+)
+from tests.support.cqbench_data import use_zip_mirror
+from tests.support.culturesynth_data import (
+    is_judge_call,
+    judge_reply,
+    question_of,
+    write_culturesynth_jsonl,
+    write_stub_baseline,
+)
+from tests.support.harness_runs import lm_eval_metrics, run_lm_eval
+from tests.support.openai_stub import StubOpenAIServer, care_responder
+
+pytestmark = pytest.mark.slow
+JUDGE_PREFIX = "Please serve as"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _judge_calls(server: StubOpenAIServer) -> int:
+    return sum(p.startswith(JUDGE_PREFIX) for p in server.prompts())
+
+
+def _results(folder: Path) -> dict:
+    [path] = folder.rglob("results_*.json")
+    return json.loads(path.read_text())
+
+
+def _generate_later(server: StubOpenAIServer, tasks: list[str], out: Path, **kw) -> None:
+    run_lm_eval(server, tasks, {"judge_later": True}, output_path=out, **kw)
+
+
+def test_care_judged_later_equals_judged_in_run(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    with StubOpenAIServer(responder=care_responder) as server:
+        metadata = {"judge_model": "judge", "judge_base_url": server.base_url}
+        in_run = run_lm_eval(server, ["care_zh"], metadata, limit=20)
+        server.requests.clear()
+        _generate_later(server, ["care_zh"], tmp_path / "gen", limit=20)
+        assert _judge_calls(server) == 0  # generation only
+        code = main(
+            ["judge", str(tmp_path / "gen"), "-o", str(tmp_path / "judged"),
+             "--judge-model", "judge", "--judge-base-url", server.base_url]
+        )  # fmt: skip
+        assert code == 0
+        assert _judge_calls(server) == 20
+    later = _results(tmp_path / "judged")
+    expected = lm_eval_metrics(in_run, "care_zh", "judged")
+    assert lm_eval_metrics(later, "care_zh", "judged") == pytest.approx(expected, nan_ok=True)
+    assert 0 < expected["n_unscored"] < 20  # both paths exercised: scored and unparsable
+    assert later["judge"]["model"] == "judge"
+    assert later["judge"]["base_url"] == server.base_url
+    assert later["configs"]["care_zh"]["metadata"]["judge_model"] == "judge"
+    assert "judge_later" not in later["configs"]["care_zh"]["metadata"]
+    [samples] = (tmp_path / "judged").rglob("samples_care_zh_*.jsonl")
+    replies = [json.loads(json.loads(line)["filtered_resps"][0]) for line in samples.open()]
+    assert len(replies) == 20 and all(r["judge_model"] == "judge" for r in replies)
+    assert "care_zh: 1" in capsys.readouterr().out
+
+
+def test_report_reads_judged_output(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    with StubOpenAIServer(responder=care_responder) as server:
+        _generate_later(server, ["care_zh"], tmp_path / "gen", limit=6)
+        args = ["--judge-model", "judge", "--judge-base-url", server.base_url]
+        assert main(["judge", str(tmp_path / "gen"), "-o", str(tmp_path / "judged"), *args]) == 0
+    report = build_report([tmp_path / "judged"])
+    [run] = report.runs
+    assert (run.benchmark, run.task, run.judge, run.samples) == ("CARE", "care_zh", "judge", 6)
+    assert (
+        run.metrics["rating"]
+        == _results(tmp_path / "judged")["results"]["care_zh"]["rating,judged"]
+    )
+    assert run.records_source is not None and run.records_source.is_file()
+    [table] = [t for t in report.tables if t.benchmark == "CARE"]
+    [row] = [r for r in table.rows if r.kind == "run"]
+    assert row.cells["overall"].value is not None
+    assert (
+        main(["report", str(tmp_path / "judged"), "-o", str(tmp_path / "rep"), "--format", "md"])
+        == 0
+    )
+
+
+def test_all_unscored_exits_nonzero(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_PREFLIGHT", "off")
+    with StubOpenAIServer(responder=lambda prompt, body: "no verdict here") as server:
+        _generate_later(server, ["care_zh"], tmp_path / "gen", limit=4)
+        args = ["--judge-model", "judge", "--judge-base-url", server.base_url]
+        code = main(["judge", str(tmp_path / "gen"), "-o", str(tmp_path / "judged"), *args])
+    assert code == 1
+    assert "every judged sample (4) is unscored" in capsys.readouterr().err
+
+
+def test_bad_input_names_the_problem(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="no results_<timestamp>.json"):
+        main(["judge", str(tmp_path), "-o", str(tmp_path / "o"), "--judge-model", "j"])
+    with pytest.raises(SystemExit, match="--metadata is not JSON"):
+        main(["judge", str(tmp_path), "-o", str(tmp_path / "o"), "--metadata", "{"])
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "results_x.json").write_text(json.dumps({"configs": {"care_zh": {}}}))
+    (tmp_path / "m" / "samples_care_zh_x.jsonl").write_text('{"doc_id": 0, "doc": {}}\n')
+    with pytest.raises(SystemExit, match=r"samples_care_zh_x.jsonl, line 1: field 'resps'"):
+        main(["judge", str(tmp_path), "-o", str(tmp_path / "o"), "--judge-model", "j"])
+
+
+RESUME_SCRIPT = """
+import sys
+from inspect_culture.cli import main
+from inspect_culture.report.build import build_report
+from inspect_culture.run_files.care_judge_agreement import (
+    care_agreement,
+    rating_agreement,
+    read_care_judgements,
+    weighted_kappa,
+)
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_killed_run_resumes_without_repeating_calls(tmp_path: Path, monkeypatch) -> None:
+    """Kill `culture-evals judge` after k judge requests arrived, rerun: every sample is judged
+    once, plus at most the requests in flight at the kill."""
+    n, k, concurrency = 16, 5, 2
+    cache = tmp_path / "judge.sqlite"
+    with StubOpenAIServer(responder=care_responder) as server:
+        _generate_later(server, ["care_zh"], tmp_path / "gen", limit=n)
+        server.requests.clear()
+        server.latency = 0.3
+        env = {
+            **os.environ,
+            "INSPECT_CULTURE_JUDGE_CACHE": str(cache),
+            "INSPECT_CULTURE_JUDGE_PREFLIGHT": "off",
+            "PYTHONPATH": str(ROOT),
+        }
+        command = [
+            sys.executable, "-c", RESUME_SCRIPT, "judge", str(tmp_path / "gen"),
+            "-o", str(tmp_path / "judged"), "--judge-model", "judge",
+            "--judge-base-url", server.base_url, "--judge-concurrency", str(concurrency),
+        ]  # fmt: skip
+        first = subprocess.Popen(command, env=env, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 120
+        while _judge_calls(server) < k and time.monotonic() < deadline:
+            time.sleep(0.02)
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        before = _judge_calls(server)
+        assert k <= before < n  # killed mid-run
+        second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+        assert second.returncode == 0, second.stderr
+        total = _judge_calls(server)
+    assert n <= total <= n + concurrency  # only requests in flight at the kill are repeated
+    judged = {str(p) for p in server.prompts() if p.startswith(JUDGE_PREFIX)}
+    assert len(judged) == n
+
+
+def test_weighted_kappa_and_rating_agreement_known_answers() -> None:
+    # quadratic weights on 1-3: observed disagreement 0.125, chance 0.34375 (worked by hand)
+    assert weighted_kappa([1, 2, 3, 3], [1, 3, 3, 2], scale=range(1, 4)) == pytest.approx(7 / 11)
+    assert weighted_kappa([1, 2, 3], [1, 2, 3], scale=range(1, 4)) == 1.0
+    assert math.isnan(weighted_kappa([4, 4], [4, 4]))  # no chance disagreement: undefined
+    found = rating_agreement([7, 5, 9, 2], [7, 6, 6, 2])
+    assert (found["exact"], found["within_1"], found["mad"]) == (50.0, 75.0, 1.0)
+    assert -1 <= found["kappa_quadratic"] <= 1 and found["spearman"] > 0
+
+
+def _shifted_judge(prompt: str, body: dict) -> str:
+    """Judge B rates one point higher than judge A (capped at 10)."""
+    text = care_responder(prompt, body)
+    if body.get("model") == "judge-b" and "[[" in text:
+        rating = int(text.rsplit("[[", 1)[1].split("]]")[0])
+        return text.rsplit("[[", 1)[0] + f"[[{min(10, rating + 1)}]]"
+    return text
+
+
+def test_second_judge_and_care_agreement(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    with StubOpenAIServer(responder=_shifted_judge) as server:
+        _generate_later(server, ["care_zh"], tmp_path / "gen", limit=14)
+        for judge in ("judge-a", "judge-b"):
+            args = ["--judge-model", judge, "--judge-base-url", server.base_url]
+            assert main(["judge", str(tmp_path / "gen"), "-o", str(tmp_path / judge), *args]) == 0
+    a = read_care_judgements(tmp_path / "judge-a")
+    b = read_care_judgements(tmp_path / "judge-b")
+    report = care_agreement(a, b)
+    pairs = [(a.ratings[k], b.ratings[k]) for k in a.ratings if a.ratings[k] is not None]
+    assert report.n_compared == len(pairs) > 0 and report.n_unscored == 14 - len(pairs)
+    assert report.overall["within_1"] == 100.0
+    assert report.overall["exact"] == pytest.approx(
+        100 * sum(x == 10 for x, _ in pairs) / len(pairs)
+    )
+    assert report.n_answers_differ == 0 and (report.judge_a, report.judge_b) == (
+        "judge-a",
+        "judge-b",
+    )
+    capsys.readouterr()
+    assert main(["agreement", str(tmp_path / "judge-a"), str(tmp_path / "judge-b")]) == 0
+    out = capsys.readouterr().out
+    assert "CARE judge agreement" in out and "kappa_q" in out and "judge-b" in out
+
+
+def _culturesynth_responder(prompt: str, body: dict) -> str:
+    if is_judge_call(body):
+        return judge_reply(prompt)
+    return f"TARGET answer to {question_of(prompt)}"
+
+
+def test_culturesynth_judged_later_equals_judged_in_run(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    write_culturesynth_jsonl(tmp_path / "mirror" / "culturesynth" / "culturesynth.jsonl")
+    monkeypatch.setenv("INSPECT_CULTURE_DATA_DIR", str(tmp_path / "mirror"))
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_PREFLIGHT", "off")  # the stub knows no probe
+    baseline = {"baseline_responses": str(write_stub_baseline(tmp_path / "b.json", model="g"))}
+    with StubOpenAIServer(responder=_culturesynth_responder) as server:
+        judge = {"judge_model": "judge", "judge_base_url": server.base_url}
+        in_run = run_lm_eval(server, ["culturesynth_all"], {**judge, **baseline, "swap": True})
+        later = {**baseline, "swap": True, "judge_later": True}
+        run_lm_eval(server, ["culturesynth_all"], later, output_path=tmp_path / "gen")
+        server.requests.clear()
+        for name in ("judge", "judge-2"):
+            args = ["--judge-model", name, "--judge-base-url", server.base_url]
+            assert main(["judge", str(tmp_path / "gen"), "-o", str(tmp_path / name), *args]) == 0
+        judge_calls = sum(is_judge_call(body) for body in server.requests)
+    expected = lm_eval_metrics(in_run, "culturesynth_all", "judged")
+    got = lm_eval_metrics(_results(tmp_path / "judge"), "culturesynth_all", "judged")
+    assert got == pytest.approx(expected) and expected["n_scored"] > 0
+    judged = expected["n_scored"] + expected["n_unscored"] - expected["n_missing_baseline"]
+    games = 2 * int(judged)  # swap: two games per question with a baseline answer
+    assert judge_calls == 2 * games  # two judges
+    capsys.readouterr()
+    assert main(["agreement", str(tmp_path / "judge"), str(tmp_path / "judge-2")]) == 0
+    assert "100.00" in capsys.readouterr().out  # the same verdicts: full agreement
+
+
+def test_care_group_judged_later_equals_judged_in_run(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    with StubOpenAIServer(responder=care_responder) as server:
+        judge = ["--judge-model", "judge", "--judge-base-url", server.base_url]
+        in_run = run_lm_eval(
+            server, ["care"], {"judge_model": "judge", "judge_base_url": server.base_url}, limit=5
+        )
+        _generate_later(server, ["care"], tmp_path / "gen", limit=5)
+        assert main(["judge", str(tmp_path / "gen"), "-o", str(tmp_path / "judged"), *judge]) == 0
+    later = _results(tmp_path / "judged")
+    for task in ("care", "care_zh", "care_ar", "care_ja"):
+        expected = lm_eval_metrics(in_run, task, "judged")
+        assert lm_eval_metrics(later, task, "judged") == pytest.approx(expected), task
+    group = later["results"]["care"]  # only the group's aggregate_metric_list, as lm-eval
+    assert "rating,judged" in group and "n_scored,judged" not in group
+
+
+def test_cqbench_ve_judged_later_equals_judged_in_run(tmp_path: Path, monkeypatch) -> None:
+    from tests.cqbench.test_cqbench_ve import ETHICAL_STORIES
+    from tests.cqbench.test_cqbench_ve import responder as ve_responder
+
+    members = {"dataset_setting1_social.json": [], "dataset_ethical_original.json": ETHICAL_STORIES}
+    use_zip_mirror(monkeypatch, tmp_path / "mirror", members)
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_PREFLIGHT", "off")
+    with StubOpenAIServer(responder=ve_responder) as server:
+        run_lm_eval(server, ["cqbench_ve_summary_ethical"], output_path=tmp_path / "summaries")
+        step2 = {"ve_summaries": str(tmp_path / "summaries")}
+        judge = {"judge_model": "judge", "judge_base_url": server.base_url}
+        in_run = run_lm_eval(server, ["cqbench_ve_ethical"], {**step2, **judge})
+        later = {**step2, "judge_later": True}
+        run_lm_eval(server, ["cqbench_ve_ethical"], later, output_path=tmp_path / "gen")
+        args = ["--judge-model", "judge", "--judge-base-url", server.base_url]
+        code = main(["judge", str(tmp_path / "gen"), "-o", str(tmp_path / "judged"), *args])
+    assert code == 0
+    expected = lm_eval_metrics(in_run, "cqbench_ve_ethical", "judged")
+    got = lm_eval_metrics(_results(tmp_path / "judged"), "cqbench_ve_ethical", "judged")
+    assert got == pytest.approx(expected) and expected["n_scored"] > 0
