@@ -169,6 +169,8 @@ def run_until_killed(
                 return killed_at
             time.sleep(0.02)
     print(f"  (the run ended before the kill point; exit code {process.returncode})")
+    if process.returncode:
+        print("  " + "\n  ".join(log.read_text("utf-8").splitlines()[-8:]))
     return time.time()
 
 
@@ -189,6 +191,8 @@ def base_env(work: Path) -> dict[str, str]:
             "HF_DATASETS_CACHE": str(work / "hf_cache"),
             "INSPECT_CULTURE_HF_ENDPOINT": "http://127.0.0.1:9",  # never reached: CARE is bundled
             "STUB_API_KEY": "not-a-key",
+            "GEN_API_KEY": "not-a-key",  # openai-api/gen/... (Inspect reads <SERVICE>_API_KEY)
+            "CHAOS_API_KEY": "not-a-key",
             "OPENAI_API_KEY": "not-a-key",
             "INSPECT_CULTURE_JUDGE_API_KEY": "not-a-key",
             "INSPECT_LOG_DIR": str(work / "logs"),
@@ -236,14 +240,20 @@ def run_inspect(args: argparse.Namespace, judge_url: str, gen_url: str, work: Pa
     judge = args.judge
     log_dir = work / "inspect_logs"
     env = base_env(work)
-    grader = json.dumps({"model": "openai-api/chaos/judge", "model_args": {"base_url": judge_url}})
+    grader = json.dumps(
+        {
+            "model": "openai-api/chaos/judge",
+            "model_args": {"base_url": judge_url},
+            "attempt_timeout": round(args.judge_timeout),  # a hung attempt is retried
+        }
+    )
     command = [
         str(BIN / "inspect"), "eval", "inspect_culture/care.py", "-T", "language=zh",
-        "-T", f"judge_timeout={args.judge_timeout}",
-        "--model", "openai-api/gen/model", "-M", f"base_url={gen_url}",
+        "-T", f"judge_timeout={args.inspect_judge_timeout}",
+        "-T", "judge_preflight=false",
+        "--model", "openai-api/gen/model", "--model-base-url", gen_url,
         "--model-role", f"grader={grader}", "--log-dir", str(log_dir),
         "--max-connections", str(args.concurrency), "--display", "none",
-        "--timeout", str(args.judge_timeout),
     ]  # fmt: skip
     kill_after = random.Random(args.seed).randint(args.n // 4, 3 * args.n // 4)
     print(f"Inspect: kill after {kill_after} paid judgments")
@@ -294,7 +304,8 @@ def run_lm_eval(args: argparse.Namespace, judge_url: str, gen_url: str, work: Pa
         str(BIN / "culture-evals"), "judge", str(generated), "--judge-model", "judge",
         "--judge-base-url", judge_url, "-o", str(judged),
         "--metadata", json.dumps({"judge_timeout": args.judge_timeout,
-                                  "judge_concurrency": args.concurrency}),
+                                  "judge_concurrency": args.concurrency,
+                                  "judge_preflight": False}),
     ]  # fmt: skip
     kill_after = random.Random(args.seed + 1).randint(args.n // 4, 3 * args.n // 4)
     print(f"lm-eval: kill `culture-evals judge` after {kill_after} paid judgments")
@@ -358,7 +369,18 @@ def main() -> int:
     parser.add_argument("--harness", choices=("inspect", "lm-eval", "both"), default="both")
     parser.add_argument("--latency", type=float, default=0.05, help="judge latency (s)")
     parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--judge-timeout", type=float, default=5.0)
+    parser.add_argument(
+        "--judge-timeout",
+        type=float,
+        default=5.0,
+        help="lm-eval: one attempt, and Inspect --timeout",
+    )
+    parser.add_argument(
+        "--inspect-judge-timeout",
+        type=float,
+        default=60.0,
+        help="Inspect: one judgment, retries included",
+    )
     parser.add_argument("--window-start", type=float, default=5.0)
     parser.add_argument("--window", type=float, default=15.0, help="rate-limit window (s)")
     parser.add_argument("--retry-after", type=int, default=3)

@@ -127,32 +127,39 @@ def _care_task(n: int):
     return task
 
 
-def _inspect_run(n: int, latency: float, concurrency: int, **options) -> tuple[float, Timer]:
-    """(judging span in seconds, whole eval's timer) of a full CARE eval."""
+def _timed_eval(task, model_url: str, judge_url: str, concurrency: int, **options):
+    """(log, timer) of one Inspect eval of `task` with the stub judge as grader role."""
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import get_model
+
+    os.environ["STUB_API_KEY"] = "bench"
+    grader = get_model("openai-api/stub/judge", base_url=judge_url)
+    with Timer() as timer:
+        [log] = inspect_eval(
+            task,
+            model="openai-api/stub/model",
+            model_base_url=model_url,
+            model_roles={"grader": grader},
+            max_connections=concurrency,
+            max_samples=concurrency * 2,
+            display="none",
+            log_dir=tempfile.mkdtemp(),
+            cache=False,
+            **options,
+        )
+    assert log.status == "success", log.error
+    return log, timer
+
+
+def _inspect_run(n: int, latency: float, concurrency: int, **options) -> tuple[float, Timer]:
+    """(judging span in seconds, whole eval's timer) of a full CARE eval."""
 
     nonce = time.time_ns()  # fresh answers, so Inspect's judge cache cannot serve this run
     with (
         StubOpenAIServer(responder=lambda p, b: f"answer {nonce} {len(p)}") as model,
         judge_server(latency) as judge_url,
     ):
-        os.environ["STUB_API_KEY"] = "bench"
-        grader = get_model("openai-api/stub/judge", base_url=judge_url)
-        with Timer() as timer:
-            [log] = inspect_eval(
-                _care_task(n),
-                model="openai-api/stub/model",
-                model_base_url=model.base_url,
-                model_roles={"grader": grader},
-                max_connections=concurrency,
-                max_samples=concurrency * 2,
-                display="none",
-                log_dir=tempfile.mkdtemp(),
-                cache=False,
-                **options,
-            )
-        assert log.status == "success", log.error
+        log, timer = _timed_eval(_care_task(n), model.base_url, judge_url, concurrency, **options)
         stats = _stats(judge_url)
         assert stats["requests"] == n, f"every judgment must reach the judge server: {stats}"
     return stats["last_response_at"] - stats["first_request_at"], timer
@@ -261,29 +268,13 @@ def inspect_path(n: int, latency: float, concurrency: int) -> Timer:
 
 def _care_eval_wall(n: int, concurrency: int, judge_url: str, scorer: object | None) -> Timer:
     """Wall time of a full CARE eval of n fresh samples, scored by `scorer` (None: ours)."""
-    from inspect_ai import eval as inspect_eval
-    from inspect_ai.model import get_model
 
     nonce = time.time_ns()  # fresh answers: no judge-cache hits
     with StubOpenAIServer(responder=lambda p, b: f"answer {nonce} {len(p)}") as model:
-        os.environ["STUB_API_KEY"] = "bench"
         task = _care_task(n)
         if scorer is not None:
             task.scorer = [scorer]
-        grader = get_model("openai-api/stub/judge", base_url=judge_url)
-        with Timer() as timer:
-            [log] = inspect_eval(
-                task,
-                model="openai-api/stub/model",
-                model_base_url=model.base_url,
-                model_roles={"grader": grader},
-                max_connections=concurrency,
-                max_samples=concurrency * 2,
-                display="none",
-                log_dir=tempfile.mkdtemp(),
-                cache=False,
-            )
-    assert log.status == "success", log.error
+        log, timer = _timed_eval(task, model.base_url, judge_url, concurrency)
     assert log.results.scores[0].scored_samples == n, "every judgment must succeed"
     return timer
 

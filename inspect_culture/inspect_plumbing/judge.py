@@ -52,6 +52,8 @@ from inspect_culture.scorers.judge.defaults import DEFAULT_MAX_TOKENS, DEFAULT_S
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
 # Wall-clock limit of one judgment, Inspect's retries included (task parameter judge_timeout)
 DEFAULT_JUDGE_TIMEOUT = 600.0
+# Wall-clock limit of one attempt of a judge call, unless the grader role sets attempt_timeout
+DEFAULT_ATTEMPT_TIMEOUT = 120
 # Judge replies never expire: re-scoring the same outputs, or resuming, repeats no judge call
 # (`judge_cache.py`: cheaper than Inspect's per-call cache, which stays available via --cache).
 JUDGE_CACHE_NOTE = "inspect_plumbing/judge_cache.py; INSPECT_CULTURE_JUDGE_CACHE=off disables it"
@@ -177,6 +179,11 @@ def judge_config(
     # does not inherit the eval's --batch (Inspect's Model._resolve_config).
     if grader.config.batch is not None:
         config = config.merge(GenerateConfig(batch=grader.config.batch))
+    # A hung attempt is abandoned and retried (Inspect's own retry loop), as in lm-eval's
+    # judge_timeout, unless the role sets its own attempt_timeout; judge_timeout still bounds
+    # the whole judgment.
+    if grader.config.attempt_timeout is None:
+        config = config.merge(GenerateConfig(attempt_timeout=DEFAULT_ATTEMPT_TIMEOUT))
     if constraint == "none" or verdict_format is None:
         return config
     fields = request_fields(verdict_format, constraint, config.max_tokens or DEFAULT_MAX_TOKENS)

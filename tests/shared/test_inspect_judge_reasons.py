@@ -215,3 +215,43 @@ def test_reason_words_for_common_failures() -> None:
     assert redact(f"x <Future at 0x7f00 state=finished> Bearer {SECRET}") == (
         "x <object> [redacted]"
     )
+
+
+def test_a_hung_attempt_is_abandoned_and_retried(tmp_path: Path) -> None:
+    """The judge layer gives each attempt a limit (the role's attempt_timeout, else 120 s), so
+    a hung judge call is retried by Inspect's own loop instead of costing the sample."""
+    judge_requests = []
+
+    def hang_first(number: int, body: dict[str, Any]) -> float | None:
+        judge_requests.append(number)
+        return 30.0 if len(judge_requests) == 1 else None
+
+    with (
+        StubOpenAIServer(responder=care_responder) as model_server,
+        StubOpenAIServer(responder=care_responder, fault=hang_first) as judge,
+    ):
+        grader = _grader(judge, config=GenerateConfig(attempt_timeout=1))
+        started = time.monotonic()
+        log = _run(
+            care(language="zh", per_category=1, judge_preflight=False),
+            model_server, tmp_path, model_roles={"grader": grader}, max_samples=1,
+        )  # fmt: skip
+        elapsed = time.monotonic() - started
+    assert log.status == "success", log.error
+    assert log.results.scores[0].unscored_samples == 0
+    assert len(judge_requests) == 6  # five judgments, one of them tried twice
+    assert elapsed < 25, elapsed  # not the 30-s hang
+
+
+def test_judge_attempt_limit_defaults_and_keeps_the_roles(monkeypatch) -> None:
+    from inspect_culture.inspect_plumbing.judge import DEFAULT_ATTEMPT_TIMEOUT, judge_config
+
+    monkeypatch.setenv("STUB_API_KEY", "k")
+    plain = get_model("openai-api/stub/judge", base_url="http://127.0.0.1:9/v1")
+    own = get_model(
+        "openai-api/stub/judge", base_url="http://127.0.0.1:9/v1",
+        config=GenerateConfig(attempt_timeout=7),
+    )  # fmt: skip
+    assert judge_config(plain).attempt_timeout == DEFAULT_ATTEMPT_TIMEOUT == 120
+    assert judge_config(own).attempt_timeout is None  # the role's own 7 is left in place
+    assert own.config.merge(judge_config(own)).attempt_timeout == 7
