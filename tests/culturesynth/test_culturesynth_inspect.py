@@ -180,3 +180,25 @@ def test_single_game_judge(baseline_file: Path, tmp_path: Path) -> None:
     with pytest.raises(ScorerSetupError, match="swap='maybe' is not supported"):
         culturesynth_judge(swap="maybe")  # type: ignore[arg-type]
     assert culturesynth_breakdown()([]) == {"n_scored": 0.0, "all_unscored": 1.0}
+
+
+def test_require_baseline_stops_before_any_request(baseline_file: Path, tmp_path: Path) -> None:
+    """`require_baseline()`: neither a baseline file nor a `baseline` role stops the eval
+    before anything is asked of any model, the grader's preflight included."""
+    calls: list[str] = []
+
+    def counting(messages: list[ChatMessage], *_: Any) -> ModelOutput:
+        calls.append(messages[-1].text)
+        return ModelOutput.from_content("mock", "[[C]]")
+
+    model = get_model("mockllm/model", custom_outputs=counting, memoize=False)
+    [log] = inspect_eval(
+        culturesynth(language="zh"), model=model, model_roles={"grader": model},
+        log_dir=str(tmp_path / "logs"), display="none",
+    )  # fmt: skip
+    assert log.status == "error"
+    assert "baseline" in log.error.message and "--model-role baseline=" in log.error.message
+    assert calls == []
+    # with the role bound, the same solver lets the eval run
+    log = _run(culturesynth(language="zh"), tmp_path, roles={"baseline": model})
+    assert {s.metadata["baseline_model"] for s in log.samples} == {"mockllm/model"}
