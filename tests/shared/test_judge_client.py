@@ -117,3 +117,22 @@ def test_sync_wrapper_works_inside_a_running_loop() -> None:
 def test_api_key_is_not_in_repr() -> None:
     settings = JudgeSettings(model="m", base_url=None, api_key="sk-secret")
     assert "sk-secret" not in repr(settings) and "sk-secret" not in str(settings.public())
+
+
+def test_a_cache_failing_mid_run_keeps_the_verdicts(tmp_path: Path, capsys) -> None:
+    """A cache that fails while judging (disk full, file removed) must not abort the batch and
+    throw away verdicts already paid for: they are kept, and stderr says a rerun re-asks."""
+    import sqlite3
+
+    class FailingCache(JudgeCache):
+        def get(self, key: str) -> str | None:
+            raise sqlite3.OperationalError("disk I/O error")
+
+        def put(self, key: str, text: str) -> None:
+            raise sqlite3.OperationalError("database or disk is full")
+
+    with StubOpenAIServer(responder=lambda p, b: f"v:{p}") as server:
+        results = _judge(server, FailingCache(tmp_path / "cache.sqlite")).judge_all_sync(_batch(3))
+    assert [r.text for r in results] == [f"v:judge item {i}" for i in range(3)]
+    err = capsys.readouterr().err
+    assert err.count("the judge cache failed") == 1 and "disk I/O error" in err

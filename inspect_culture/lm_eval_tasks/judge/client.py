@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import sqlite3
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -67,6 +68,7 @@ class OpenAICompatibleJudge:
     retry_base_delay: float = 0.5
     retry_max_delay: float = 30.0
     calls: int = field(default=0, init=False)  # requests actually sent, for tests and benchmarks
+    cache_warned: bool = field(default=False, init=False)  # the cache failure said once
 
     def _client(self) -> aiohttp.ClientSession:
         """A plain JSON client (aiohttp, as lm-eval's own API models): the OpenAI SDK's
@@ -104,16 +106,46 @@ class OpenAICompatibleJudge:
 
             async def one(messages: Messages, fmt: VerdictFormat | None) -> JudgeResult:
                 key = cache_key(self.settings, messages)
-                if self.cache is not None and (hit := self.cache.get(key)) is not None:
+                if (hit := self._cache_get(key)) is not None:
                     return self._readable(JudgeResult(hit, cached=True), fmt)
                 async with semaphore:
                     result = await self._call_with_retries(client, messages, fmt)
-                if result.text is not None and self.cache is not None:
-                    self.cache.put(key, result.text)
+                if result.text is not None:
+                    self._cache_put(key, result.text)
                 return self._readable(result, fmt)
 
             fmts = list(formats) if constrained and formats else [None] * len(batch)
             return list(await asyncio.gather(*(one(m, f) for m, f in zip(batch, fmts))))
+
+    def _cache_get(self, key: str) -> str | None:
+        """A cache that fails mid-run (disk full, file removed) is a miss, never an abort that
+        would throw away the verdicts already paid for."""
+        if self.cache is None:
+            return None
+        try:
+            return self.cache.get(key)
+        except (sqlite3.Error, OSError) as exc:
+            self._cache_failed(exc)
+            return None
+
+    def _cache_put(self, key: str, text: str) -> None:
+        if self.cache is None:
+            return
+        try:
+            self.cache.put(key, text)
+        except (sqlite3.Error, OSError) as exc:
+            self._cache_failed(exc)
+
+    def _cache_failed(self, exc: Exception) -> None:
+        if not self.cache_warned:
+            self.cache_warned = True
+            print(
+                f"culture-evals: WARNING: the judge cache failed ({type(exc).__name__}: {exc}); "
+                "this run's verdicts are kept, but a rerun will ask the judge again "
+                "(INSPECT_CULTURE_JUDGE_CACHE names the file)",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def judge_all_sync(
         self, batch: Sequence[Messages], formats: Sequence[VerdictFormat] | None = None
