@@ -149,6 +149,8 @@ def test_defaults_survive_a_one_minute_rate_limit_window() -> None:
         ("normad", "parsr", "did you mean parser?"),
         ("normad", "judge_modle", "did you mean judge_model?"),
         ("cqbench_ad", "prompt_fidelty", "did you mean prompt_fidelity?"),
+        ("care", "shuffle", "Known keys:"),
+        ("normad", "context_window", "Known keys:"),
     ],
 )
 def test_unknown_metadata_keys_are_refused_with_the_known_ones(
@@ -166,6 +168,19 @@ def test_unknown_key_stops_the_lm_eval_run_before_generation() -> None:
     message, _ = _refused({"judge_model": "m", "judge_temprature": 0.2}, "normad_rot")
     assert "normad_rot: unknown --metadata key 'judge_temprature'" in message
     assert "parser" in message  # a known key of the task, listed
+
+
+def test_any_unknown_key_is_refused_but_model_arguments_pass() -> None:
+    """lm-eval merges `model_args` into every task's metadata; those keys are let through, any
+    other unknown key is refused even when it looks like nothing we know."""
+    message, _ = _refused({"judge_model": "m", "shuffle": True}, "normad_rot")
+    assert "normad_rot: unknown --metadata key 'shuffle'" in message
+    with StubOpenAIServer(responder=care_responder) as model:
+        # as `lm_eval` and `simple_evaluate` merge them: model arguments in the task metadata
+        merged = {"judge_later": True, "model": "stub-model", "num_concurrent": 4}
+        results = run_lm_eval(model, ["care_zh"], merged, limit=2)
+        assert len(model.requests) == 2
+    assert results["results"]["care_zh"]["n_unscored,judged"] == 2
 
 
 @pytest.mark.parametrize("where", ["under_a_file", "proc", "directory", "not_sqlite"])
@@ -202,6 +217,21 @@ def test_lm_eval_cli_stops_with_one_message(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert f"The judge 'j' at {url} cannot answer" in done.stderr
     assert "unknown --metadata key" not in done.stderr
+
+
+def test_lm_eval_cli_refuses_an_unknown_metadata_key() -> None:
+    with StubOpenAIServer(responder=care_responder) as model:
+        command = [
+            sys.executable, "-m", "lm_eval", "--model", "local-chat-completions",
+            "--model_args", f"model=stub-model,base_url={model.base_url}/chat/completions,num_concurrent=1",
+            "--tasks", "normad_rot", "--include_path", str(include_path()), "--apply_chat_template",
+            "--limit", "1", "--metadata", json.dumps({"shuffle": True}),
+        ]  # fmt: skip
+        env = {**os.environ, "HF_DATASETS_OFFLINE": "1"}
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+        assert model.requests == []
+    assert done.returncode != 0
+    assert "normad_rot: unknown --metadata key 'shuffle'. Known keys:" in done.stderr
 
 
 def test_rate_limited_judge_passes_the_check(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,21 +1,26 @@
 """The one check of a task's `--metadata` keys, used by every lm-eval loader.
 
-lm-eval hands a task's loader one merged mapping: the task YAML's own `metadata:`, `--metadata`
-and, from the `lm_eval` command line, every `--model_args` entry too. So a key that is not the
-task's cannot simply be refused (it may be a model argument). What is refused: an unknown
-`judge_*` key, and any key that looks like a misspelt known key (`per_categroy`), since either
-would otherwise be silently ignored and the run would not be the one asked for.
+lm-eval hands a task's loader one merged mapping: the task YAML's own `metadata:`, the keys
+lm-eval adds itself (`config_source`), `--metadata` and, when `simple_evaluate` builds the task
+manager or from the `lm_eval` command line, every `--model_args` entry too. The model arguments
+are read back from the running `simple_evaluate` call, so what remains unknown is a mistake
+and is refused with the list of known keys: a misspelt `per_categroy` would otherwise be
+ignored and the run would not be the one asked for.
 """
 
 from __future__ import annotations
 
 import difflib
+import sys
 from collections.abc import Iterable, Mapping
+from types import FrameType
 from typing import Any
 
 from inspect_culture.lm_eval_tasks.judge.settings import JUDGE_KEYS, JudgeConfigError
 
 NEAR_MISS = 0.8  # difflib ratio above which an unknown key is taken for a misspelling
+# Keys lm-eval itself puts into a task's metadata (tasks/_factory.py, api/task.py).
+LM_EVAL_KEYS = frozenset({"version", "config_source", "config", "_metadata"})
 
 
 def check_metadata_keys(
@@ -25,17 +30,41 @@ def check_metadata_keys(
     options: Iterable[str] = (),
     yaml_metadata: Iterable[str] = (),
 ) -> None:
-    """Refuse unknown judge keys and misspellings of known keys, listing the known ones.
-    `options`: the task's run options; `yaml_metadata`: its YAML's `metadata:` keys. The judge
-    keys are known to every task: one `--metadata` serves all tasks of a run, judged or not."""
+    """Refuse every key that is neither the task's nor a model argument, listing the known
+    ones. `options`: the task's run options; `yaml_metadata`: its YAML's `metadata:` keys. The
+    judge keys are known to every task: one `--metadata` serves all tasks of a run."""
     known = {*options, *yaml_metadata, *JUDGE_KEYS}
+    model_arguments = model_argument_keys()
     for key in metadata:
-        if key in known:
+        if key in known or key in LM_EVAL_KEYS or key in model_arguments:
             continue
         close = difflib.get_close_matches(key, known, n=1, cutoff=NEAR_MISS)
-        if key.startswith("judge_") or close:
-            hint = f" (did you mean {close[0]}?)" if close else ""
-            raise JudgeConfigError(
-                f"{task}: unknown --metadata key {key!r}{hint}. Known keys: "
-                f"{', '.join(sorted(known))}"
-            )
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise JudgeConfigError(
+            f"{task}: unknown --metadata key {key!r}{hint}. Known keys: {', '.join(sorted(known))}"
+        )
+
+
+def model_argument_keys() -> frozenset[str]:
+    """The `model_args` keys of the `lm_eval.evaluator.simple_evaluate` call now loading this
+    task: lm-eval merges them into every task's metadata, so they are not ours to refuse.
+    Outside such a call (a task manager built by hand) nothing was merged: empty."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if (
+            frame.f_code.co_name == "simple_evaluate"
+            and frame.f_globals.get("__name__") == "lm_eval.evaluator"
+        ):
+            return frozenset(_parse_model_args(frame.f_locals.get("model_args")))
+        frame = frame.f_back
+    return frozenset()
+
+
+def _parse_model_args(model_args: object) -> Iterable[str]:
+    if isinstance(model_args, dict):
+        return [str(key) for key in model_args]
+    if isinstance(model_args, str):
+        from lm_eval.utils import simple_parse_args_string
+
+        return simple_parse_args_string(model_args)
+    return []
