@@ -54,6 +54,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.support.openai_stub import StubOpenAIServer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+# Characters of each evaluated answer the judge reads (`--answer-chars`): judge prompts are built,
+# fenced and sent with answers of a real model's length, not a few words.
+ANSWER_CHARS = 600
+
+
+def answer(i: int, nonce: int, record: dict | None = None) -> str:
+    """A distinct answer of ANSWER_CHARS characters (distinct: no judge-cache hits)."""
+    tag = f" ({i} {nonce})"
+    text = (record or {}).get("answer") or "一个关于文化的回答。"
+    return (text * (ANSWER_CHARS // max(1, len(text)) + 1))[: max(0, ANSWER_CHARS - len(tag))] + tag
 
 
 @contextlib.contextmanager
@@ -107,10 +117,11 @@ def lm_eval_path(n: int, latency: float, concurrency: int, judge_url: str | None
             for i in range(n)
         ]
         nonce = time.time_ns()
-        responses = [f"response number {i} {nonce}" for i in range(n)]  # distinct: no cache hits
+        responses = [answer(i, nonce, docs[i]) for i in range(n)]
         with Timer() as timer:
             replies = judge_filter(responses, docs)
         assert all('"error": null' in r for r in replies), "every judgment must succeed"
+        timer.served = _stats(base_url)["served_seconds"]
     return timer
 
 
@@ -156,7 +167,7 @@ def _inspect_run(n: int, latency: float, concurrency: int, **options) -> tuple[f
 
     nonce = time.time_ns()  # fresh answers, so Inspect's judge cache cannot serve this run
     with (
-        StubOpenAIServer(responder=lambda p, b: f"answer {nonce} {len(p)}") as model,
+        StubOpenAIServer(responder=lambda p, b: answer(len(p), nonce)) as model,
         judge_server(latency) as judge_url,
     ):
         log, timer = _timed_eval(_care_task(n), model.base_url, judge_url, concurrency, **options)
@@ -189,7 +200,7 @@ def inspect_api_path(n: int, latency: float, concurrency: int) -> Timer:
     records = load_care("zh").records
     nonce = time.time_ns()
     prompts = [
-        judge_prompt(r["category"], r["question"], r["answer"], f"response {i} {nonce}")
+        judge_prompt(r["category"], r["question"], r["answer"], answer(i, nonce, r))
         for i, r in ((i, records[i % len(records)]) for i in range(n))
     ]
     with judge_server(latency) as judge_url:
@@ -218,7 +229,7 @@ def inspect_score_path(n: int, latency: float, concurrency: int) -> Timer:
     from inspect_culture.care import care_judge
 
     nonce = time.time_ns()  # fresh answers: no judge-cache hits
-    with StubOpenAIServer(responder=lambda p, b: f"answer {nonce} {len(p)}") as model:
+    with StubOpenAIServer(responder=lambda p, b: answer(len(p), nonce)) as model:
         os.environ["STUB_API_KEY"] = "bench"
         [log] = inspect_eval(
             _care_task(n),
@@ -270,7 +281,7 @@ def _care_eval_wall(n: int, concurrency: int, judge_url: str, scorer: object | N
     """Wall time of a full CARE eval of n fresh samples, scored by `scorer` (None: ours)."""
 
     nonce = time.time_ns()  # fresh answers: no judge-cache hits
-    with StubOpenAIServer(responder=lambda p, b: f"answer {nonce} {len(p)}") as model:
+    with StubOpenAIServer(responder=lambda p, b: answer(len(p), nonce)) as model:
         task = _care_task(n)
         if scorer is not None:
             task.scorer = [scorer]
@@ -287,7 +298,7 @@ def _judge_messages(n: int) -> list[list[dict[str, str]]]:
     nonce = time.time_ns()
     return [
         [{"role": "user", "content": judge_prompt(
-            r["category"], r["question"], r["answer"], f"response {i} {nonce}")}]
+            r["category"], r["question"], r["answer"], answer(i, nonce, r))}]
         for i, r in ((i, records[i % len(records)]) for i in range(n))
     ]  # fmt: skip
 
@@ -313,6 +324,35 @@ def _lm_eval_client_wall(n: int, concurrency: int, judge_url: str) -> float:
     return timer.wall
 
 
+def _bare_client_wall(n: int, concurrency: int, judge_url: str) -> float:
+    """The floor on this machine: the same N request bodies from a bare aiohttp client at the
+    same concurrency, replies read and thrown away (no prompts, parsing, cache or retries)."""
+    import asyncio
+
+    import aiohttp
+
+    bodies = [
+        {"model": "bench", "messages": m, "temperature": 0.0, "max_tokens": 1024}
+        for m in _judge_messages(n)
+    ]
+
+    async def send_all() -> None:
+        todo = iter(bodies)
+        connector = aiohttp.TCPConnector(limit=concurrency + 1)
+        async with aiohttp.ClientSession(connector=connector) as session:
+
+            async def worker() -> None:
+                for body in todo:
+                    async with session.post(f"{judge_url}/chat/completions", json=body) as reply:
+                        await reply.read()
+
+            await asyncio.gather(*(worker() for _ in range(concurrency)))
+
+    with Timer() as timer:
+        asyncio.run(send_all())
+    return timer.wall
+
+
 def _median(values: list[float]) -> float:
     ordered = sorted(values)
     middle = len(ordered) // 2
@@ -327,6 +367,7 @@ def compare(n: int, latency: float, concurrency: int, reps: int) -> None:
     inspect_ratios: list[float] = []
     cpu_ratios: list[float] = []
     lm_ratios: list[float] = []
+    floor_ratios: list[float] = []
     with judge_server(latency, reply="Rating: [[7]]\nGRADE: C") as judge_url:
         _care_eval_wall(min(n, 20), concurrency, judge_url, None)  # warm-up
         _care_eval_wall(min(n, 20), concurrency, judge_url, model_graded_qa())
@@ -347,20 +388,28 @@ def compare(n: int, latency: float, concurrency: int, reps: int) -> None:
                   f"({runs['mgqa'].cpu:.2f} s CPU), wall ratio {ratio:.3f}, "
                   f"CPU ratio {cpu_ratio:.3f}", flush=True)  # fmt: skip
             lm_walls = {}
-            for which in ["filter", "client"] if rep % 2 == 0 else ["client", "filter"]:
+            for which in ["filter", "client", "bare"][:: 1 if rep % 2 == 0 else -1]:
                 if which == "client":
                     lm_walls[which] = _lm_eval_client_wall(n, concurrency, judge_url)
+                elif which == "bare":
+                    lm_walls[which] = _bare_client_wall(n, concurrency, judge_url)
                 else:
                     lm_walls[which] = lm_eval_path(n, latency, concurrency, judge_url).wall
             lm_ratio = lm_walls["filter"] / lm_walls["client"]
             lm_ratios.append(lm_ratio)
-            print(f"  rep {rep + 1}: lm-eval judge filter {lm_walls['filter']:.2f} s, "
-                  f"LocalChatCompletion {lm_walls['client']:.2f} s, ratio {lm_ratio:.3f}",
+            floor_ratios.append(lm_walls["filter"] / lm_walls["bare"])
+            ideal = n * latency / concurrency
+            print(f"  rep {rep + 1}: lm-eval judge filter {lm_walls['filter']:.2f} s "
+                  f"({lm_walls['filter'] / ideal:.3f}x ideal), LocalChatCompletion "
+                  f"{lm_walls['client']:.2f} s ({lm_walls['client'] / ideal:.3f}x), bare aiohttp "
+                  f"{lm_walls['bare']:.2f} s ({lm_walls['bare'] / ideal:.3f}x); filter / "
+                  f"LocalChatCompletion {lm_ratio:.3f}, filter / bare {floor_ratios[-1]:.3f}",
                   flush=True)  # fmt: skip
     print(f"median ratio, Inspect care_judge / model_graded_qa (whole eval): wall "
           f"{_median(inspect_ratios):.3f}, CPU {_median(cpu_ratios):.3f} over {reps} reps")  # fmt: skip
     print(f"median ratio, lm-eval judge filter / LocalChatCompletion: "
-          f"{_median(lm_ratios):.3f} over {reps} reps")  # fmt: skip
+          f"{_median(lm_ratios):.3f}, / bare aiohttp client: {_median(floor_ratios):.3f} "
+          f"over {reps} reps")  # fmt: skip
 
 
 def main() -> None:
@@ -370,7 +419,11 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--paths", default="lm-eval,inspect-api,inspect-score,inspect")
     parser.add_argument("--reps", type=int, default=3, help="repetitions of --paths compare")
+    parser.add_argument(
+        "--answer-chars", type=int, default=ANSWER_CHARS, help="length of each judged answer"
+    )
     args = parser.parse_args()
+    globals()["ANSWER_CHARS"] = args.answer_chars
     if args.paths == "compare":
         os.environ.setdefault("INSPECT_CACHE_DIR", tempfile.mkdtemp())
         os.environ.setdefault("INSPECT_CULTURE_CACHE_DIR", tempfile.mkdtemp())
@@ -396,10 +449,17 @@ def main() -> None:
     for name in args.paths.split(","):
         t = runners[name](args.n, args.latency, args.concurrency)
         print(
-            f"{name:<14} {t.wall:>8.2f} {t.wall / ideal:>8.2f} {t.wall / sequential:>16.3f} "
-            f"{t.cpu / args.n * 1000:>7.1f}",
+            f"{name:<14} {t.wall:>8.2f} {t.wall / ideal:>8.3f} {t.wall / sequential:>16.3f} "
+            f"{t.cpu / args.n * 1000:>7.2f}",
             flush=True,
         )
+        if served := getattr(t, "served", None):
+            print(
+                f"{'':<14} the server took {served / args.n * 1000:.1f} ms a call on average "
+                f"(its timer wakes late): {t.wall / (served / args.concurrency):.3f}x the ideal "
+                "for that latency",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -62,6 +62,10 @@ def test_detection_copy_folds_disguises_and_keeps_origins() -> None:
     copy, origin = detection_copy(text)
     assert copy == "fi<ab[["
     assert origin == [0, 0, 1, 2, 4, 6, 6]  # the ZWSP (3) and the accent (5) are gone
+    # the same characters again, now known to the fold table, and text that folds one to one
+    assert detection_copy(text) == (copy, origin)
+    copy, origin = detection_copy("Ａ中b＜")
+    assert (copy, list(origin)) == ("a中b<", [0, 1, 2, 3])
 
 
 @pytest.mark.parametrize("text", BENIGN_ANSWERS)

@@ -18,6 +18,7 @@ from inspect_culture.datasets_hub.care import first_per_category, load_care
 from inspect_culture.lm_eval_tasks.aggregation import aggregation_resolver
 from inspect_culture.lm_eval_tasks.judge.batch import (
     NOT_JUDGED,
+    OnDemand,
     judge_batch,
     judge_settings_field,
     judged_reply,
@@ -91,12 +92,17 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
     """Judge every response of the task in one concurrent batch (after `take_first`)."""
     if not docs:
         return []
-    prompts = [
-        judge_prompt(
-            doc["category"], doc["question"], doc["answer"], resp or "", doc["judge_mapping"]
+    resps, docs = list(resps), list(docs)  # callers may hand iterators
+    if len(resps) != len(docs):
+        raise ValueError(f"{len(resps)} responses for {len(docs)} docs")
+
+    def prompt(i: int) -> str:
+        doc = docs[i]
+        return judge_prompt(
+            doc["category"], doc["question"], doc["answer"], resps[i] or "", doc["judge_mapping"]
         )
-        for resp, doc in zip(resps, docs, strict=True)
-    ]
+
+    prompts = OnDemand(len(docs), prompt)  # built as the judge's workers take them
     settings, results = judge_batch(prompts, docs, [care_rating_format()] * len(prompts))
     report_unscored(
         docs[0].get("lm_eval_task", "CARE"),

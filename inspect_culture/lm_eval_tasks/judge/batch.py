@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 from inspect_culture.lm_eval_tasks.judge.cache import default_cache
 from inspect_culture.lm_eval_tasks.judge.client import JudgeResult, OpenAICompatibleJudge
@@ -42,6 +42,7 @@ _CHECKED: set[tuple[JudgeSettings, str]] = set()
 
 _NUMBERS = re.compile(r"\d+(?:\.\d+)?")
 Messages = list[dict[str, str]]
+T = TypeVar("T")
 JudgeBackend = Callable[
     [JudgeSettings, list[Messages], "list[VerdictFormat] | None"], list[JudgeResult]
 ]
@@ -94,6 +95,34 @@ def judge_settings_field(
     )
 
 
+class OnDemand(Sequence[T], Generic[T]):
+    """Items made when first read, once each. The judge's workers read prompts as they take
+    them, so the first requests leave at once and the rest are built while they are in flight,
+    instead of all N (answers fenced, thousands of characters each) before the first call."""
+
+    def __init__(self, size: int, make: Callable[[int], T]) -> None:
+        self._make = make
+        self._items: list[Any] = [_UNMADE] * size
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        item = self._items[index]
+        if item is _UNMADE:
+            item = self._items[index] = self._make(index % len(self._items))
+        return item
+
+
+_UNMADE = object()
+
+
 def batch_settings(doc: Mapping[str, Any]) -> JudgeSettings | None:
     """The judge settings a doc was loaded with; None for a generation-only (judge_later) run."""
     config = json.loads(doc["judge_settings"])
@@ -117,12 +146,16 @@ def judge_batch(
     settings = batch_settings(docs[0])
     if settings is None:
         return NOT_JUDGED, [JudgeResult(None, error=JUDGE_LATER_REASON) for _ in prompts]
-    messages = [
-        [{"role": "user", "content": p}] if isinstance(p, str) else list(p) for p in prompts
-    ]
+
+    def message_list(index: int) -> Messages:
+        prompt = prompts[index]
+        return [{"role": "user", "content": prompt}] if isinstance(prompt, str) else list(prompt)
+
+    messages = OnDemand(len(prompts), message_list)
     backend = _BACKEND.get()
     if backend is not None:
-        return settings, backend(settings, messages, None if formats is None else list(formats))
+        formats_list = None if formats is None else list(formats)
+        return settings, backend(settings, list(messages), formats_list)
     judge = OpenAICompatibleJudge(settings, default_cache())
     return settings, judge.judge_all_sync(messages, formats)
 

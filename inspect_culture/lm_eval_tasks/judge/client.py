@@ -43,6 +43,12 @@ PREFLIGHT_TIMEOUT = 30.0  # seconds, at most (less when judge_timeout is shorter
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
+def _compact_json(body: object) -> str:
+    """Request bodies as compact UTF-8 JSON (as the OpenAI SDK sends them): a Chinese, Arabic or
+    Japanese prompt is about a third smaller than with \\u escapes, less to send and to parse."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+
+
 @dataclass(frozen=True)
 class JudgeResult:
     text: str | None
@@ -78,7 +84,7 @@ class OpenAICompatibleJudge:
             headers={"Authorization": f"Bearer {self.settings.api_key or 'not-needed'}"},
             timeout=aiohttp.ClientTimeout(total=self.settings.timeout),
             connector=aiohttp.TCPConnector(limit=self.settings.concurrency + 1),
-            json_serialize=json.dumps,
+            json_serialize=_compact_json,
         )
 
     def _url(self) -> str:
@@ -97,25 +103,38 @@ class OpenAICompatibleJudge:
         self, batch: Sequence[Messages], formats: Sequence[VerdictFormat] | None = None
     ) -> list[JudgeResult]:
         """Judge every message list, at most `settings.concurrency` at a time, in input order.
-        `formats` (one per message list) are the verdict formats the constraint enforces."""
-        semaphore = asyncio.Semaphore(self.settings.concurrency)
+        `formats` (one per message list) are the verdict formats the constraint enforces.
+        `concurrency` workers take the next message list as they free up: the first requests
+        leave at once, where a task per judgment would first build them all (and all their
+        cache keys)."""
         constrained = self.settings.constraint != "none"
         if constrained and (formats is None or len(formats) != len(batch)):
             raise ValueError("a constrained judge needs one verdict format per request")
+        fmts = list(formats) if constrained and formats else [None] * len(batch)
+        results: list[JudgeResult] = [JudgeResult(None)] * len(batch)
+        todo = iter(range(len(batch)))  # shared: each index goes to exactly one worker
         async with self._client() as client:
 
-            async def one(messages: Messages, fmt: VerdictFormat | None) -> JudgeResult:
-                key = cache_key(self.settings, messages)
-                if (hit := self._cache_get(key)) is not None:
-                    return self._readable(JudgeResult(hit, cached=True), fmt)
-                async with semaphore:
-                    result = await self._call_with_retries(client, messages, fmt)
-                if result.text is not None:
-                    self._cache_put(key, result.text)
-                return self._readable(result, fmt)
+            async def worker() -> None:
+                for index in todo:
+                    results[index] = await self._judge_one(client, batch[index], fmts[index])
 
-            fmts = list(formats) if constrained and formats else [None] * len(batch)
-            return list(await asyncio.gather(*(one(m, f) for m, f in zip(batch, fmts))))
+            await asyncio.gather(
+                *(worker() for _ in range(min(self.settings.concurrency, len(batch))))
+            )
+        return results
+
+    async def _judge_one(
+        self, client: aiohttp.ClientSession, messages: Messages, fmt: VerdictFormat | None
+    ) -> JudgeResult:
+        """A cached reply, else the judge's (kept in the cache when there is one)."""
+        key = cache_key(self.settings, messages)
+        if (hit := self._cache_get(key)) is not None:
+            return self._readable(JudgeResult(hit, cached=True), fmt)
+        result = await self._call_with_retries(client, messages, fmt)
+        if result.text is not None:
+            self._cache_put(key, result.text)
+        return self._readable(result, fmt)
 
     def _cache_get(self, key: str) -> str | None:
         """A cache that fails mid-run (disk full, file removed) is a miss, never an abort that
