@@ -8,7 +8,11 @@ the run, medians reported):
 
 - inspect-vs-mgqa: the same full CARE eval (same samples, solvers, generation stub, judge
   server) once scored by our `care_judge` and once by Inspect's built-in `model_graded_qa`
-  bound to the same grader role; the ratio of whole-eval wall times.
+  bound to the same grader role; the ratio of whole-eval wall times. `model_graded_qa` is
+  given the CARE judge prompt as its template (`--mgqa-template care`, the default), so both
+  send prompts of the same size; `--mgqa-template default` uses its own short template.
+- lm-eval floor: the same requests from a bare aiohttp client (nothing but send and read),
+  the best any client can do against this server on this machine.
 - lm-eval-vs-client: our lm-eval judge filter over N responses vs lm-eval's own API client
   (`LocalChatCompletion.generate_until`) sending N chat requests of the same judge prompts at
   the same concurrency to the same judge server; the ratio of wall times.
@@ -359,9 +363,35 @@ def _median(values: list[float]) -> float:
     return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
-def compare(n: int, latency: float, concurrency: int, reps: int) -> None:
-    """Both comparisons, repetitions interleaved, in this one invocation."""
+def _same_prompt_model_graded_qa() -> object:
+    """Inspect's `model_graded_qa` judging with a prompt of the CARE judge prompt's size: its
+    template is that prompt (one category's rubric) with its question, reference and answer as
+    the template's {question}, {criterion} and {answer}. Inspect copies, hashes and logs every
+    judge message, at a cost that grows with its length, so a default template (a few hundred
+    characters against CARE's rubric) would credit the peer with a shorter prompt, not a leaner
+    scorer."""
     from inspect_ai.scorer import model_graded_qa
+
+    from inspect_culture.datasets_hub.care import load_care
+    from inspect_culture.scorers.care.prompts import judge_prompt
+
+    marks = {"question": "\x00Q\x00", "criterion": "\x00C\x00", "answer": "\x00A\x00"}
+    category = load_care("zh").records[0]["category"]
+    text = judge_prompt(category, marks["question"], marks["criterion"], marks["answer"])
+    text = text.replace("{", "{{").replace("}", "}}")
+    for name, mark in marks.items():
+        assert text.count(mark) == 1, f"{name} must appear once in the CARE judge prompt"
+        text = text.replace(mark, "{" + name + "}")
+    return model_graded_qa(template=text + "\n\n{instructions}")
+
+
+def compare(n: int, latency: float, concurrency: int, reps: int, mgqa_template: str) -> None:
+    """Both comparisons, repetitions interleaved, in this one invocation."""
+    from inspect_ai.scorer import model_graded_qa as default_model_graded_qa
+
+    model_graded_qa = (
+        _same_prompt_model_graded_qa if mgqa_template == "care" else default_model_graded_qa
+    )
 
     os.environ["INSPECT_CULTURE_JUDGE_CACHE"] = os.environ.get("BENCH_JUDGE_CACHE", "")
     inspect_ratios: list[float] = []
@@ -420,6 +450,12 @@ def main() -> None:
     parser.add_argument("--paths", default="lm-eval,inspect-api,inspect-score,inspect")
     parser.add_argument("--reps", type=int, default=3, help="repetitions of --paths compare")
     parser.add_argument(
+        "--mgqa-template",
+        choices=["care", "default"],
+        default="care",
+        help="model_graded_qa's prompt: the CARE judge prompt's (same size as ours) or its own",
+    )
+    parser.add_argument(
         "--answer-chars", type=int, default=ANSWER_CHARS, help="length of each judged answer"
     )
     args = parser.parse_args()
@@ -429,7 +465,7 @@ def main() -> None:
         os.environ.setdefault("INSPECT_CULTURE_CACHE_DIR", tempfile.mkdtemp())
         print(f"{args.n} judgments, {args.latency * 1000:.0f} ms latency, "
               f"concurrency {args.concurrency}, {args.reps} interleaved repetitions")  # fmt: skip
-        compare(args.n, args.latency, args.concurrency, args.reps)
+        compare(args.n, args.latency, args.concurrency, args.reps, args.mgqa_template)
         return
     os.environ["INSPECT_CULTURE_JUDGE_CACHE"] = "off"
     os.environ.setdefault("INSPECT_CACHE_DIR", tempfile.mkdtemp())

@@ -91,6 +91,30 @@ def test_a_spent_budget_ends_unscored_saying_so() -> None:
     assert "the server asked to wait 1 s" in result.error
 
 
+def test_a_wait_that_wakes_past_the_budget_is_reported_as_spent(monkeypatch) -> None:
+    """The backoff fitted in the budget, but the event loop woke after its end: no attempt with
+    no time left (it would be misreported as a timeout); the reason says the budget is spent."""
+    import inspect_culture.lm_eval_tasks.judge.client as client_module
+
+    reads = []
+
+    class LateClock:
+        @staticmethod
+        def monotonic() -> float:
+            reads.append(1)  # start, remaining, the check before the wait, then after it
+            return time.monotonic() + (10.0 if len(reads) > 3 else 0.0)
+
+    monkeypatch.setattr(client_module, "time", LateClock)
+    with StubOpenAIServer(fault=lambda n, b: 500) as server:
+        [result] = _judge(server, retry_budget=5, max_retries=3).judge_all_sync(_one())
+        assert len(server.requests) == 1
+    assert "after 1 attempt over" in result.error
+    assert (
+        "HTTP 500 (server error)" in result.error
+        and "(judge_retry_budget of 5 s spent)" in result.error
+    )
+
+
 def test_the_budget_bounds_a_hanging_judgment() -> None:
     with StubOpenAIServer(fault=lambda n, b: 5.0) as server:
         start = time.monotonic()

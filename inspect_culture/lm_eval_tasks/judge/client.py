@@ -241,7 +241,10 @@ class OpenAICompatibleJudge:
         attempts, failure, ended = 0, None, ""
         while True:
             remaining = deadline - time.monotonic()
-            limit = min(settings.timeout, remaining)
+            if remaining <= 0 and failure is not None:  # the wait ate the budget: say so
+                ended = f" (judge_retry_budget of {settings.retry_budget:g} s spent)"
+                break
+            limit = min(settings.timeout, max(remaining, 0.001))
             attempts += 1
             self.calls += 1
             try:

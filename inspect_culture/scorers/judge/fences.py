@@ -131,7 +131,9 @@ def detection_copy(text: str) -> tuple[str, list[int] | range]:
     character it came from. The common case (every character folds to one) runs at C speed:
     judge prompts are built for every sample, and answers run to thousands of characters."""
     copy = text.translate(_TABLE)
-    if _TABLE.uneven.isdisjoint(text):
+    uneven = _TABLE.uneven
+    # a few known uneven characters: one substring search each beats a pass over the text
+    if not (any(c in text for c in uneven) if len(uneven) < 64 else not uneven.isdisjoint(text)):
         return copy, range(len(text))
     origin: list[int] = []
     for index, char in enumerate(text):
