@@ -128,6 +128,8 @@ class OpenAICompatibleJudge:
         self, client: aiohttp.ClientSession, messages: Messages, fmt: VerdictFormat | None
     ) -> JudgeResult:
         """A cached reply, else the judge's (kept in the cache when there is one)."""
+        if self.cache is None:
+            return self._readable(await self._call_with_retries(client, messages, fmt), fmt)
         key = cache_key(self.settings, messages)
         if (hit := self._cache_get(key)) is not None:
             return self._readable(JudgeResult(hit, cached=True), fmt)
@@ -247,8 +249,8 @@ class OpenAICompatibleJudge:
             limit = min(settings.timeout, max(remaining, 0.001))
             attempts += 1
             self.calls += 1
-            try:
-                text = await asyncio.wait_for(self._request(client, messages, fmt), limit)
+            try:  # aiohttp's own timer (connect, send and read): no extra task per attempt
+                text = await self._request(client, messages, fmt, timeout=limit)
             except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
                 failure = classify(exc, limit)
             else:
@@ -285,8 +287,10 @@ class OpenAICompatibleJudge:
         messages: Messages,
         fmt: VerdictFormat | None = None,
         max_tokens: int | None = None,
+        timeout: float | None = None,
     ) -> str | None:
-        """One chat completion: the reply text; a non-2xx answer raises HTTPFailure."""
+        """One chat completion: the reply text; a non-2xx answer raises HTTPFailure. `timeout`:
+        seconds for the whole attempt (else the session's judge_timeout)."""
         body: dict[str, Any] = {
             "model": self.settings.model,
             "messages": [dict(m) for m in messages],
@@ -299,7 +303,9 @@ class OpenAICompatibleJudge:
             fields = request_fields(fmt, self.settings.constraint, self.settings.max_tokens)
             body.update(fields.pop("extra_body", {}))  # the openai SDK's name for "as is"
             body.update(fields)
-        async with client.post(self._url(), json=body) as response:
+        # no `timeout` argument at all keeps the session's (aiohttp reads None as "no limit")
+        limit = {} if timeout is None else {"timeout": aiohttp.ClientTimeout(total=timeout)}
+        async with client.post(self._url(), json=body, **limit) as response:
             raw = await response.read()
             if response.status >= 300:
                 raise HTTPFailure.of(response.status, raw, response.headers)

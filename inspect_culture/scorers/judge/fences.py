@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -126,19 +126,24 @@ class _FoldTable(dict[int, str]):
 _TABLE = _FoldTable()
 
 
-def detection_copy(text: str) -> tuple[str, list[int] | range]:
+def detection_copy(text: str) -> tuple[str, Sequence[int]]:
     """The normalised copy of `text` and, for each copy character, the index in `text` of the
-    character it came from. The common case (every character folds to one) runs at C speed:
-    judge prompts are built for every sample, and answers run to thousands of characters."""
+    character it came from."""
     copy = text.translate(_TABLE)
+    return copy, _origins(text)
+
+
+def _origins(text: str) -> Sequence[int]:
+    """For each character of `text`'s detection copy, the index of the original character; as
+    a range when every character folds to exactly one (the common case, no pass in Python)."""
     uneven = _TABLE.uneven
     # a few known uneven characters: one substring search each beats a pass over the text
     if not (any(c in text for c in uneven) if len(uneven) < 64 else not uneven.isdisjoint(text)):
-        return copy, range(len(text))
+        return range(len(text))
     origin: list[int] = []
     for index, char in enumerate(text):
         origin.extend([index] * len(_TABLE[ord(char)]))
-    return copy, origin
+    return origin
 
 
 @dataclass(frozen=True)
@@ -164,14 +169,19 @@ def _compile(pattern: str) -> re.Pattern[str]:
 
 def find_markers(text: str, markers: Iterable[Marker]) -> list[tuple[str, int, int, int]]:
     """(marker name, start, end, mark position) of every match, as indices of `text`."""
-    copy, origin = detection_copy(text)
+    # judge prompts are built for every sample, from answers of thousands of characters: the
+    # copy is one translate, and the map back to the original is built only on a match
+    copy = text.translate(_TABLE)
     if not copy:
         return []
+    origin: Sequence[int] | None = None
     found: list[tuple[str, int, int, int]] = []
     for marker in markers:
         for match in marker.regex.finditer(copy):
             if match.end() == match.start():
                 continue
+            if origin is None:
+                origin = _origins(text)
             start = origin[match.start()]
             end = origin[match.end() - 1] + 1
             # right after the original character of the copy character before the mark, so
