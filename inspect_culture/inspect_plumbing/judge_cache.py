@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -36,6 +37,11 @@ CACHE_FILE = "inspect_judge_cache.sqlite"
 OFF_ENV = "INSPECT_CULTURE_JUDGE_CACHE"  # "off" switches both harnesses' judge caches off
 VERSION = "inspect-judge-cache-1"
 _FLUSH_EVERY = 64
+# GenerateConfig fields that change how a reply is fetched, not what it says.
+_TRANSPORT = {
+    "max_connections", "max_retries", "timeout", "attempt_timeout", "batch", "cache",
+    "cache_prompt",
+}  # fmt: skip
 _FLUSH_SECONDS = 2.0
 
 
@@ -49,7 +55,12 @@ def request_key(model: Model, messages: str | Sequence[ChatMessage], config: Gen
         "model": str(model),
         "base_url": str(getattr(model.api, "base_url", None)),
         "messages": parts,
-        "config": config.model_dump(exclude_none=True, mode="json"),
+        # the call's config over the role's own: a role's top_p or reasoning effort changes
+        # the reply as much as the judge's temperature does
+        # (transport settings excluded: a resume with other connections or timeouts must hit)
+        "config": model.config.merge(config).model_dump(
+            exclude_none=True, mode="json", exclude=_TRANSPORT
+        ),
     }
     text = json.dumps(payload, ensure_ascii=False, sort_keys=True, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -68,15 +79,23 @@ class ReplyCache:
         self._db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, text TEXT)")
         self._pending: dict[str, str] = {}
         self._last_flush = time.monotonic()
+        self._warned = False
 
     def get(self, key: str) -> str | None:
+        """A cache that fails mid-run (disk full, file removed) is a miss, never a lost sample."""
         with self._lock:
             if key in self._pending:
                 return self._pending[key]
-            row = self._db.execute("SELECT text FROM replies WHERE key = ?", (key,)).fetchone()
+            try:
+                row = self._db.execute("SELECT text FROM replies WHERE key = ?", (key,)).fetchone()
+            except sqlite3.Error as exc:
+                self._failed(exc)
+                return None
         return row[0] if row else None
 
     def put(self, key: str, text: str) -> None:
+        """Kept for the next flush; a flush that fails loses only the cache rows (a rerun asks
+        the judge again), never the verdict already in the sample."""
         with self._lock:
             self._pending[key] = text
             due = time.monotonic() - self._last_flush >= _FLUSH_SECONDS
@@ -90,11 +109,29 @@ class ReplyCache:
     def _flush_locked(self) -> None:
         if self._pending:
             rows = list(self._pending.items())
-            self._db.execute("BEGIN")
-            self._db.executemany("INSERT OR REPLACE INTO replies (key, text) VALUES (?, ?)", rows)
-            self._db.execute("COMMIT")
             self._pending.clear()
+            try:
+                self._db.execute("BEGIN")
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO replies (key, text) VALUES (?, ?)", rows
+                )
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+                self._failed(exc)
         self._last_flush = time.monotonic()
+
+    def _failed(self, exc: sqlite3.Error) -> None:
+        if not self._warned:
+            self._warned = True
+            print(
+                f"culture-evals: WARNING: the judge cache {self.path} failed ({exc}); this "
+                f"run's verdicts are kept, but a rerun will ask the judge again ({OFF_ENV}=off "
+                "switches the cache off)",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 _CACHES: dict[Path, ReplyCache] = {}

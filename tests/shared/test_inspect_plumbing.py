@@ -123,3 +123,61 @@ def test_judge_cache_serves_a_rerun_and_can_be_switched_off(
         assert first > 0 and run(server, "b") == first  # served from the judge cache
         monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
         assert run(server, "c") == 2 * first
+
+
+def test_judge_cache_key_includes_the_roles_own_settings() -> None:
+    """Two graders that differ only in a role-level setting (top_p) give different replies;
+    the key is taken over the role's config merged with the judge's, so they share no entry."""
+    from inspect_ai.model import GenerateConfig
+
+    from inspect_culture.inspect_plumbing.judge import judge_config
+    from inspect_culture.inspect_plumbing.judge_cache import request_key
+
+    plain = get_model("openai-api/stub/judge", base_url="http://127.0.0.1:9/v1", api_key="k")
+    nucleus = get_model(
+        "openai-api/stub/judge", base_url="http://127.0.0.1:9/v1", api_key="k",
+        config=GenerateConfig(top_p=0.5),
+    )  # fmt: skip
+    keys = {request_key(grader, "rate this", judge_config(grader)) for grader in (plain, nucleus)}
+    assert len(keys) == 2
+    # how a reply is fetched is not part of it: a resume with more connections still hits
+    wider = get_model(
+        "openai-api/stub/judge", base_url="http://127.0.0.1:9/v1", api_key="k",
+        config=GenerateConfig(max_connections=64, timeout=30),
+    )  # fmt: skip
+    assert request_key(wider, "rate this", judge_config(wider)) == request_key(
+        plain, "rate this", judge_config(plain)
+    )
+
+
+def test_a_judge_cache_that_fails_mid_run_keeps_the_verdicts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Disk full or file gone after opening: reads are misses, a failed flush drops only the
+    cache rows (one warning), and the cache goes on working for later flushes."""
+    import sqlite3
+
+    from inspect_culture.inspect_plumbing.judge_cache import ReplyCache
+
+    cache = ReplyCache(tmp_path / "cache.sqlite")
+    cache.put("a", "Rating: [[7]]")
+    cache.flush()
+
+    class Broken:
+        def execute(self, *_: object) -> None:
+            raise sqlite3.OperationalError("database or disk is full")
+
+        executemany = execute
+
+    working, cache._db = cache._db, Broken()  # type: ignore[assignment]
+    assert cache.get("a") is None  # a miss, not an exception
+    cache.put("b", "Rating: [[3]]")
+    cache.flush()  # raises nothing
+    cache.put("c", "Rating: [[4]]")
+    cache.flush()
+    err = capsys.readouterr().err
+    assert err.count("the judge cache") == 1 and "database or disk is full" in err
+    cache._db = working
+    cache.put("d", "Rating: [[5]]")
+    cache.flush()
+    assert cache.get("a") == "Rating: [[7]]" and cache.get("d") == "Rating: [[5]]"
