@@ -175,6 +175,12 @@ def test_any_unknown_key_is_refused_but_model_arguments_pass() -> None:
     other unknown key is refused even when it looks like nothing we know."""
     message, _ = _refused({"judge_model": "m", "shuffle": True}, "normad_rot")
     assert "normad_rot: unknown --metadata key 'shuffle'" in message
+    # one --metadata serves every task of a run: another benchmark's option is not a mistake
+    from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
+
+    check_metadata_keys("normad_rot", {"per_category": 1, "swap": True}, options=("parser",))
+    with pytest.raises(JudgeConfigError, match="did you mean per_category"):
+        check_metadata_keys("normad_rot", {"per_categroy": 1}, options=("parser",))
     with StubOpenAIServer(responder=care_responder) as model:
         # as `lm_eval` and `simple_evaluate` merge them: model arguments in the task metadata
         merged = {"judge_later": True, "model": "stub-model", "num_concurrent": 4}

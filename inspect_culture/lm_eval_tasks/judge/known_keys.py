@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import sys
 from collections.abc import Iterable, Mapping
+from functools import cache
 from types import FrameType
 from typing import Any
 
@@ -30,19 +31,36 @@ def check_metadata_keys(
     options: Iterable[str] = (),
     yaml_metadata: Iterable[str] = (),
 ) -> None:
-    """Refuse every key that is neither the task's nor a model argument, listing the known
-    ones. `options`: the task's run options; `yaml_metadata`: its YAML's `metadata:` keys. The
-    judge keys are known to every task: one `--metadata` serves all tasks of a run."""
+    """Refuse every key that is neither the task's, another of our tasks', nor a model
+    argument, listing the known ones. `options`: the task's run options; `yaml_metadata`: its
+    YAML's `metadata:` keys. One `--metadata` serves every task of a run (`--tasks
+    normad,care_zh --metadata '{"per_category": 1}'`), so the judge keys and every benchmark's
+    options are known to every task; a task reads only its own."""
     known = {*options, *yaml_metadata, *JUDGE_KEYS}
     model_arguments = model_argument_keys()
     for key in metadata:
         if key in known or key in LM_EVAL_KEYS or key in model_arguments:
             continue
-        close = difflib.get_close_matches(key, known, n=1, cutoff=NEAR_MISS)
+        if key in any_task_options():
+            continue
+        close = difflib.get_close_matches(key, known | any_task_options(), n=1, cutoff=NEAR_MISS)
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise JudgeConfigError(
             f"{task}: unknown --metadata key {key!r}{hint}. Known keys: {', '.join(sorted(known))}"
         )
+
+
+@cache
+def any_task_options() -> frozenset[str]:
+    """The run options of every lm-eval task of this package (read when a task loads, when
+    all their modules can be imported)."""
+    from inspect_culture.lm_eval_tasks.care.utils import OPTIONS as CARE
+    from inspect_culture.lm_eval_tasks.culturesynth.utils import OPTIONS as CULTURESYNTH
+    from inspect_culture.lm_eval_tasks.normad.utils import OPTIONS as NORMAD
+    from inspect_culture.scorers.cqbench import spec as cqbench
+
+    every_cqbench = {name for names in cqbench.TASK_PARAMETERS.values() for name in names}
+    return frozenset({*CARE, *CULTURESYNTH, *NORMAD, *every_cqbench, "setting", "ve_summaries"})
 
 
 def model_argument_keys() -> frozenset[str]:

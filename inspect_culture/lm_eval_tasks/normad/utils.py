@@ -21,6 +21,8 @@ from inspect_culture.scorers.normad.parse import score_answer
 from inspect_culture.scorers.normad.prompts import render_prompt
 
 METRIC_NAMES = spec.all_metric_names()
+# What `--metadata` may set (the task fixes the context).
+OPTIONS = ("context", "parser")
 logger = logging.getLogger(__name__)
 
 
@@ -30,9 +32,7 @@ def load_docs(context: str, /, **metadata: Any) -> dict[str, datasets.Dataset]:
     from inspect_culture.lm_eval_tasks.normad._generate_configs import _template
 
     yaml_metadata = _template()["metadata"]
-    check_metadata_keys(
-        f"normad_{context}", metadata, options=("context", "parser"), yaml_metadata=yaml_metadata
-    )
+    check_metadata_keys(f"normad_{context}", metadata, options=OPTIONS, yaml_metadata=yaml_metadata)
     check_fixed(f"normad_{context}", metadata, context=context)
     parser = metadata.get("parser", spec.DEFAULT_PARSER)
     spec.validate(context=context, parser=parser, dataset_revision=metadata.get("dataset_revision"))
