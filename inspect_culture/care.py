@@ -21,14 +21,13 @@ from inspect_culture.datasets_hub.care import first_per_category, load_care
 from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
 from inspect_culture.inspect_plumbing.judge import (
-    DEFAULT_JUDGE_TIMEOUT,
     grader_model,
     judge_reply,
     require_grader,
 )
 from inspect_culture.inspect_plumbing.live import all_unscored, is_live_refresh, live_view
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
-from inspect_culture.inspect_plumbing.params import as_bool, as_optional_int, as_seconds
+from inspect_culture.inspect_plumbing.params import as_bool, as_optional_int, as_optional_seconds
 from inspect_culture.scorers.care import spec
 from inspect_culture.scorers.care.metrics import care_metrics
 from inspect_culture.scorers.care.parse import judge_record
@@ -46,7 +45,7 @@ def care(
     per_category: int | None = None,
     judge_constraint: str = "none",
     judge_preflight: bool = True,
-    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT,
+    judge_timeout: float | None = None,
     judge_later: bool = False,
 ) -> Task:
     """CARE (Guo et al., EMNLP 2025).
@@ -62,8 +61,9 @@ def care(
             json_schema (OpenAI-style); a documented deviation, for small local judges.
         judge_preflight: one one-token request to the grader before any generation, which stops
             the eval at once when the grader cannot answer; false for offline replays.
-        judge_timeout: wall-clock limit of one judgment in seconds, retries included; a
-            judgment that runs out of time leaves its sample unscored.
+        judge_timeout: wall-clock limit of one judgment in seconds from its first attempt,
+            retries included; a judgment that runs out of time leaves its sample unscored.
+            Default 600, and none for a grader in batch mode (`batch` in its role config).
         judge_later: a generation-only run: no grader needed (none is contacted) and every
             sample is unscored until `inspect score LOG --model-role grader=...` judges it.
     """
@@ -71,7 +71,7 @@ def care(
         per_category = as_optional_int("per_category", per_category, minimum=1)
         judge_preflight = as_bool("judge_preflight", judge_preflight)
         judge_later = as_bool("judge_later", judge_later)
-        judge_timeout = as_seconds("judge_timeout", judge_timeout)
+        judge_timeout = as_optional_seconds("judge_timeout", judge_timeout)
         options = spec.validate(
             language=language, prompting=prompting, judge_mapping=judge_mapping,
             self_grade=self_grade, judge_constraint=judge_constraint,
@@ -154,7 +154,7 @@ def care_judge(
     judge_mapping: str = spec.DEFAULT_JUDGE_MAPPING,
     self_grade: bool = False,
     judge_constraint: str = "none",
-    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT,
+    judge_timeout: float | None = None,
     judge_later: bool = False,
 ) -> Scorer:
     """The grader rates the answer 1-10 with the category's rubric; no rating = unscored."""
@@ -164,7 +164,7 @@ def care_judge(
             self_grade=self_grade,
             judge_constraint=judge_constraint,
         )
-        timeout = as_seconds("judge_timeout", judge_timeout)
+        timeout = as_optional_seconds("judge_timeout", judge_timeout)
         later = as_bool("judge_later", judge_later)
 
     async def score(state: TaskState, target: Target) -> Score:

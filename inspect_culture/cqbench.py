@@ -32,14 +32,13 @@ from inspect_culture.datasets_hub.cqbench import load_cqbench, load_ve_stories
 from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
 from inspect_culture.inspect_plumbing.judge import (
-    DEFAULT_JUDGE_TIMEOUT,
     grader_model,
     judge_reply,
     require_grader,
 )
 from inspect_culture.inspect_plumbing.live import all_unscored
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
-from inspect_culture.inspect_plumbing.params import as_bool, as_seconds
+from inspect_culture.inspect_plumbing.params import as_bool, as_optional_seconds
 from inspect_culture.scorers.cqbench import spec
 from inspect_culture.scorers.cqbench.metrics import ad_metrics, ve_metrics, vs_metrics
 from inspect_culture.scorers.cqbench.parse import score_ad, score_ve, score_vs, ve_prediction
@@ -202,7 +201,7 @@ def cqbench_ve(
     self_grade: bool = False,
     judge_constraint: str = "none",
     judge_preflight: bool = True,
-    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT,
+    judge_timeout: float | None = None,
     judge_later: bool = False,
 ) -> Task:
     """Value extraction: summarize the story's themes, then list its values (two generations,
@@ -216,8 +215,9 @@ def cqbench_ve(
             (llama.cpp) or json_schema (OpenAI-style); a documented deviation.
         judge_preflight: one one-token request to the grader before any generation, which stops
             the eval at once when the grader cannot answer; false for offline replays.
-        judge_timeout: wall-clock limit of one judgment in seconds, retries included; a
-            judgment that runs out of time leaves its sample unscored.
+        judge_timeout: wall-clock limit of one judgment in seconds from its first attempt,
+            retries included; a judgment that runs out of time leaves its sample unscored.
+            Default 600, and none for a grader in batch mode (`batch` in its role config).
         judge_later: a generation-only run: no grader needed (none is contacted) and every
             sample is unscored until `inspect score LOG --model-role grader=...` judges it.
     """
@@ -227,7 +227,7 @@ def cqbench_ve(
         )
         judge_preflight = as_bool("judge_preflight", judge_preflight)
         judge_later = as_bool("judge_later", judge_later)
-        judge_timeout = as_seconds("judge_timeout", judge_timeout)
+        judge_timeout = as_optional_seconds("judge_timeout", judge_timeout)
     solver = [
         engine_defaults(),
         require_grader(
@@ -277,14 +277,14 @@ def ve_breakdown() -> Metric:
 def cqbench_ve_judge(
     self_grade: bool = False,
     judge_constraint: str = "none",
-    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT,
+    judge_timeout: float | None = None,
     judge_later: bool = False,
 ) -> Scorer:
     with scorer_setup_errors():
         params = spec.validate(
             "ve", {"self_grade": self_grade, "judge_constraint": judge_constraint}
         )
-        timeout = as_seconds("judge_timeout", judge_timeout)
+        timeout = as_optional_seconds("judge_timeout", judge_timeout)
         later = as_bool("judge_later", judge_later)
 
     async def score(state: TaskState, target: Target) -> Score:

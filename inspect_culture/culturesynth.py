@@ -28,16 +28,22 @@ from inspect_culture.datasets_hub.baseline_responses import (
 from inspect_culture.datasets_hub.culturesynth import load_culturesynth
 from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
-from inspect_culture.inspect_plumbing.failures import guard_secrets, output_error_reason
+from inspect_culture.inspect_plumbing.failures import (
+    guard_secrets,
+    judge_failure_reason,
+    output_error_reason,
+)
 from inspect_culture.inspect_plumbing.judge import (
-    DEFAULT_JUDGE_TIMEOUT,
+    attempts_of,
+    bounded_generate,
     grader_model,
     judge_reply,
+    judgment_timeout,
     require_grader,
 )
 from inspect_culture.inspect_plumbing.live import all_unscored, is_live_refresh, live_view
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
-from inspect_culture.inspect_plumbing.params import as_bool, as_seconds
+from inspect_culture.inspect_plumbing.params import as_bool, as_optional_seconds
 from inspect_culture.inspect_plumbing.preflight import preflight
 from inspect_culture.inspect_plumbing.roles import BASELINE_ROLE, prerequisite_error, role_model
 from inspect_culture.scorers.culturesynth import spec
@@ -91,7 +97,7 @@ def culturesynth(
     self_grade: bool = False,
     judge_constraint: str = "none",
     judge_preflight: bool = True,
-    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT,
+    judge_timeout: float | None = None,
     judge_later: bool = False,
 ) -> Task:
     """CultureSynth-7 (Zhang et al., Findings of EMNLP 2025).
@@ -108,8 +114,9 @@ def culturesynth(
         judge_preflight: one one-token request to the grader (and to the `baseline` role,
             when it answers) before any generation, which stops the eval at once when either
             cannot answer; false for offline replays.
-        judge_timeout: wall-clock limit of one judgment in seconds, retries included; a
-            judgment that runs out of time leaves its sample unscored.
+        judge_timeout: wall-clock limit of one judgment in seconds from its first attempt,
+            retries included; a judgment that runs out of time leaves its sample unscored.
+            Default 600, and none for a grader in batch mode (`batch` in its role config).
         judge_later: a generation-only run: no grader needed (none is contacted) and every
             sample is unscored until `inspect score LOG --model-role grader=...` judges it.
     """
@@ -117,7 +124,7 @@ def culturesynth(
         settings = spec.validate(language, swap, seed, self_grade, judge_constraint)
         judge_preflight = as_bool("judge_preflight", judge_preflight)
         judge_later = as_bool("judge_later", judge_later)
-        judge_timeout = as_seconds("judge_timeout", judge_timeout)
+        judge_timeout = as_optional_seconds("judge_timeout", judge_timeout)
         dataset, provenance = _dataset(settings.languages, "culturesynth")
         baseline = read_baseline_responses(baseline_responses) if baseline_responses else None
     ids = [str(sample.id) for sample in dataset]
@@ -134,7 +141,7 @@ def culturesynth(
                 judge_preflight,
                 judge_later,
             ),
-            baseline_answer(baseline, judge_preflight),
+            baseline_answer(baseline, judge_preflight, judge_timeout),
             generate(),
         ],
         scorer=culturesynth_judge(
@@ -193,11 +200,15 @@ def require_baseline(baseline: BaselineResponses | None = None) -> Solver:
 
 @solver
 def baseline_answer(
-    baseline: BaselineResponses | None = None, preflight_check: bool = True
+    baseline: BaselineResponses | None = None,
+    preflight_check: bool = True,
+    timeout: float | None = None,
 ) -> Solver:
     """The baseline's answer to the sample's question, from the file or the `baseline` role
     (through Inspect's cache). Without either, or with a baseline model that cannot answer
-    (the preflight, unless switched off), fails before any generation."""
+    (the preflight, unless switched off), fails before any generation. A call that fails
+    later, after Inspect's retries, or runs past `timeout` (judge_timeout's rule) leaves the
+    sample unscored with the reason, and the eval goes on."""
 
     async def solve(state: TaskState, generate_: Generate) -> TaskState:
         if baseline is not None:
@@ -209,10 +220,17 @@ def baseline_answer(
             raise prerequisite_error()(problem)
         # our defaults, overridden by what the role itself was configured with
         config = GENERATION.merge(model.config)
-        output = await model.generate(state.input, config=config, cache=BASELINE_CACHE)
+        state.metadata["baseline_model"] = str(model)
+        limit = judgment_timeout(model, timeout)
+        try:
+            output, _ = await bounded_generate(model, state.input, config, limit, BASELINE_CACHE)
+        except Exception as exc:  # noqa: BLE001 - the sample is unscored with the reason
+            failure = judge_failure_reason(exc, model, limit, attempts_of(exc), BASELINE_ROLE)
+            state.metadata["baseline_answer"] = None
+            state.metadata["baseline_error"] = f"the baseline model gave no answer: {failure}"
+            return state
         ok = not output.error and bool(output.completion.strip())
         state.metadata["baseline_answer"] = output.completion if ok else None
-        state.metadata["baseline_model"] = str(model)
         if not ok:
             state.metadata["baseline_error"] = "the baseline model gave no answer: " + (
                 output_error_reason(output.error, model) if output.error else "empty output"
@@ -249,7 +267,7 @@ def culturesynth_judge(
     seed: int = 0,
     self_grade: bool = False,
     judge_constraint: str = "none",
-    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT,
+    judge_timeout: float | None = None,
     judge_later: bool = False,
 ) -> Scorer:
     """Both answer orders (or the coin's one) judged against the reference; +1 / 0 / -1 from
@@ -258,7 +276,7 @@ def culturesynth_judge(
         settings = spec.validate(
             swap=swap, seed=seed, self_grade=self_grade, judge_constraint=judge_constraint
         )
-        timeout = as_seconds("judge_timeout", judge_timeout)
+        timeout = as_optional_seconds("judge_timeout", judge_timeout)
         later = as_bool("judge_later", judge_later)
     fmt = pairwise_verdict_format()
 

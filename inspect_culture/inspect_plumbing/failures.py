@@ -39,14 +39,30 @@ _STATUS_MEANING = {
     429: "rate limited",
 }
 _GUARDED = "_inspect_culture_guarded"
-# provider calls of the current judgment (Inspect's retries call the provider again)
-_ATTEMPTS: ContextVar[list[int] | None] = ContextVar("inspect_culture_attempts", default=None)
+
+
+class Attempts:
+    """Provider calls of the current judgment (Inspect's retries call the provider again), and
+    what to do when the first one starts: the call then holds a connection slot, so a time
+    limit started there does not count the wait in Inspect's max_connections queue."""
+
+    def __init__(self, on_first: Callable[[], None] | None = None) -> None:
+        self.count = 0
+        self._on_first = on_first
+
+    def started(self) -> None:
+        self.count += 1
+        if self.count == 1 and self._on_first is not None:
+            self._on_first()
+
+
+_ATTEMPTS: ContextVar[Attempts | None] = ContextVar("inspect_culture_attempts", default=None)
 
 
 @contextmanager
-def counting_attempts() -> Iterator[list[int]]:
+def counting_attempts(on_first: Callable[[], None] | None = None) -> Iterator[Attempts]:
     """Count the provider calls made inside the block (by a model `guard_secrets` wrapped)."""
-    box = [0]
+    box = Attempts(on_first)
     token = _ATTEMPTS.set(box)
     try:
         yield box
@@ -104,7 +120,7 @@ def guard_secrets(model: Model) -> Model:
     async def generate(*args: Any, **kwargs: Any) -> Any:
         secrets = model_secrets(model)
         if (box := _ATTEMPTS.get()) is not None:
-            box[0] += 1
+            box.started()
         try:
             result = await original(*args, **kwargs)
         except Exception as exc:
@@ -125,14 +141,31 @@ def guard_secrets(model: Model) -> Model:
 
 
 def endpoint(model: Model) -> str:
-    """The role model's base URL (the provider's default when none is set)."""
+    """The role model's base URL (the provider's default when none is set), without any
+    `user:password@` part: it is printed in messages and stored in reasons."""
     base_url = getattr(model.api, "base_url", None)
-    return str(base_url) if base_url else "the provider's default endpoint"
+    return without_userinfo(str(base_url)) if base_url else "the provider's default endpoint"
 
 
 def host(model: Model) -> str:
     base_url = getattr(model.api, "base_url", None)
-    return (urlparse(str(base_url)).netloc or str(base_url)) if base_url else "default endpoint"
+    if not base_url:
+        return "default endpoint"
+    return urlparse(without_userinfo(str(base_url))).netloc or without_userinfo(str(base_url))
+
+
+def sent_model_name(model: Model) -> str:
+    """The model name as the request carries it (`openai-api/stub/judge` sends `judge`)."""
+    service_name = getattr(model.api, "service_model_name", None)
+    return str(service_name() if callable(service_name) else model.api.model_name)
+
+
+def without_userinfo(url: str) -> str:
+    """`url` with credentials in its authority (`https://user:key@host/v1`) taken out."""
+    parts = urlparse(url)
+    if "@" not in parts.netloc:
+        return url
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
 
 
 def unwrap(exc: BaseException) -> tuple[BaseException, int | None]:
@@ -185,7 +218,11 @@ def what_happened(exc: BaseException) -> str:
 
 
 def judge_failure_reason(
-    exc: BaseException, model: Model, timeout: float | None = None, attempts: int | None = None
+    exc: BaseException,
+    model: Model,
+    timeout: float | None = None,
+    attempts: int | None = None,
+    role: str = "judge",
 ) -> str:
     """A reason for an unscored sample: what happened, attempts if known, host and model."""
     exc, retried = unwrap(exc)
@@ -195,7 +232,7 @@ def judge_failure_reason(
     else:
         happened = what_happened(exc)
     tries = f" after {attempts} attempt{'s' if attempts != 1 else ''}" if attempts else ""
-    return f"judge call failed{tries}: {happened}; judge {model} at {host(model)}"
+    return f"{role} call failed{tries}: {happened}; {role} {model} at {host(model)}"
 
 
 def output_error_reason(error: str, model: Model) -> str:

@@ -7,9 +7,11 @@ import asyncio
 
 from inspect_ai.log import transcript
 from inspect_ai.model import (
+    CachePolicy,
     ChatMessage,
     GenerateConfig,
     Model,
+    ModelOutput,
     ResponseSchema,
     get_model,
     model_roles,
@@ -26,8 +28,16 @@ from inspect_culture.inspect_plumbing.failures import (
     status_code,
     unwrap,
     what_happened,
+    without_userinfo,
 )
-from inspect_culture.inspect_plumbing.judge_cache import reply_cache, request_key
+from inspect_culture.inspect_plumbing.judge_cache import (
+    JudgeCacheError,
+    judge_identity,
+    learn_identity_once,
+    open_reply_cache,
+    reply_cache,
+    request_key,
+)
 from inspect_culture.inspect_plumbing.live import note_judge_later
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.inspect_plumbing.preflight import (
@@ -36,6 +46,7 @@ from inspect_culture.inspect_plumbing.preflight import (
     fix_for,
     preflight,
     start_local_server,
+    warn_rate_limited,
     wrong_path,
 )
 from inspect_culture.inspect_plumbing.roles import GRADER_ROLE, prerequisite_error, role_model
@@ -50,13 +61,17 @@ from inspect_culture.scorers.judge.constraints import (
 from inspect_culture.scorers.judge.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
 
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
-# Wall-clock limit of one judgment, Inspect's retries included (task parameter judge_timeout)
+# Wall-clock limit of one judgment from its first attempt, Inspect's retries included (task
+# parameter judge_timeout); a batch grader (`batch` in its role config) has none by default,
+# since a provider batch may take up to 24 hours.
 DEFAULT_JUDGE_TIMEOUT = 600.0
 # Wall-clock limit of one attempt of a judge call, unless the grader role sets attempt_timeout
 DEFAULT_ATTEMPT_TIMEOUT = 120
 # Judge replies never expire: re-scoring the same outputs, or resuming, repeats no judge call
 # (`judge_cache.py`: cheaper than Inspect's per-call cache, which stays available via --cache).
 JUDGE_CACHE_NOTE = "inspect_plumbing/judge_cache.py; INSPECT_CULTURE_JUDGE_CACHE=off disables it"
+
+_ATTEMPTS_NOTE = "inspect_culture: provider calls made: "
 
 NO_GRADER = (
     "This task is scored by an LLM judge, and no judge is bound. Bind one with "
@@ -106,12 +121,17 @@ def require_grader(
             return state
         grader = grader_model(self_grade)
         assert grader is not None  # judge_later is off
+        try:
+            open_reply_cache()
+        except JudgeCacheError as exc:
+            raise prerequisite_error()(str(exc)) from None
         if not judge_preflight:
             return state
         if judge_constraint != "none" and verdict_format is not None:
             await _check_constraint_applied(grader, judge_constraint, verdict_format)
         elif problem := await preflight(grader, "grader"):
             raise prerequisite_error()(problem)
+        await learn_identity_once(grader)  # the checkpoint the judge cache's replies come from
         return state
 
     return solve
@@ -119,7 +139,7 @@ def require_grader(
 
 async def _check_constraint_applied(grader: Model, constraint: str, fmt: VerdictFormat) -> None:
     loop = asyncio.get_running_loop()
-    key = (id(loop), str(grader), str(grader.api.base_url), constraint, fmt.name)
+    key = (id(loop), str(grader), without_userinfo(str(grader.api.base_url)), constraint, fmt.name)
     probe = _PROBES.get(key)
     if probe is None or probe.get_loop() is not loop:
         probe = _PROBES[key] = loop.create_task(_probe(grader, constraint, fmt))
@@ -152,6 +172,10 @@ async def _probe(grader: Model, constraint: str, fmt: VerdictFormat) -> str | No
         outputs.append((output.completion, output.error))
 
     exc = await bounded_call(call, preflight_module.PREFLIGHT_TIMEOUT)
+    if exc is not None and status_code(unwrap(exc)[0]) == 429:
+        unchecked = f"; judge_constraint={constraint} could not be checked before generation"
+        warn_rate_limited("grader", grader, unchecked)
+        return None
     if isinstance(exc, TimeoutError):
         return failure_message(
             "grader",
@@ -181,8 +205,8 @@ def judge_config(
         config = config.merge(GenerateConfig(batch=grader.config.batch))
     # A hung attempt is abandoned and retried (Inspect's own retry loop), as in lm-eval's
     # judge_timeout, unless the role sets its own attempt_timeout; judge_timeout still bounds
-    # the whole judgment.
-    if grader.config.attempt_timeout is None:
+    # the whole judgment. Not for a batch grader: its attempt waits for the whole batch.
+    if grader.config.attempt_timeout is None and not batched(grader):
         config = config.merge(GenerateConfig(attempt_timeout=DEFAULT_ATTEMPT_TIMEOUT))
     if constraint == "none" or verdict_format is None:
         return config
@@ -203,40 +227,90 @@ def judge_config(
     return config.merge(GenerateConfig(response_schema=schema))
 
 
+def batched(model: Model) -> bool:
+    """Whether the role sends its calls through the provider's batch API (Inspect's `batch`:
+    true, a batch size, or a BatchConfig; false, 0 or unset is off)."""
+    return bool(model.config.batch)
+
+
+def judgment_timeout(model: Model, timeout: float | None) -> float | None:
+    """The wall-clock limit of one call: the one given, else 600 s (none for a batch role)."""
+    if timeout is not None:
+        return timeout
+    return None if batched(model) else DEFAULT_JUDGE_TIMEOUT
+
+
+async def bounded_generate(
+    model: Model,
+    prompt: str | list[ChatMessage],
+    config: GenerateConfig,
+    timeout: float | None,
+    cache: bool | CachePolicy | None = None,
+) -> tuple[ModelOutput, int]:
+    """`model.generate` within `timeout` seconds from its first attempt (None: no limit), and
+    the number of provider calls it made. The clock starts when a call first reaches the
+    provider: the wait for a max_connections slot is Inspect's queue, not a slow judge. No
+    `cache`: Inspect's own --cache, if given, applies as to any model."""
+    cached = {} if cache is None else {"cache": cache}
+    loop = asyncio.get_running_loop()
+    deadline = asyncio.timeout(None)
+
+    def start_clock() -> None:
+        if timeout is not None:
+            deadline.reschedule(loop.time() + timeout)
+
+    with counting_attempts(start_clock) as attempts:
+        try:
+            async with deadline:
+                output = await model.generate(prompt, config=config, **cached)
+        except Exception as exc:
+            exc.add_note(f"{_ATTEMPTS_NOTE}{attempts.count}")
+            raise
+    return output, attempts.count
+
+
+def attempts_of(exc: BaseException) -> int | None:
+    """The provider calls a failed `bounded_generate` made (its note on the exception)."""
+    for note in getattr(exc, "__notes__", ()):
+        if note.startswith(_ATTEMPTS_NOTE):
+            return int(note.removeprefix(_ATTEMPTS_NOTE)) or None
+    return None
+
+
 async def judge_reply(
     grader: Model | None,
     prompt: str | list[ChatMessage],
     verdict_format: VerdictFormat | None = None,
     constraint: str = "none",
-    timeout: float = DEFAULT_JUDGE_TIMEOUT,
+    timeout: float | None = None,
 ) -> tuple[str | None, str | None]:
     """(reply, error) of one judge call with the judge's config and cache, within `timeout`
-    seconds of wall clock (Inspect's retries included). A call that fails after Inspect's own
-    retries, or runs out of time, becomes a reason in words (what happened, judge host and
-    model; never the error body), so the sample is unscored and the run goes on. A constrained
-    JSON reply comes back in the paper's format. No grader (a `judge_later` run): no call."""
+    seconds of wall clock from its first attempt (Inspect's retries included; None: 600 s, or
+    no limit for a batch grader). A call that fails after Inspect's own retries, or runs out
+    of time, becomes a reason in words (what happened, attempts, judge host and model; never
+    the error body), so the sample is unscored and the run goes on. A constrained JSON reply
+    comes back in the paper's format. No grader (a `judge_later` run): no call."""
     if grader is None:
         note_judge_later()
         return None, JUDGE_LATER_REASON
     store = reply_cache()
-    with counting_attempts() as attempts:
-        try:
-            config = judge_config(grader, verdict_format, constraint)
-            key = request_key(grader, prompt, config) if store is not None else ""
-            cached = store.get(key) if store is not None else None
-            if cached is not None:
-                transcript().info(f"judge reply from the judge cache ({JUDGE_CACHE_NOTE})")
-                completion, error = cached, None
-            else:
-                # no cache argument: Inspect's own --cache, if given, applies as to any model
-                async with asyncio.timeout(timeout):
-                    output = await grader.generate(prompt, config=config)
-                completion = output.completion
-                error = output_error_reason(output.error, grader) if output.error else None
-                if store is not None and error is None and completion.strip():
-                    store.put(key, completion)
-        except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
-            return None, judge_failure_reason(exc, grader, timeout, attempts[0] or None)
+    identity = judge_identity(grader) if store is not None else None
+    limit = judgment_timeout(grader, timeout)
+    try:
+        config = judge_config(grader, verdict_format, constraint)
+        key = request_key(grader, prompt, config) if store is not None else ""
+        cached = store.get(key, identity) if store is not None else None
+        if cached is not None:
+            transcript().info(f"judge reply from the judge cache ({JUDGE_CACHE_NOTE})")
+            completion, error = cached, None
+        else:
+            output, _ = await bounded_generate(grader, prompt, config, limit)
+            completion = output.completion
+            error = output_error_reason(output.error, grader) if output.error else None
+            if store is not None and error is None and completion.strip():
+                store.put(key, completion, identity)
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
+        return None, judge_failure_reason(exc, grader, limit, attempts_of(exc))
     if verdict_format is None:
         return completion, error
     return reply_text(verdict_format, constraint, completion), error

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from inspect_culture.scorers.choices import check_bool
+from inspect_culture.scorers.choices import check_bool, is_whole_number_text
 
 
 def as_bool(name: str, value: Any) -> bool:
@@ -33,13 +33,18 @@ def _int(name: str, value: Any, minimum: int | None, optional: bool) -> int:
         number = value
     elif isinstance(value, float) and value.is_integer():
         number = int(value)
-    elif isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+    elif isinstance(value, str) and is_whole_number_text(value):
         number = int(value.strip())
     allowed = "a whole number" + (f" >= {minimum}" if minimum is not None else "")
     allowed += " (or leave it out)" if optional else ""
     if number is None or (minimum is not None and number < minimum):
         raise ValueError(f"-T {name}={value!r}: {name} must be {allowed}")
     return number
+
+
+def as_optional_seconds(name: str, value: Any) -> float | None:
+    """A number of seconds > 0, or None (the default that applies)."""
+    return None if value is None else as_seconds(name, value)
 
 
 def as_seconds(name: str, value: Any) -> float:

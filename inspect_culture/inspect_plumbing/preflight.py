@@ -18,9 +18,11 @@ from inspect_ai.model import ChatMessageUser, GenerateConfig, Model
 from inspect_culture.inspect_plumbing.failures import (
     endpoint,
     guard_secrets,
+    sent_model_name,
     status_code,
     unwrap,
     what_happened,
+    without_userinfo,
 )
 
 PREFLIGHT_TIMEOUT = 30.0  # seconds: the check's own wall-clock limit
@@ -37,10 +39,11 @@ def wrong_path(model: Model) -> str | None:
     base_url = getattr(model.api, "base_url", None)
     if not base_url:
         return None
-    path = urlparse(str(base_url)).path.rstrip("/")
+    base_url = without_userinfo(str(base_url))
+    path = urlparse(base_url).path.rstrip("/")
     for suffix in _ENDPOINT_SUFFIXES:
         if path.endswith(suffix):
-            root = str(base_url).rstrip("/").removesuffix(suffix)
+            root = base_url.rstrip("/").removesuffix(suffix)
             return (
                 f"base_url {base_url} names an endpoint ({suffix}), not the API root; "
                 f"Inspect appends the endpoint itself: use base_url {root}"
@@ -59,7 +62,7 @@ def fix_for(exc: BaseException | None, model: Model) -> str:
         )
     if code == 404:
         return (
-            f"check the model name ({model.api.model_name!r} is what is sent) and that "
+            f"check the model name ({sent_model_name(model)!r} is what is sent) and that "
             "base_url ends at the API root, e.g. http://host:port/v1"
         )
     if code == 429:
@@ -124,18 +127,23 @@ async def _check(model: Model, role: str, timeout: float) -> str | None:
     if isinstance(exc, TimeoutError):
         return failure_message(role, model, f"no reply within {timeout:g} s", fix_for(exc, model))
     if exc is not None and status_code(unwrap(exc)[0]) == 429:
-        # rate limited: the endpoint, key and model were reached; the judgments' own retries
-        # wait the limit out, so the run goes on
-        print(
-            f"inspect_culture: the {role} model {model} at {endpoint(model)} is rate limiting "
-            "(HTTP 429) at the check before generation; going on, its calls will be retried",
-            file=sys.stderr,
-            flush=True,
-        )
+        warn_rate_limited(role, model)
         return None
     if exc is not None:
         return failure_message(role, model, what_happened(exc), fix_for(exc, model))
     return None
+
+
+def warn_rate_limited(role: str, model: Model, unchecked: str = "") -> None:
+    """Rate limited: the endpoint, key and model were reached, and the judgments' own retries
+    wait the limit out, so the run goes on (with a word on what could not be checked)."""
+    print(
+        f"inspect_culture: the {role} model {model} at {endpoint(model)} is rate limiting "
+        f"(HTTP 429) at the check before generation; going on, its calls will be retried"
+        f"{unchecked}",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 async def preflight(model: Model, role: str, timeout: float | None = None) -> str | None:

@@ -24,10 +24,18 @@ def check_bool(parameter: str, value: object) -> bool:
     raise ValueError(f"{parameter}={value!r} is not supported; allowed values: true, false")
 
 
+def is_whole_number_text(text: str) -> bool:
+    """ "12", "+3", "-4" (surrounding spaces allowed): str.isdigit alone also takes "²" or "١",
+    which int() then refuses with an error that names no parameter."""
+    text = text.strip()
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    return digits.isascii() and digits.isdigit()
+
+
 def check_int(parameter: str, value: object) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    if isinstance(value, str) and is_whole_number_text(value):
         return int(value.strip())
     raise ValueError(f"{parameter}={value!r}: expected an integer")
 

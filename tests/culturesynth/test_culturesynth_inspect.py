@@ -202,3 +202,28 @@ def test_require_baseline_stops_before_any_request(baseline_file: Path, tmp_path
     # with the role bound, the same solver lets the eval run
     log = _run(culturesynth(language="zh"), tmp_path, roles={"baseline": model})
     assert {s.metadata["baseline_model"] for s in log.samples} == {"mockllm/model"}
+
+
+def test_a_failing_baseline_call_leaves_its_sample_unscored_and_the_eval_goes_on(
+    baseline_file: Path, tmp_path: Path
+) -> None:
+    """A baseline call that raises after Inspect's retries is the sample's reason in words,
+    never an aborted eval."""
+
+    def baseline_model(messages: list[ChatMessage], *_: Any) -> ModelOutput:
+        qid = question_of(messages[-1].text)
+        if qid == "zh-0002":
+            raise RuntimeError("backend exploded")
+        return ModelOutput.from_content("mock/base", f"BASELINE answer to {qid}")
+
+    base = get_model("mockllm/model", custom_outputs=baseline_model, memoize=False)
+    log = _run(culturesynth(language="zh"), tmp_path, roles={"baseline": base})
+    by_id = {str(s.id): s for s in log.samples}
+    failed = by_id["zh-0002"]
+    assert failed.error is None
+    reason = failed.scores["culturesynth_judge"].reason
+    assert reason == (
+        "the baseline model gave no answer: baseline call failed after 1 attempt: "
+        "RuntimeError: backend exploded; baseline mockllm/model at default endpoint"
+    )
+    assert by_id["zh-0001"].scores["culturesynth_judge"].value == 1.0

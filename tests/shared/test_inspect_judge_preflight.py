@@ -70,7 +70,8 @@ def test_unreachable_grader_stops_before_generation_without_hanging(tmp_path: Pa
 
 @pytest.mark.parametrize(
     ("status", "expected", "fix"),
-    [(401, "HTTP 401", "API key"), (404, "HTTP 404", "model name")],
+    # the name as sent: openai-api/stub/judge sends `judge`
+    [(401, "HTTP 401", "API key"), (404, "HTTP 404", "model name ('judge' is what is sent)")],
 )
 def test_refused_key_or_unknown_model_stops_with_its_fix(
     tmp_path: Path, status: int, expected: str, fix: str

@@ -255,3 +255,75 @@ def test_judge_attempt_limit_defaults_and_keeps_the_roles(monkeypatch) -> None:
     assert judge_config(plain).attempt_timeout == DEFAULT_ATTEMPT_TIMEOUT == 120
     assert judge_config(own).attempt_timeout is None  # the role's own 7 is left in place
     assert own.config.merge(judge_config(own)).attempt_timeout == 7
+
+
+def test_judge_timeout_counts_from_the_first_attempt_not_the_connection_queue(
+    tmp_path: Path,
+) -> None:
+    """Five judgments through one connection, 0.7 s each, the last one hanging: the four
+    that wait up to 2.1 s for their slot (longer than judge_timeout=1.2) are judged, since a
+    busy healthy judge is not a slow one; the hung one is cut 1.2 s after it was sent."""
+    judge_requests: list[int] = []
+
+    def hang_last(number: int, body: dict[str, Any]) -> float | None:
+        judge_requests.append(number)
+        return 60.0 if len(judge_requests) == 5 else None
+
+    with (
+        StubOpenAIServer(responder=care_responder) as model_server,
+        StubOpenAIServer(responder=care_responder, latency=0.7, fault=hang_last) as judge,
+    ):
+        grader = _grader(judge, config=GenerateConfig(max_connections=1, max_retries=0))
+        started = time.monotonic()
+        log = _run(
+            care(language="zh", per_category=1, judge_preflight=False, judge_timeout=1.2),
+            model_server, tmp_path, model_roles={"grader": grader},
+        )  # fmt: skip
+        elapsed = time.monotonic() - started
+    assert log.status == "success", log.error
+    reasons = [s.scores["care_judge"].reason for s in log.samples]
+    assert log.results.scores[0].unscored_samples == 1, reasons
+    assert sum("no reply within judge_timeout=1.2 s" in (r or "") for r in reasons) == 1, reasons
+    assert elapsed < 20, elapsed  # not the 60-s hang, nor the 120-s attempt limit
+
+
+def test_a_batch_grader_gets_no_attempt_or_judgment_limit_by_default(monkeypatch) -> None:
+    """A provider batch can take hours: the 120-s attempt limit and the 600-s judgment limit
+    would cancel and resubmit every judgment of a batch grader. A judge_timeout given
+    explicitly still applies."""
+    from inspect_culture.inspect_plumbing.judge import (
+        DEFAULT_JUDGE_TIMEOUT,
+        judge_config,
+        judgment_timeout,
+    )
+
+    monkeypatch.setenv("STUB_API_KEY", "k")
+    url = "http://127.0.0.1:9/v1"
+    batch = get_model("openai-api/stub/judge", base_url=url, config=GenerateConfig(batch=True))
+    sized = get_model("openai-api/stub/judge", base_url=url, config=GenerateConfig(batch=50))
+    off = get_model("openai-api/stub/judge", base_url=url, config=GenerateConfig(batch=False))
+    for grader in (batch, sized):
+        assert judge_config(grader).attempt_timeout is None
+        assert judgment_timeout(grader, None) is None
+        assert judgment_timeout(grader, 30.0) == 30.0
+    assert judge_config(off).attempt_timeout == 120
+    assert judgment_timeout(off, None) == DEFAULT_JUDGE_TIMEOUT == 600.0
+
+
+def test_credentials_in_the_base_url_are_never_printed(monkeypatch) -> None:
+    from inspect_culture.inspect_plumbing.failures import endpoint, host
+    from inspect_culture.inspect_plumbing.preflight import failure_message, wrong_path
+
+    monkeypatch.setenv("STUB_API_KEY", "k")
+    grader = get_model("openai-api/stub/judge", base_url="https://bob:hunter2pass@judge.example/v1")
+    assert endpoint(grader) == "https://judge.example/v1"
+    assert host(grader) == "judge.example"
+    reason = judge_failure_reason(TimeoutError(), grader, 5)
+    message = failure_message("grader", grader, "HTTP 401", "check the key")
+    wrong = get_model(
+        "openai-api/stub/judge", base_url="http://bob:hunter2pass@judge.example/v1/chat/completions"
+    )
+    path_problem = wrong_path(wrong)
+    assert path_problem is not None and "use base_url http://judge.example/v1" in path_problem
+    for text in (reason, message, path_problem):
+        assert "hunter2pass" not in text and "bob" not in text, text

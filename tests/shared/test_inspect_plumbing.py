@@ -181,3 +181,70 @@ def test_a_judge_cache_that_fails_mid_run_keeps_the_verdicts(
     cache.put("d", "Rating: [[5]]")
     cache.flush()
     assert cache.get("a") == "Rating: [[7]]" and cache.get("d") == "Rating: [[5]]"
+
+
+def test_judge_cache_names_the_served_checkpoint_not_the_local_port(tmp_path: Path) -> None:
+    """A judge on this machine gets a new port per run (Inspect's `vllm/` provider): the same
+    checkpoint there hits the cache. Another checkpoint served under the same name (what the
+    endpoint's /models says) is a miss: the old verdicts are not replayed."""
+    from inspect_culture.care import care
+    from tests.support.openai_stub import StubOpenAIServer, care_responder
+
+    def judged(root: str, name: str) -> int:
+        with StubOpenAIServer(responder=care_responder, models={"judge", "model"}) as server:
+            server.served_root = root
+            grader = get_model("openai-api/stub/judge", base_url=server.base_url, api_key="k")
+            [log] = inspect_eval(
+                care(language="zh", per_category=1), model="openai-api/stub/model",
+                model_base_url=server.base_url, model_roles={GRADER_ROLE: grader},
+                log_dir=str(tmp_path / name), display="none",
+            )  # fmt: skip
+            assert log.status == "success", log.error
+            return sum(1 for p in server.prompts() if p.startswith("Please serve as"))
+
+    first = judged("/models/judge-v1", "a")
+    assert first == 5
+    assert judged("/models/judge-v1", "b") == 0  # another port, the same checkpoint
+    assert judged("/models/judge-v2", "c") == first  # the same name, another checkpoint
+
+
+def test_judge_cache_identity_rules(tmp_path: Path) -> None:
+    from inspect_culture.inspect_plumbing.judge_cache import ReplyCache, cache_endpoint
+
+    def endpoint_of(url: str) -> str:
+        return cache_endpoint(get_model("openai-api/stub/judge", base_url=url, api_key="k"))
+
+    assert endpoint_of("http://127.0.0.1:41234/v1") == endpoint_of("http://127.0.0.1:8000/v1")
+    assert endpoint_of("http://localhost:41234/v1") == "http://localhost/v1"
+    assert endpoint_of("https://judge.example:8443/v1") == "https://judge.example:8443/v1"
+    assert endpoint_of("https://u:secret@judge.example/v1") == "https://judge.example/v1"
+    cache = ReplyCache(tmp_path / "cache.sqlite")
+    cache.put("k", "Rating: [[7]]", "ckpt-1")
+    cache.put("legacy", "Rating: [[2]]", None)
+    cache.flush()
+    assert cache.get("k", "ckpt-1") == "Rating: [[7]]"
+    assert cache.get("k", "ckpt-2") is None  # another checkpoint: a miss
+    assert cache.get("k", None) == "Rating: [[7]]"  # identity unknown (no preflight): a hit
+    assert cache.get("legacy", "ckpt-2") == "Rating: [[2]]"
+
+
+def test_an_unopenable_judge_cache_stops_the_eval_before_generation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inspect_culture.care import care
+    from tests.support.openai_stub import StubOpenAIServer, care_responder
+
+    blocker = tmp_path / "not_a_folder"
+    blocker.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("INSPECT_CULTURE_CACHE_DIR", str(blocker))
+    with StubOpenAIServer(responder=care_responder) as server:
+        grader = get_model("openai-api/stub/judge", base_url=server.base_url, api_key="k")
+        [log] = inspect_eval(
+            care(language="zh", per_category=1, judge_preflight=False),
+            model="openai-api/stub/model", model_base_url=server.base_url,
+            model_roles={GRADER_ROLE: grader}, log_dir=str(tmp_path / "logs"), display="none",
+        )  # fmt: skip
+        assert server.requests == []  # nothing generated
+    assert log.status == "error"
+    assert f"The judge cache {blocker}" in log.error.message
+    assert "INSPECT_CULTURE_JUDGE_CACHE=off" in log.error.message

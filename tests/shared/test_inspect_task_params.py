@@ -26,6 +26,8 @@ CASES: list[tuple[Callable[..., Any], str, str, str]] = [
     (care, "per_category", "abc", "whole number >= 1"),
     (care, "per_category", "0", "whole number >= 1"),
     (care, "per_category", "2.5", "whole number >= 1"),
+    (care, "per_category", "²", "whole number >= 1"),  # str.isdigit() is true for it
+    (care, "per_category", "١٢", "whole number >= 1"),
     (care, "self_grade", "maybe", BOOL),
     (care, "judge_preflight", "maybe", BOOL),
     (care, "judge_timeout", "abc", "seconds > 0"),
@@ -37,6 +39,7 @@ CASES: list[tuple[Callable[..., Any], str, str, str]] = [
     (culturesynth, "judge_timeout", "0", "seconds > 0"),
     (cqbench_ad, "reasoning", "maybe", BOOL),
     (cqbench_ad, "shots", "abc", "integer"),
+    (cqbench_ad, "shots", "³", "integer"),
     (cqbench_ad, "merged", "maybe", BOOL),
     (cqbench_vs, "reasoning", "1", BOOL),
     (cqbench_vs, "shots", "two", "integer"),

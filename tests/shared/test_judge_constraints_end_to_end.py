@@ -171,3 +171,28 @@ def test_bad_option_value_names_the_parameter(tmp_path: Path) -> None:
         with pytest.raises(JudgeConfigError, match="judge_constraint='on' is not supported"):
             run_lm_eval(server, ["care_zh"], _lm_metadata(server, "on"))
         assert server.requests == []
+
+
+def test_a_rate_limited_constraint_probe_goes_on_with_a_warning(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The probe, like the plain preflight, reached endpoint, key and model when it gets a
+    429: the judgments' own retries wait the limit out, so the eval goes on."""
+
+    def fault(number: int, body: dict[str, Any]) -> int | None:
+        return 429 if _is_probe(body) else None
+
+    with StubOpenAIServer(responder=honouring_constraints(care_responder), fault=fault) as server:
+        log = inspect_eval_on_stub(
+            care(language="zh", per_category=1, judge_constraint="regex"),
+            server,
+            tmp_path,
+            model_roles={"grader": stub_grader(server)},
+            limit=2,
+        )
+    assert log.status == "success", log.error
+    assert log.results.scores[0].unscored_samples == 0
+    err = capfd.readouterr().err
+    assert (
+        "rate limiting (HTTP 429)" in err and "judge_constraint=regex could not be checked" in err
+    )

@@ -57,6 +57,8 @@ def test_numeric_options_are_validated() -> None:
         resolve_judge_settings({"judge_model": "m", "judge_concurrency": 0}, {})
     with pytest.raises(JudgeConfigError, match="judge_max_retries=-1: must be an integer >= 0"):
         resolve_judge_settings({"judge_model": "m", "judge_max_retries": -1}, {})
+    with pytest.raises(JudgeConfigError, match="judge_max_retries='²': must be an integer >= 0"):
+        resolve_judge_settings({"judge_model": "m", "judge_max_retries": "²"}, {})
 
 
 def test_a_null_seed_reaches_the_scoring_calls(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -78,6 +78,12 @@ class StubOpenAIServer:
     """asyncio HTTP/1.1 server on its own thread and event loop: light enough to sustain
     hundreds of concurrent slow requests, so benchmarks measure the client, not the stub."""
 
+    def _model_entry(self, name: str) -> dict[str, Any]:
+        entry: dict[str, Any] = {"id": name, "object": "model", "created": int(time.time())}
+        if self.served_root is not None:  # vLLM stamps `created` anew on every call
+            entry["root"] = self.served_root
+        return entry
+
     def __init__(
         self,
         responder: Responder | None = None,
@@ -91,6 +97,8 @@ class StubOpenAIServer:
         self.latency = latency
         self.fault = fault
         self.models = models  # None: any model name is served
+        # the checkpoint behind every served name, as vLLM's /models says it (`root`); None: none
+        self.served_root: str | None = None
         self.api_key = api_key  # None: no key checked
         self.refused: list[str] = []  # paths of requests refused before recording (404, 401)
         self.requests: list[dict[str, Any]] = []
@@ -219,7 +227,7 @@ class StubOpenAIServer:
                 names = sorted(self.models) if self.models is not None else ["stub"]
                 return 200, {
                     "object": "list",
-                    "data": [{"id": n, "object": "model"} for n in names],
+                    "data": [self._model_entry(n) for n in names],
                 }
             return 404, {"error": {"message": f"no route {path}"}}
         path = path.split("?", 1)[0]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
+from inspect_culture.scorers.choices import is_whole_number_text
 from inspect_culture.scorers.judge.constraints import (
     CONSTRAINT_VERSION,
     JudgeConstraintError,
@@ -33,7 +34,7 @@ class JudgeConfigError(ValueError):
 def _integer(minimum: int) -> Callable[[str, Any], int]:
     def check(key: str, value: Any) -> int:
         number: Any = value
-        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        if isinstance(value, str) and is_whole_number_text(value):
             number = int(value)
         if isinstance(number, bool) or not isinstance(number, int) or number < minimum:
             raise JudgeConfigError(f"{key}={value!r}: must be an integer >= {minimum}")
