@@ -8,6 +8,7 @@ field spellings of the card are read: `human_rating`/`cul_type` (current) and
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from inspect_culture.scorers.care.spec import CARE_LANGUAGES, SLUG_BY_UPSTREAM
 
 REPO_ID = "geyang627/CARE"
 _BUILDERS = {".parquet": "parquet", ".jsonl": "json", ".json": "json", ".csv": "csv"}
+log = logging.getLogger(__name__)
 _ALIASES = {"human_rating": ("human_rating", "rating"), "cul_type": ("cul_type", "culture_type")}
 
 
@@ -43,7 +45,7 @@ def load_care_ratings(language: str | None = None) -> LoadedDataset:
     rows, origin = (_read_files(files), "mirror") if files else (_download(), "download")
     normalized = [_normalize(row, i, row.get("_file", REPO_ID)) for i, row in enumerate(rows)]
     records = [r for r in normalized if culture in r["associated_culture"].lower()]
-    provenance = {
+    provenance: dict[str, Any] = {
         "dataset": REPO_ID,
         "origin": origin,
         "files": [str(f) for f in files],
@@ -51,6 +53,15 @@ def load_care_ratings(language: str | None = None) -> LoadedDataset:
         "rows": len(records),
         "language": language or "all",
     }
+    # a row that names no culture cannot be given to a language: counted and said, not lost
+    unplaced = [r for r in normalized if not r["associated_culture"].strip()]
+    if language and unplaced:
+        provenance["rows_without_culture"] = len(unplaced)
+        log.warning(
+            "care ratings: %d of %d rows have an empty associated_culture and are left out of "
+            "language=%s (they count only when no language is given)",
+            len(unplaced), len(rows), language,
+        )  # fmt: skip
     return LoadedDataset(records, provenance)
 
 

@@ -119,3 +119,17 @@ def test_judge_rating_and_agreement_on_mockllm_count_epochs_once(
         [SampleScore(score=s.scores["judge_rating"], sample_id=s.id) for s in rated]
     )
     assert direct == pytest.approx(metrics[1], nan_ok=True)
+
+
+def test_rows_without_a_culture_are_counted_and_said_for_a_language(
+    ratings_mirror: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = ratings_mirror / "train-current.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    rows[0]["associated_culture"] = ""
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
+    with caplog.at_level("WARNING"):
+        zh = load_care_ratings("zh")
+    assert zh.provenance["rows_without_culture"] == 1
+    assert "1 of 17 rows have an empty associated_culture" in caplog.text
+    assert len(load_care_ratings().records) == 17  # all languages: nothing left out
