@@ -209,14 +209,18 @@ def load_cqbench(task: str, category: str) -> LoadedDataset:
     archive = _archive()
     member = _find_member(archive, task, category)
     where = f"{archive.root}:{member}"
-    records, unanswerable = [], []
+    records, unanswerable, odd_options = [], [], []
     for at, record in _BUILDERS[task](archive.read(member), category, where):
         validate_record(f"cqbench_{task}", record, where=at)
         records.append(record)
         if missing := gold_not_among_options(task, record):
             unanswerable.append((record["id"], at.removeprefix(f"{where}, "), missing))
+        if problems := option_problems(task, record):
+            odd_options.append((record["id"], at.removeprefix(f"{where}, "), problems))
     if unanswerable:
         _warn_unanswerable(where, task, len(records), unanswerable)
+    if odd_options:
+        _warn_odd_options(where, task, len(records), odd_options)
     provenance = {
         "dataset": CQBENCH.repo,
         "revision": CQBENCH.revision,
@@ -228,6 +232,7 @@ def load_cqbench(task: str, category: str) -> LoadedDataset:
     }
     if task in _GOLD_FIELD:
         provenance["gold_not_among_options"] = len(unanswerable)
+        provenance["odd_options"] = len(odd_options)
     return LoadedDataset(records, provenance)
 
 
@@ -250,6 +255,45 @@ def gold_not_among_options(task: str, record: dict[str, Any]) -> list[str]:
     if task == "vs":
         return [value for value in record["gold_values"] if value not in set(record["options"])]
     return []
+
+
+VS_OPTIONS = 15  # the VS prompt says "Here are 15 options" (upstream.md 4.3)
+
+
+def option_problems(task: str, record: dict[str, Any]) -> list[str]:
+    """What makes an item's options unlike the prompt's promise: a VS story without exactly
+    15 options ("Here are 15 options"), or the same option twice (AD: as the parser compares,
+    VS: exactly), which makes a selection ambiguous. Kept, as upstream keeps them."""
+    problems: list[str] = []
+    if task not in _GOLD_FIELD:
+        return problems
+    if task == "vs" and len(record["options"]) != VS_OPTIONS:
+        problems.append(f"{len(record['options'])} options, the prompt says {VS_OPTIONS}")
+    if task == "ad":
+        from inspect_culture.scorers.cqbench.parse import normalize
+
+        seen = [normalize(option) for option in record["options"]]
+    else:
+        seen = list(record["options"])
+    repeated = sorted({option for option in seen if seen.count(option) > 1})
+    problems += [f"option {option!r} given twice or more" for option in repeated]
+    return problems
+
+
+def _warn_odd_options(
+    where: str, task: str, total: int, items: list[tuple[str, str, list[str]]]
+) -> None:
+    unit = "questions" if task == "ad" else "stories"
+    listed = "; ".join(
+        f"{item_id} ({location}): {', '.join(problems)}"
+        for item_id, location, problems in items[:_LISTED]
+    )
+    more = f"; and {len(items) - _LISTED} more" if len(items) > _LISTED else ""
+    log.warning(
+        "%s: %d of %d %s have options unlike the prompt's (field 'options'); kept, as upstream "
+        "keeps them, and counted by `culture-evals data verify`: %s%s",
+        where, len(items), total, unit, listed, more,
+    )  # fmt: skip
 
 
 def _warn_unanswerable(
@@ -282,13 +326,17 @@ def load_cqbench_all() -> LoadedDataset:
     """Every file, for `culture-evals data verify`: counts the records of all tasks."""
     total, files = 0, 0
     unanswerable: dict[str, int] = {}
+    odd: dict[str, int] = {}
     for task in _BUILDERS:
         for category in CATEGORIES if task == "ad" else STORY_CATEGORIES:
             loaded = load_cqbench(task, category)  # a malformed file fails verify, loudly
             total += len(loaded.records)
             files += 1
+            name = loaded.provenance["file"].rsplit("/", 1)[-1]
             if count := loaded.provenance.get("gold_not_among_options"):
-                unanswerable[loaded.provenance["file"].rsplit("/", 1)[-1]] = count
+                unanswerable[name] = count
+            if count := loaded.provenance.get("odd_options"):
+                odd[name] = count
     archive = _archive()
     count = sum(unanswerable.values())
     provenance: dict[str, Any] = {
@@ -296,11 +344,23 @@ def load_cqbench_all() -> LoadedDataset:
         "path": str(archive.root), "files": files, "rows": total,
         "gold_not_among_options": count,
     }  # fmt: skip
+    warnings: list[str] = []
     if count:
         by_file = ", ".join(f"{name}: {n}" for name, n in unanswerable.items())
         provenance["gold_not_among_options"] = f"{count} ({by_file})"
-        provenance["warning"] = (
+        warnings.append(
             f"{count} AD questions / VS stories have a gold answer that is not among their "
             "options: kept, but no answer can score them (see the load warnings for their ids)"
         )
+    odd_count = sum(odd.values())
+    provenance["odd_options"] = odd_count
+    if odd_count:
+        by_file = ", ".join(f"{name}: {n}" for name, n in odd.items())
+        provenance["odd_options"] = f"{odd_count} ({by_file})"
+        warnings.append(
+            f"{odd_count} AD questions / VS stories repeat an option, or (VS) do not have the "
+            f"{VS_OPTIONS} options the prompt names: kept (see the load warnings for their ids)"
+        )
+    if warnings:
+        provenance["warning"] = "; ".join(warnings)
     return LoadedDataset([], provenance)

@@ -282,3 +282,42 @@ def test_nul_in_a_json_string_is_refused(mirror) -> None:
         match=r"dataset_setting2_ethical.json, item 0, field 'options': contains a NUL byte",
     ):
         load_cqbench("vs", "ethical")
+
+
+def test_odd_options_are_kept_counted_and_warned(mirror, caplog: pytest.LogCaptureFixture) -> None:
+    """A VS story without the 15 options its prompt names, or an item that repeats an option
+    (AD compared as the parser compares), is kept and said once per file."""
+    ad = ad_items()
+    ad[0]["questions"][0]["options"] = [*ad[0]["questions"][0]["options"], " Agree"]
+    vs = vs_items()
+    vs[0]["options"] = vs[0]["options"][:14]
+    install_folder_mirror(
+        mirror, {"dataset_setting1_ethical.json": ad, "dataset_setting2_ethical.json": vs}
+    )
+    with caplog.at_level(logging.WARNING, logger="inspect_culture.datasets_hub.cqbench"):
+        loaded_ad = load_cqbench("ad", "ethical")
+        loaded_vs = load_cqbench("vs", "ethical")
+    assert loaded_ad.provenance["odd_options"] == 1 and loaded_vs.provenance["odd_options"] == 1
+    assert len(loaded_vs.records[0]["options"]) == 14  # kept as upstream has it
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("ethical-0-0" in w and "option 'agree' given twice" in w for w in warnings)
+    assert any("ethical-0 (item 0): 14 options, the prompt says 15" in w for w in warnings)
+
+
+def test_verify_counts_odd_options(tmp_path: Path, monkeypatch) -> None:
+    from inspect_culture.datasets_hub.cqbench import CATEGORIES, STORY_CATEGORIES
+    from inspect_culture.datasets_hub.report import verify
+
+    files: dict[str, Any] = {f"dataset_setting1_{c}.json": ad_items() for c in CATEGORIES}
+    for category in STORY_CATEGORIES:
+        files[f"dataset_setting2_{category}.json"] = vs_items()
+        files[f"dataset_{category}_original.json"] = original_items()
+    vs = vs_items()
+    vs[0]["options"] = [*vs[0]["options"], vs[0]["options"][0]]
+    files["dataset_setting2_social.json"] = vs
+    install_folder_mirror(tmp_path, files)
+    monkeypatch.setenv("INSPECT_CULTURE_DATA_DIR", str(tmp_path))
+    report, ok = verify(["cqbench"])
+    assert ok, report
+    assert "odd_options: 1 (dataset_setting2_social.json: 1)" in report, report
+    assert "cqbench: OK, with a warning" in report
