@@ -19,6 +19,8 @@ from urllib.parse import urlparse
 
 from inspect_ai.model import Model, ModelOutput
 
+from inspect_culture.scorers.judge.urls import without_userinfo
+
 REDACTED = "[redacted]"
 # Key-like strings redacted even when the key is not the role model's own
 _SECRET_PATTERNS = (
@@ -158,14 +160,6 @@ def sent_model_name(model: Model) -> str:
     """The model name as the request carries it (`openai-api/stub/judge` sends `judge`)."""
     service_name = getattr(model.api, "service_model_name", None)
     return str(service_name() if callable(service_name) else model.api.model_name)
-
-
-def without_userinfo(url: str) -> str:
-    """`url` with credentials in its authority (`https://user:key@host/v1`) taken out."""
-    parts = urlparse(url)
-    if "@" not in parts.netloc:
-        return url
-    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
 
 
 def unwrap(exc: BaseException) -> tuple[BaseException, int | None]:

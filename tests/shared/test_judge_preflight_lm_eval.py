@@ -259,3 +259,41 @@ def test_rate_limited_judge_passes_the_check(capsys: pytest.CaptureFixture[str])
         == 2
     )
     assert "rate limiting (HTTP 429)" in capsys.readouterr().err
+
+
+def test_rate_limited_constraint_probe_passes_the_check(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """As in Inspect: a 429 to the constraint probe is a reached judge, not a refused
+    constraint; the run goes on and says that the constraint was not checked."""
+    from tests.support.openai_stub import honouring_constraints
+
+    with (
+        StubOpenAIServer(responder=care_responder) as model,
+        StubOpenAIServer(
+            responder=honouring_constraints(care_responder),
+            fault=lambda n, _: 429 if n == 0 else None,
+        ) as judge,
+    ):
+        metadata = {
+            "judge_model": "j", "judge_base_url": judge.base_url, "judge_constraint": "regex"
+        }  # fmt: skip
+        results = run_lm_eval(model, ["care_zh"], metadata, limit=2)
+        assert len(model.requests) == 2  # generation went ahead
+    assert results["results"]["care_zh"]["n_scored,judged"] == 2
+    err = capsys.readouterr().err
+    assert "rate limiting (HTTP 429)" in err
+    assert "judge_constraint=regex could not be checked" in err
+
+
+def test_credentials_in_judge_base_url_are_never_shown() -> None:
+    from inspect_culture.lm_eval_tasks.judge.errors import Failure, preflight_message
+
+    settings = resolve_judge_settings(
+        {"judge_model": "j", "judge_base_url": "https://bob:hunter2pass@judge.example/v1"}, {}
+    )
+    message = preflight_message(settings, Failure("HTTP 401 (unauthorized)", False, 401))
+    shown = (message, settings.endpoint(), json.dumps(settings.public()))
+    for text in shown:
+        assert "hunter2pass" not in text and "bob" not in text, text
+    assert "https://judge.example/v1" in message and settings.endpoint() == "judge.example"

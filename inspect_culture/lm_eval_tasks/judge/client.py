@@ -27,7 +27,7 @@ from inspect_culture.lm_eval_tasks.judge.errors import (
     preflight_message,
     scrub,
 )
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeSettings
+from inspect_culture.lm_eval_tasks.judge.settings import DEFAULT_BASE_URL, JudgeSettings
 from inspect_culture.scorers.judge.constraints import (
     PROBE_MESSAGES,
     JudgeConstraintError,
@@ -40,7 +40,6 @@ from inspect_culture.scorers.judge.constraints import (
 Messages = Sequence[Mapping[str, str]]
 PREFLIGHT_PROMPT = "Reply with the single word OK."  # as the Inspect path's check
 PREFLIGHT_TIMEOUT = 30.0  # seconds, at most (less when judge_timeout is shorter)
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
 def _compact_json(body: object) -> str:
@@ -200,20 +199,24 @@ class OpenAICompatibleJudge:
         rejected = failure is not None and failure.status in (400, 422)
         if fmt is None and (failure is None or rejected):
             return None  # the endpoint, key and model answered (a 400 may refuse the 1-token cap)
-        if fmt is None and failure is not None and failure.status == 429:
+        if failure is not None and failure.status == 429:
             # rate limited: endpoint, key and model were reached; the judgments' own retries
             # (Retry-After, judge_retry_budget) wait the limit out, so the run goes on
+            unchecked = "" if fmt is None else (
+                f"; judge_constraint={self.settings.constraint} could not be checked before "
+                "generation"
+            )  # fmt: skip
             print(
                 f"culture-evals: the judge {self.settings.model!r} at "
-                f"{self.settings.base_url or DEFAULT_BASE_URL} is rate limiting (HTTP 429) at the "
-                "check before generation; going on, its calls will be retried",
+                f"{self.settings.shown_url()} is rate limiting (HTTP 429) at the "
+                f"check before generation; going on, its calls will be retried{unchecked}",
                 file=sys.stderr,
                 flush=True,
             )
             return None
         if failure is not None and not rejected:
             return preflight_message(self.settings, failure)
-        judge = f"{self.settings.model!r} at {self.settings.base_url or DEFAULT_BASE_URL}"
+        judge = f"{self.settings.model!r} at {self.settings.shown_url()}"
         error = failure.what if failure is not None else None
         assert fmt is not None
         found = probe_failure(

@@ -116,7 +116,7 @@ def _fix(settings: JudgeSettings, failure: Failure) -> str:
 
 def preflight_message(settings: JudgeSettings, failure: Failure) -> str:
     """The one message that stops a run whose judge cannot answer."""
-    url = settings.base_url or "https://api.openai.com/v1"
+    url = settings.shown_url()
     text = (
         f"The judge {settings.model!r} at {url} cannot answer: {failure.what}. "
         f"Fix: {_fix(settings, failure)}. Nothing was generated (a one-request check when the "

@@ -20,9 +20,11 @@ from inspect_culture.scorers.judge.constraints import (
     check_constraint,
 )
 from inspect_culture.scorers.judge.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
+from inspect_culture.scorers.judge.urls import without_userinfo
 
 MODEL_ENV = "INSPECT_CULTURE_JUDGE_MODEL"
 BASE_URL_ENV = "INSPECT_CULTURE_JUDGE_BASE_URL"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
 API_KEY_ENV = "INSPECT_CULTURE_JUDGE_API_KEY"
 PREFLIGHT_ENV = "INSPECT_CULTURE_JUDGE_PREFLIGHT"  # "off" skips the check at load
 
@@ -131,11 +133,16 @@ class JudgeSettings:
         return settings
 
     def public(self) -> dict[str, Any]:
-        return {"judge_model": self.model, "judge_base_url": self.base_url}
+        shown = without_userinfo(self.base_url) if self.base_url else None
+        return {"judge_model": self.model, "judge_base_url": shown}
+
+    def shown_url(self) -> str:
+        """The API root for messages and result files: never credentials written into it."""
+        return without_userinfo(self.base_url) if self.base_url else DEFAULT_BASE_URL
 
     def endpoint(self) -> str:
         """The host the judge is reached at, for messages (never the key)."""
-        return urlparse(self.base_url).netloc if self.base_url else "api.openai.com"
+        return urlparse(self.shown_url()).netloc
 
 
 def resolve_judge_settings(
