@@ -297,3 +297,27 @@ def test_credentials_in_judge_base_url_are_never_shown() -> None:
     for text in shown:
         assert "hunter2pass" not in text and "bob" not in text, text
     assert "https://judge.example/v1" in message and settings.endpoint() == "judge.example"
+
+
+def test_judge_cache_misses_when_another_checkpoint_serves_the_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same judge URL and name, a new process, another checkpoint behind it (what the
+    endpoint's /models says): the cached verdicts are not replayed. The same checkpoint hits."""
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", str(tmp_path / "judge_cache.sqlite"))
+
+    def judged(model: StubOpenAIServer, judge: StubOpenAIServer, root: str) -> int:
+        monkeypatch.setattr(batch, "_CHECKED", set())  # a new process checks again
+        judge.served_root = root
+        before = len(judge.requests)
+        metadata = {"judge_model": "j", "judge_base_url": judge.base_url}
+        run_lm_eval(model, ["care_zh"], metadata, limit=3)
+        return len(judge.requests) - before - 1  # the preflight aside
+
+    with (
+        StubOpenAIServer(responder=care_responder) as model,
+        StubOpenAIServer(responder=care_responder, models={"j"}) as judge,
+    ):
+        assert judged(model, judge, "/ckpt/v1") == 3
+        assert judged(model, judge, "/ckpt/v1") == 0
+        assert judged(model, judge, "/ckpt/v2") == 3

@@ -82,8 +82,10 @@ def judge_settings_field(
         fmt = verdict_format if judge.constraint != "none" else None
         key = (judge, fmt.name if fmt is not None else "")
         if key not in _CHECKED:
-            if failure := OpenAICompatibleJudge(judge).preflight_sync(fmt):
+            client = OpenAICompatibleJudge(judge)
+            if failure := client.preflight_sync(fmt):
                 raise JudgeConfigError(failure)
+            client.learn_identity_sync()  # the checkpoint the cache's replies come from
             _CHECKED.add(key)
     return json.dumps(
         {

@@ -1,7 +1,9 @@
 """Persistent judge cache (SQLite): re-scoring or resuming makes no repeated judge calls.
 
 Keyed by judge model, endpoint, the full message list and the generation settings, so any change
-to the prompt or settings misses the cache instead of returning a stale verdict. Opened when a
+to the prompt or settings misses the cache instead of returning a stale verdict. Each reply also
+keeps the checkpoint the endpoint served under the model's name when the preflight learned it
+(`GET /models`): a reply from another checkpoint under the same name is a miss. Opened when a
 task loads, so a path that cannot hold it fails before generation, naming the path.
 """
 
@@ -49,24 +51,32 @@ class JudgeCache:
             # most the last verdicts (judged again next run), never the file
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(
-                "CREATE TABLE IF NOT EXISTS judgments (key TEXT PRIMARY KEY, text TEXT)"
+                "CREATE TABLE IF NOT EXISTS judgments (key TEXT PRIMARY KEY, text TEXT, judge TEXT)"
             )
-            self._db.execute("SELECT text FROM judgments LIMIT 1").fetchall()
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(judgments)")}
+            if "judge" not in columns:  # a cache written before checkpoints were kept
+                self._db.execute("ALTER TABLE judgments ADD COLUMN judge TEXT")
+            self._db.execute("SELECT text, judge FROM judgments LIMIT 1").fetchall()
         except (OSError, sqlite3.Error) as exc:
             raise JudgeCacheError(
                 f"the judge cache {path} cannot be used ({_why(exc)}); set {CACHE_ENV} to a "
                 f"writable file path (a new file or an existing judge cache), or {CACHE_ENV}=off"
             ) from None
 
-    def get(self, key: str) -> str | None:
+    def get(self, key: str, judge: str | None = None) -> str | None:
+        """The reply, unless it came from another checkpoint than `judge` (both known)."""
         with self._lock:
-            row = self._db.execute("SELECT text FROM judgments WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
+            sql = "SELECT text, judge FROM judgments WHERE key = ?"
+            row = self._db.execute(sql, (key,)).fetchone()
+        if row is None or (judge is not None and row[1] is not None and row[1] != judge):
+            return None
+        return row[0]
 
-    def put(self, key: str, text: str) -> None:
+    def put(self, key: str, text: str, judge: str | None = None) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO judgments (key, text) VALUES (?, ?)", (key, text)
+                "INSERT OR REPLACE INTO judgments (key, text, judge) VALUES (?, ?, ?)",
+                (key, text, judge),
             )
 
 

@@ -8,6 +8,7 @@ that reason; nothing here turns a failure into a score.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import random
 import sqlite3
@@ -40,6 +41,15 @@ from inspect_culture.scorers.judge.constraints import (
 Messages = Sequence[Mapping[str, str]]
 PREFLIGHT_PROMPT = "Reply with the single word OK."  # as the Inspect path's check
 PREFLIGHT_TIMEOUT = 30.0  # seconds, at most (less when judge_timeout is shorter)
+IDENTITY_TIMEOUT = 5.0  # seconds: the /models lookup is best effort
+# /models fields that change from call to call (vLLM stamps `created` and permission ids)
+_VOLATILE = {"created", "permission"}
+# the checkpoint each (model, endpoint) serves, learned after the preflight; absent: unknown
+_IDENTITIES: dict[tuple[str, str | None], str] = {}
+
+
+def served_identity(settings: JudgeSettings) -> str | None:
+    return _IDENTITIES.get((settings.model, settings.base_url))
 
 
 def _compact_json(body: object) -> str:
@@ -137,13 +147,39 @@ class OpenAICompatibleJudge:
             self._cache_put(key, result.text)
         return self._readable(result, fmt)
 
+    async def learn_identity(self) -> str | None:
+        """Which checkpoint the endpoint serves under the judge's name (its `GET /models`
+        entry: vLLM's `root`, llama.cpp's `meta`), kept with each cached reply so that another
+        checkpoint under the same name misses. One GET, no generation; unknown when the
+        endpoint cannot say, never an error."""
+        url = (self.settings.base_url or DEFAULT_BASE_URL).rstrip("/") + "/models"
+        try:
+            async with self._client() as client:
+                limit = aiohttp.ClientTimeout(total=IDENTITY_TIMEOUT)
+                async with client.get(url, timeout=limit) as response:
+                    listing = await response.json(content_type=None) if response.ok else {}
+            entries = [e for e in listing.get("data") or [] if isinstance(e, dict)]
+        except Exception:  # noqa: BLE001 - best effort
+            return None
+        served = [e for e in entries if e.get("id") == self.settings.model]
+        if len(served) != 1:
+            return None
+        entry = {k: v for k, v in served[0].items() if k not in _VOLATILE}
+        text = json.dumps(entry, sort_keys=True, ensure_ascii=False, default=str)
+        identity = hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+        _IDENTITIES[(self.settings.model, self.settings.base_url)] = identity
+        return identity
+
+    def learn_identity_sync(self) -> str | None:
+        return _run_sync(self.learn_identity)
+
     def _cache_get(self, key: str) -> str | None:
         """A cache that fails mid-run (disk full, file removed) is a miss, never an abort that
         would throw away the verdicts already paid for."""
         if self.cache is None:
             return None
         try:
-            return self.cache.get(key)
+            return self.cache.get(key, served_identity(self.settings))
         except (sqlite3.Error, OSError) as exc:
             self._cache_failed(exc)
             return None
@@ -152,7 +188,7 @@ class OpenAICompatibleJudge:
         if self.cache is None:
             return
         try:
-            self.cache.put(key, text)
+            self.cache.put(key, text, served_identity(self.settings))
         except (sqlite3.Error, OSError) as exc:
             self._cache_failed(exc)
 
