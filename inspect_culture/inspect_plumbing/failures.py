@@ -44,18 +44,26 @@ _GUARDED = "_inspect_culture_guarded"
 
 
 class Attempts:
-    """Provider calls of the current judgment (Inspect's retries call the provider again), and
-    what to do when the first one starts: the call then holds a connection slot, so a time
-    limit started there does not count the wait in Inspect's max_connections queue."""
+    """Provider calls of the current judgment (Inspect's retries call the provider again), the
+    HTTP requests they sent (the OpenAI SDK under Inspect's OpenAI-style providers retries
+    inside one call), and what to do when the first call starts: it then holds a connection
+    slot, so a time limit started there does not count the wait in Inspect's max_connections
+    queue."""
 
     def __init__(self, on_first: Callable[[], None] | None = None) -> None:
         self.count = 0
+        self.requests = 0
         self._on_first = on_first
 
     def started(self) -> None:
         self.count += 1
         if self.count == 1 and self._on_first is not None:
             self._on_first()
+
+    @property
+    def tries(self) -> int:
+        """HTTP requests sent when known, else provider calls: the attempts a reason names."""
+        return self.requests or self.count
 
 
 _ATTEMPTS: ContextVar[Attempts | None] = ContextVar("inspect_culture_attempts", default=None)
@@ -111,6 +119,20 @@ def model_secrets(model: Model) -> tuple[str, ...]:
     return tuple(k for k in keys if isinstance(k, str) and len(k) >= 8)
 
 
+async def _count_request(_request: Any) -> None:
+    if (box := _ATTEMPTS.get()) is not None:
+        box.requests += 1
+
+
+def _count_requests_of(api: Any) -> None:
+    """Count each HTTP request of the provider's httpx client (an httpx event hook; the client
+    may be replaced on a credential refresh, so this is checked on every call)."""
+    http = getattr(getattr(api, "client", None), "_client", None)
+    hooks = getattr(http, "event_hooks", None)
+    if isinstance(hooks, dict) and _count_request not in hooks.get("request", ()):
+        hooks.setdefault("request", []).append(_count_request)
+
+
 def guard_secrets(model: Model) -> Model:
     """Redact the model's keys from every error its provider raises or returns, before Inspect
     records it (transcript, traceback, retry log). Idempotent; returns the model."""
@@ -122,6 +144,7 @@ def guard_secrets(model: Model) -> Model:
     async def generate(*args: Any, **kwargs: Any) -> Any:
         secrets = model_secrets(model)
         if (box := _ATTEMPTS.get()) is not None:
+            _count_requests_of(api)
             box.started()
         try:
             result = await original(*args, **kwargs)

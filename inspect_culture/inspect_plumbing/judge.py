@@ -248,7 +248,7 @@ async def bounded_generate(
     cache: bool | CachePolicy | None = None,
 ) -> tuple[ModelOutput, int]:
     """`model.generate` within `timeout` seconds from its first attempt (None: no limit), and
-    the number of provider calls it made. The clock starts when a call first reaches the
+    the number of attempts it made (HTTP requests when known, else provider calls). The clock starts when a call first reaches the
     provider: the wait for a max_connections slot is Inspect's queue, not a slow judge. No
     `cache`: Inspect's own --cache, if given, applies as to any model."""
     cached = {} if cache is None else {"cache": cache}
@@ -264,9 +264,9 @@ async def bounded_generate(
             async with deadline:
                 output = await model.generate(prompt, config=config, **cached)
         except Exception as exc:
-            exc.add_note(f"{_ATTEMPTS_NOTE}{attempts.count}")
+            exc.add_note(f"{_ATTEMPTS_NOTE}{attempts.tries}")
             raise
-    return output, attempts.count
+    return output, attempts.tries
 
 
 def attempts_of(exc: BaseException) -> int | None:
