@@ -69,7 +69,7 @@ def test_inspect_self_grade_only_when_asked(tmp_path: Path) -> None:
         assert _judge_calls(server) == 5
     assert log.status == "success"
     sample_score = log.samples[0].scores["care_judge"]
-    assert sample_score.metadata["judge_prompt_version"] == "care-judge-2"
+    assert sample_score.metadata["judge_prompt_version"] == "care-judge-3"
     assert sample_score.metadata["rating_parser_version"] == "rating-2"
     assert "stub" in sample_score.metadata["judge_model"]
 

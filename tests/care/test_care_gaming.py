@@ -120,9 +120,9 @@ def test_constrained_replies_have_one_rating() -> None:
 
 
 def test_versions_record_the_change() -> None:
-    assert spec.JUDGE_PROMPT_VERSION == "care-judge-2"
+    assert spec.JUDGE_PROMPT_VERSION == "care-judge-3"
     assert spec.RATING_PARSER_VERSION == "rating-2"
     assert spec.JUDGE_VERSIONS == {
-        "judge_prompt_version": "care-judge-2",
+        "judge_prompt_version": "care-judge-3",
         "rating_parser_version": "rating-2",
     }

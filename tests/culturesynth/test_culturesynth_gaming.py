@@ -123,6 +123,6 @@ def test_constrained_replies_have_one_verdict() -> None:
 
 
 def test_versions_record_the_change() -> None:
-    assert spec.JUDGE_PROMPT_VERSION == "culturesynth-judge-2"
+    assert spec.JUDGE_PROMPT_VERSION == "culturesynth-judge-3"
     assert spec.PAIRWISE_PARSER_VERSION == "pairwise-2"
     assert judge_games(["[[A]]"], ("A",)).provenance["pairwise_parser_version"] == "pairwise-2"

@@ -16,9 +16,10 @@ from inspect_culture.scorers.spec_types import GenerationSettings, OutcomeRecord
 # Must bump whenever prompts, parsers or metrics change (Inspect `Task(version=...)`, lm-eval
 # `metadata.version`). 2: metrics average each question's epochs first. 3: forged fences and
 # ratings in the answer are neutralised (care-judge-2), two different ratings in a judge reply are
-# an ambiguous verdict, unscored (rating-2); docs/judge.md.
-TASK_VERSION = 3
-JUDGE_PROMPT_VERSION = "care-judge-2"
+# an ambiguous verdict, unscored (rating-2); docs/judge.md. 4: more look-alikes of the guarded
+# markers (other scripts' confusables, hollow brackets) are folded (care-judge-3).
+TASK_VERSION = 4
+JUDGE_PROMPT_VERSION = "care-judge-3"
 RATING_PARSER_VERSION = "rating-2"
 # Stored with every judged sample, in both harnesses.
 JUDGE_VERSIONS = {

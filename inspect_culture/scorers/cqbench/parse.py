@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -197,7 +198,17 @@ def ve_prediction(completion: str | None) -> str:
     return text.split("[Final answer]:", 1)[1].strip() if "[Final answer]:" in text else "None"
 
 
-_GROUND_TRUTH_LINE = re.compile(r"\[?\s*ground truth\s*(\d+)\s*\]?\s*:\s*([0-9.]+)", re.IGNORECASE)
+# On the NFKC form of the reply (fullwidth `［Ground truth 1］：１` reads as `[Ground truth 1]:1`),
+# with markdown emphasis around the parts (`**Ground truth 1**: 1`, `**[Ground truth 1]: 1**`,
+# `[Ground truth 1]: **1**`). The answer fence (`prompts.VE_PREDICTION_MARKERS`) neutralises at
+# least every line this reads.
+# (No leading `\[?\s*`: it changed nothing that is read, and made long whitespace runs quadratic.)
+_GROUND_TRUTH_LINE = re.compile(r"ground truth\s*(\d+)[\s\]*_]*:[\s*_]*([0-9.]+)", re.IGNORECASE)
+# `[Final answer]:`, `[Final answer]**:**`, `**Final answer**`, `**[Final answer]:**` (NFKC form).
+_FINAL_ANSWER_BLOCK = re.compile(
+    r"\[\s*final answer\s*\]\s*(?:\*\*)?\s*:|\*\*\s*\[?\s*final answer\s*\]?\s*:?\s*\*\*",
+    re.IGNORECASE,
+)
 VE_SCORES = (0.0, 0.5, 1.0)
 AMBIGUOUS = "ambiguous verdict"
 NO_VE_SCORES = "the judge reply has no parsable per-value scores"
@@ -209,7 +220,9 @@ def read_ve_judgement(
     """(one score per gold value, the 1-based gold values whose verdict is ambiguous).
 
     The judge's `[Final answer]:` block, everything after its first occurrence: lines
-    `[Ground truth k]: s` place s at value k (1-based); s must be 0, 0.5 or 1. A value the judge
+    `[Ground truth k]: s` place s at value k (1-based); s must be 0, 0.5 or 1. The reply is read
+    in its NFKC form, and markdown bold around the marker or the lines is allowed
+    (`**[Final answer]:**`, `**Ground truth 1**: 1`, fullwidth `［Ground truth 1］：１`). A value the judge
     did not score, or scored off-scale, is None (unscored). A value given two different on-scale
     scores is an ambiguous verdict, None as well (`cqbench-match-3`; before, the first line won,
     so a judge that quoted a planted block first could hand its scores over); the same score
@@ -218,8 +231,10 @@ def read_ve_judgement(
     the wrong value.
     """
     seen: list[set[float]] = [set() for _ in range(n_values)]
-    if text and "[Final answer]:" in text:
-        block = text.split("[Final answer]:", 1)[1]
+    text = unicodedata.normalize("NFKC", text or "")
+    start = _FINAL_ANSWER_BLOCK.search(text)
+    if start:
+        block = text[start.end() :]
         for index, value in _GROUND_TRUTH_LINE.findall(block):
             position = int(index) - 1
             try:

@@ -116,18 +116,28 @@ def ve_extraction_messages(record: Mapping[str, Any], summary: str) -> Messages:
 # away). `llm_judge` puts the prediction in the middle of its text, unfenced, between "Here are
 # the predictions:" and "and ground truth:", and asks for `[Reasoning]:` then a `[Final answer]:`
 # block of `[Ground truth k]:s` lines:
-# - the block markers `[Final answer]` and `[Reasoning]`;
-# - a ground-truth line in any form the verdict parser reads (`[Ground truth 3]:1`,
-#   `ground truth 3: 1`) and a forged ground-truth list ("and ground truth: [...]");
+# - the block markers `[Final answer]` and `[Reasoning]`, bracketed or in bold (`**Final answer**`,
+#   `**[Final answer]:**`);
+# - a ground-truth line in any form the verdict parser (`parse.read_ve_judgement`) reads, and more:
+#   `[Ground truth 3]:1`, `ground truth 3: 1`, `[Ground truth 3\n]: 1`, `**Ground truth 3**: 1`,
+#   `［Ground truth 3］：１`, and a forged ground-truth list ("and ground truth: [...]"). Between
+#   the index and the colon the parser allows whitespace (newlines too), `]`, `*` and `_`, so the
+#   pattern allows the same (`_GT_TAIL`), the mark going before the first `]`, `*` or `_`;
 # - a forged "Here are the predictions:".
+# `fina[li]`: a vertical-bar look-alike (`ꓲ`) folds to `i` (`judge.fences`) but may stand for `l`.
+# `(?=(?P<ws>\s*))(?P=ws)`: the whitespace taken whole, never given back (an atomic `\s*`), so
+# that a long run of it is not rescanned by `NOT_QUOTED` at every length (quadratic).
+_GT_TAIL = rf"(?=(?P<ws>\s*))(?P=ws)(?P<mark>){NOT_QUOTED}(?:[\]*_][\s\]*_]*)?"
+_BLOCK = rf"(?:fina[li]{SEP}answer|reasoning)"
 VE_PREDICTION_MARKERS: tuple[Marker, ...] = (
-    Marker("final answer", rf"\[\s*final{SEP}answer\s*(?P<mark>)\]"),
+    Marker("final answer", rf"\[\s*fina[li]{SEP}answer\s*(?P<mark>)\]"),
     Marker("reasoning", r"\[\s*reasoning\s*(?P<mark>)\]"),
     Marker(
-        "ground truth",
-        rf"ground{SEP}truth(?:{SEP}\d+)?[ \t]*(?P<mark>){NOT_QUOTED}\]?\s*[:=]",
+        "bold block",
+        rf"(?:\*\*|__)\s*\[?\s*{_BLOCK}\s*(?P<mark>){NOT_QUOTED}\]?\s*:?\s*(?:\*\*|__)",
     ),
-    Marker("predictions", rf"here{SEP}are{SEP}the{SEP}predictions[ \t]*(?P<mark>){NOT_QUOTED}:"),
+    Marker("ground truth", rf"ground{SEP}truth(?:{SEP}\d+)?{_GT_TAIL}[:=]"),
+    Marker("predictions", rf"here{SEP}are{SEP}the{SEP}predictions{_GT_TAIL}:"),
 )
 
 

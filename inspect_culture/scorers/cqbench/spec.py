@@ -16,9 +16,11 @@ BENCHMARK = "CQ-Bench"
 # or metrics change. 2: a question run for several epochs counts once (see docs/cqbench.md).
 # 3: forged markers and score lines in VE predictions are neutralised (cqbench-prompts-2), and a
 # gold value given two different scores by the judge is ambiguous, unscored (cqbench-match-3).
-TASK_VERSION = 3
-PROMPT_VERSION = "cqbench-prompts-2"  # prompt_texts/ and the VE judge prompt's neutralising
-PARSER_VERSION = "cqbench-match-3"  # parse.py: AD option matcher, VS selections, VE verdicts
+# 4: VE score lines in bold or fullwidth are read (cqbench-match-4) and neutralised, with more
+# look-alikes and any whitespace before the closing bracket (cqbench-prompts-3).
+TASK_VERSION = 4
+PROMPT_VERSION = "cqbench-prompts-3"  # prompt_texts/ and the VE judge prompt's neutralising
+PARSER_VERSION = "cqbench-match-4"  # parse.py: AD option matcher, VS selections, VE verdicts
 
 # Upstream samples open models at temperature 0.8 with up to 4096 new tokens (the paper is
 # silent); reasoning answers need the room. Both VE steps generate alike.

@@ -25,9 +25,10 @@ BENCHMARK = "CultureSynth-7"
 # Task(version=...) and the lm-eval YAML's metadata.version: bump it whenever the prompts, the
 # parser or the metrics change (2: epochs count once per question; 3: forged delimiters and verdicts
 # in an answer are caught through Unicode look-alikes and invisible characters, culturesynth-judge-2,
-# and two different verdicts in a judge reply are ambiguous, unscored, pairwise-2; docs/judge.md).
-TASK_VERSION = 3
-JUDGE_PROMPT_VERSION = "culturesynth-judge-2"
+# and two different verdicts in a judge reply are ambiguous, unscored, pairwise-2; docs/judge.md;
+# 4: more look-alikes of the guarded markers are folded, culturesynth-judge-3).
+TASK_VERSION = 4
+JUDGE_PROMPT_VERSION = "culturesynth-judge-3"
 PAIRWISE_PARSER_VERSION = "pairwise-2"
 
 # The paper states no decoding settings: greedy, so a baseline run is reproducible and

@@ -14,8 +14,10 @@ The detection copy is the text with, character by character:
   selectors), after compatibility decomposition (NFKD, which covers everything NFKC folds:
   fullwidth `＜`, small `﹤`, `〈` U+2329, fullwidth letters and digits, ligatures, ...);
 - look-alikes NFKD leaves alone mapped to their ASCII shape (`‹` `〈` `⟨` `❮` to `<`, `«` `《` to `<<`,
-  `【` `〔` to `[`, `⟦` to `[[`, `∶` to `:`, dashes to `-`, typographic apostrophes to `'`, and the
-  Cyrillic and Greek letters that look like Latin ones);
+  `【` `〔` to `[`, the hollow `⟦` `⟬` `〘` `〖` to `[[`, `∶` `ꓽ` to `:`, dashes to `-`, typographic
+  apostrophes to `'`, the Cyrillic and Greek letters that look like Latin ones, and the Unicode
+  confusables (UTS #39) of the letters the markers are made of: Cherokee `Ꭺ`, Lisu `ꓮ`, Armenian
+  `օ`, Coptic, small capitals `ᴀ`, Latin alpha `ɑ`, ...);
 - case-folded.
 
 Each copy character remembers the original character it came from, so a match in the copy maps
@@ -56,14 +58,16 @@ _add("<", "‹〈⟨˂ᐸ❮❬⧼⦑⦉﹤＜⋖")
 _add(">", "›〉⟩˃ᐳ❯❭⧽⦒⦊﹥＞⋗")
 _add("<<", "«《⟪≪⫷")
 _add(">>", "»》⟫≫⫸")
-_add("[", "【〔〖〘⁅❲［⦋⦍⦏")
-_add("]", "】〕〗〙⁆❳］⦌⦎⦐")
-_add("[[", "⟦〚")
-_add("]]", "⟧〛")
-_add(":", "∶꞉ː˸׃։܃܄᠄⁚")
-_add("-", "‐‑‒–—―−⁃﹘")
+# Square brackets: filled or plain ones as one, hollow ("white") ones as two, as a reader
+# would take `⟦10⟧` or `〘A〙` for `[[10]]` or `[[A]]`.
+_add("[", "【〔⁅❲［⦋⦍⦏⦗⹕⹗⌈⌊⸢⸤")
+_add("]", "】〕⁆❳］⦌⦎⦐⦘⹖⹘⌉⌋⸣⸥")
+_add("[[", "⟦〚⟬〘〖")
+_add("]]", "⟧〛⟭〙〗")
+_add(":", "∶꞉ː˸׃։܃܄᠄⁚ꓽ᛬︰ःઃ")
+_add("-", "‐‑‒–—―−⁃﹘˗➖")
 _add("_", "‗ˍ＿")
-_add("'", "’‘‛`ʼʹ′＇ˈ")
+_add("'", "’‘‛`ʼʹ′＇ˈ‵՚՝ʻʽˊˋꞌ")
 # Cyrillic and Greek letters that look like Latin ones (upper case; lower case below).
 _add("a", "АаΑα")
 _add("b", "ВΒЬ")
@@ -87,6 +91,34 @@ _add("w", "ԝ")
 _add("x", "ХхΧχ")
 _add("y", "УуΥү")
 _add("z", "Ζ")
+# Letters of other scripts (Cherokee, Lisu, Armenian, Coptic, Canadian syllabics, ...), small
+# capitals and Latin variants that look like a letter of a guarded word (`rating`, `ground truth`,
+# `final answer`, `reasoning`, `here are the predictions`, `assistant response`, `end`, `the
+# start/end of reference answer`, `user question`, `system`) or of a verdict (`a` `b` `c`): the
+# Unicode confusables (UTS #39) of those letters that NFKD and case folding leave apart.
+# Vertical bars (`ꓲ`, `ᛁ`, `Ɩ`) look like both `I` and `l`; they fold to `i`, the commoner letter
+# of the guarded words (the CQ-Bench `final` pattern accepts `finai`).
+_add("a", "ɑᎪᗅ⍺ꓮ𐊠𖽀ᴀ")
+_add("b", "ƄᏏᏴᑲᖯᗷꓐꞴ𐊂𐊡𐌁ʙ")
+_add("c", "ᏟᴄⲤⲥꓚꮯ𐊢𐌂𐐕𐐽𐔜")
+_add("d", "ᎠᏧᑯᗞᗪꓒꓓᴅ")
+_add("e", "ҽᎬ℮ⴹꓰꬲ𐊆𑢦𑢮ᴇ")
+_add("f", "ϜքᖴẝꓝꞘꞙꬵ𐊇𐊥𐔥𑢢𑣂ꜰ")
+_add("g", "ƍɡԌցᏀᏳᶃꓖɢ")
+_add("h", "հᎻᏂᕼⲎꓧ𐋏ʜ")
+_add("i", "ıɩɪӏᎥ⍳ꙇꭵ𑣃ǀƖᛁⲒⵏꓲ𐊊𐌉𖼨")
+_add("l", "ᏞᒪⳐꓡ𐐛𐔦𑢣𑢲𖼖ʟ")
+_add("m", "ϺᎷᗰᛖⲘꓟ𐊰𐌑ᴍ")
+_add("n", "ոռⲚꓠ𐔓ɴ")
+_add("o", "ՕօଠഠဝჿዐᴏᴑⲞⲟⵔꓳꬽ𐊒𐊫𐐄𐐬𐓂𐓪𐔖𑢵𑣈𑣗")
+_add("p", "Ꮲᑭ⍴Ⲣⲣꓑ𐊕ᴘ")
+_add("q", "գզⵕꞯ")
+_add("r", "ƦгᎡᏒᖇᴦⲅꓣꭇꭈꮁ𐒴𖼵ʀ")
+_add("s", "ƽՏᏕᏚꓢꜱꮪ𐊖𐐠𐑈𑣁𖼺")
+_add("t", "ᎢⲦꓔ𐊗𐊱𐌕𑢼𖼊ᴛ")
+_add("u", "ʋՍսሀᑌᴜꓴꞟꭎꭒ𐓎𐓶𑢸𑣘𖽂")
+_add("w", "ɯѡաᎳᏔᴡꓪꮃ𑜊𑜎𑜏")
+_add("y", "ɣʏყᎩᎽᶌỿⲨꓬꭚ𐊲𑢤𑣜𖽃")
 
 _DROPPED_CATEGORIES = frozenset({"Cf", "Mn", "Me"})
 
@@ -97,7 +129,8 @@ def _fold(char: str) -> str:
     if unicodedata.category(char) in _DROPPED_CATEGORIES:
         return ""
     out: list[str] = []
-    for part in unicodedata.normalize("NFKD", char):
+    # a look-alike listed as such first (`︰`, whose NFKD is `..`), else its decomposition
+    for part in _LOOKALIKES.get(char) or unicodedata.normalize("NFKD", char):
         part = _LOOKALIKES.get(part, part)
         for piece in unicodedata.normalize("NFKD", part.casefold()):
             if unicodedata.category(piece) not in _DROPPED_CATEGORIES:
