@@ -149,3 +149,33 @@ def test_constrained_replies_have_one_score_per_value() -> None:
 def test_versions_record_the_change() -> None:
     assert spec.PROMPT_VERSION == "cqbench-prompts-3"
     assert spec.PARSER_VERSION == "cqbench-match-4"
+
+
+def test_atomic_whitespace_rewrites_match_what_the_plain_patterns_match() -> None:
+    """The CARE closing-fence and the VE bold-block markers match whitespace runs once (so a
+    degenerate run of spaces costs linear time): on random texts they find exactly the spans
+    and marks the plain `\\s*` forms found."""
+    import random
+    import re
+
+    from inspect_culture.scorers.care.prompts import ANSWER_MARKERS
+    from inspect_culture.scorers.cqbench.prompts import _BLOCK, VE_PREDICTION_MARKERS
+    from inspect_culture.scorers.judge.fences import NOT_QUOTED, SEP
+
+    plain = {
+        "bold block": rf"(?:\*\*|__)\s*\[?\s*{_BLOCK}\s*(?P<mark>){NOT_QUOTED}\]?\s*:?\s*(?:\*\*|__)",
+        "care fence": rf"(?:end{SEP}|/\s*)?assistant{SEP}response[ \t]*(?P<mark>){NOT_QUOTED}\s*>",
+    }
+    rewritten = {
+        "bold block": next(m for m in VE_PREDICTION_MARKERS if m.name == "bold block").regex,
+        "care fence": next(m for m in ANSWER_MARKERS if "(?P<hws>" in m.pattern).regex,
+    }
+    pieces = ["**", "__", "[", "]", ":", " ", "\t", "\n", "  ", "final answer", "reasoning",
+              "end", "assistant", "response", "_", "/", ">", " (quoted)", "x"]  # fmt: skip
+    rng = random.Random(13)
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 14)))
+        for name, pattern in plain.items():
+            old = [(m.span(), m.start("mark")) for m in re.finditer(pattern, text)]
+            new = [(m.span(), m.start("mark")) for m in rewritten[name].finditer(text)]
+            assert old == new, (name, text)

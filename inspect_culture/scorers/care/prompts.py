@@ -42,7 +42,13 @@ RESPONSE_CLOSE = "<<<END_ASSISTANT_RESPONSE>>>"
 _FENCE_WORDS = rf"assistant{SEP}response(?:[ \t]*(?=>))?(?P<mark>){NOT_QUOTED}"
 ANSWER_MARKERS: tuple[Marker, ...] = (
     Marker("fence", rf"<+\s*(?:(?:end|/){SEP})?{_FENCE_WORDS}"),
-    Marker("fence", rf"(?:end{SEP}|/\s*)?assistant{SEP}response[ \t]*(?P<mark>){NOT_QUOTED}\s*>"),
+    # the spaces before `>` matched once, never given back: a long run of them (a degenerate
+    # generation) would otherwise cost time quadratic in its length
+    Marker(
+        "fence",
+        rf"(?:end{SEP}|/\s*)?assistant{SEP}response(?=(?P<hws>[ \t]*))(?P=hws)(?P<mark>)"
+        rf"{NOT_QUOTED}\s*>",
+    ),
     Marker("fence", rf"end_+assistant_+response(?:[ \t]*(?=>))?(?P<mark>){NOT_QUOTED}"),
     Marker("rating", r"\[\s*\[\s*[+\-]?\d+(?:\s*[.,]\s*\d+)?\s*(?P<mark>)\]\s*\]"),
 )

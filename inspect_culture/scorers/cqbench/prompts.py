@@ -129,12 +129,22 @@ def ve_extraction_messages(record: Mapping[str, Any], summary: str) -> Messages:
 # that a long run of it is not rescanned by `NOT_QUOTED` at every length (quadratic).
 _GT_TAIL = rf"(?=(?P<ws>\s*))(?P=ws)(?P<mark>){NOT_QUOTED}(?:[\]*_][\s\]*_]*)?"
 _BLOCK = rf"(?:fina[li]{SEP}answer|reasoning)"
+
+
+def _ws(n: int) -> str:
+    """Whitespace matched as an atomic group (Python 3.10 has no `(?>...)`)."""
+    return rf"(?=(?P<ws{n}>\s*))(?P=ws{n})"
+
+
 VE_PREDICTION_MARKERS: tuple[Marker, ...] = (
     Marker("final answer", rf"\[\s*fina[li]{SEP}answer\s*(?P<mark>)\]"),
     Marker("reasoning", r"\[\s*reasoning\s*(?P<mark>)\]"),
     Marker(
         "bold block",
-        rf"(?:\*\*|__)\s*\[?\s*{_BLOCK}\s*(?P<mark>){NOT_QUOTED}\]?\s*:?\s*(?:\*\*|__)",
+        # each run of whitespace matched once and never given back (`_ws`): adjacent `\s*`
+        # would make a long run of spaces cost time quadratic in its length
+        rf"(?:\*\*|__){_ws(1)}(?:\[{_ws(2)})?{_BLOCK}{_ws(3)}(?P<mark>){NOT_QUOTED}"
+        rf"(?:\]{_ws(4)})?(?::{_ws(5)})?(?:\*\*|__)",
     ),
     Marker("ground truth", rf"ground{SEP}truth(?:{SEP}\d+)?{_GT_TAIL}[:=]"),
     Marker("predictions", rf"here{SEP}are{SEP}the{SEP}predictions{_GT_TAIL}:"),
