@@ -125,10 +125,10 @@ def test_a_cache_failing_mid_run_keeps_the_verdicts(tmp_path: Path, capsys) -> N
     import sqlite3
 
     class FailingCache(JudgeCache):
-        def get(self, key: str) -> str | None:
+        def get(self, key: str, judge: str | None = None) -> str | None:
             raise sqlite3.OperationalError("disk I/O error")
 
-        def put(self, key: str, text: str) -> None:
+        def put(self, key: str, text: str, judge: str | None = None) -> None:
             raise sqlite3.OperationalError("database or disk is full")
 
     with StubOpenAIServer(responder=lambda p, b: f"v:{p}") as server:
