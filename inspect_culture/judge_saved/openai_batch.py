@@ -24,6 +24,7 @@ from inspect_culture.datasets_hub.hashing import sha256_text
 from inspect_culture.judge_saved.errors import JudgeSavedError
 from inspect_culture.lm_eval_tasks.judge.cache import JudgeCache, cache_key, default_cache
 from inspect_culture.lm_eval_tasks.judge.client import JudgeResult
+from inspect_culture.lm_eval_tasks.judge.errors import scrub
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeSettings
 from inspect_culture.scorers.judge.constraints import VerdictFormat, reply_text, request_fields
 
@@ -31,7 +32,8 @@ ENDPOINT = "/v1/chat/completions"
 TERMINAL = ("completed", "failed", "expired", "cancelled")
 RETRY_STATUSES = ("expired", "cancelled")  # a new batch may answer what these left undone
 _RETRY_HTTP = {408, 409, 429}
-MAX_REQUESTS = 50_000  # the Batch API's limit per input file (and 200 MB)
+MAX_REQUESTS = 50_000  # the Batch API's limits per input file
+MAX_BYTES = 200 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,24 @@ def request_body(
         body.update(fields.pop("extra_body", {}))  # the openai client sends these top-level
         body.update(fields)
     return body
+
+
+def api_failure(exc: openai.OpenAIError, settings: JudgeSettings) -> str:
+    """A Batch API error in one line: the host, the status and the server's words, no key. The
+    batch ids are saved, so the same command resumes."""
+    status = getattr(exc, "status_code", None)
+    if isinstance(exc, openai.APITimeoutError):  # a kind of APIConnectionError: first
+        what = "the request timed out"
+    elif isinstance(exc, openai.APIConnectionError):
+        what = "could not connect, or the connection dropped"
+    else:
+        what = f"HTTP {status}" if status else type(exc).__name__
+    detail = scrub(str(getattr(exc, "message", "") or exc), settings.api_key).splitlines()
+    words = f": {detail[0][:200]}" if detail and detail[0] else ""
+    return (
+        f"the Batch API at {settings.endpoint()} failed ({what}{words}); nothing paid for is "
+        "lost: the batch ids are saved, so running the same command again resumes"
+    )
 
 
 def _retryable_line(status: int | None) -> bool:
@@ -125,7 +145,10 @@ class BatchJudge:
                 cached[key] = hit
             else:
                 bodies.setdefault(key, request_body(settings, m, fmt))
-        outcomes = self._run(settings, sorted(set(keys)), bodies) if bodies else {}
+        try:
+            outcomes = self._run(settings, sorted(set(keys)), bodies) if bodies else {}
+        except openai.OpenAIError as exc:
+            raise JudgeSavedError(api_failure(exc, settings)) from None
         results = []
         for key, fmt in zip(keys, fmts, strict=True):
             if key in cached:
@@ -158,16 +181,23 @@ class BatchJudge:
         with client:
             for entry in state["rounds"]:  # batches of an earlier, interrupted run
                 self.log.batches.append(entry)
-                if any(outcomes[k].text is None for k in entry["keys"] if k in outcomes):
-                    self._finish(client, entry, outcomes)
-                    self._save(state_path, state)
-            while len(state["rounds"]) < self.options.max_rounds:
+                if not any(outcomes[k].text is None for k in entry["keys"] if k in outcomes):
+                    continue
+                if entry.get("batch_id") is None:  # created or not: its reply was lost
+                    self._create(client, entry, state_path, state)
+                self._finish(client, entry, outcomes)
+                self._save(state_path, state)
+                if entry["status"] == "failed":  # an earlier run's failure (a quota, say):
+                    for key in entry["keys"]:  # this run tries its requests once more
+                        if key in outcomes and outcomes[key].text is None:
+                            outcomes[key].retry = True
+            submitted = 0  # batches this run: each run may try `max_rounds` of them
+            while submitted < self.options.max_rounds:
                 remaining = [k for k, o in outcomes.items() if o.text is None and o.retry]
                 if not remaining:
                     break
-                entry = self._submit(client, remaining, bodies)
-                state["rounds"].append(entry)
-                self._save(state_path, state)  # before waiting: a rerun resumes this batch
+                entry = self._submit(client, remaining, bodies, state_path, state)
+                submitted += 1
                 self._finish(client, entry, outcomes)
                 self._save(state_path, state)
         for outcome in outcomes.values():
@@ -198,8 +228,16 @@ class BatchJudge:
         temporary.replace(path)
 
     def _submit(
-        self, client: openai.OpenAI, keys: list[str], bodies: dict[str, dict[str, Any]]
+        self,
+        client: openai.OpenAI,
+        keys: list[str],
+        bodies: dict[str, dict[str, Any]],
+        state_path: Path,
+        state: dict[str, Any],
     ) -> dict[str, Any]:
+        """Upload the requests and create their batch. The entry is saved with its input file
+        before the batch is created, so a create whose reply is lost (after the server made the
+        batch) is found again by that file on a rerun, never created and paid for twice."""
         if len(keys) > MAX_REQUESTS:
             raise JudgeSavedError(
                 f"{len(keys)} judge requests in one task: more than the Batch API's {MAX_REQUESTS} "
@@ -212,18 +250,61 @@ class BatchJudge:
             )
             for key in keys
         ]
-        upload = client.files.create(
-            file=("judge_requests.jsonl", ("\n".join(lines) + "\n").encode("utf-8")),
-            purpose="batch",
-        )
-        batch = client.batches.create(
-            input_file_id=upload.id,
-            endpoint=ENDPOINT,
-            completion_window=self.options.completion_window,  # type: ignore[arg-type]
-        )
-        entry = {"batch_id": batch.id, "input_file_id": upload.id, "keys": keys, "status": None}
+        content = ("\n".join(lines) + "\n").encode("utf-8")
+        if len(content) > MAX_BYTES:
+            raise JudgeSavedError(
+                f"the batch input of {len(keys)} judge requests is {len(content) / 2**20:.0f} MB, "
+                f"more than the Batch API's {MAX_BYTES // 2**20} MB per file; judge this task "
+                "without --batch, or split the run (e.g. by language, or with --limit)"
+            )
+        upload = client.files.create(file=("judge_requests.jsonl", content), purpose="batch")
+        entry = {
+            "batch_id": None,
+            "input_file_id": upload.id,
+            "uploaded_at": getattr(upload, "created_at", None),
+            "keys": keys,
+            "status": None,
+        }
+        state["rounds"].append(entry)
         self.log.batches.append(entry)
+        self._save(state_path, state)
+        self._create(client, entry, state_path, state, look_up=False)
         return entry
+
+    def _create(
+        self,
+        client: openai.OpenAI,
+        entry: dict[str, Any],
+        state_path: Path,
+        state: dict[str, Any],
+        *,
+        look_up: bool = True,
+    ) -> None:
+        """The batch of the entry's input file: the one the server already has for it (a
+        create whose reply was lost), else a new one, created without the SDK's retries (a
+        retried create can make a second batch). Its id is saved before any waiting."""
+        if look_up and (found := self._batch_of(client, entry)) is not None:
+            entry["batch_id"] = found
+        else:
+            batch = client.with_options(max_retries=0).batches.create(
+                input_file_id=entry["input_file_id"],
+                endpoint=ENDPOINT,
+                completion_window=self.options.completion_window,  # type: ignore[arg-type]
+            )
+            entry["batch_id"] = batch.id
+        self._save(state_path, state)
+
+    @staticmethod
+    def _batch_of(client: openai.OpenAI, entry: dict[str, Any]) -> str | None:
+        """The id of a batch made from the entry's input file (newest first, back to the
+        upload: no batch of that file can be older)."""
+        since = entry.get("uploaded_at")
+        for batch in client.batches.list(limit=100):
+            if batch.input_file_id == entry["input_file_id"]:
+                return batch.id
+            if isinstance(since, int | float) and batch.created_at < since - 300:
+                return None
+        return None
 
     def _finish(
         self,

@@ -190,3 +190,45 @@ def test_constrained_batch_sends_the_constraint_fields(generated, tmp_path: Path
     assert _judge_bodies(server) == live_bodies and all('"grammar"' in b for b in live_bodies)
     live, batch = _metrics(tmp_path / "live"), _metrics(tmp_path / "batch")
     assert batch == pytest.approx(live) and live["n_unscored"] == 0  # the constraint held
+
+
+def test_a_create_whose_reply_is_lost_is_found_again_not_paid_twice(
+    generated, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """The server makes the batch but the reply never arrives: the run stops with one line
+    (no retry of the create, which would make a second batch), and the rerun finds the batch
+    by its input file and polls it."""
+    server, gen = generated
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", str(tmp_path / "cache.sqlite"))
+    server.lose_create_replies = 1
+    args = ["--batch", "--poll-interval", "0.01"]
+    with pytest.raises(SystemExit) as stopped:  # the CLI's one-line exit, status 1
+        _judge(server, gen, tmp_path / "out", *args)
+    message = str(stopped.value.code)
+    assert message.startswith("culture-evals judge: the Batch API at 127.0.0.1"), message
+    assert "could not connect" in message and "running the same command again resumes" in message
+    assert server.create_calls == 1 and server.batches_created == 1
+    assert _judge(server, gen, tmp_path / "out", *args) == 0
+    assert server.create_calls == 1 and server.batches_created == 1  # found, not made again
+    assert len(_judge_bodies(server)) == N
+    assert _newest_metrics(tmp_path / "out")["n_scored"] == N
+
+
+def _newest_metrics(folder: Path) -> dict[str, float]:
+    path = max(folder.rglob("results_*.json"))  # timestamped names: the last run's
+    return lm_eval_metrics(json.loads(path.read_text()), "care_zh", "judged")
+
+
+def test_a_rerun_tries_a_failed_batch_again(generated, tmp_path: Path, monkeypatch) -> None:
+    """A batch can fail for a passing reason (the organisation's queued-token quota): the same
+    command run again submits what it left undone, once more."""
+    server, gen = generated
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", str(tmp_path / "cache.sqlite"))
+    server.fail_batches = 1
+    args = ["--batch", "--poll-interval", "0.01"]
+    assert _judge(server, gen, tmp_path / "out", *args) == 1  # every sample unscored
+    assert server.batches_created == 1  # not retried within the run
+    assert _judge(server, gen, tmp_path / "out", *args) == 0
+    assert server.batches_created == 2
+    assert _newest_metrics(tmp_path / "out")["n_scored"] == N
+    assert len(_judge_bodies(server)) == N  # each request answered once

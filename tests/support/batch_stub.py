@@ -63,9 +63,14 @@ class BatchStubServer(StubOpenAIServer):
         expire_half: int = 0,
         fail_batches: int = 0,
         line_fault: Callable[[dict[str, Any]], int | None] | None = None,
+        lose_create_replies: int = 0,
         **kw: Any,
     ) -> None:
         super().__init__(*args, **kw)
+        # how many of the first batch creations succeed here but lose their reply (a dropped
+        # connection): the client cannot know the batch exists
+        self.lose_create_replies = lose_create_replies
+        self.create_calls = 0
         self.fail_batches = fail_batches  # how many of the first batches fail validation
         self.line_fault = line_fault  # an HTTP status to answer a request line with, or None
         self.polls_per_state = polls_per_state  # retrieves before each state change
@@ -119,8 +124,15 @@ class BatchStubServer(StubOpenAIServer):
             return 200, {RAW: found["content"].decode("utf-8")}
         return 200, found["record"]
 
-    def _batches(self, method: str, rest: list[str], raw: bytes) -> tuple[int, dict[str, Any]]:
+    def _batches(
+        self, method: str, rest: list[str], raw: bytes
+    ) -> tuple[int | None, dict[str, Any]]:
+        if method == "GET" and not rest:  # list, newest first, as the API does
+            newest = sorted(self.batches, key=lambda b: int(b.split("_")[1]), reverse=True)
+            data = [self._public(b) for b in newest]
+            return 200, {"object": "list", "data": data, "has_more": False}
         if method == "POST" and not rest:
+            self.create_calls += 1
             body = json.loads(raw)
             if body.get("input_file_id") not in self.files:
                 return 400, {"error": {"message": "unknown input_file_id"}}
@@ -141,6 +153,8 @@ class BatchStubServer(StubOpenAIServer):
                 "_expire": len(self.batches) < self.expire_half,
                 "_fail": len(self.batches) < self.fail_batches,
             }
+            if self.create_calls <= self.lose_create_replies:
+                return None, {}  # created, and the reply is lost
             return 200, self._public(batch_id)
         batch = self.batches.get(rest[0]) if rest else None
         if batch is None:
