@@ -73,8 +73,9 @@ def judge_saved(
     summary = JudgeSummary()
     backend = BatchJudge(batch, log=summary.batch) if batch else None
     fields: dict[str, str] = {}  # settings field per verdict format: resolved and probed once
-    for run in find_runs(source):
+    for run in find_runs(source, skip=output):
         judged: list[TaskJudgement] = []
+        first_batch = len(summary.batch.batches)  # this run's batches, not the earlier runs'
         for task in run.results["configs"]:
             found = judged_task(task)
             if found is None:
@@ -114,7 +115,7 @@ def judge_saved(
         if batch:
             record["batches"] = [
                 {k: b[k] for k in ("batch_id", "input_file_id", "status")}
-                for b in summary.batch.batches
+                for b in summary.batch.batches[first_batch:]
             ]
         results = judged_results(run.results, judged, record, public)
         folder = _folder(source, run.results_path, output)

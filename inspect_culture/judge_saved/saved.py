@@ -62,13 +62,17 @@ def _first_response(line: dict[str, Any], path: Path) -> str | None:
     return first
 
 
-def find_runs(root: Path) -> list[SavedRun]:
-    """Every results file under `root` (a folder, or one results file)."""
+def find_runs(root: Path, skip: Path | None = None) -> list[SavedRun]:
+    """Every results file under `root` (a folder, or one results file), except those under
+    `skip` (our own output folder, when it lies inside the run folder)."""
     root = root.expanduser()
     if root.is_file():
         paths = [root]
     elif root.is_dir():
         paths = sorted(root.rglob(f"{RESULTS_PREFIX}*.json"))
+        if skip is not None:
+            own = skip.expanduser().resolve()
+            paths = [p for p in paths if not p.resolve().is_relative_to(own)]
     else:
         raise JudgeSavedError(f"{root}: no such file or folder (expected an lm-eval --output_path)")
     if not paths:
@@ -84,6 +88,12 @@ def find_runs(root: Path) -> list[SavedRun]:
             raise JudgeSavedError(f"{path}: not a readable JSON results file ({exc})") from None
         if not isinstance(results, dict) or not isinstance(results.get("configs"), dict):
             raise JudgeSavedError(f"{path}: no 'configs' field: not an lm-eval results file")
+        for task, config in results["configs"].items():
+            if not isinstance(config, dict):
+                raise JudgeSavedError(
+                    f"{path}: field 'configs.{task}' is {type(config).__name__}, not an object: "
+                    "not an lm-eval results file"
+                )
         stamp = path.stem.removeprefix(RESULTS_PREFIX)
         samples = {
             task: path.with_name(f"samples_{task}_{stamp}.jsonl") for task in results["configs"]
@@ -109,6 +119,12 @@ def read_samples(task: str, path: Path) -> SavedTask:
         for name in ("doc_id", "doc", "resps"):
             if not isinstance(line, dict) or name not in line:
                 raise JudgeSavedError(f"{path}, line {number}: field {name!r} is missing")
+        doc_id = line["doc_id"]
+        if isinstance(doc_id, bool) or not isinstance(doc_id, int):
+            raise JudgeSavedError(
+                f"{path}, line {number}: field 'doc_id' is {doc_id!r}, not a whole number "
+                "(lm-eval writes each doc's index)"
+            )
         if not isinstance(line["doc"], dict) or "judge_settings" not in line["doc"]:
             raise JudgeSavedError(
                 f"{path}, line {number}: field 'doc.judge_settings' is missing: not a judged "
@@ -118,6 +134,6 @@ def read_samples(task: str, path: Path) -> SavedTask:
     if not lines:
         raise JudgeSavedError(f"{path}: no samples")
     ids = [line["doc_id"] for line in lines]
-    if len(set(map(str, ids))) != len(ids):
+    if len(set(ids)) != len(ids):
         raise JudgeSavedError(f"{path}: a doc_id appears twice (several repeats or runs merged?)")
     return SavedTask(task, path, sorted(lines, key=lambda line: line["doc_id"]))

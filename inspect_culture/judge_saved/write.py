@@ -8,6 +8,7 @@ import copy
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -21,24 +22,72 @@ def timestamp() -> str:
     return datetime.now().isoformat().replace(":", "-")
 
 
+@cache
+def _group_weighting() -> dict[str, dict[str, bool]]:
+    """Per group of our lm-eval tasks, per metric key (`recall,judged`), whether its
+    `aggregate_metric_list` entry weights subtasks by size (lm-eval's default: true)."""
+    import yaml
+
+    from inspect_culture.lm_eval_tasks import include_path
+
+    class Loader(yaml.SafeLoader):
+        """Reads lm-eval's `!function` tags as nothing: only the group fields are wanted."""
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    found: dict[str, dict[str, bool]] = {}
+    for path in include_path().rglob("*.yaml"):
+        config = yaml.load(path.read_text(encoding="utf-8"), Loader=Loader)  # noqa: S506
+        if not isinstance(config, dict) or not isinstance(config.get("group"), str):
+            continue
+        weights: dict[str, bool] = {}
+        for entry in config.get("aggregate_metric_list") or []:
+            filters = entry.get("filter_list") or ["none"]
+            for name in [filters] if isinstance(filters, str) else filters:
+                weights[f"{entry['metric']},{name}"] = bool(entry.get("weight_by_size", True))
+        found[config["group"]] = weights
+    return found
+
+
 def _group_metrics(
-    subtasks: Sequence[str], results: Mapping[str, Any], sizes: Mapping[str, int], keys: list[str]
+    group: str,
+    subtasks: Sequence[str],
+    results: Mapping[str, Any],
+    sizes: Mapping[str, int],
+    keys: list[str],
 ) -> dict[str, Any]:
-    """A group's metrics as lm-eval's `weight_by_size` mean of its subtasks' (the groups of
-    our judged tasks aggregate that way)."""
+    """A group's metrics exactly as lm-eval computes them in a run (`lm_eval.api.group`): each
+    key's mean over the subtasks, weighted by size or not as the group's YAML says, and the
+    matching stderr when every subtask has one."""
+    from lm_eval.api.metrics import (
+        aggregate_subtask_metrics,
+        pooled_sample_stderr,
+        unweighted_mean_stderr,
+    )
+
+    weighting = _group_weighting().get(group, {})
     merged: dict[str, Any] = {}
     for key in keys:
         if "_stderr," in key or "," not in key:
             continue
-        pairs = [
-            (results[t][key], sizes.get(t, 0))
-            for t in subtasks
-            if isinstance(results.get(t, {}).get(key), int | float)
-        ]
-        total = sum(size for _, size in pairs)
-        if pairs and total:
-            merged[key] = sum(value * size for value, size in pairs) / total
-            merged[key.replace(",", "_stderr,", 1)] = "N/A"
+        present = [t for t in subtasks if isinstance(results.get(t, {}).get(key), int | float)]
+        if not present:
+            continue
+        values = [results[t][key] for t in present]
+        counts = [int(results[t].get("sample_len") or sizes.get(t, 0)) for t in present]
+        by_size = weighting.get(key, True)
+        if by_size and not sum(counts):
+            continue
+        merged[key] = aggregate_subtask_metrics(values, counts, by_size)
+        stderr_key = key.replace(",", "_stderr,", 1)
+        stderrs = [results[t].get(stderr_key) for t in present]
+        if all(isinstance(e, int | float) for e in stderrs):
+            merged[stderr_key] = (
+                pooled_sample_stderr(stderrs, counts)
+                if by_size
+                else unweighted_mean_stderr(stderrs)
+            )
+        else:
+            merged[stderr_key] = "N/A"
     return merged
 
 
@@ -76,7 +125,7 @@ def judged_results(
             keys = sorted(old)  # the group's aggregate_metric_list, as lm-eval wrote it
             data["results"][group] = {
                 **{k: v for k, v in old.items() if k == "alias"},
-                **_group_metrics(subtasks, data["results"], sizes, keys),
+                **_group_metrics(group, subtasks, data["results"], sizes, keys),
             }
     data["group_subtasks"] = groups
     if "groups" in data:

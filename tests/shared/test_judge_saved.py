@@ -293,3 +293,98 @@ def test_cqbench_ve_judged_later_equals_judged_in_run(tmp_path: Path, monkeypatc
     expected = lm_eval_metrics(in_run, "cqbench_ve_ethical", "judged")
     got = lm_eval_metrics(_results(tmp_path / "judged"), "cqbench_ve_ethical", "judged")
     assert got == pytest.approx(expected) and expected["n_scored"] > 0
+
+
+def _rewrite(path: Path, change) -> None:  # type: ignore[no-untyped-def]
+    """Apply `change` to a results file (a dict) or to every line of a samples file."""
+    if path.suffix == ".json":
+        data = json.loads(path.read_text(encoding="utf-8"))
+        change(data)
+        path.write_text(json.dumps(data), encoding="utf-8")
+        return
+    lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    for line in lines:
+        change(line)
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("target", "change", "says"),
+    [
+        ("results", lambda r: r["configs"]["care_zh"]["metric_list"].append({"metric": "bogus"}),
+         "names 'bogus', which this version of the task does not compute"),
+        ("results", lambda r: r["configs"].update(care_zh=["not", "a", "config"]),
+         "field 'configs.care_zh' is list, not an object"),
+        ("samples", lambda line: line.update(doc_id=None),
+         "line 1: field 'doc_id' is None, not a whole number"),
+        ("samples", lambda line: line["doc"].pop("question"),
+         "doc_id 0: field 'doc.question' is missing, which the judge prompt needs"),
+    ],
+)  # fmt: skip
+def test_broken_saved_runs_stop_with_one_line_before_any_judge_call(
+    tmp_path: Path, monkeypatch, target: str, change, says: str
+) -> None:
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_PREFLIGHT", "off")
+    with StubOpenAIServer(responder=care_responder) as server:
+        _generate_later(server, ["care_zh"], tmp_path / "gen", limit=3)
+        server.requests.clear()
+        [results] = (tmp_path / "gen").rglob("results_*.json")
+        [samples] = (tmp_path / "gen").rglob("samples_care_zh_*.jsonl")
+        _rewrite(results if target == "results" else samples, change)
+        args = ["--judge-model", "judge", "--judge-base-url", server.base_url]
+        with pytest.raises(SystemExit) as stopped:
+            main(["judge", str(tmp_path / "gen"), "-o", str(tmp_path / "judged"), *args])
+        assert _judge_calls(server) == 0  # found before paying for anything
+    message = str(stopped.value.code)
+    assert message.startswith("culture-evals judge: ") and says in message, message
+
+
+def test_an_output_folder_inside_the_run_is_not_judged_again(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_PREFLIGHT", "off")
+    with StubOpenAIServer(responder=care_responder) as server:
+        _generate_later(server, ["care_zh"], tmp_path / "gen", limit=3)
+        args = ["--judge-model", "judge", "--judge-base-url", server.base_url]
+        for _ in range(2):
+            capsys.readouterr()
+            server.requests.clear()
+            assert (
+                main(["judge", str(tmp_path / "gen"), "-o", str(tmp_path / "gen" / "j"), *args])
+                == 0
+            )
+            assert _judge_calls(server) == 3  # the generations only, not our own outputs
+    assert capsys.readouterr().out.count("care_zh: ") == 1
+
+
+def test_group_aggregates_follow_the_groups_weight_by_size() -> None:
+    """lm-eval's rule, per the group's aggregate_metric_list: CARE's `rating` is weighted by
+    subtask size, CQ-Bench VE's `recall` is not (the plain mean of the categories)."""
+    from inspect_culture.judge_saved.rejudge import TaskJudgement
+    from inspect_culture.judge_saved.write import judged_results
+
+    def run(group: str, metric: str, tasks: dict[str, tuple[float, int]]) -> dict:
+        original = {
+            "results": {t: {"alias": t, "sample_len": n} for t, (_, n) in tasks.items()},
+            "groups": {group: {"alias": group, f"{metric},judged": float("nan")}},
+            "group_subtasks": {group: list(tasks)},
+            "configs": {t: {"metadata": {}} for t in tasks},
+            "n-samples": {t: {"effective": n} for t, (_, n) in tasks.items()},
+        }
+        judged = [
+            TaskJudgement(
+                t, "judged", [], {f"{metric},judged": v, f"{metric}_stderr,judged": "N/A"}, n, 0
+            )
+            for t, (v, n) in tasks.items()
+        ]
+        return judged_results(original, judged, {}, {})["results"][group]
+
+    care = run("care", "rating", {"care_zh": (8.0, 1), "care_ar": (4.0, 3)})
+    assert care["rating,judged"] == pytest.approx((8 * 1 + 4 * 3) / 4)  # 5.0
+    ve = run(
+        "cqbench_ve", "recall", {"cqbench_ve_social": (1.0, 1), "cqbench_ve_ethical": (0.0, 3)}
+    )
+    assert ve["recall,judged"] == pytest.approx(0.5)  # weighted it would be 0.25
+    assert ve["recall_stderr,judged"] == "N/A"
