@@ -4,6 +4,7 @@ transcripts, token usage and Inspect's cache apply to judge calls."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from inspect_ai.log import transcript
 from inspect_ai.model import (
@@ -256,8 +257,11 @@ async def bounded_generate(
     deadline = asyncio.timeout(None)
 
     def start_clock() -> None:
+        # a call made after this judgment ended (from a task that copied its context) has no
+        # clock left to start
         if timeout is not None:
-            deadline.reschedule(loop.time() + timeout)
+            with contextlib.suppress(RuntimeError):
+                deadline.reschedule(loop.time() + timeout)
 
     with counting_attempts(start_clock) as attempts:
         try:
