@@ -239,6 +239,7 @@ def load_cqbench(task: str, category: str) -> LoadedDataset:
 # the upstream field holding the gold answer(s) that must be among the options
 _GOLD_FIELD = {"ad": "gold label", "vs": "values"}
 _LISTED = 10  # items named in the load warning; the count covers all
+_UNITS = {"ad": "questions", "vs": "stories"}
 
 
 def gold_not_among_options(task: str, record: dict[str, Any]) -> list[str]:
@@ -280,36 +281,33 @@ def option_problems(task: str, record: dict[str, Any]) -> list[str]:
     return problems
 
 
+def _listed(items: list[tuple[str, str, list[str]]], show: Callable[[list[str]], str]) -> str:
+    """The first `_LISTED` items as "id (where): what", and how many more."""
+    listed = "; ".join(
+        f"{item_id} ({where}): {show(what)}" for item_id, where, what in items[:_LISTED]
+    )
+    return listed + (f"; and {len(items) - _LISTED} more" if len(items) > _LISTED else "")
+
+
 def _warn_odd_options(
     where: str, task: str, total: int, items: list[tuple[str, str, list[str]]]
 ) -> None:
-    unit = "questions" if task == "ad" else "stories"
-    listed = "; ".join(
-        f"{item_id} ({location}): {', '.join(problems)}"
-        for item_id, location, problems in items[:_LISTED]
-    )
-    more = f"; and {len(items) - _LISTED} more" if len(items) > _LISTED else ""
     log.warning(
         "%s: %d of %d %s have options unlike the prompt's (field 'options'); kept, as upstream "
-        "keeps them, and counted by `culture-evals data verify`: %s%s",
-        where, len(items), total, unit, listed, more,
+        "keeps them, and counted by `culture-evals data verify`: %s",
+        where, len(items), total, _UNITS[task], _listed(items, ", ".join),
     )  # fmt: skip
 
 
 def _warn_unanswerable(
     where: str, task: str, total: int, items: list[tuple[str, str, list[str]]]
 ) -> None:
-    unit = "questions" if task == "ad" else "stories"
-    listed = "; ".join(
-        f"{item_id} ({location}): {', '.join(map(repr, gold))}"
-        for item_id, location, gold in items[:_LISTED]
-    )
-    more = f"; and {len(items) - _LISTED} more" if len(items) > _LISTED else ""
     log.warning(
         "%s: %d of %d %s have a gold answer (field '%s') that is not among their options, so no "
         "answer can score it; kept (upstream scores them wrong too) and counted by "
-        "`culture-evals data verify`: %s%s",
-        where, len(items), total, unit, _GOLD_FIELD[task], listed, more,
+        "`culture-evals data verify`: %s",
+        where, len(items), total, _UNITS[task], _GOLD_FIELD[task],
+        _listed(items, lambda gold: ", ".join(map(repr, gold))),
     )  # fmt: skip
 
 
