@@ -1,9 +1,10 @@
 """Judge through the OpenAI Batch API (about half the price of live calls, answers within 24 h).
 
-One batch per `judge_filter` call: every request not already in the judge cache goes into a
-JSONL file (custom_id = cache key, body = exactly what the concurrent judge sends), uploaded with
-`purpose="batch"`; the batch is polled until it ends and each answer is stored in the cache as it
-is read. The batch and file ids are written to a state file before any waiting, so a rerun after
+One round of batches per `judge_filter` call: every request not already in the judge cache goes
+into a JSONL file (custom_id = cache key, body = exactly what the concurrent judge sends; split
+into several files, one batch each, past the API's 50,000 requests or 200 MB per file), uploaded
+with `purpose="batch"`; each batch is polled until it ends and each answer is stored in the cache
+as it is read. The batch and file ids are written to a state file before any waiting, so a rerun after
 an interruption polls the same batch instead of paying for a new one. Requests a batch did not
 answer (expired, cancelled, rate-limited or server-errored lines) go into a new batch, for a
 bounded number of rounds; the rest stay unscored with the reason in words.
@@ -32,8 +33,8 @@ ENDPOINT = "/v1/chat/completions"
 TERMINAL = ("completed", "failed", "expired", "cancelled")
 RETRY_STATUSES = ("expired", "cancelled")  # a new batch may answer what these left undone
 _RETRY_HTTP = {408, 409, 429}
-MAX_REQUESTS = 50_000  # the Batch API's limits per input file
-MAX_BYTES = 200 * 1024 * 1024
+MAX_REQUESTS = 50_000  # the Batch API's limits per input file: larger sets are split
+MAX_BYTES = 200_000_000  # 200 MB, read as decimal megabytes (the stricter reading)
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,38 @@ def api_failure(exc: openai.OpenAIError, settings: JudgeSettings) -> str:
         f"the Batch API at {settings.endpoint()} failed ({what}{words}); nothing paid for is "
         "lost: the batch ids are saved, so running the same command again resumes"
     )
+
+
+def _line(key: str, body: dict[str, Any]) -> bytes:
+    line = {"custom_id": key, "method": "POST", "url": ENDPOINT, "body": body}
+    return (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def split_requests(
+    keys: Sequence[str], bodies: Mapping[str, dict[str, Any]]
+) -> list[tuple[list[str], bytes]]:
+    """The requests as batch input files within the Batch API's limits per file
+    (`MAX_REQUESTS` lines, `MAX_BYTES`), checked before any upload: one batch per file."""
+    parts: list[tuple[list[str], bytes]] = []
+    part: list[str] = []
+    lines: list[bytes] = []
+    size = 0
+    for key in keys:
+        line = _line(key, bodies[key])
+        if len(line) > MAX_BYTES:
+            raise JudgeSavedError(
+                f"one judge request is {len(line) / 1e6:.1f} MB, more than the Batch API's "
+                f"{MAX_BYTES / 1e6:.1f} MB per input file; judge without --batch"
+            )
+        if part and (len(part) >= MAX_REQUESTS or size + len(line) > MAX_BYTES):
+            parts.append((part, b"".join(lines)))
+            part, lines, size = [], [], 0
+        part.append(key)
+        lines.append(line)
+        size += len(line)
+    if part:
+        parts.append((part, b"".join(lines)))
+    return parts
 
 
 def _retryable_line(status: int | None) -> bool:
@@ -179,6 +212,7 @@ class BatchJudge:
         outcomes = {key: _Outcome() for key in bodies}
         client = self.client_factory(settings)
         with client:
+            self._finish_others(client, state_path, outcomes)
             for entry in state["rounds"]:  # batches of an earlier, interrupted run
                 self.log.batches.append(entry)
                 if not any(outcomes[k].text is None for k in entry["keys"] if k in outcomes):
@@ -191,19 +225,44 @@ class BatchJudge:
                     for key in entry["keys"]:  # this run tries its requests once more
                         if key in outcomes and outcomes[key].text is None:
                             outcomes[key].retry = True
-            submitted = 0  # batches this run: each run may try `max_rounds` of them
+            submitted = 0  # rounds this run: each run may try `max_rounds` of them
             while submitted < self.options.max_rounds:
                 remaining = [k for k, o in outcomes.items() if o.text is None and o.retry]
                 if not remaining:
                     break
-                entry = self._submit(client, remaining, bodies, state_path, state)
+                entries = [  # all parts created first: the server runs them side by side
+                    self._submit(client, part, content, state_path, state)
+                    for part, content in split_requests(remaining, bodies)
+                ]
                 submitted += 1
-                self._finish(client, entry, outcomes)
-                self._save(state_path, state)
+                for entry in entries:
+                    self._finish(client, entry, outcomes)
+                    self._save(state_path, state)
         for outcome in outcomes.values():
             if outcome.text is None and outcome.retry and len(state["rounds"]) > 0:
-                outcome.error += f" (after {len(state['rounds'])} batch round(s))"
+                outcome.error += f" (after {len(state['rounds'])} batch(es))"
         return outcomes
+
+    def _finish_others(
+        self, client: openai.OpenAI, own: Path, outcomes: dict[str, _Outcome]
+    ) -> None:
+        """Wait for the unfinished batches of other request sets (an interrupted run over more
+        or fewer samples) that hold some of these requests: their answers are paid for already.
+        A finished batch's answers are in the judge cache."""
+        for path in sorted(self.options.state_dir.glob("batch_*.json")):
+            if path == own:
+                continue
+            state = self._load(path)
+            for entry in state["rounds"]:
+                if entry.get("status") is not None or not any(
+                    key in outcomes and outcomes[key].text is None for key in entry["keys"]
+                ):
+                    continue
+                self.log.batches.append(entry)
+                if entry.get("batch_id") is None:
+                    self._create(client, entry, path, state)
+                self._finish(client, entry, outcomes)
+                self._save(path, state)
 
     @staticmethod
     def _load(path: Path) -> dict[str, Any]:
@@ -231,32 +290,13 @@ class BatchJudge:
         self,
         client: openai.OpenAI,
         keys: list[str],
-        bodies: dict[str, dict[str, Any]],
+        content: bytes,
         state_path: Path,
         state: dict[str, Any],
     ) -> dict[str, Any]:
         """Upload the requests and create their batch. The entry is saved with its input file
         before the batch is created, so a create whose reply is lost (after the server made the
         batch) is found again by that file on a rerun, never created and paid for twice."""
-        if len(keys) > MAX_REQUESTS:
-            raise JudgeSavedError(
-                f"{len(keys)} judge requests in one task: more than the Batch API's {MAX_REQUESTS} "
-                "per batch; judge this task without --batch, or split the run (e.g. by language)"
-            )
-        lines = [
-            json.dumps(
-                {"custom_id": key, "method": "POST", "url": ENDPOINT, "body": bodies[key]},
-                ensure_ascii=False,
-            )
-            for key in keys
-        ]
-        content = ("\n".join(lines) + "\n").encode("utf-8")
-        if len(content) > MAX_BYTES:
-            raise JudgeSavedError(
-                f"the batch input of {len(keys)} judge requests is {len(content) / 2**20:.0f} MB, "
-                f"more than the Batch API's {MAX_BYTES // 2**20} MB per file; judge this task "
-                "without --batch, or split the run (e.g. by language, or with --limit)"
-            )
         upload = client.files.create(file=("judge_requests.jsonl", content), purpose="batch")
         entry = {
             "batch_id": None,
@@ -283,7 +323,7 @@ class BatchJudge:
         """The batch of the entry's input file: the one the server already has for it (a
         create whose reply was lost), else a new one, created without the SDK's retries (a
         retried create can make a second batch). Its id is saved before any waiting."""
-        if look_up and (found := self._batch_of(client, entry)) is not None:
+        if look_up and (found := self._batch_of(client, entry, state_path)) is not None:
             entry["batch_id"] = found
         else:
             batch = client.with_options(max_retries=0).batches.create(
@@ -295,15 +335,27 @@ class BatchJudge:
         self._save(state_path, state)
 
     @staticmethod
-    def _batch_of(client: openai.OpenAI, entry: dict[str, Any]) -> str | None:
+    def _batch_of(client: openai.OpenAI, entry: dict[str, Any], state_path: Path) -> str | None:
         """The id of a batch made from the entry's input file (newest first, back to the
-        upload: no batch of that file can be older)."""
+        upload: no batch of that file can be older). A server that cannot list batches
+        stops the run: creating one blindly could pay for the same requests twice."""
         since = entry.get("uploaded_at")
-        for batch in client.batches.list(limit=100):
-            if batch.input_file_id == entry["input_file_id"]:
-                return batch.id
-            if isinstance(since, int | float) and batch.created_at < since - 300:
-                return None
+        try:
+            for batch in client.batches.list(limit=100):
+                if batch.input_file_id == entry["input_file_id"]:
+                    return batch.id
+                if isinstance(since, int | float) and batch.created_at < since - 300:
+                    return None
+        except openai.APIStatusError as exc:
+            if exc.status_code not in (404, 405, 501):
+                raise
+            raise JudgeSavedError(
+                f"{state_path}: the batch for input file {entry['input_file_id']} may exist (its "
+                f"create reply was lost) and the server cannot list batches (HTTP "
+                f"{exc.status_code}) to find it; look it up on the server and write its id as "
+                '"batch_id" in that entry, or, if it does not exist, delete the entry and run '
+                "again (a new batch is created)"
+            ) from None
         return None
 
     def _finish(

@@ -13,6 +13,7 @@ from inspect_culture.judge_saved.errors import JudgeSavedError
 from inspect_culture.judge_saved.saved import SavedTask
 from inspect_culture.judge_saved.tasks import JudgedTask
 from inspect_culture.lm_eval_tasks.judge.batch import use_judge_backend
+from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError
 
 DEFAULT_FILTER = "judged"
 
@@ -68,40 +69,94 @@ def check_before_judging(
             f"which this version of the task does not compute (it computes: {', '.join(known)}); "
             "was the run made with another version of inspect-culture?"
         )
+    if not _builds(module, saved.responses(), docs):
+        at, exc = _first_unfit(module, saved, docs)
+        raise JudgeSavedError(f"{saved.where(at) if at is not None else saved.path}: {exc}")
+
+
+_UNFIT = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+
+
+def _builds(module: Any, responses: list[str | None], docs: list[dict[str, Any]]) -> bool:
+    """Whether every judge prompt of these docs can be built (none is sent)."""
     try:
         with use_judge_backend(_refuse_all):
-            module.judge_filter(saved.responses(), docs)
+            module.judge_filter(responses, docs)
     except _Checked:
-        return
-    except KeyError as exc:
-        field = exc.args[0] if exc.args else "?"
-        at = next((i for i, doc in enumerate(docs) if field not in doc), None)
-        where = f"doc_id {saved.lines[at]['doc_id']}" if at is not None else "a doc"
-        raise JudgeSavedError(
-            f"{saved.path}, {where}: field 'doc.{field}' is missing, which the judge prompt "
-            "needs (samples written by another version, or edited?); nothing was judged"
-        ) from None
+        return True
+    except JudgeConfigError as exc:  # the judge options, not the docs
+        raise JudgeSavedError(str(exc)) from None
+    except JudgeSavedError:
+        raise
+    except _UNFIT:
+        return False
+    return True
+
+
+def _first_unfit(
+    module: Any, saved: SavedTask, docs: list[dict[str, Any]]
+) -> tuple[int | None, str]:
+    """The first doc whose judge prompt cannot be built, and why in words."""
+    responses = saved.responses()
+    for index, (response, doc) in enumerate(zip(responses, docs, strict=True)):
+        try:
+            with use_judge_backend(_refuse_all):
+                module.judge_filter([response], [doc])
+        except _Checked:
+            continue
+        except KeyError as exc:
+            field = exc.args[0] if exc.args else "?"
+            return index, (
+                f"field 'doc.{field}' is missing, which the judge prompt needs (samples "
+                "written by another version, or edited?); nothing was judged"
+            )
+        except _UNFIT as exc:
+            return index, (
+                f"the doc does not fit the task's judge prompt ({type(exc).__name__}: "
+                f"{str(exc)[:200]}; samples written by another version, or edited?); nothing "
+                "was judged"
+            )
+    return None, "a doc does not fit the task's judge prompt; nothing was judged"
+
+
+def _docs(saved: SavedTask, judge_settings: str) -> list[dict[str, Any]]:
+    return [{**doc, "judge_settings": judge_settings} for doc in saved.docs]
+
+
+def check_task(
+    saved: SavedTask, config: dict[str, Any], judged: JudgedTask, judge_settings: str
+) -> None:
+    """`check_before_judging` for one task: run for every task before the first is judged."""
+    names = metric_names(config, saved.task)
+    check_before_judging(judged.load(), saved, _docs(saved, judge_settings), names)
 
 
 def judge_task(
-    saved: SavedTask, config: dict[str, Any], judged: JudgedTask, judge_settings: str
+    saved: SavedTask,
+    config: dict[str, Any],
+    judged: JudgedTask,
+    judge_settings: str,
+    *,
+    checked: bool = False,
 ) -> TaskJudgement:
-    """Judge every logged doc of `saved` with the judge `judge_settings` (a doc field, JSON)."""
+    """Judge every logged doc of `saved` with the judge `judge_settings` (a doc field, JSON);
+    `checked`: `check_task` already passed."""
     module = judged.load()
     flt = filter_name(config)
     names = metric_names(config, saved.task)
-    docs = [{**doc, "judge_settings": judge_settings} for doc in saved.docs]
-    check_before_judging(module, saved, docs, names)
+    docs = _docs(saved, judge_settings)
+    if not checked:
+        check_before_judging(module, saved, docs, names)
     replies = module.judge_filter(saved.responses(), docs)
     items: dict[str, list[Any]] = {name: [] for name in names}
     lines = []
-    for line, doc, reply in zip(saved.lines, docs, replies, strict=True):
+    for index, (line, doc, reply) in enumerate(zip(saved.lines, docs, replies, strict=True)):
         try:
             per_doc = module.process_results(doc, [reply])
         except KeyError as exc:  # the verdicts stay in the judge cache: a rerun pays nothing
             raise JudgeSavedError(
-                f"{saved.path}, doc_id {line['doc_id']}: field 'doc.{exc.args[0]}' is missing, "
-                "which scoring needs; the verdicts are in the judge cache"
+                f"{saved.where(index)}: field 'doc.{exc.args[0]}' is missing, which scoring "
+                "needs; the verdicts are in the judge cache"
             ) from None
         for name in names:
             items[name].append(per_doc[name])

@@ -13,9 +13,9 @@ from typing import Any
 from inspect_culture import __version__
 from inspect_culture.judge_saved.errors import JudgeSavedError
 from inspect_culture.judge_saved.openai_batch import BatchJudge, BatchLog, BatchOptions
-from inspect_culture.judge_saved.rejudge import TaskJudgement, judge_task
-from inspect_culture.judge_saved.saved import find_runs, read_samples
-from inspect_culture.judge_saved.tasks import judged_task
+from inspect_culture.judge_saved.rejudge import TaskJudgement, check_task, judge_task
+from inspect_culture.judge_saved.saved import SavedRun, SavedTask, find_runs, read_samples
+from inspect_culture.judge_saved.tasks import JudgedTask, judged_task
 from inspect_culture.judge_saved.write import judged_at, judged_results, timestamp, write_run
 from inspect_culture.lm_eval_tasks.judge.batch import judge_settings_field, use_judge_backend
 from inspect_culture.lm_eval_tasks.judge.cache import default_cache
@@ -48,6 +48,58 @@ def _folder(source: Path, results_path: Path, output: Path) -> Path:
     return output / results_path.parent.name
 
 
+@dataclass(frozen=True)
+class _Task:
+    saved: SavedTask
+    config: dict[str, Any]
+    judged: JudgedTask
+    settings: str  # the doc field naming the judge (JSON)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    run: SavedRun
+    tasks: list[_Task]
+
+
+def _settings_field(metadata: Mapping[str, Any], judged: JudgedTask, fields: dict[str, str]) -> str:
+    """The judge settings field of the task's verdict format: resolved (and probed) once."""
+    fmt = judged.probe_format.name
+    if fmt not in fields:
+        try:
+            fields[fmt] = judge_settings_field(
+                {k: v for k, v in metadata.items() if k != "judge_later"}, judged.probe_format
+            )
+        except JudgeConfigError as exc:
+            raise JudgeSavedError(str(exc)) from None
+    return fields[fmt]
+
+
+def _plan(
+    run: SavedRun, metadata: Mapping[str, Any], fields: dict[str, str], summary: JudgeSummary
+) -> _Plan:
+    """The run's judged tasks, each read and checked (samples, metrics, every judge prompt
+    built), so that a broken task stops the command before any judge call is paid for."""
+    tasks = []
+    for task in run.results["configs"]:
+        found = judged_task(task)
+        if found is None:
+            summary.skipped.append(f"{task}: has no judge")
+            continue
+        if task not in run.samples:
+            summary.skipped.append(
+                f"{task}: no samples_{task}_{run.stamp}.jsonl beside {run.results_path} "
+                "(rerun lm_eval with --log_samples)"
+            )
+            continue
+        saved = read_samples(task, run.samples[task])
+        settings = _settings_field(metadata, found, fields)
+        config = run.results["configs"][task]
+        check_task(saved, config, found, settings)
+        tasks.append(_Task(saved, config, found, settings))
+    return _Plan(run, tasks)
+
+
 def judge_saved(
     source: Path,
     output: Path,
@@ -72,37 +124,21 @@ def judge_saved(
         )
     summary = JudgeSummary()
     backend = BatchJudge(batch, log=summary.batch) if batch else None
-    fields: dict[str, str] = {}  # settings field per verdict format: resolved and probed once
-    for run in find_runs(source, skip=output):
-        judged: list[TaskJudgement] = []
-        first_batch = len(summary.batch.batches)  # this run's batches, not the earlier runs'
-        for task in run.results["configs"]:
-            found = judged_task(task)
-            if found is None:
-                summary.skipped.append(f"{task}: has no judge")
-                continue
-            if task not in run.samples:
-                summary.skipped.append(
-                    f"{task}: no samples_{task}_{run.stamp}.jsonl beside {run.results_path} "
-                    "(rerun lm_eval with --log_samples)"
-                )
-                continue
-            saved = read_samples(task, run.samples[task])
-            fmt = found.probe_format.name
-            if fmt not in fields:
-                try:
-                    fields[fmt] = judge_settings_field(
-                        {k: v for k, v in metadata.items() if k != "judge_later"},
-                        found.probe_format,
-                    )
-                except JudgeConfigError as exc:
-                    raise JudgeSavedError(str(exc)) from None
-            say(f"{task}: judging {len(saved.lines)} samples of {saved.path}")
-            with use_judge_backend(backend) if backend else nullcontext():
-                judged.append(judge_task(saved, run.results["configs"][task], found, fields[fmt]))
-        if not judged:
+    fields: dict[str, str] = {}  # settings field per verdict format
+    plans = [_plan(run, metadata, fields, summary) for run in find_runs(source, skip=output)]
+    for plan in plans:  # every run's tasks were checked above: no judge call before that
+        if not plan.tasks:
             continue
-        public = json.loads(next(iter(fields.values())))
+        run = plan.run
+        first_batch = len(summary.batch.batches)  # this run's batches, not the earlier runs'
+        judged: list[TaskJudgement] = []
+        for task in plan.tasks:
+            say(f"{task.saved.task}: judging {len(task.saved.lines)} samples of {task.saved.path}")
+            with use_judge_backend(backend) if backend else nullcontext():
+                judged.append(
+                    judge_task(task.saved, task.config, task.judged, task.settings, checked=True)
+                )
+        public = json.loads(plan.tasks[0].settings)
         record = {
             "model": public.get("judge_model"),
             "base_url": public.get("judge_base_url"),

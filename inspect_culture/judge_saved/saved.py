@@ -21,10 +21,16 @@ class SavedTask:
     task: str
     path: Path
     lines: list[dict[str, Any]]
+    numbers: tuple[int, ...] = ()  # each line's number in the file (1-based), for messages
 
     @property
     def docs(self) -> list[dict[str, Any]]:
         return [line["doc"] for line in self.lines]
+
+    def where(self, index: int) -> str:
+        """The file, line and doc_id of the `index`-th sample, for messages."""
+        at = f", line {self.numbers[index]}" if index < len(self.numbers) else ""
+        return f"{self.path}{at}, doc_id {self.lines[index]['doc_id']}"
 
     def responses(self) -> list[str | None]:
         """The raw generation of each doc (lm-eval's `take_first`, the filter before the
@@ -70,8 +76,8 @@ def find_runs(root: Path, skip: Path | None = None) -> list[SavedRun]:
         paths = [root]
     elif root.is_dir():
         paths = sorted(root.rglob(f"{RESULTS_PREFIX}*.json"))
-        if skip is not None:
-            own = skip.expanduser().resolve()
+        own = skip.expanduser().resolve() if skip is not None else None
+        if own is not None and own.is_relative_to(root.resolve()):  # not when -o holds root
             paths = [p for p in paths if not p.resolve().is_relative_to(own)]
     else:
         raise JudgeSavedError(f"{root}: no such file or folder (expected an lm-eval --output_path)")
@@ -104,7 +110,7 @@ def find_runs(root: Path, skip: Path | None = None) -> list[SavedRun]:
 
 def read_samples(task: str, path: Path) -> SavedTask:
     """The sample lines of one task, checked for the fields judging needs."""
-    lines: list[dict[str, Any]] = []
+    lines: list[tuple[int, dict[str, Any]]] = []
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -130,10 +136,11 @@ def read_samples(task: str, path: Path) -> SavedTask:
                 f"{path}, line {number}: field 'doc.judge_settings' is missing: not a judged "
                 f"task's samples"
             )
-        lines.append(line)
+        lines.append((number, line))
     if not lines:
         raise JudgeSavedError(f"{path}: no samples")
-    ids = [line["doc_id"] for line in lines]
+    ids = [line["doc_id"] for _, line in lines]
     if len(set(ids)) != len(ids):
         raise JudgeSavedError(f"{path}: a doc_id appears twice (several repeats or runs merged?)")
-    return SavedTask(task, path, sorted(lines, key=lambda line: line["doc_id"]))
+    ordered = sorted(lines, key=lambda pair: pair[1]["doc_id"])
+    return SavedTask(task, path, [line for _, line in ordered], tuple(n for n, _ in ordered))

@@ -22,10 +22,27 @@ def timestamp() -> str:
     return datetime.now().isoformat().replace(":", "-")
 
 
+def group_weighting(config: Mapping[str, Any]) -> dict[str, bool]:
+    """Per metric key of a group YAML's `aggregate_metric_list`, whether lm-eval weights the
+    subtasks by size (its default: true). A metric without `filter_list` applies to every
+    filter (lm-eval finds them in the subtasks): its key is the bare metric name."""
+    entries = config.get("aggregate_metric_list") or []
+    weights: dict[str, bool] = {}
+    for entry in [entries] if isinstance(entries, dict) else entries:
+        if not isinstance(entry, dict) or "metric" not in entry:
+            continue
+        filters = entry.get("filter_list")
+        names = [filters] if isinstance(filters, str) else filters or [None]
+        for name in names:
+            key = entry["metric"] if name is None else f"{entry['metric']},{name}"
+            weights[key] = bool(entry.get("weight_by_size", True))
+    return weights
+
+
 @cache
 def _group_weighting() -> dict[str, dict[str, bool]]:
-    """Per group of our lm-eval tasks, per metric key (`recall,judged`), whether its
-    `aggregate_metric_list` entry weights subtasks by size (lm-eval's default: true)."""
+    """`group_weighting` of every group YAML of our lm-eval tasks, by group name (the saved
+    results do not keep group configs; lm-eval read these same files in the run)."""
     import yaml
 
     from inspect_culture.lm_eval_tasks import include_path
@@ -37,15 +54,13 @@ def _group_weighting() -> dict[str, dict[str, bool]]:
     found: dict[str, dict[str, bool]] = {}
     for path in include_path().rglob("*.yaml"):
         config = yaml.load(path.read_text(encoding="utf-8"), Loader=Loader)  # noqa: S506
-        if not isinstance(config, dict) or not isinstance(config.get("group"), str):
-            continue
-        weights: dict[str, bool] = {}
-        for entry in config.get("aggregate_metric_list") or []:
-            filters = entry.get("filter_list") or ["none"]
-            for name in [filters] if isinstance(filters, str) else filters:
-                weights[f"{entry['metric']},{name}"] = bool(entry.get("weight_by_size", True))
-        found[config["group"]] = weights
+        if isinstance(config, dict) and isinstance(config.get("group"), str):
+            found[config["group"]] = group_weighting(config)
     return found
+
+
+def _by_size(weighting: Mapping[str, bool], key: str) -> bool:
+    return weighting.get(key, weighting.get(key.split(",", 1)[0], True))
 
 
 def _group_metrics(
@@ -56,8 +71,8 @@ def _group_metrics(
     keys: list[str],
 ) -> dict[str, Any]:
     """A group's metrics exactly as lm-eval computes them in a run (`lm_eval.api.group`): each
-    key's mean over the subtasks, weighted by size or not as the group's YAML says, and the
-    matching stderr when every subtask has one."""
+    key's mean over the subtasks, weighted by size or not as the group's YAML says, the
+    matching stderr when every subtask has one, and the sample counts."""
     from lm_eval.api.metrics import (
         aggregate_subtask_metrics,
         pooled_sample_stderr,
@@ -65,7 +80,9 @@ def _group_metrics(
     )
 
     weighting = _group_weighting().get(group, {})
-    merged: dict[str, Any] = {}
+    counts_of = {t: int(results.get(t, {}).get("sample_len") or sizes.get(t, 0)) for t in subtasks}
+    merged: dict[str, Any] = {"sample_len": sum(counts_of.values())}
+    sample_count: dict[str, int] = {}
     for key in keys:
         if "_stderr," in key or "," not in key:
             continue
@@ -73,11 +90,12 @@ def _group_metrics(
         if not present:
             continue
         values = [results[t][key] for t in present]
-        counts = [int(results[t].get("sample_len") or sizes.get(t, 0)) for t in present]
-        by_size = weighting.get(key, True)
+        counts = [counts_of[t] for t in present]
+        by_size = _by_size(weighting, key)
         if by_size and not sum(counts):
             continue
         merged[key] = aggregate_subtask_metrics(values, counts, by_size)
+        sample_count[key] = sum(counts)
         stderr_key = key.replace(",", "_stderr,", 1)
         stderrs = [results[t].get(stderr_key) for t in present]
         if all(isinstance(e, int | float) for e in stderrs):
@@ -88,6 +106,8 @@ def _group_metrics(
             )
         else:
             merged[stderr_key] = "N/A"
+    if sample_count:
+        merged["sample_count"] = sample_count
     return merged
 
 
@@ -124,7 +144,7 @@ def judged_results(
             }
             keys = sorted(old)  # the group's aggregate_metric_list, as lm-eval wrote it
             data["results"][group] = {
-                **{k: v for k, v in old.items() if k == "alias"},
+                **{k: v for k, v in old.items() if k in ("alias", "name")},
                 **_group_metrics(group, subtasks, data["results"], sizes, keys),
             }
     data["group_subtasks"] = groups

@@ -270,6 +270,7 @@ def test_care_group_judged_later_equals_judged_in_run(tmp_path: Path, monkeypatc
         assert lm_eval_metrics(later, task, "judged") == pytest.approx(expected), task
     group = later["results"]["care"]  # only the group's aggregate_metric_list, as lm-eval
     assert "rating,judged" in group and "n_scored,judged" not in group
+    assert group == in_run["results"]["care"]  # name, sample_len and sample_count too
 
 
 def test_cqbench_ve_judged_later_equals_judged_in_run(tmp_path: Path, monkeypatch) -> None:
@@ -319,6 +320,10 @@ def _rewrite(path: Path, change) -> None:  # type: ignore[no-untyped-def]
          "line 1: field 'doc_id' is None, not a whole number"),
         ("samples", lambda line: line["doc"].pop("question"),
          "doc_id 0: field 'doc.question' is missing, which the judge prompt needs"),
+        ("samples", lambda line: line["doc_id"] == 1 and line["doc"].pop("answer"),
+         "line 2, doc_id 1: field 'doc.answer' is missing, which the judge prompt needs"),
+        ("samples", lambda line: line["doc"].update(judge_mapping=None),
+         "line 1, doc_id 0: the doc does not fit the task's judge prompt (ValueError: judge_mapping"),
     ],
 )  # fmt: skip
 def test_broken_saved_runs_stop_with_one_line_before_any_judge_call(
@@ -388,3 +393,67 @@ def test_group_aggregates_follow_the_groups_weight_by_size() -> None:
     )
     assert ve["recall,judged"] == pytest.approx(0.5)  # weighted it would be 0.25
     assert ve["recall_stderr,judged"] == "N/A"
+
+
+def test_group_stderr_and_weighting_follow_lm_eval(monkeypatch) -> None:
+    """The stderr lm-eval pairs with each mean (pooled when weighted, that of a plain mean of
+    the subtask means when not), and its reading of `aggregate_metric_list`: a metric without
+    `filter_list` applies to every filter, a single entry may be a bare mapping."""
+    from lm_eval.api.metrics import pooled_sample_stderr, unweighted_mean_stderr
+
+    from inspect_culture.judge_saved import write
+
+    results = {
+        "a": {"m,judged": 1.0, "m_stderr,judged": 0.1, "sample_len": 2},
+        "b": {"m,judged": 0.0, "m_stderr,judged": 0.3, "sample_len": 6},
+    }
+    for by_size in (True, False):
+        config = {"group": "g", "aggregate_metric_list": {"metric": "m", "weight_by_size": by_size}}
+        weights = write.group_weighting(config)
+        assert weights == {"m": by_size}
+        monkeypatch.setattr(write, "_group_weighting", lambda w=weights: {"g": w})
+        got = write._group_metrics("g", ["a", "b"], results, {}, ["m,judged"])
+        if by_size:
+            assert got["m,judged"] == pytest.approx(0.25)
+            assert got["m_stderr,judged"] == pytest.approx(pooled_sample_stderr([0.1, 0.3], [2, 6]))
+        else:
+            assert got["m,judged"] == pytest.approx(0.5)
+            assert got["m_stderr,judged"] == pytest.approx(unweighted_mean_stderr([0.1, 0.3]))
+        assert got["sample_len"] == 8 and got["sample_count"] == {"m,judged": 8}
+
+
+def test_a_broken_later_task_stops_before_the_first_task_is_judged(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Every task of every results file is checked before the first judge call: a broken
+    care_zh (judged after care_ar) costs nothing."""
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_PREFLIGHT", "off")
+    with StubOpenAIServer(responder=care_responder) as server:
+        _generate_later(server, ["care_ar", "care_zh"], tmp_path / "gen", limit=2)
+        server.requests.clear()
+        [results] = (tmp_path / "gen").rglob("results_*.json")
+        assert list(json.loads(results.read_text())["configs"]) == ["care_ar", "care_zh"]
+        bogus = {"metric": "bogus"}
+        _rewrite(results, lambda r: r["configs"]["care_zh"]["metric_list"].append(bogus))
+        args = ["--judge-model", "judge", "--judge-base-url", server.base_url]
+        with pytest.raises(SystemExit, match="configs.care_zh.metric_list names 'bogus'"):
+            main(["judge", str(tmp_path / "gen"), "-o", str(tmp_path / "judged"), *args])
+        assert _judge_calls(server) == 0
+    assert not (tmp_path / "judged").exists()
+
+
+def test_find_runs_skips_only_an_output_folder_inside_the_source(tmp_path: Path) -> None:
+    from inspect_culture.judge_saved.saved import find_runs
+
+    run = tmp_path / "runs" / "gen" / "model"
+    run.mkdir(parents=True)
+    (run / "results_x.json").write_text(json.dumps({"configs": {}}))
+    (run / "judged").mkdir()
+    (run / "judged" / "results_y.json").write_text(json.dumps({"configs": {}}))
+    gen = tmp_path / "runs" / "gen"
+    names = [r.results_path.name for r in find_runs(gen, skip=run / "judged")]
+    assert names == ["results_x.json"]  # our own output, inside the run: not read
+    # an output folder that holds the run (-o runs) skips nothing
+    names = {r.results_path.name for r in find_runs(gen, skip=tmp_path / "runs")}
+    assert names == {"results_x.json", "results_y.json"}

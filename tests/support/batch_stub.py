@@ -1,5 +1,5 @@
 """The stub OpenAI server with the Batch API: `/v1/files` (multipart upload, content download)
-and `/v1/batches` (create, retrieve, cancel), for testing `culture-evals judge --batch` offline.
+and `/v1/batches` (create, list, retrieve, cancel), for testing `culture-evals judge --batch` offline.
 
 A batch moves validating -> in_progress -> completed over polls; on completing, each request
 line is answered by the parent's responder (and recorded as a request, like a live call). With
@@ -70,6 +70,11 @@ class BatchStubServer(StubOpenAIServer):
         # how many of the first batch creations succeed here but lose their reply (a dropped
         # connection): the client cannot know the batch exists
         self.lose_create_replies = lose_create_replies
+        # an HTTP status to refuse every upload with, its message quoting the key as OpenAI's
+        # 401 does (the client must not repeat it)
+        self.upload_status: int | None = None
+        self.upload_message = ""
+        self.list_status: int | None = None  # an HTTP status to refuse `GET /v1/batches` with
         self.create_calls = 0
         self.fail_batches = fail_batches  # how many of the first batches fail validation
         self.line_fault = line_fault  # an HTTP status to answer a request line with, or None
@@ -113,6 +118,8 @@ class BatchStubServer(StubOpenAIServer):
 
     def _files(self, method: str, rest: list[str], raw: bytes) -> tuple[int, dict[str, Any]]:
         if method == "POST" and not rest:
+            if self.upload_status is not None:
+                return self.upload_status, {"error": {"message": self.upload_message}}
             fields = parse_multipart(raw)
             if "file" not in fields or fields.get("purpose") != b"batch":
                 return 400, {"error": {"message": "need a file and purpose=batch"}}
@@ -128,6 +135,8 @@ class BatchStubServer(StubOpenAIServer):
         self, method: str, rest: list[str], raw: bytes
     ) -> tuple[int | None, dict[str, Any]]:
         if method == "GET" and not rest:  # list, newest first, as the API does
+            if self.list_status is not None:
+                return self.list_status, {"error": {"message": "stub: no batch listing"}}
             newest = sorted(self.batches, key=lambda b: int(b.split("_")[1]), reverse=True)
             data = [self._public(b) for b in newest]
             return 200, {"object": "list", "data": data, "has_more": False}
