@@ -249,8 +249,8 @@ async def bounded_generate(
     cache: bool | CachePolicy | None = None,
 ) -> tuple[ModelOutput, int]:
     """`model.generate` within `timeout` seconds from its first attempt (None: no limit), and
-    the number of attempts it made (HTTP requests when known, else provider calls). The clock starts when a call first reaches the
-    provider: the wait for a max_connections slot is Inspect's queue, not a slow judge. No
+    the number of attempts it made (HTTP requests when known, else provider calls). The clock
+    starts when a call first reaches the provider: the wait for a max_connections slot is Inspect's queue, not a slow judge. No
     `cache`: Inspect's own --cache, if given, applies as to any model."""
     cached = {} if cache is None else {"cache": cache}
     loop = asyncio.get_running_loop()
@@ -314,7 +314,9 @@ async def judge_reply(
             if store is not None and error is None and completion.strip():
                 store.put(key, completion, identity)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
-        return None, judge_failure_reason(exc, grader, limit, attempts_of(exc))
+        # a batch grader's HTTP requests are the batcher's (uploads, polls), not attempts
+        attempts = None if batched(grader) else attempts_of(exc)
+        return None, judge_failure_reason(exc, grader, limit, attempts)
     if verdict_format is None:
         return completion, error
     return reply_text(verdict_format, constraint, completion), error

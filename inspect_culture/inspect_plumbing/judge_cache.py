@@ -41,6 +41,7 @@ from urllib.parse import urlparse
 from inspect_ai.model import ChatMessage, GenerateConfig, Model
 
 from inspect_culture.datasets_hub.paths import cache_dir
+from inspect_culture.datasets_hub.sqlite_columns import add_column
 from inspect_culture.inspect_plumbing.failures import sent_model_name, without_userinfo
 
 CACHE_FILE = "inspect_judge_cache.sqlite"
@@ -148,7 +149,7 @@ class ReplyCache:
         )
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(replies)")}
         if "judge" not in columns:  # a cache written before identities were kept
-            self._db.execute("ALTER TABLE replies ADD COLUMN judge TEXT")
+            add_column(self._db, "replies", "judge TEXT")
         self._pending: dict[str, tuple[str, str | None]] = {}
         self._last_flush = time.monotonic()
         self._warned = False

@@ -145,6 +145,41 @@ def test_interrupted_wait_resumes_the_same_batch(generated, tmp_path: Path) -> N
     assert metrics["n_scored"] + metrics["n_unscored"] == N and metrics["n_scored"] > 0
 
 
+def test_an_unfinished_batch_of_another_request_set_is_waited_for_not_paid_again(
+    generated, tmp_path: Path
+) -> None:
+    """A batch left waiting by a run over another set of samples (its state file has another
+    name) that holds these requests is polled and read, not submitted again."""
+    server, gen = generated
+    server.polls_per_state = 10**6
+    env = {
+        **os.environ,
+        "INSPECT_CULTURE_JUDGE_CACHE": str(tmp_path / "cache.sqlite"),
+        "PYTHONPATH": str(ROOT),
+    }
+    command = [
+        sys.executable, "-c", SCRIPT, "judge", str(gen), "-o", str(tmp_path / "out"),
+        "--judge-model", "judge", "--judge-base-url", server.base_url,
+        "--batch", "--poll-interval", "0.02",
+    ]  # fmt: skip
+    first = subprocess.Popen(command, env=env, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while server.batch_polls < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    [state] = (tmp_path / "out" / ".judge_batches").glob("batch_*.json")
+    state.rename(state.with_name("batch_of_another_request_set.json"))
+    server.polls_per_state = 1
+    second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert second.returncode == 0, second.stderr
+    assert server.batches_created == 1  # the other set's batch answered these: paid once
+    assert len(_judge_bodies(server)) == N
+    [results] = (tmp_path / "out").rglob("results_*.json")
+    metrics = lm_eval_metrics(json.loads(results.read_text()), "care_zh", "judged")
+    assert metrics["n_scored"] + metrics["n_unscored"] == N and metrics["n_scored"] > 0
+
+
 def test_rejected_lines_and_failed_batches_are_unscored_with_reasons(
     generated, tmp_path: Path, monkeypatch, capsys
 ) -> None:
@@ -232,3 +267,71 @@ def test_a_rerun_tries_a_failed_batch_again(generated, tmp_path: Path, monkeypat
     assert server.batches_created == 2
     assert _newest_metrics(tmp_path / "out")["n_scored"] == N
     assert len(_judge_bodies(server)) == N  # each request answered once
+
+
+def test_requests_over_the_per_file_limit_go_into_several_batches(
+    generated, tmp_path: Path, monkeypatch
+) -> None:
+    """More requests than one input file may hold: split into several batches, created
+    together, each request sent once; a rerun with the cache sends nothing."""
+    from inspect_culture.judge_saved import openai_batch
+
+    server, gen = generated
+    monkeypatch.setattr(openai_batch, "MAX_REQUESTS", 5)
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", str(tmp_path / "cache.sqlite"))
+    args = ["--batch", "--poll-interval", "0.01"]
+    assert _judge(server, gen, tmp_path / "out", *args) == 0
+    assert server.batches_created == 3  # 5 + 5 + 2
+    sizes = [len(f["content"].splitlines()) for f in server.files.values()
+             if f["record"]["purpose"] == "batch"]  # fmt: skip
+    assert sorted(sizes) == [2, 5, 5]
+    assert len(_judge_bodies(server)) == N and len(set(_judge_bodies(server))) == N
+    assert _newest_metrics(tmp_path / "out")["n_scored"] == N
+    server.requests.clear()
+    assert _judge(server, gen, tmp_path / "out", *args) == 0
+    assert server.batches_created == 3 and server.requests == []
+
+
+def test_a_request_over_the_file_size_limit_stops_before_any_upload(
+    generated, tmp_path: Path, monkeypatch
+) -> None:
+    from inspect_culture.judge_saved import openai_batch
+
+    server, gen = generated
+    monkeypatch.setattr(openai_batch, "MAX_BYTES", 100)
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    with pytest.raises(SystemExit, match="per input file; judge without --batch"):
+        _judge(server, gen, tmp_path / "out", "--batch", "--poll-interval", "0.01")
+    assert server.files == {} and server.batches_created == 0
+
+
+def test_a_batch_api_error_is_one_line_with_host_and_status_and_no_key(
+    generated, tmp_path: Path, monkeypatch
+) -> None:
+    server, gen = generated
+    secret = "sk-test-0123456789abcdef"
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_API_KEY", secret)
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    server.upload_status = 401
+    server.upload_message = f"Incorrect API key provided: {secret}."
+    with pytest.raises(SystemExit) as stopped:
+        _judge(server, gen, tmp_path / "out", "--batch", "--poll-interval", "0.01")
+    message = str(stopped.value.code)
+    assert message.startswith("culture-evals judge: the Batch API at 127.0.0.1:"), message
+    assert "HTTP 401" in message and "Incorrect API key provided" in message
+    assert secret not in message and "\n" not in message
+    assert server.batches_created == 0
+
+
+def test_a_lost_create_on_a_server_that_cannot_list_batches_is_not_created_again(
+    generated, tmp_path: Path, monkeypatch
+) -> None:
+    server, gen = generated
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    server.lose_create_replies, server.list_status = 1, 404
+    args = ["--batch", "--poll-interval", "0.01"]
+    with pytest.raises(SystemExit):
+        _judge(server, gen, tmp_path / "out", *args)
+    with pytest.raises(SystemExit, match=r"batch_\w+\.json: the batch for input file file-\d+ may"):
+        _judge(server, gen, tmp_path / "out", *args)
+    assert server.create_calls == 1 and server.batches_created == 1

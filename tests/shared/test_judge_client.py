@@ -136,3 +136,25 @@ def test_a_cache_failing_mid_run_keeps_the_verdicts(tmp_path: Path, capsys) -> N
     assert [r.text for r in results] == [f"v:judge item {i}" for i in range(3)]
     err = capsys.readouterr().err
     assert err.count("the judge cache failed") == 1 and "disk I/O error" in err
+
+
+def test_old_caches_upgraded_by_two_runs_at_once_stay_usable(tmp_path: Path) -> None:
+    """Two runs open a cache written before the checkpoint column existed; both add it, and
+    the one that comes second (the column already there) opens it all the same."""
+    import sqlite3
+
+    from inspect_culture.datasets_hub.sqlite_columns import add_column
+    from inspect_culture.inspect_plumbing.judge_cache import ReplyCache
+
+    for table, open_cache in (("judgments", JudgeCache), ("replies", ReplyCache)):
+        path = tmp_path / f"{table}.sqlite"
+        with sqlite3.connect(path) as db:
+            db.execute(f"CREATE TABLE {table} (key TEXT PRIMARY KEY, text TEXT)")
+            db.execute(f"INSERT INTO {table} VALUES ('k', 'Rating: [[7]]')")
+        first = sqlite3.connect(path)
+        add_column(first, table, "judge TEXT")  # the other run, between our look and our ALTER
+        add_column(first, table, "judge TEXT")  # the same statement again: no error
+        first.close()
+        assert open_cache(path).get("k") == "Rating: [[7]]"
+    with sqlite3.connect(tmp_path / "other.sqlite") as db, pytest.raises(sqlite3.OperationalError):
+        add_column(db, "missing_table", "judge TEXT")  # other errors are not swallowed

@@ -299,6 +299,36 @@ def test_credentials_in_judge_base_url_are_never_shown() -> None:
     assert "https://judge.example/v1" in message and settings.endpoint() == "judge.example"
 
 
+def test_credentials_in_judge_base_url_reach_the_judge_but_not_the_samples(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The doc field (logged with --log_samples) shows the URL without credentials, while the
+    judge calls still send them (HTTP basic auth from the URL), and the checkpoint the preflight
+    learned is found again for the cache."""
+    import base64
+
+    from inspect_culture.lm_eval_tasks.judge.client import served_identity
+
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", str(tmp_path / "judge_cache.sqlite"))
+    with (
+        StubOpenAIServer(responder=care_responder) as model,
+        StubOpenAIServer(responder=care_responder, models={"j"}) as judge,
+    ):
+        judge.served_root = "/ckpt/v1"
+        url = judge.base_url.replace("http://", "http://bob:hunter2pass@")
+        field = batch.judge_settings_field({"judge_model": "j", "judge_base_url": url})
+        assert "hunter2pass" not in field and json.loads(field)["judge_base_url"] == judge.base_url
+        settings = batch.batch_settings({"judge_settings": field})
+        assert settings is not None and settings.base_url == url
+        assert served_identity(settings) is not None
+        results = run_lm_eval(
+            model, ["care_zh"], {"judge_model": "j", "judge_base_url": url}, limit=2
+        )
+    assert results["results"]["care_zh"]["n_scored,judged"] == 2
+    basic = "Basic " + base64.b64encode(b"bob:hunter2pass").decode()
+    assert judge.authorizations and set(judge.authorizations) == {basic}
+
+
 def test_judge_cache_misses_when_another_checkpoint_serves_the_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

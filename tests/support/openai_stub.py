@@ -101,6 +101,7 @@ class StubOpenAIServer:
         self.served_root: str | None = None
         self.api_key = api_key  # None: no key checked
         self.refused: list[str] = []  # paths of requests refused before recording (404, 401)
+        self.authorizations: list[str] = []  # the Authorization header of each completion request
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_in_flight = 0  # most requests being answered at the same time
@@ -236,6 +237,7 @@ class StubOpenAIServer:
             return 404, _error(f"no route {path}", "invalid_request_error", "not_found")
         body = json.loads(raw or b"{}")
         authorization = (_REQUEST_HEADERS.get() or {}).get("authorization", "")
+        self.authorizations.append(authorization)
         if self.api_key is not None and authorization != f"Bearer {self.api_key}":
             self.refused.append(path)
             sent = authorization.removeprefix("Bearer ")

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import replace
 from typing import Any, Generic, TypeVar, overload
 
 from inspect_culture.lm_eval_tasks.judge.cache import default_cache
@@ -87,6 +88,8 @@ def judge_settings_field(
                 raise JudgeConfigError(failure)
             client.learn_identity_sync()  # the checkpoint the cache's replies come from
             _CHECKED.add(key)
+    if judge.base_url and judge.shown_url() != judge.base_url:
+        _FULL_URLS[judge.shown_url()] = judge.base_url
     return json.dumps(
         {
             **judge.public(),
@@ -125,15 +128,22 @@ class OnDemand(Sequence[T], Generic[T]):
 _UNMADE = object()
 
 
+# The doc field (logged with the samples) shows the judge URL without credentials; the calls
+# need them back: the URL as given, by its shown form, for this process.
+_FULL_URLS: dict[str, str] = {}
+
+
 def batch_settings(doc: Mapping[str, Any]) -> JudgeSettings | None:
     """The judge settings a doc was loaded with; None for a generation-only (judge_later) run."""
     config = json.loads(doc["judge_settings"])
     if config.get("judge_later"):
         return None
     # a null judge_seed means "send no seed" (endpoints without seed support): keep it
-    return resolve_judge_settings(
+    settings = resolve_judge_settings(
         {k: v for k, v in config.items() if v is not None or k == "judge_seed"}
     )
+    full = _FULL_URLS.get(settings.base_url or "")
+    return settings if full is None else replace(settings, base_url=full)
 
 
 def judge_batch(

@@ -18,7 +18,9 @@ from pathlib import Path
 
 from inspect_culture.datasets_hub.hashing import sha256_text
 from inspect_culture.datasets_hub.paths import cache_dir
+from inspect_culture.datasets_hub.sqlite_columns import add_column
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, JudgeSettings
+from inspect_culture.scorers.judge.urls import without_userinfo
 
 CACHE_ENV = "INSPECT_CULTURE_JUDGE_CACHE"  # a file path, or "off"
 
@@ -26,7 +28,7 @@ CACHE_ENV = "INSPECT_CULTURE_JUDGE_CACHE"  # a file path, or "off"
 def cache_key(settings: JudgeSettings, messages: Sequence[Mapping[str, str]]) -> str:
     payload = {
         "model": settings.model,
-        "base_url": settings.base_url,
+        "base_url": without_userinfo(settings.base_url) if settings.base_url else None,
         "messages": list(messages),
         "settings": settings.generation_settings(),
     }
@@ -55,7 +57,7 @@ class JudgeCache:
             )
             columns = {row[1] for row in self._db.execute("PRAGMA table_info(judgments)")}
             if "judge" not in columns:  # a cache written before checkpoints were kept
-                self._db.execute("ALTER TABLE judgments ADD COLUMN judge TEXT")
+                add_column(self._db, "judgments", "judge TEXT")
             self._db.execute("SELECT text, judge FROM judgments LIMIT 1").fetchall()
         except (OSError, sqlite3.Error) as exc:
             raise JudgeCacheError(

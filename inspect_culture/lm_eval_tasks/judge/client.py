@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any
+from urllib.parse import urlparse
 
 import aiohttp
 
@@ -89,8 +90,12 @@ class OpenAICompatibleJudge:
         """A plain JSON client (aiohttp, as lm-eval's own API models): the OpenAI SDK's
         request building and response models, or httpx's connection pool, cost several times
         the CPU of the call itself at judge concurrency (docs/judge.md)."""
+        # credentials in the URL are sent as HTTP basic auth (as the OpenAI SDK does), which
+        # aiohttp refuses beside an Authorization header
+        in_url = urlparse(self.settings.base_url or "")
+        bearer = {"Authorization": f"Bearer {self.settings.api_key or 'not-needed'}"}
         return aiohttp.ClientSession(
-            headers={"Authorization": f"Bearer {self.settings.api_key or 'not-needed'}"},
+            headers={} if in_url.username or in_url.password else bearer,
             timeout=aiohttp.ClientTimeout(total=self.settings.timeout),
             connector=aiohttp.TCPConnector(limit=self.settings.concurrency + 1),
             json_serialize=_compact_json,
