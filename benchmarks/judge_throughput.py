@@ -307,7 +307,7 @@ def _judge_messages(n: int) -> list[list[dict[str, str]]]:
     ]  # fmt: skip
 
 
-def _lm_eval_client_wall(n: int, concurrency: int, judge_url: str) -> float:
+def _lm_eval_client_wall(n: int, concurrency: int, judge_url: str) -> Timer:
     """lm-eval's own API client: N chat requests at the same concurrency."""
     from lm_eval.api.instance import Instance
     from lm_eval.models.api_models import JsonChatStr
@@ -325,10 +325,10 @@ def _lm_eval_client_wall(n: int, concurrency: int, judge_url: str) -> float:
     with Timer() as timer:
         replies = client.generate_until(requests, disable_tqdm=True)
     assert len(replies) == n and all("Rating" in r for r in replies), "every request"
-    return timer.wall
+    return timer
 
 
-def _bare_client_wall(n: int, concurrency: int, judge_url: str) -> float:
+def _bare_client_wall(n: int, concurrency: int, judge_url: str) -> Timer:
     """The floor on this machine: the same N request bodies from a bare aiohttp client at the
     same concurrency, replies read and thrown away (no prompts, parsing, cache or retries)."""
     import asyncio
@@ -354,7 +354,7 @@ def _bare_client_wall(n: int, concurrency: int, judge_url: str) -> float:
 
     with Timer() as timer:
         asyncio.run(send_all())
-    return timer.wall
+    return timer
 
 
 def _median(values: list[float]) -> float:
@@ -398,6 +398,7 @@ def compare(n: int, latency: float, concurrency: int, reps: int, mgqa_template: 
     cpu_ratios: list[float] = []
     lm_ratios: list[float] = []
     floor_ratios: list[float] = []
+    lm_cpu_ratios: list[float] = []
     with judge_server(latency, reply="Rating: [[7]]\nGRADE: C") as judge_url:
         _care_eval_wall(min(n, 20), concurrency, judge_url, None)  # warm-up
         _care_eval_wall(min(n, 20), concurrency, judge_url, model_graded_qa())
@@ -417,29 +418,33 @@ def compare(n: int, latency: float, concurrency: int, reps: int, mgqa_template: 
                   f"({runs['ours'].cpu:.2f} s CPU), model_graded_qa {runs['mgqa'].wall:.2f} s "
                   f"({runs['mgqa'].cpu:.2f} s CPU), wall ratio {ratio:.3f}, "
                   f"CPU ratio {cpu_ratio:.3f}", flush=True)  # fmt: skip
-            lm_walls = {}
+            lm_runs: dict[str, Timer] = {}
             for which in ["filter", "client", "bare"][:: 1 if rep % 2 == 0 else -1]:
                 if which == "client":
-                    lm_walls[which] = _lm_eval_client_wall(n, concurrency, judge_url)
+                    lm_runs[which] = _lm_eval_client_wall(n, concurrency, judge_url)
                 elif which == "bare":
-                    lm_walls[which] = _bare_client_wall(n, concurrency, judge_url)
+                    lm_runs[which] = _bare_client_wall(n, concurrency, judge_url)
                 else:
-                    lm_walls[which] = lm_eval_path(n, latency, concurrency, judge_url).wall
+                    lm_runs[which] = lm_eval_path(n, latency, concurrency, judge_url)
+            lm_walls = {which: run.wall for which, run in lm_runs.items()}
+            cpu_ms = {which: run.cpu / n * 1000 for which, run in lm_runs.items()}
             lm_ratio = lm_walls["filter"] / lm_walls["client"]
             lm_ratios.append(lm_ratio)
             floor_ratios.append(lm_walls["filter"] / lm_walls["bare"])
+            lm_cpu_ratios.append(lm_runs["filter"].cpu / lm_runs["client"].cpu)
             ideal = n * latency / concurrency
             print(f"  rep {rep + 1}: lm-eval judge filter {lm_walls['filter']:.2f} s "
-                  f"({lm_walls['filter'] / ideal:.3f}x ideal), LocalChatCompletion "
-                  f"{lm_walls['client']:.2f} s ({lm_walls['client'] / ideal:.3f}x), bare aiohttp "
-                  f"{lm_walls['bare']:.2f} s ({lm_walls['bare'] / ideal:.3f}x); filter / "
-                  f"LocalChatCompletion {lm_ratio:.3f}, filter / bare {floor_ratios[-1]:.3f}",
-                  flush=True)  # fmt: skip
+                  f"({lm_walls['filter'] / ideal:.3f}x ideal, {cpu_ms['filter']:.2f} ms CPU a "
+                  f"judgment), LocalChatCompletion {lm_walls['client']:.2f} s "
+                  f"({lm_walls['client'] / ideal:.3f}x, {cpu_ms['client']:.2f} ms), bare aiohttp "
+                  f"{lm_walls['bare']:.2f} s ({lm_walls['bare'] / ideal:.3f}x, "
+                  f"{cpu_ms['bare']:.2f} ms); filter / LocalChatCompletion {lm_ratio:.3f}, "
+                  f"filter / bare {floor_ratios[-1]:.3f}", flush=True)  # fmt: skip
     print(f"median ratio, Inspect care_judge / model_graded_qa (whole eval): wall "
           f"{_median(inspect_ratios):.3f}, CPU {_median(cpu_ratios):.3f} over {reps} reps")  # fmt: skip
     print(f"median ratio, lm-eval judge filter / LocalChatCompletion: "
-          f"{_median(lm_ratios):.3f}, / bare aiohttp client: {_median(floor_ratios):.3f} "
-          f"over {reps} reps")  # fmt: skip
+          f"{_median(lm_ratios):.3f} (CPU {_median(lm_cpu_ratios):.3f}), / bare aiohttp client: "
+          f"{_median(floor_ratios):.3f} over {reps} reps")  # fmt: skip
 
 
 def main() -> None:
