@@ -114,8 +114,9 @@ def test_expired_batches_beyond_the_rounds_leave_samples_unscored_with_a_reason(
 SCRIPT = "import sys\nfrom inspect_culture.cli import main\nsys.exit(main(sys.argv[1:]))\n"
 
 
-def test_interrupted_wait_resumes_the_same_batch(generated, tmp_path: Path) -> None:
-    server, gen = generated
+def _killed_while_waiting(server: BatchStubServer, gen: Path, tmp_path: Path):
+    """Start the batch judge, kill it while its batch is still validating; then a rerun of the
+    same command, the batch now free to end."""
     server.polls_per_state = 10**6  # stays validating while the first run waits
     env = {
         **os.environ,
@@ -133,16 +134,30 @@ def test_interrupted_wait_resumes_the_same_batch(generated, tmp_path: Path) -> N
         time.sleep(0.02)
     first.send_signal(signal.SIGKILL)
     first.wait()
+
+    def rerun() -> subprocess.CompletedProcess[str]:
+        server.polls_per_state = 1
+        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+
+    return rerun
+
+
+def _all_counted(tmp_path: Path) -> bool:
+    [results] = (tmp_path / "out").rglob("results_*.json")
+    metrics = lm_eval_metrics(json.loads(results.read_text()), "care_zh", "judged")
+    return metrics["n_scored"] + metrics["n_unscored"] == N and metrics["n_scored"] > 0
+
+
+def test_interrupted_wait_resumes_the_same_batch(generated, tmp_path: Path) -> None:
+    server, gen = generated
+    rerun = _killed_while_waiting(server, gen, tmp_path)
     assert server.batches_created == 1
     assert list((tmp_path / "out" / ".judge_batches").glob("batch_*.json"))
-    server.polls_per_state = 1
-    second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    second = rerun()
     assert second.returncode == 0, second.stderr
     assert server.batches_created == 1  # the same batch, polled again: paid once
     assert len(_judge_bodies(server)) == N
-    [results] = (tmp_path / "out").rglob("results_*.json")
-    metrics = lm_eval_metrics(json.loads(results.read_text()), "care_zh", "judged")
-    assert metrics["n_scored"] + metrics["n_unscored"] == N and metrics["n_scored"] > 0
+    assert _all_counted(tmp_path)
 
 
 def test_an_unfinished_batch_of_another_request_set_is_waited_for_not_paid_again(
@@ -151,33 +166,14 @@ def test_an_unfinished_batch_of_another_request_set_is_waited_for_not_paid_again
     """A batch left waiting by a run over another set of samples (its state file has another
     name) that holds these requests is polled and read, not submitted again."""
     server, gen = generated
-    server.polls_per_state = 10**6
-    env = {
-        **os.environ,
-        "INSPECT_CULTURE_JUDGE_CACHE": str(tmp_path / "cache.sqlite"),
-        "PYTHONPATH": str(ROOT),
-    }
-    command = [
-        sys.executable, "-c", SCRIPT, "judge", str(gen), "-o", str(tmp_path / "out"),
-        "--judge-model", "judge", "--judge-base-url", server.base_url,
-        "--batch", "--poll-interval", "0.02",
-    ]  # fmt: skip
-    first = subprocess.Popen(command, env=env, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    while server.batch_polls < 3 and time.monotonic() < deadline:
-        time.sleep(0.02)
-    first.send_signal(signal.SIGKILL)
-    first.wait()
+    rerun = _killed_while_waiting(server, gen, tmp_path)
     [state] = (tmp_path / "out" / ".judge_batches").glob("batch_*.json")
     state.rename(state.with_name("batch_of_another_request_set.json"))
-    server.polls_per_state = 1
-    second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    second = rerun()
     assert second.returncode == 0, second.stderr
     assert server.batches_created == 1  # the other set's batch answered these: paid once
     assert len(_judge_bodies(server)) == N
-    [results] = (tmp_path / "out").rglob("results_*.json")
-    metrics = lm_eval_metrics(json.loads(results.read_text()), "care_zh", "judged")
-    assert metrics["n_scored"] + metrics["n_unscored"] == N and metrics["n_scored"] > 0
+    assert _all_counted(tmp_path)
 
 
 def test_rejected_lines_and_failed_batches_are_unscored_with_reasons(
