@@ -250,8 +250,9 @@ async def bounded_generate(
 ) -> tuple[ModelOutput, int]:
     """`model.generate` within `timeout` seconds from its first attempt (None: no limit), and
     the number of attempts it made (HTTP requests when known, else provider calls). The clock
-    starts when a call first reaches the provider: the wait for a max_connections slot is Inspect's queue, not a slow judge. No
-    `cache`: Inspect's own --cache, if given, applies as to any model."""
+    starts when a call first reaches the provider: the wait for a max_connections slot is
+    Inspect's queue, not a slow judge. No `cache`: Inspect's own --cache, if given, applies as
+    to any model."""
     cached = {} if cache is None else {"cache": cache}
     loop = asyncio.get_running_loop()
     deadline = asyncio.timeout(None)
