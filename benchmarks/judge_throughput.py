@@ -307,7 +307,7 @@ def _judge_messages(n: int) -> list[list[dict[str, str]]]:
     ]  # fmt: skip
 
 
-def _lm_eval_client_wall(n: int, concurrency: int, judge_url: str) -> Timer:
+def _lm_eval_client_timed(n: int, concurrency: int, judge_url: str) -> Timer:
     """lm-eval's own API client: N chat requests at the same concurrency."""
     from lm_eval.api.instance import Instance
     from lm_eval.models.api_models import JsonChatStr
@@ -328,7 +328,7 @@ def _lm_eval_client_wall(n: int, concurrency: int, judge_url: str) -> Timer:
     return timer
 
 
-def _bare_client_wall(n: int, concurrency: int, judge_url: str) -> Timer:
+def _bare_client_timed(n: int, concurrency: int, judge_url: str) -> Timer:
     """The floor on this machine: the same N request bodies from a bare aiohttp client at the
     same concurrency, replies read and thrown away (no prompts, parsing, cache or retries)."""
     import asyncio
@@ -421,9 +421,9 @@ def compare(n: int, latency: float, concurrency: int, reps: int, mgqa_template: 
             lm_runs: dict[str, Timer] = {}
             for which in ["filter", "client", "bare"][:: 1 if rep % 2 == 0 else -1]:
                 if which == "client":
-                    lm_runs[which] = _lm_eval_client_wall(n, concurrency, judge_url)
+                    lm_runs[which] = _lm_eval_client_timed(n, concurrency, judge_url)
                 elif which == "bare":
-                    lm_runs[which] = _bare_client_wall(n, concurrency, judge_url)
+                    lm_runs[which] = _bare_client_timed(n, concurrency, judge_url)
                 else:
                     lm_runs[which] = lm_eval_path(n, latency, concurrency, judge_url)
             lm_walls = {which: run.wall for which, run in lm_runs.items()}

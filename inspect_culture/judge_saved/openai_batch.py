@@ -3,9 +3,9 @@
 One round of batches per `judge_filter` call: every request not already in the judge cache goes
 into a JSONL file (custom_id = cache key, body = exactly what the concurrent judge sends; split
 into several files, one batch each, past the API's 50,000 requests or 200 MB per file), uploaded
-with `purpose="batch"`; each batch is polled until it ends and each answer is stored in the cache
-as it is read. The batch and file ids are written to a state file before any waiting, so a rerun after
-an interruption polls the same batch instead of paying for a new one. Requests a batch did not
+with `purpose="batch"`; each batch is polled until it ends and each answer is stored in the
+cache as it is read. The batch and file ids are written to a state file before any waiting, so
+a rerun after an interruption polls the same batch instead of paying for a new one. Requests a batch did not
 answer (expired, cancelled, rate-limited or server-errored lines) go into a new batch, for a
 bounded number of rounds; the rest stay unscored with the reason in words.
 """
@@ -217,10 +217,7 @@ class BatchJudge:
                 self.log.batches.append(entry)
                 if not any(outcomes[k].text is None for k in entry["keys"] if k in outcomes):
                     continue
-                if entry.get("batch_id") is None:  # created or not: its reply was lost
-                    self._create(client, entry, state_path, state)
-                self._finish(client, entry, outcomes)
-                self._save(state_path, state)
+                self._resume(client, entry, state_path, state, outcomes)
                 if entry["status"] == "failed":  # an earlier run's failure (a quota, say):
                     for key in entry["keys"]:  # this run tries its requests once more
                         if key in outcomes and outcomes[key].text is None:
@@ -259,10 +256,22 @@ class BatchJudge:
                 ):
                     continue
                 self.log.batches.append(entry)
-                if entry.get("batch_id") is None:
-                    self._create(client, entry, path, state)
-                self._finish(client, entry, outcomes)
-                self._save(path, state)
+                self._resume(client, entry, path, state, outcomes)
+
+    def _resume(
+        self,
+        client: openai.OpenAI,
+        entry: dict[str, Any],
+        path: Path,
+        state: dict[str, Any],
+        outcomes: dict[str, _Outcome],
+    ) -> None:
+        """Wait for a saved batch and read its answers; a batch whose create reply was lost
+        (created or not) is looked up first."""
+        if entry.get("batch_id") is None:
+            self._create(client, entry, path, state)
+        self._finish(client, entry, outcomes)
+        self._save(path, state)
 
     @staticmethod
     def _load(path: Path) -> dict[str, Any]:

@@ -193,6 +193,29 @@ def test_batch_setting_of_the_grader_role_reaches_the_judge_call(tmp_path: Path)
         assert event.config.temperature == 0.0 and event.config.seed is not None
 
 
+def test_a_batch_graders_reason_claims_no_attempt_count(monkeypatch) -> None:
+    """A batch grader's HTTP requests are the batcher's uploads and polls, not attempts of the
+    judgment: its reason gives no count, where a plain grader's does."""
+    import asyncio
+
+    from inspect_culture.inspect_plumbing import judge
+
+    async def failing(*_: Any, **__: Any) -> Any:
+        exc = ConnectionError("refused")
+        exc.add_note(f"{judge._ATTEMPTS_NOTE}7")
+        raise exc
+
+    monkeypatch.setattr(judge, "bounded_generate", failing)
+    monkeypatch.setattr(judge, "reply_cache", lambda: None)
+    reasons = {}
+    for batch in (True, False):
+        grader = get_model("mockllm/judge", config=GenerateConfig(batch=batch))
+        reply, reasons[batch] = asyncio.run(judge.judge_reply(grader, "Rate this."))
+        assert reply is None
+    assert "after 7 attempts" in reasons[False], reasons[False]
+    assert "attempt" not in reasons[True], reasons[True]
+
+
 def _mock_ratings() -> list[Any]:
     from inspect_ai.model import ModelOutput
 

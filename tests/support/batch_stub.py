@@ -1,5 +1,6 @@
 """The stub OpenAI server with the Batch API: `/v1/files` (multipart upload, content download)
-and `/v1/batches` (create, list, retrieve, cancel), for testing `culture-evals judge --batch` offline.
+and `/v1/batches` (create, list, retrieve, cancel), for testing `culture-evals judge --batch`
+offline.
 
 A batch moves validating -> in_progress -> completed over polls; on completing, each request
 line is answered by the parent's responder (and recorded as a request, like a live call). With
