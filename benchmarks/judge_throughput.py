@@ -107,7 +107,7 @@ class Timer:
 
 
 def lm_eval_path(n: int, latency: float, concurrency: int, judge_url: str | None = None) -> Timer:
-    from inspect_culture.datasets_hub.care import load_care
+    from inspect_culture.benchmarks.care.data import load_care
     from inspect_culture.lm_eval_tasks.care.utils import judge_filter
 
     records = load_care("zh").records
@@ -197,9 +197,9 @@ def inspect_api_path(n: int, latency: float, concurrency: int) -> Timer:
 
     from inspect_ai.model import GenerateConfig, get_model
 
-    from inspect_culture.datasets_hub.care import load_care
+    from inspect_culture.benchmarks.care.data import load_care
+    from inspect_culture.benchmarks.care.prompts import judge_prompt
     from inspect_culture.inspect_plumbing.judge import JUDGE_CONFIG
-    from inspect_culture.scorers.care.prompts import judge_prompt
 
     records = load_care("zh").records
     nonce = time.time_ns()
@@ -295,8 +295,8 @@ def _care_eval_wall(n: int, concurrency: int, judge_url: str, scorer: object | N
 
 
 def _judge_messages(n: int) -> list[list[dict[str, str]]]:
-    from inspect_culture.datasets_hub.care import load_care
-    from inspect_culture.scorers.care.prompts import judge_prompt
+    from inspect_culture.benchmarks.care.data import load_care
+    from inspect_culture.benchmarks.care.prompts import judge_prompt
 
     records = load_care("zh").records
     nonce = time.time_ns()
@@ -372,8 +372,8 @@ def _same_prompt_model_graded_qa() -> object:
     scorer."""
     from inspect_ai.scorer import model_graded_qa
 
-    from inspect_culture.datasets_hub.care import load_care
-    from inspect_culture.scorers.care.prompts import judge_prompt
+    from inspect_culture.benchmarks.care.data import load_care
+    from inspect_culture.benchmarks.care.prompts import judge_prompt
 
     marks = {"question": "\x00Q\x00", "criterion": "\x00C\x00", "answer": "\x00A\x00"}
     category = load_care("zh").records[0]["category"]

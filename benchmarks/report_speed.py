@@ -64,7 +64,7 @@ READERS = {"_inspect_records": "inspect", "_lm_eval_records": "lm-eval"}
 
 def write_normad_mirror(data_dir: Path, rows: int) -> Path:
     """`rows` rows cycling through the 16 synthetic ones, each with its own ID."""
-    from inspect_culture.datasets_hub.sources import NORMAD
+    from inspect_culture.benchmarks.normad.source import NORMAD
 
     with SAMPLE_CSV.open(encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle)
@@ -104,8 +104,8 @@ def build_environment(work: Path) -> Iterator[None]:
 
 def run_harnesses(work: Path, rows: int, concurrency: int) -> tuple[list[Path], Path]:
     """(the 4 Inspect logs, the lm-eval results file) of NormAd against the stub server."""
+    from inspect_culture.benchmarks.normad.spec import CONTEXTS
     from inspect_culture.normad import normad
-    from inspect_culture.scorers.normad.spec import CONTEXTS
     from tests.support.harness_runs import inspect_eval_on_stub, run_lm_eval
     from tests.support.openai_stub import StubOpenAIServer
 

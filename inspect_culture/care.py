@@ -17,7 +17,12 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState, generate
 
-from inspect_culture.datasets_hub.care import first_per_category, load_care
+from inspect_culture.benchmarks.care import spec
+from inspect_culture.benchmarks.care.data import first_per_category, load_care
+from inspect_culture.benchmarks.care.metrics import care_metrics
+from inspect_culture.benchmarks.care.parse import judge_record
+from inspect_culture.benchmarks.care.prompts import JUDGE_FILES, generation_messages, judge_prompt
+from inspect_culture.benchmarks.care.spec import CareOutcome
 from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
 from inspect_culture.inspect_plumbing.judge import (
@@ -28,12 +33,7 @@ from inspect_culture.inspect_plumbing.judge import (
 from inspect_culture.inspect_plumbing.live import all_unscored, is_live_refresh, live_view
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.inspect_plumbing.params import as_bool, as_optional_int, as_optional_seconds
-from inspect_culture.scorers.care import spec
-from inspect_culture.scorers.care.metrics import care_metrics
-from inspect_culture.scorers.care.parse import judge_record
-from inspect_culture.scorers.care.prompts import JUDGE_FILES, generation_messages, judge_prompt
-from inspect_culture.scorers.care.spec import CareOutcome
-from inspect_culture.scorers.judge.constraints import care_rating_format, constraint_record
+from inspect_culture.judging.constraints import care_rating_format, constraint_record
 
 
 @task
@@ -117,7 +117,7 @@ def care(
 
 
 def record_to_sample(record: dict[str, Any], prompting: str) -> Sample:
-    """One normalized CARE record (datasets_hub.care) as a sample with the prompting's messages."""
+    """One normalized CARE record (benchmarks.care.data) as a sample with the prompting's messages."""
     messages = generation_messages(record["question"], record["language"], prompting)
     return Sample(
         id=record["id"],

@@ -16,13 +16,13 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState, generate
 
-from inspect_culture.datasets_hub.care_ratings import load_care_ratings
+from inspect_culture.benchmarks.care import spec
+from inspect_culture.benchmarks.care.metrics import judge_agreement
+from inspect_culture.benchmarks.care.parse import judge_record
+from inspect_culture.benchmarks.care.prompts import judge_prompt
+from inspect_culture.benchmarks.care.ratings import load_care_ratings
 from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import task_setup_errors
-from inspect_culture.scorers.care import spec
-from inspect_culture.scorers.care.metrics import judge_agreement
-from inspect_culture.scorers.care.parse import judge_record
-from inspect_culture.scorers.care.prompts import judge_prompt
 
 
 @task

@@ -11,15 +11,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from inspect_culture import __version__
-from inspect_culture.catalog import TASKS
+from inspect_culture.catalog import all_tasks
 from inspect_culture.lm_eval_tasks import include_path
 
 
 def _cmd_list(_: argparse.Namespace) -> int:
-    width = max(len(entry.name) for entry in TASKS)
+    tasks = all_tasks()
+    width = max(len(entry.name) for entry in tasks)
     for harness in ("inspect", "lm-eval"):
         print(f"{harness}:")
-        for entry in (e for e in TASKS if e.harness == harness):
+        for entry in (e for e in tasks if e.harness == harness):
             label = f"{entry.name} (group)" if entry.kind == "group" else entry.name
             print(f"  {label:<{width + 8}} {entry.description}")
     return 0
@@ -31,7 +32,7 @@ def _cmd_lm_eval_path(_: argparse.Namespace) -> int:
 
 
 def _cmd_data(args: argparse.Namespace) -> int:
-    from inspect_culture.datasets_hub.report import data_info, verify
+    from inspect_culture.data_status import data_info, verify
 
     if args.action == "info":
         print(data_info(args.datasets))
@@ -42,9 +43,9 @@ def _cmd_data(args: argparse.Namespace) -> int:
 
 
 def _cmd_main_job(args: argparse.Namespace) -> int:
+    from inspect_culture.benchmarks.care.spec import CARE_LANGUAGES as LANGUAGES
     from inspect_culture.local_model.main_job import main_job
     from inspect_culture.local_model.server import LocalModelUnavailable
-    from inspect_culture.scorers.care.spec import CARE_LANGUAGES as LANGUAGES
 
     languages = [lang.strip() for lang in args.languages.split(",") if lang.strip()]
     unknown = [lang for lang in languages if lang not in LANGUAGES]
@@ -60,7 +61,7 @@ def _cmd_main_job(args: argparse.Namespace) -> int:
 
 
 def _cmd_baseline_export(args: argparse.Namespace) -> int:
-    from inspect_culture.datasets_hub.baseline_responses import write_baseline_responses
+    from inspect_culture.benchmarks.culturesynth.baseline_responses import write_baseline_responses
     from inspect_culture.run_files.culturesynth_baseline_export import export_baseline
     from inspect_culture.run_files.culturesynth_runs import RunsError
 

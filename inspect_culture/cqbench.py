@@ -4,7 +4,7 @@
     inspect eval inspect_culture/cqbench_vs --model ... -T setting=ethical -T reasoning=true
     inspect eval inspect_culture/cqbench_ve --model ... --model-role grader=... -T setting=social
 
-Parameters, prompts, parsing and metrics come from `scorers/cqbench/` (the lm-eval adapter reads
+Parameters, prompts, parsing and metrics come from `benchmarks/cqbench/` (the lm-eval adapter reads
 the same). Absolute imports only: Inspect also loads this file by path.
 """
 
@@ -28,7 +28,15 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
-from inspect_culture.datasets_hub.cqbench import load_cqbench, load_ve_stories
+from inspect_culture.benchmarks.cqbench import spec
+from inspect_culture.benchmarks.cqbench.data import load_cqbench, load_ve_stories
+from inspect_culture.benchmarks.cqbench.metrics import ad_metrics, ve_metrics, vs_metrics
+from inspect_culture.benchmarks.cqbench.parse import score_ad, score_ve, score_vs, ve_prediction
+from inspect_culture.benchmarks.cqbench.prompts import (
+    task_messages,
+    ve_extraction_messages,
+    ve_judge_prompt,
+)
 from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
 from inspect_culture.inspect_plumbing.judge import (
@@ -39,15 +47,7 @@ from inspect_culture.inspect_plumbing.judge import (
 from inspect_culture.inspect_plumbing.live import all_unscored
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.inspect_plumbing.params import as_bool, as_optional_seconds
-from inspect_culture.scorers.cqbench import spec
-from inspect_culture.scorers.cqbench.metrics import ad_metrics, ve_metrics, vs_metrics
-from inspect_culture.scorers.cqbench.parse import score_ad, score_ve, score_vs, ve_prediction
-from inspect_culture.scorers.cqbench.prompts import (
-    task_messages,
-    ve_extraction_messages,
-    ve_judge_prompt,
-)
-from inspect_culture.scorers.judge.constraints import constraint_record, ve_scores_format
+from inspect_culture.judging.constraints import constraint_record, ve_scores_format
 
 # the record fields each task's scorer (and VE's second step) reads from the sample
 _SAMPLE_FIELDS = {
@@ -115,7 +115,7 @@ def cqbench_ad(
 
 @metric(scores="unreduced")
 def ad_breakdown() -> Metric:
-    """Accuracy, macro-F1, unparsed rate, accuracy per category; epochs per scorers/cqbench."""
+    """Accuracy, macro-F1, unparsed rate, accuracy per category; epochs per benchmarks/cqbench."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         return ad_metrics([spec.AdOutcome.from_record(s.score.metadata or {}) for s in scores])

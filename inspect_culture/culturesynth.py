@@ -21,11 +21,19 @@ from inspect_ai.model import CachePolicy, GenerateConfig, Model
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
-from inspect_culture.datasets_hub.baseline_responses import (
+from inspect_culture.benchmarks.culturesynth import spec
+from inspect_culture.benchmarks.culturesynth.baseline_responses import (
     BaselineResponses,
     read_baseline_responses,
 )
-from inspect_culture.datasets_hub.culturesynth import load_culturesynth
+from inspect_culture.benchmarks.culturesynth.data import load_culturesynth
+from inspect_culture.benchmarks.culturesynth.metrics import culturesynth_metrics
+from inspect_culture.benchmarks.culturesynth.parse import judge_games, missing_baseline
+from inspect_culture.benchmarks.culturesynth.prompts import (
+    answer_messages,
+    game_positions,
+    game_prompts,
+)
 from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
 from inspect_culture.inspect_plumbing.failures import (
@@ -46,15 +54,7 @@ from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.inspect_plumbing.params import as_bool, as_optional_seconds
 from inspect_culture.inspect_plumbing.preflight import preflight
 from inspect_culture.inspect_plumbing.roles import BASELINE_ROLE, prerequisite_error, role_model
-from inspect_culture.scorers.culturesynth import spec
-from inspect_culture.scorers.culturesynth.metrics import culturesynth_metrics
-from inspect_culture.scorers.culturesynth.parse import judge_games, missing_baseline
-from inspect_culture.scorers.culturesynth.prompts import (
-    answer_messages,
-    game_positions,
-    game_prompts,
-)
-from inspect_culture.scorers.judge.constraints import constraint_record, pairwise_verdict_format
+from inspect_culture.judging.constraints import constraint_record, pairwise_verdict_format
 
 GENERATION = GenerateConfig(**spec.GENERATION.inspect_config())
 # Baseline answers never expire: every target model compared against the same baseline model

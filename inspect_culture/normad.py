@@ -27,13 +27,13 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState, generate
 
-from inspect_culture.datasets_hub import load_normad
+from inspect_culture.benchmarks.normad import spec
+from inspect_culture.benchmarks.normad.data import load_normad
+from inspect_culture.benchmarks.normad.metrics import normad_metrics
+from inspect_culture.benchmarks.normad.parse import score_answer
+from inspect_culture.benchmarks.normad.prompts import render_prompt
 from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import task_setup_errors
-from inspect_culture.scorers.normad import spec
-from inspect_culture.scorers.normad.metrics import normad_metrics
-from inspect_culture.scorers.normad.parse import score_answer
-from inspect_culture.scorers.normad.prompts import render_prompt
 
 
 @task

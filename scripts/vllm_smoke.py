@@ -110,7 +110,7 @@ def hf_model(cache: Path) -> Path:
 
 def write_mirrors(root: Path) -> Path:
     """Small synthetic data in the upstream schemas (tests/support), plus a baseline file."""
-    from inspect_culture.datasets_hub.baseline_responses import (
+    from inspect_culture.benchmarks.culturesynth.baseline_responses import (
         BaselineResponses,
         write_baseline_responses,
     )

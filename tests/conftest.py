@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from inspect_ai.model import ModelAPI
 
-from inspect_culture.datasets_hub.sources import NORMAD
+from inspect_culture.benchmarks.normad.source import NORMAD
 from tests.support.cqbench_data import ad_items, install_folder_mirror, original_items, vs_items
 from tests.support.culturesynth_data import write_culturesynth_jsonl
 from tests.support.openai_stub import StubOpenAIServer

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 import inspect_culture._registry as registry
-from inspect_culture.datasets_hub.sources import SOURCES
+from inspect_culture.registry import benchmarks
 
 EVAL_YAML = Path(registry.__file__).with_name("eval.yaml")
 
@@ -29,14 +29,15 @@ def test_listing_names_every_registered_task() -> None:
 
 
 def test_listing_pins_the_revisions_the_loaders_use() -> None:
+    sources = {b.name: b.load_source() for b in benchmarks()}
     assets = {
         asset["source"]: asset
         for task in _listing()["tasks"]
         for asset in task["external_assets"]
-        if asset["source"] in SOURCES
+        if asset["source"] in sources
     }
-    assert set(SOURCES) <= set(assets)
-    for name, source in SOURCES.items():
+    assert set(sources) <= set(assets)
+    for name, source in sources.items():
         assert assets[name]["revision"] == source.revision, name
         assert assets[name]["license"] == source.license, name
 

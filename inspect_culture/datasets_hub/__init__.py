@@ -1,6 +1,6 @@
-"""Data sources, offline mirror, download cache, JSON-Schema validation and normalized records."""
+"""What every benchmark's data goes through: sources, offline mirror, download cache,
+JSON-Schema validation and provenance. Each benchmark's own loader lives in its folder."""
 
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
-from inspect_culture.datasets_hub.normad import load_normad
 
-__all__ = ["DataValidationError", "DatasetUnavailableError", "load_normad"]
+__all__ = ["DataValidationError", "DatasetUnavailableError"]

@@ -13,19 +13,21 @@ from inspect_culture.datasets_hub.errors import DataValidationError
 
 
 @cache
-def load_schema(name: str) -> dict[str, Any]:
-    text = resources.files("inspect_culture.datasets_hub").joinpath(f"schemas/{name}.schema.json")
+def load_schema(package: str, name: str) -> dict[str, Any]:
+    """`schemas/<name>.schema.json` of a benchmark's package (its folder)."""
+    text = resources.files(package).joinpath(f"schemas/{name}.schema.json")
     schema = json.loads(text.read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     return schema
 
 
 @cache
-def _validator(name: str) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(load_schema(name))
+def _validator(package: str, name: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(load_schema(package, name))
 
 
 def validate_record(
+    package: str,
     name: str,
     record: dict[str, Any],
     *,
@@ -45,7 +47,7 @@ def validate_record(
             f"{where}, field '{shown}': contains a NUL byte (a corrupt file; upstream text has "
             "none)"
         )
-    errors = sorted(_validator(name).iter_errors(record), key=lambda e: list(e.path))
+    errors = sorted(_validator(package, name).iter_errors(record), key=lambda e: list(e.path))
     if not errors:
         return
     error = errors[0]

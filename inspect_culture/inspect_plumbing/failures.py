@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 
 from inspect_ai.model import Model, ModelOutput
 
-from inspect_culture.scorers.judge.urls import without_userinfo
+from inspect_culture.judging.urls import without_userinfo
 
 REDACTED = "[redacted]"
 # Key-like strings redacted even when the key is not the role model's own

@@ -51,7 +51,7 @@ from inspect_culture.inspect_plumbing.preflight import (
     wrong_path,
 )
 from inspect_culture.inspect_plumbing.roles import GRADER_ROLE, prerequisite_error, role_model
-from inspect_culture.scorers.judge.constraints import (
+from inspect_culture.judging.constraints import (
     PROBE_MESSAGES,
     JudgeConstraintError,
     VerdictFormat,
@@ -59,7 +59,7 @@ from inspect_culture.scorers.judge.constraints import (
     reply_text,
     request_fields,
 )
-from inspect_culture.scorers.judge.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
+from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
 
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
 # Wall-clock limit of one judgment from its first attempt, Inspect's retries included (task

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from inspect_culture.scorers.choices import check_bool, is_whole_number_text
+from inspect_culture.benchmarks.choices import check_bool, is_whole_number_text
 
 
 def as_bool(name: str, value: Any) -> bool:

@@ -23,11 +23,11 @@ import openai
 
 from inspect_culture.datasets_hub.hashing import sha256_text
 from inspect_culture.judge_saved.errors import JudgeSavedError
+from inspect_culture.judging.constraints import VerdictFormat, reply_text, request_fields
 from inspect_culture.lm_eval_tasks.judge.cache import JudgeCache, cache_key, default_cache
 from inspect_culture.lm_eval_tasks.judge.client import JudgeResult
 from inspect_culture.lm_eval_tasks.judge.errors import scrub
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeSettings
-from inspect_culture.scorers.judge.constraints import VerdictFormat, reply_text, request_fields
 
 ENDPOINT = "/v1/chat/completions"
 TERMINAL = ("completed", "failed", "expired", "cancelled")

@@ -1,4 +1,5 @@
-"""Which lm-eval tasks carry a judge, and where their scoring functions live.
+"""Which lm-eval tasks carry a judge, and where their scoring functions live (from the
+registry's `lm_eval_judged` families).
 
 A task is judged when its docs carry `judge_settings`; its module holds `judge_filter`,
 `process_results` and `agg_<metric>`, the same functions the task YAML names.
@@ -11,12 +12,8 @@ import re
 from dataclasses import dataclass
 from types import ModuleType
 
-from inspect_culture.scorers.judge.constraints import (
-    VerdictFormat,
-    care_rating_format,
-    pairwise_verdict_format,
-    ve_scores_format,
-)
+from inspect_culture.judging.constraints import VerdictFormat
+from inspect_culture.registry import benchmarks, resolve
 
 
 @dataclass(frozen=True)
@@ -32,29 +29,10 @@ class JudgedTask:
         return importlib.import_module(self.module)
 
 
-_JUDGED: tuple[tuple[re.Pattern[str], JudgedTask], ...] = (
-    (
-        re.compile(r"care_[a-z]{2}(_cot|_role_play)?"),
-        JudgedTask("CARE", "inspect_culture.lm_eval_tasks.care.utils", care_rating_format()),
-    ),
-    (
-        re.compile(r"culturesynth_(?!answers_)[a-z]+"),
-        JudgedTask(
-            "CultureSynth-7",
-            "inspect_culture.lm_eval_tasks.culturesynth.utils",
-            pairwise_verdict_format(),
-        ),
-    ),
-    (
-        re.compile(r"cqbench_ve_(?!summary_)[a-z]+"),
-        JudgedTask("CQ-Bench VE", "inspect_culture.lm_eval_tasks.cqbench.ve", ve_scores_format(2)),
-    ),
-)
-
-
 def judged_task(task: str) -> JudgedTask | None:
     """The judged benchmark of an lm-eval task name; None for tasks without a judge."""
-    for pattern, found in _JUDGED:
-        if pattern.fullmatch(task):
-            return found
+    for family in (f for b in benchmarks() for f in b.lm_eval_judged):
+        if re.fullmatch(family.pattern, task):
+            probe = resolve(family.probe_format)(*family.probe_args)
+            return JudgedTask(family.label, family.module, probe)
     return None

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from inspect_culture.benchmarks.care.parse import judge_record
+from inspect_culture.benchmarks.care.spec import CATEGORY_SLUGS
 from inspect_culture.local_model.server import MODEL_ALIAS, LlamaServer
-from inspect_culture.scorers.care.parse import judge_record
-from inspect_culture.scorers.care.spec import CATEGORY_SLUGS
 
 REAL_JUDGE = (
     "For real numbers, use a capable judge (the paper's protocol, no constraint), e.g.\n"

@@ -1,7 +1,7 @@
 """Cells from a run: the value and interval the harness reported where its header has them,
 and what the header lacks (a breakdown's interval, its count) from the run's outcome records,
 with the same per-question means and seeded percentile bootstrap as the metrics
-(`scorers/stats`), so a breakdown's value equals the harness's own number."""
+(`stats`), so a breakdown's value equals the harness's own number."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from collections.abc import Callable, Hashable, Sequence
 import numpy as np
 
 from inspect_culture.report.model import Cell, RunInfo
-from inspect_culture.scorers.stats.bootstrap import (
+from inspect_culture.stats.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     bootstrap_mean_interval,
     percentile_interval,
 )
-from inspect_culture.scorers.stats.epochs import mean, per_question_means
+from inspect_culture.stats.epochs import mean, per_question_means
 
 
 def header_cell(run: RunInfo, name: str, scale: float = 1.0, n: int | None = None) -> Cell:

@@ -9,10 +9,10 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 
+from inspect_culture.benchmarks.care import spec as care_spec
+from inspect_culture.benchmarks.cqbench import spec as cqbench_spec
 from inspect_culture.report.model import Row, RunInfo, Table
 from inspect_culture.report.published import published_settings
-from inspect_culture.scorers.care import spec as care_spec
-from inspect_culture.scorers.cqbench import spec as cqbench_spec
 
 JUDGED = {"CARE", "CultureSynth-7", "CQ-Bench"}
 # benchmarks whose answers are sampled, not greedy (their specs' GenerationSettings)

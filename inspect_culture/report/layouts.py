@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inspect_culture.datasets_hub.cqbench import CATEGORIES as CQ_CATEGORIES
-from inspect_culture.datasets_hub.culturesynth import LANGUAGES as CS_LANGUAGES
+from inspect_culture.benchmarks.care.spec import CARE_LANGUAGES
+from inspect_culture.benchmarks.care.spec import CATEGORIES as CARE_CATEGORIES
+from inspect_culture.benchmarks.cqbench.spec import CATEGORIES as CQ_CATEGORIES
+from inspect_culture.benchmarks.culturesynth.data import LANGUAGES as CS_LANGUAGES
+from inspect_culture.benchmarks.normad.taxonomy import IW_CLUSTERS
 from inspect_culture.datasets_hub.languages import LANGUAGES as LANGUAGE_INFO
-from inspect_culture.datasets_hub.normad_taxonomy import IW_CLUSTERS
 from inspect_culture.report.model import Column
-from inspect_culture.scorers.care.spec import CARE_LANGUAGES
-from inspect_culture.scorers.care.spec import CATEGORIES as CARE_CATEGORIES
 
 NORMAD_CONTEXT_LABELS = {
     "rot": "RoT",

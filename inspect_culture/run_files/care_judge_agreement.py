@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from inspect_culture.benchmarks.care.spec import CareOutcome
 from inspect_culture.datasets_hub.hashing import sha256_text
 from inspect_culture.run_files.culturesynth_runs import RunsError, samples_lines
-from inspect_culture.scorers.care.spec import CareOutcome
-from inspect_culture.scorers.stats.agreement import correlations
+from inspect_culture.stats.agreement import correlations
 
 _SAMPLES = re.compile(r"samples_(?P<task>care_[a-z]{2}(?:_cot|_role_play)?)_(?P<stamp>.+)\.jsonl")
 OUTCOME_KEY = "rating"  # the per-doc CareOutcome record lm-eval logs under each metric name

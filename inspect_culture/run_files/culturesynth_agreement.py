@@ -10,7 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspect_culture.datasets_hub.culturesynth import LANGUAGES
+from inspect_culture.benchmarks.culturesynth.data import LANGUAGES
+from inspect_culture.benchmarks.culturesynth.metrics import (
+    mean_agreement,
+    strict_agreement,
+    strict_agreement_by,
+)
+from inspect_culture.benchmarks.culturesynth.spec import PairOutcome
 from inspect_culture.datasets_hub.hashing import sha256_text
 from inspect_culture.inspect_plumbing.roles import GRADER_ROLE
 from inspect_culture.run_files.culturesynth_runs import (
@@ -30,12 +36,6 @@ from inspect_culture.run_files.culturesynth_runs import (
     samples_lines,
     task_config,
 )
-from inspect_culture.scorers.culturesynth.metrics import (
-    mean_agreement,
-    strict_agreement,
-    strict_agreement_by,
-)
-from inspect_culture.scorers.culturesynth.spec import PairOutcome
 
 
 @dataclass

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspect_culture.datasets_hub.baseline_responses import BaselineResponses
+from inspect_culture.benchmarks.culturesynth.baseline_responses import BaselineResponses
 from inspect_culture.datasets_hub.hashing import sha256_file
 from inspect_culture.inspect_plumbing.roles import BASELINE_ROLE
 from inspect_culture.run_files.culturesynth_runs import (

@@ -8,11 +8,11 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import GenerateConfig, ModelOutput, get_model
 from inspect_ai.scorer import SampleScore
 
+from inspect_culture.benchmarks.care.prompts import RESPONSE_CLOSE, RESPONSE_OPEN, judge_prompt
+from inspect_culture.benchmarks.care.ratings import load_care_ratings
 from inspect_culture.care_agreement import agreement, care_judge_agreement, record_to_sample
 from inspect_culture.datasets_hub import DatasetUnavailableError, DataValidationError
-from inspect_culture.datasets_hub.care_ratings import load_care_ratings
-from inspect_culture.scorers.care.prompts import RESPONSE_CLOSE, RESPONSE_OPEN, judge_prompt
-from inspect_culture.scorers.stats.agreement import agreement_metrics, correlations, histogram
+from inspect_culture.stats.agreement import agreement_metrics, correlations, histogram
 
 RATINGS = Path(__file__).parents[1] / "data" / "care_ratings"
 

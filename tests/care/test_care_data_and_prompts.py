@@ -6,15 +6,9 @@ from pathlib import Path
 
 import pytest
 
-import inspect_culture.datasets_hub.care as care_data
-from inspect_culture.cli import main
-from inspect_culture.datasets_hub import DataValidationError
-from inspect_culture.datasets_hub.care import load_care
-from inspect_culture.datasets_hub.languages import LANGUAGES
-from inspect_culture.datasets_hub.report import verify
-from inspect_culture.datasets_hub.sources import CARE, SOURCES
-from inspect_culture.datasets_hub.validation import load_schema
-from inspect_culture.scorers.care.prompts import (
+import inspect_culture.benchmarks.care.data as care_data
+from inspect_culture.benchmarks.care.data import load_care
+from inspect_culture.benchmarks.care.prompts import (
     PROMPT_TEXTS,
     RESPONSE_CLOSE,
     RESPONSE_OPEN,
@@ -23,7 +17,14 @@ from inspect_culture.scorers.care.prompts import (
     judge_template_for,
     prompt_text,
 )
-from inspect_culture.scorers.care.spec import CARE_LANGUAGES, CATEGORIES, CATEGORY_SLUGS
+from inspect_culture.benchmarks.care.source import CARE
+from inspect_culture.benchmarks.care.spec import CARE_LANGUAGES, CATEGORIES, CATEGORY_SLUGS
+from inspect_culture.cli import main
+from inspect_culture.data_status import verify
+from inspect_culture.datasets_hub import DataValidationError
+from inspect_culture.datasets_hub.languages import LANGUAGES
+from inspect_culture.datasets_hub.validation import load_schema
+from inspect_culture.registry import benchmark
 
 # git blob ids of the upstream files (Guochry/CARE @ d614cfe, shared/upstream/care/SOURCE.md)
 BLOB_IDS = {
@@ -31,7 +32,7 @@ BLOB_IDS = {
     "Chinese-test.json": "f81f570f988aae09b3f6876e781a4146dc29fad8",
     "Japanese-test.json": "d7b77a63072677f062888016e1173d5919791930",
 }
-# upstream prompts/*.txt, shipped in scorers/care/prompt_texts/ under their upstream names
+# upstream prompts/*.txt, shipped in benchmarks/care/prompt_texts/ under their upstream names
 PROMPT_BLOB_IDS = {
     "entities_opinion.txt": "71f11068b7e048dec13fdba006085e7e18a49ed0",
     "literacy.txt": "704d59e8bb8fd652781d1f9efdd34b62f5361c0e",
@@ -117,15 +118,17 @@ def test_judge_prompt_fills_template_and_fences_the_response() -> None:
 
 
 def test_schemas_use_the_one_category_list() -> None:
-    care = load_schema("care")["properties"]
+    care = load_schema("inspect_culture.benchmarks.care", "care")["properties"]
     assert care["culture_type"]["enum"] == [c.upstream for c in CATEGORIES]
     assert care["category"]["enum"] == list(CATEGORY_SLUGS)
     assert care["language"]["enum"] == list(CARE_LANGUAGES)
-    assert load_schema("care_ratings")["properties"]["category"]["enum"] == list(CATEGORY_SLUGS)
+    assert load_schema("inspect_culture.benchmarks.care", "care_ratings")["properties"]["category"][
+        "enum"
+    ] == list(CATEGORY_SLUGS)
 
 
 def test_source_entry_pins_every_shipped_file() -> None:
-    assert SOURCES["care"] is CARE and CARE.license == "MIT"
+    assert benchmark("care").load_source() is CARE and CARE.license == "MIT"
     assert set(CARE.sha256) == {f"{LANGUAGES[code].name}-test.json" for code in CARE_LANGUAGES}
 
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from inspect_culture.benchmarks.care.prompts import RESPONSE_CLOSE, RESPONSE_OPEN
 from inspect_culture.care import care
 from inspect_culture.inspect_plumbing.judge import NO_GRADER
 from inspect_culture.lm_eval_tasks.care.utils import load_care_zh
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError
-from inspect_culture.scorers.care.prompts import RESPONSE_CLOSE, RESPONSE_OPEN
 from tests.support.harness_runs import (
     inspect_eval_on_stub,
     lm_eval_metrics,

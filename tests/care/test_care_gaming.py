@@ -8,16 +8,16 @@ import re
 
 import pytest
 
-from inspect_culture.scorers.care import spec
-from inspect_culture.scorers.care.parse import AMBIGUOUS, NO_RATING, judge_record, parse_rating
-from inspect_culture.scorers.care.prompts import (
+from inspect_culture.benchmarks.care import spec
+from inspect_culture.benchmarks.care.parse import AMBIGUOUS, NO_RATING, judge_record, parse_rating
+from inspect_culture.benchmarks.care.prompts import (
     RESPONSE_CLOSE,
     RESPONSE_OPEN,
     judge_prompt,
     judge_template_for,
     neutralise_response,
 )
-from inspect_culture.scorers.judge.constraints import care_rating_format, reply_text
+from inspect_culture.judging.constraints import care_rating_format, reply_text
 from tests.shared.gaming_variants import BENIGN_ANSWERS, independent_fold, variants
 
 CLOSE = variants(RESPONSE_CLOSE, ("<", ">"))

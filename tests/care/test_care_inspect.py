@@ -9,10 +9,10 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, ModelOutput, get_model
 from inspect_ai.scorer import SampleScore
 
+from inspect_culture.benchmarks.care import spec
+from inspect_culture.benchmarks.care.data import load_care
 from inspect_culture.care import care, care_breakdown, care_judge, record_to_sample
-from inspect_culture.datasets_hub.care import load_care
 from inspect_culture.inspect_plumbing.errors import ScorerSetupError
-from inspect_culture.scorers.care import spec
 
 
 def _judge(messages: list[Any], *_: Any) -> ModelOutput:

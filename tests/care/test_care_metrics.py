@@ -1,7 +1,7 @@
 import pytest
 
-from inspect_culture.scorers.care.metrics import care_metrics, judge_agreement
-from inspect_culture.scorers.care.spec import AgreementOutcome, CareOutcome, metric_names
+from inspect_culture.benchmarks.care.metrics import care_metrics, judge_agreement
+from inspect_culture.benchmarks.care.spec import AgreementOutcome, CareOutcome, metric_names
 
 OUTCOMES = [
     CareOutcome("q1", 8.0, "entities", "Nationwide"),

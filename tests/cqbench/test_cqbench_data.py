@@ -5,9 +5,9 @@ from typing import Any
 
 import pytest
 
+from inspect_culture.benchmarks.cqbench.data import load_cqbench, load_ve_stories
+from inspect_culture.benchmarks.cqbench.source import CQBENCH
 from inspect_culture.datasets_hub import DatasetUnavailableError, DataValidationError
-from inspect_culture.datasets_hub.cqbench import load_cqbench, load_ve_stories
-from inspect_culture.datasets_hub.sources import CQBENCH
 from tests.support.cqbench_data import (
     ad_items,
     build_zip,
@@ -141,8 +141,8 @@ def test_parameters_name_allowed_values() -> None:
 def test_verify_reads_every_file_and_reports_a_malformed_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from inspect_culture.datasets_hub.cqbench import CATEGORIES, STORY_CATEGORIES
-    from inspect_culture.datasets_hub.report import verify
+    from inspect_culture.benchmarks.cqbench.spec import CATEGORIES, STORY_CATEGORIES
+    from inspect_culture.data_status import verify
 
     files = {f"dataset_setting1_{c}.json": ad_items() for c in CATEGORIES}
     for category in STORY_CATEGORIES:
@@ -176,7 +176,7 @@ def test_gold_not_among_options_is_kept_counted_and_warned_once(
     mirror, caplog: pytest.LogCaptureFixture
 ) -> None:
     install_folder_mirror(mirror, _unanswerable_files())
-    with caplog.at_level(logging.WARNING, logger="inspect_culture.datasets_hub.cqbench"):
+    with caplog.at_level(logging.WARNING, logger="inspect_culture.benchmarks.cqbench.data"):
         ad = load_cqbench("ad", "ethical")
     # kept, as upstream keeps them (scored wrong there too): the item count matches upstream
     assert [r["id"] for r in ad.records] == ["ethical-0-0", "ethical-0-1", "ethical-1-0"]
@@ -190,7 +190,7 @@ def test_gold_not_among_options_is_kept_counted_and_warned_once(
     assert "'strongly disagree'" in warnings[0]
 
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="inspect_culture.datasets_hub.cqbench"):
+    with caplog.at_level(logging.WARNING, logger="inspect_culture.benchmarks.cqbench.data"):
         vs = load_cqbench("vs", "ethical")
     assert vs.provenance["gold_not_among_options"] == 1
     (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
@@ -200,7 +200,7 @@ def test_gold_not_among_options_is_kept_counted_and_warned_once(
 
 def test_answerable_gold_gives_no_warning(mirror, caplog: pytest.LogCaptureFixture) -> None:
     install_folder_mirror(mirror)
-    with caplog.at_level(logging.WARNING, logger="inspect_culture.datasets_hub.cqbench"):
+    with caplog.at_level(logging.WARNING, logger="inspect_culture.benchmarks.cqbench.data"):
         ad = load_cqbench("ad", "social")  # gold " agree " vs option " agree ": padding ignored
         vs = load_cqbench("vs", "social")
     assert ad.provenance["gold_not_among_options"] == 0
@@ -209,8 +209,8 @@ def test_answerable_gold_gives_no_warning(mirror, caplog: pytest.LogCaptureFixtu
 
 
 def test_verify_counts_gold_not_among_options(tmp_path: Path, monkeypatch) -> None:
-    from inspect_culture.datasets_hub.cqbench import CATEGORIES, STORY_CATEGORIES
-    from inspect_culture.datasets_hub.report import verify
+    from inspect_culture.benchmarks.cqbench.spec import CATEGORIES, STORY_CATEGORIES
+    from inspect_culture.data_status import verify
 
     files: dict[str, Any] = {f"dataset_setting1_{c}.json": ad_items() for c in CATEGORIES}
     for category in STORY_CATEGORIES:
@@ -294,7 +294,7 @@ def test_odd_options_are_kept_counted_and_warned(mirror, caplog: pytest.LogCaptu
     install_folder_mirror(
         mirror, {"dataset_setting1_ethical.json": ad, "dataset_setting2_ethical.json": vs}
     )
-    with caplog.at_level(logging.WARNING, logger="inspect_culture.datasets_hub.cqbench"):
+    with caplog.at_level(logging.WARNING, logger="inspect_culture.benchmarks.cqbench.data"):
         loaded_ad = load_cqbench("ad", "ethical")
         loaded_vs = load_cqbench("vs", "ethical")
     assert loaded_ad.provenance["odd_options"] == 1 and loaded_vs.provenance["odd_options"] == 1
@@ -305,8 +305,8 @@ def test_odd_options_are_kept_counted_and_warned(mirror, caplog: pytest.LogCaptu
 
 
 def test_verify_counts_odd_options(tmp_path: Path, monkeypatch) -> None:
-    from inspect_culture.datasets_hub.cqbench import CATEGORIES, STORY_CATEGORIES
-    from inspect_culture.datasets_hub.report import verify
+    from inspect_culture.benchmarks.cqbench.spec import CATEGORIES, STORY_CATEGORIES
+    from inspect_culture.data_status import verify
 
     files: dict[str, Any] = {f"dataset_setting1_{c}.json": ad_items() for c in CATEGORIES}
     for category in STORY_CATEGORIES:

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from inspect_culture.scorers.cqbench import spec
-from inspect_culture.scorers.cqbench.parse import (
+from inspect_culture.benchmarks.cqbench import spec
+from inspect_culture.benchmarks.cqbench.parse import (
     AMBIGUOUS,
     NO_VE_SCORES,
     parse_ve_judgement,
@@ -17,8 +17,12 @@ from inspect_culture.scorers.cqbench.parse import (
     score_ve,
     ve_unscored_reason,
 )
-from inspect_culture.scorers.cqbench.prompts import neutralise_prediction, prompt, ve_judge_prompt
-from inspect_culture.scorers.judge.constraints import reply_text, ve_scores_format
+from inspect_culture.benchmarks.cqbench.prompts import (
+    neutralise_prediction,
+    prompt,
+    ve_judge_prompt,
+)
+from inspect_culture.judging.constraints import reply_text, ve_scores_format
 from tests.shared.gaming_variants import BENIGN_ANSWERS, independent_fold, variants
 
 GOLD = ["Honesty matters--agree", "Lying is acceptable--disagree", "Family first--agree"]
@@ -158,9 +162,9 @@ def test_atomic_whitespace_rewrites_match_what_the_plain_patterns_match() -> Non
     import random
     import re
 
-    from inspect_culture.scorers.care.prompts import ANSWER_MARKERS
-    from inspect_culture.scorers.cqbench.prompts import _BLOCK, VE_PREDICTION_MARKERS
-    from inspect_culture.scorers.judge.fences import NOT_QUOTED, SEP
+    from inspect_culture.benchmarks.care.prompts import ANSWER_MARKERS
+    from inspect_culture.benchmarks.cqbench.prompts import _BLOCK, VE_PREDICTION_MARKERS
+    from inspect_culture.judging.fences import NOT_QUOTED, SEP
 
     plain = {
         "bold block": rf"(?:\*\*|__)\s*\[?\s*{_BLOCK}\s*(?P<mark>){NOT_QUOTED}\]?\s*:?\s*(?:\*\*|__)",

@@ -13,6 +13,8 @@ from inspect_ai.model import ChatMessageSystem, ModelName, ModelOutput, get_mode
 from inspect_ai.scorer import CORRECT, INCORRECT, SampleScore, Target
 from inspect_ai.solver import TaskState
 
+from inspect_culture.benchmarks.cqbench import spec
+from inspect_culture.benchmarks.cqbench.data import load_cqbench
 from inspect_culture.cqbench import (
     ad_breakdown,
     cqbench_ad,
@@ -25,9 +27,7 @@ from inspect_culture.cqbench import (
     ve_breakdown,
     vs_breakdown,
 )
-from inspect_culture.datasets_hub.cqbench import load_cqbench
 from inspect_culture.inspect_plumbing.errors import ScorerSetupError
-from inspect_culture.scorers.cqbench import spec
 from tests.support.cqbench_data import install_folder_mirror
 
 

@@ -4,11 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from inspect_culture.cqbench import cqbench_ad
-from inspect_culture.datasets_hub.cqbench import load_cqbench
-from inspect_culture.scorers.choices import check_bool
-from inspect_culture.scorers.cqbench import spec
-from inspect_culture.scorers.cqbench.prompts import (
+from inspect_culture.benchmarks.choices import check_bool
+from inspect_culture.benchmarks.cqbench import spec
+from inspect_culture.benchmarks.cqbench.data import load_cqbench
+from inspect_culture.benchmarks.cqbench.prompts import (
     AD_VS_SYSTEM,
     ad_messages,
     prompt,
@@ -17,6 +16,7 @@ from inspect_culture.scorers.cqbench.prompts import (
     ve_summary_messages,
     vs_messages,
 )
+from inspect_culture.cqbench import cqbench_ad
 from tests.support.cqbench_data import install_folder_mirror, original_items
 
 # sha256 of each upstream string as the package shipped it before (scorers/data/

@@ -1,7 +1,7 @@
 import pytest
 
-from inspect_culture.scorers.cqbench.metrics import ad_metrics, ve_metrics, vs_metrics
-from inspect_culture.scorers.cqbench.parse import (
+from inspect_culture.benchmarks.cqbench.metrics import ad_metrics, ve_metrics, vs_metrics
+from inspect_culture.benchmarks.cqbench.parse import (
     effective_prediction,
     extract_ad_answer,
     match_option,
@@ -11,7 +11,7 @@ from inspect_culture.scorers.cqbench.parse import (
     score_vs,
     select_values,
 )
-from inspect_culture.scorers.cqbench.spec import AdOutcome, VeOutcome, VsOutcome
+from inspect_culture.benchmarks.cqbench.spec import AdOutcome, VeOutcome, VsOutcome
 
 AGREE = [" agree ", " neither agree nor disagree ", " disagree"]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from inspect_culture.datasets_hub.baseline_responses import (
+from inspect_culture.benchmarks.culturesynth.baseline_responses import (
     BaselineResponses,
     read_baseline_responses,
     write_baseline_responses,

@@ -6,16 +6,17 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from inspect_culture.datasets_hub import DatasetUnavailableError, DataValidationError
-from inspect_culture.datasets_hub.culturesynth import (
+from inspect_culture.benchmarks.cqbench.source import CQBENCH
+from inspect_culture.benchmarks.culturesynth.data import (
     COLUMNS_ENV,
     LANGUAGES,
     TOPICS,
     derived_id,
     load_culturesynth,
 )
-from inspect_culture.datasets_hub.report import data_info, verify
-from inspect_culture.datasets_hub.sources import CQBENCH, CULTURESYNTH
+from inspect_culture.benchmarks.culturesynth.source import CULTURESYNTH
+from inspect_culture.data_status import data_info, verify
+from inspect_culture.datasets_hub import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.validation import load_schema
 from tests.support.culturesynth_data import (
     SAMPLE_ROWS,
@@ -56,7 +57,7 @@ def _expected(row: dict[str, str]) -> dict[str, str]:
 def test_taxonomy_is_the_papers_and_matches_the_schema() -> None:
     assert list(TOPICS.values()) == ["SS", "PP", "RT", "PS", "LAW", "EDU", "LAN", "LIT", "MED", "AST", "ART", "RSE"]  # fmt: skip
     assert TOPICS["Recreation, Sports, and Entertainment"] == "RSE"
-    schema = load_schema("culturesynth")["properties"]
+    schema = load_schema("inspect_culture.benchmarks.culturesynth", "culturesynth")["properties"]
     assert schema["primary_topic"]["enum"] == list(TOPICS)
     assert schema["topic_abbr"]["enum"] == list(TOPICS.values())
     assert schema["language"]["enum"] == list(LANGUAGES)

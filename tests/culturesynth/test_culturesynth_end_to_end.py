@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
+from inspect_culture.benchmarks.culturesynth.metrics import culturesynth_metrics
+from inspect_culture.benchmarks.culturesynth.prompts import coin_target_position
+from inspect_culture.benchmarks.culturesynth.spec import UNSCORED_COUNTS, PairOutcome
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
-from inspect_culture.scorers.culturesynth.metrics import culturesynth_metrics
-from inspect_culture.scorers.culturesynth.prompts import coin_target_position
-from inspect_culture.scorers.culturesynth.spec import UNSCORED_COUNTS, PairOutcome
 from tests.support.culturesynth_data import (
     MISSING,
     QUESTIONS,
@@ -196,8 +196,8 @@ def test_no_baseline_or_no_judge_fails_before_generation(mirror: Path, tmp_path:
 
 def test_lm_eval_loader_uses_validate_defaults(mirror: Path) -> None:
     # swap and seed left out of --metadata: spec.validate's defaults, not the adapter's
+    from inspect_culture.benchmarks.culturesynth import spec
     from inspect_culture.lm_eval_tasks.culturesynth import utils
-    from inspect_culture.scorers.culturesynth import spec
 
     judge = {"judge_model": "j", "judge_base_url": "http://127.0.0.1:9", "judge_preflight": False}
     defaults = spec.validate()

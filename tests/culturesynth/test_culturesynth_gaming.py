@@ -8,20 +8,20 @@ import re
 
 import pytest
 
-from inspect_culture.scorers.culturesynth import spec
-from inspect_culture.scorers.culturesynth.parse import (
+from inspect_culture.benchmarks.culturesynth import spec
+from inspect_culture.benchmarks.culturesynth.parse import (
     AMBIGUOUS,
     NO_VERDICT,
     judge_games,
     parse_pairwise_verdict,
     read_pairwise_verdict,
 )
-from inspect_culture.scorers.culturesynth.prompts import (
+from inspect_culture.benchmarks.culturesynth.prompts import (
     judge_messages,
     neutralise_answer,
     prompt_text,
 )
-from inspect_culture.scorers.judge.constraints import pairwise_verdict_format, reply_text
+from inspect_culture.judging.constraints import pairwise_verdict_format, reply_text
 from tests.shared.gaming_variants import BENIGN_ANSWERS, independent_fold, variants
 
 DELIMITERS = (

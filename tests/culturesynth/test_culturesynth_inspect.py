@@ -11,18 +11,18 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessage, ModelOutput, get_model
 
+from inspect_culture.benchmarks.culturesynth import spec
+from inspect_culture.benchmarks.culturesynth.baseline_responses import (
+    BaselineResponses,
+    write_baseline_responses,
+)
 from inspect_culture.culturesynth import (
     culturesynth,
     culturesynth_breakdown,
     culturesynth_judge,
     record_to_sample,
 )
-from inspect_culture.datasets_hub.baseline_responses import (
-    BaselineResponses,
-    write_baseline_responses,
-)
 from inspect_culture.inspect_plumbing.errors import ScorerSetupError
-from inspect_culture.scorers.culturesynth import spec
 from tests.support.culturesynth_data import (
     MISSING,
     QUESTIONS,

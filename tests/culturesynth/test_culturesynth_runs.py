@@ -12,16 +12,16 @@ from typing import Any
 
 import pytest
 
-from inspect_culture.cli import main
-from inspect_culture.datasets_hub.baseline_responses import (
+from inspect_culture.benchmarks.culturesynth.baseline_responses import (
     BaselineResponses,
     read_baseline_responses,
     write_baseline_responses,
 )
+from inspect_culture.benchmarks.culturesynth.spec import PairOutcome
+from inspect_culture.cli import main
 from inspect_culture.run_files.culturesynth_agreement import judge_agreement, read_judged_runs
 from inspect_culture.run_files.culturesynth_baseline_export import export_baseline
 from inspect_culture.run_files.culturesynth_runs import RunsError
-from inspect_culture.scorers.culturesynth.spec import PairOutcome
 from tests.support.culturesynth_data import (
     QUESTIONS,
     is_judge_call,

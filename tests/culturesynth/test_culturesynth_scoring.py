@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from inspect_culture.scorers.culturesynth import spec
-from inspect_culture.scorers.culturesynth.metrics import (
+from inspect_culture.benchmarks.culturesynth import spec
+from inspect_culture.benchmarks.culturesynth.metrics import (
     culturesynth_metrics,
     mean_agreement,
     net_win_rate,
@@ -16,14 +16,14 @@ from inspect_culture.scorers.culturesynth.metrics import (
     strict_agreement_by,
     weighted_average,
 )
-from inspect_culture.scorers.culturesynth.parse import (
+from inspect_culture.benchmarks.culturesynth.parse import (
     combine_swapped,
     game_outcome,
     judge_games,
     missing_baseline,
     parse_pairwise_verdict,
 )
-from inspect_culture.scorers.culturesynth.prompts import (
+from inspect_culture.benchmarks.culturesynth.prompts import (
     coin_target_position,
     game_positions,
     judge_messages,
@@ -31,7 +31,7 @@ from inspect_culture.scorers.culturesynth.prompts import (
     ordered_answers,
     prompt_text,
 )
-from inspect_culture.scorers.culturesynth.spec import (
+from inspect_culture.benchmarks.culturesynth.spec import (
     JUDGE_PROMPT_VERSION,
     MISSING_BASELINE,
     PAIRWISE_PARSER_VERSION,

@@ -9,12 +9,12 @@ from inspect_ai.dataset import MemoryDataset
 from inspect_ai.model import ModelOutput, get_model
 from inspect_ai.scorer import SampleScore, Score
 
-from inspect_culture.datasets_hub import load_normad
+from inspect_culture.benchmarks.normad import spec
+from inspect_culture.benchmarks.normad.data import load_normad
+from inspect_culture.benchmarks.normad.parse import parse_answer
+from inspect_culture.benchmarks.normad.prompts import render_prompt
 from inspect_culture.inspect_plumbing.errors import PrerequisiteError
 from inspect_culture.normad import normad, normad_breakdown, normad_scorer, record_to_sample
-from inspect_culture.scorers.normad import spec
-from inspect_culture.scorers.normad.parse import parse_answer
-from inspect_culture.scorers.normad.prompts import render_prompt
 from tests.conftest import NORMAD_SAMPLE
 from tests.support.harness_runs import inspect_eval_on_stub
 from tests.support.openai_stub import StubOpenAIServer

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from inspect_culture.benchmarks.normad import spec
 from inspect_culture.lm_eval_tasks import include_path
 from inspect_culture.lm_eval_tasks.normad import utils
-from inspect_culture.scorers.normad import spec
 from tests.support.harness_runs import lm_eval_metrics, run_lm_eval
 from tests.support.openai_stub import StubOpenAIServer
 

@@ -4,9 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from inspect_culture.datasets_hub import DatasetUnavailableError, DataValidationError, load_normad
-from inspect_culture.datasets_hub.normad_taxonomy import COUNTRY_TO_IW, IW_CLUSTERS, SUBCATEGORIES
-from inspect_culture.datasets_hub.sources import NORMAD
+from inspect_culture.benchmarks.normad.data import load_normad
+from inspect_culture.benchmarks.normad.source import NORMAD
+from inspect_culture.benchmarks.normad.taxonomy import COUNTRY_TO_IW, IW_CLUSTERS, SUBCATEGORIES
+from inspect_culture.datasets_hub import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.validation import load_schema, validate_record
 from tests.conftest import NORMAD_SAMPLE
 from tests.support.http_files import FileServer
@@ -48,7 +49,7 @@ def test_loads_sample_with_derived_fields() -> None:
 def test_taxonomy_matches_upstream_sizes_and_schema() -> None:
     assert len(COUNTRY_TO_IW) == 75
     assert len(set(COUNTRY_TO_IW.values())) == 8
-    schema = load_schema("normad")["properties"]
+    schema = load_schema("inspect_culture.benchmarks.normad", "normad")["properties"]
     assert schema["iw_cluster"]["enum"] == list(IW_CLUSTERS)
     assert schema["subcategory"]["enum"] == list(SUBCATEGORIES)
 
@@ -169,10 +170,12 @@ def test_utf8_bom_is_accepted(tmp_path: Path) -> None:
 
 
 def test_schema_rejects_wrong_types() -> None:
-    record = {k: "x" for k in load_schema("normad")["required"]}
+    record = {
+        k: "x" for k in load_schema("inspect_culture.benchmarks.normad", "normad")["required"]
+    }
     record.update(gold_label="yes", iw_cluster="confucian", subcategory="eating", extra=1)
     with pytest.raises(DataValidationError, match="here, field '<record>'"):
-        validate_record("normad", record, where="here")
+        validate_record("inspect_culture.benchmarks.normad", "normad", record, where="here")
 
 
 @pytest.mark.parametrize(("column", "row"), [("Story", 2), ("Gold Label", 1), ("Rule-of-Thumb", 3)])

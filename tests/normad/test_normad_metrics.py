@@ -2,9 +2,9 @@ import dataclasses
 
 import pytest
 
-from inspect_culture.scorers.normad.metrics import normad_metrics
-from inspect_culture.scorers.normad.parse import score_answer
-from inspect_culture.scorers.normad.spec import NormadOutcome, all_metric_names
+from inspect_culture.benchmarks.normad.metrics import normad_metrics
+from inspect_culture.benchmarks.normad.parse import score_answer
+from inspect_culture.benchmarks.normad.spec import NormadOutcome, all_metric_names
 
 
 def _outcome(qid: str, gold: str, pred: str | None, cluster: str, sub: str, country: str):

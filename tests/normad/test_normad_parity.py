@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from inspect_culture.scorers.normad import spec
+from inspect_culture.benchmarks.normad import spec
 from tests.support.harness_runs import lm_eval_metrics, run_inspect_normad, run_lm_eval
 from tests.support.openai_stub import StubOpenAIServer
 

@@ -1,6 +1,6 @@
 import pytest
 
-from inspect_culture.scorers.normad.parse import parse_answer
+from inspect_culture.benchmarks.normad.parse import parse_answer
 
 
 @pytest.mark.parametrize(

@@ -3,9 +3,9 @@ from pathlib import Path
 
 import pytest
 
-from inspect_culture.scorers.normad import prompts
-from inspect_culture.scorers.normad.prompts import render_prompt
-from inspect_culture.scorers.normad.spec import CONTEXTS
+from inspect_culture.benchmarks.normad import prompts
+from inspect_culture.benchmarks.normad.prompts import render_prompt
+from inspect_culture.benchmarks.normad.spec import CONTEXTS
 
 # sha256 of each verbatim upstream prompt, taken from the former Python constants when the text
 # moved to prompt_texts/*.txt: an editor stripping the trailing spaces fails here.

@@ -1,8 +1,8 @@
 import pytest
 
-from inspect_culture.datasets_hub.sources import NORMAD
-from inspect_culture.scorers.normad import spec
-from inspect_culture.scorers.spec_types import GenerationSettings
+from inspect_culture.benchmarks.normad import spec
+from inspect_culture.benchmarks.normad.source import NORMAD
+from inspect_culture.benchmarks.spec_types import GenerationSettings
 
 
 def test_generation_is_upstreams_greedy_50_tokens() -> None:

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from inspect_culture.scorers.stats.bootstrap import (
+from inspect_culture.stats.bootstrap import (
     bootstrap_mean_interval,
     bootstrap_means,
     percentile_interval,

@@ -2,7 +2,7 @@ from dataclasses import astuple
 
 import pytest
 
-from inspect_culture.scorers.stats import classification as cls
+from inspect_culture.stats import classification as cls
 
 LABELS = ("yes", "no", "neutral")
 # Hand-worked example (8 items, one unparsed):

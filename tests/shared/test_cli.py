@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from inspect_culture.catalog import TASKS
+from inspect_culture.catalog import all_tasks
 from inspect_culture.cli import main
 from inspect_culture.lm_eval_tasks import include_path
 
@@ -16,20 +16,20 @@ def test_catalog_covers_every_lm_eval_yaml() -> None:
         for path in include_path().rglob("*.yaml")
     ]
     names = {c["task"] if isinstance(c.get("task"), str) else c["group"] for c in configs}
-    assert {e.name for e in TASKS if e.harness == "lm-eval"} == names
+    assert {e.name for e in all_tasks() if e.harness == "lm-eval"} == names
 
 
 def test_catalog_covers_every_inspect_task() -> None:
     import inspect_culture._registry as registry
 
     names = {f"inspect_culture/{name}" for name in registry.__all__}
-    assert {e.name for e in TASKS if e.harness == "inspect"} == names
+    assert {e.name for e in all_tasks() if e.harness == "inspect"} == names
 
 
 def test_list_prints_every_task(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list"]) == 0
     out = capsys.readouterr().out
-    for entry in TASKS:
+    for entry in all_tasks():
         assert entry.name in out and entry.description in out
 
 

@@ -13,11 +13,13 @@ from typing import Any
 
 import pytest
 
+from inspect_culture.benchmarks.cqbench.data import load_cqbench
+from inspect_culture.benchmarks.cqbench.source import CQBENCH
+from inspect_culture.benchmarks.culturesynth.data import load_culturesynth
+from inspect_culture.benchmarks.culturesynth.source import CULTURESYNTH
+from inspect_culture.benchmarks.normad.data import load_normad
+from inspect_culture.benchmarks.normad.source import NORMAD
 from inspect_culture.datasets_hub import DatasetUnavailableError
-from inspect_culture.datasets_hub.cqbench import load_cqbench
-from inspect_culture.datasets_hub.culturesynth import load_culturesynth
-from inspect_culture.datasets_hub.normad import load_normad
-from inspect_culture.datasets_hub.sources import CQBENCH, CULTURESYNTH, NORMAD
 from tests.conftest import NORMAD_SAMPLE
 from tests.support.cqbench_data import build_zip, pin_to
 from tests.support.http_files import FileServer
@@ -102,7 +104,7 @@ def test_care_ratings_never_ask_the_hub_with_the_mirror_set(
 ) -> None:
     import datasets
 
-    from inspect_culture.datasets_hub.care_ratings import load_care_ratings
+    from inspect_culture.benchmarks.care.ratings import load_care_ratings
 
     calls: list[tuple[Any, ...]] = []
 
@@ -123,7 +125,7 @@ def test_care_ratings_never_ask_the_hub_with_the_mirror_set(
 def test_verify_and_info_never_download_with_the_mirror_set(
     empty_mirror: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from inspect_culture.datasets_hub.report import data_info, verify
+    from inspect_culture.data_status import data_info, verify
 
     with _hub(monkeypatch) as hub:
         report, ok = verify()

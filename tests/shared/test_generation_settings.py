@@ -98,6 +98,6 @@ def test_greedy_tasks_are_greedy_in_lm_eval_vllm() -> None:
 
 
 def test_documented_judge_cap_is_the_default() -> None:
-    from inspect_culture.scorers.judge.defaults import DEFAULT_MAX_TOKENS
+    from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS
 
     assert _documented_caps()["judge replies"] == DEFAULT_MAX_TOKENS

@@ -10,11 +10,10 @@ import re
 
 import pytest
 
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, resolve_judge_settings
-from inspect_culture.scorers.care.parse import parse_rating
-from inspect_culture.scorers.cqbench.parse import parse_ve_judgement
-from inspect_culture.scorers.culturesynth.parse import parse_pairwise_verdict
-from inspect_culture.scorers.judge.constraints import (
+from inspect_culture.benchmarks.care.parse import parse_rating
+from inspect_culture.benchmarks.cqbench.parse import parse_ve_judgement
+from inspect_culture.benchmarks.culturesynth.parse import parse_pairwise_verdict
+from inspect_culture.judging.constraints import (
     CONSTRAINTS,
     JudgeConstraintError,
     care_rating_format,
@@ -26,6 +25,7 @@ from inspect_culture.scorers.judge.constraints import (
     request_fields,
     ve_scores_format,
 )
+from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, resolve_judge_settings
 
 
 def test_commentary_bound_leaves_room_for_the_verdict_at_four_tokens_per_character() -> None:

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
+from inspect_culture.benchmarks.care.parse import parse_rating
 from inspect_culture.care import care
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError
-from inspect_culture.scorers.care.parse import parse_rating
-from inspect_culture.scorers.judge.constraints import (
+from inspect_culture.judging.constraints import (
     PROBE_MESSAGES,
     care_rating_format,
     reply_text,
 )
+from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError
 from tests.support.harness_runs import (
     inspect_eval_on_stub,
     lm_eval_metrics,

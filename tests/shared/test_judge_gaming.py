@@ -34,27 +34,27 @@ from typing import Any
 
 import pytest
 
-from inspect_culture.scorers.care.parse import judge_record, parse_rating
-from inspect_culture.scorers.care.prompts import (
+from inspect_culture.benchmarks.care.parse import judge_record, parse_rating
+from inspect_culture.benchmarks.care.prompts import (
     RESPONSE_CLOSE,
     RESPONSE_OPEN,
     judge_template_for,
     neutralise_response,
 )
-from inspect_culture.scorers.cqbench.parse import parse_ve_judgement, score_ve
-from inspect_culture.scorers.cqbench.prompts import neutralise_prediction
-from inspect_culture.scorers.cqbench.prompts import prompt as cqbench_prompt
-from inspect_culture.scorers.culturesynth.parse import (
+from inspect_culture.benchmarks.cqbench.parse import parse_ve_judgement, score_ve
+from inspect_culture.benchmarks.cqbench.prompts import neutralise_prediction
+from inspect_culture.benchmarks.cqbench.prompts import prompt as cqbench_prompt
+from inspect_culture.benchmarks.culturesynth.parse import (
     judge_games,
     parse_pairwise_verdict,
     read_pairwise_verdict,
 )
-from inspect_culture.scorers.culturesynth.prompts import (
+from inspect_culture.benchmarks.culturesynth.prompts import (
     game_positions,
     neutralise_answer,
     prompt_text,
 )
-from inspect_culture.scorers.judge.fences import (
+from inspect_culture.judging.fences import (
     QUOTED_MARK,
     Marker,
     detection_copy,
@@ -89,7 +89,7 @@ def test_detection_copy_equals_the_character_by_character_fold() -> None:
     """The fast path (one translate, origins as a range) against folding each character on its
     own, over random mixes of plain, look-alike, expanding (ligatures) and dropped characters,
     enough of them that both ways of spotting an uneven character are taken."""
-    from inspect_culture.scorers.judge.fences import _fold
+    from inspect_culture.judging.fences import _fold
 
     def slow(text: str) -> tuple[str, list[int]]:
         folded = [_fold(c) for c in text]
@@ -691,9 +691,9 @@ def _verdicts_read(benchmark: str, text: str) -> list[str]:
     """What the benchmark's own parser would take for a verdict in `text`, if a judge echoed it
     as it is, or folded (width, look-alikes, invisible characters, case) back to the canonical
     form: the rule is that none survives neutralisation."""
-    from inspect_culture.scorers.care.parse import _BRACKETED
-    from inspect_culture.scorers.cqbench.parse import read_ve_judgement
-    from inspect_culture.scorers.culturesynth.parse import _VERDICT
+    from inspect_culture.benchmarks.care.parse import _BRACKETED
+    from inspect_culture.benchmarks.cqbench.parse import read_ve_judgement
+    from inspect_culture.benchmarks.culturesynth.parse import _VERDICT
 
     found: list[str] = []
     for form in (text, independent_fold(text), independent_fold(text).upper()):

@@ -1,7 +1,7 @@
 import pytest
 
+from inspect_culture.benchmarks.care.parse import parse_rating
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, resolve_judge_settings
-from inspect_culture.scorers.care.parse import parse_rating
 
 
 @pytest.mark.parametrize(

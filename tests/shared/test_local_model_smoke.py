@@ -21,9 +21,9 @@ if _MISSING:
 def test_main_job_scores_every_sample_in_both_harnesses(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:
+    from inspect_culture.benchmarks.care.parse import parse_rating
     from inspect_culture.local_model import server as local_server
     from inspect_culture.local_model.main_job import main_job
-    from inspect_culture.scorers.care.parse import parse_rating
 
     ports: list[int] = []
     free_port = local_server._free_port

@@ -14,7 +14,7 @@ from inspect_culture.lm_eval_tasks.yaml_generation import checked_in
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
-GENERIC = ["scorers", "datasets_hub", "lm_eval_tasks", "tests", "benchmarks"]
+GENERIC = ["scorers", "datasets_hub", "lm_eval_tasks", "tests", "benchmarks", "judging", "stats"]
 
 PROBE = """
 import importlib.util, json, importlib.metadata as md, sys
@@ -25,14 +25,14 @@ pkg = resources.files("inspect_culture")
 print(json.dumps({
     "generic": {n: importlib.util.find_spec(n) is not None for n in GENERIC_NAMES},
     "subpackages": [importlib.util.find_spec("inspect_culture." + n) is not None
-                    for n in ("scorers", "datasets_hub", "lm_eval_tasks")],
+                    for n in ("benchmarks", "datasets_hub", "lm_eval_tasks", "judging", "stats")],
     "yamls": sorted(p.name for p in (pkg / "lm_eval_tasks" / "normad").iterdir()
                     if p.name.endswith(".yaml") or p.name.endswith("_yaml")),
-    "schema": (pkg / "datasets_hub" / "schemas" / "normad.schema.json").is_file(),
+    "schema": (pkg / "benchmarks" / "normad" / "schemas" / "normad.schema.json").is_file(),
     "report_data": sorted(p.name for p in (pkg / "report" / "published").iterdir())
                    + sorted(p.name for p in (pkg / "report" / "templates").iterdir()),
-    "care_files": sum(1 for _ in (pkg / "datasets_hub" / "data" / "care").iterdir() if _.is_file())
-                  + sum(1 for _ in (pkg / "scorers" / "care" / "prompt_texts").iterdir()),
+    "care_files": sum(1 for _ in (pkg / "benchmarks" / "care" / "upstream").iterdir() if _.is_file())
+                  + sum(1 for _ in (pkg / "benchmarks" / "care" / "prompt_texts").iterdir()),
     "entry_points": sorted(f"{e.group}:{e.name}={e.value}"
                            for e in md.distribution("inspect-culture").entry_points),
     "top_level": sorted({f.parts[0] for f in md.distribution("inspect-culture").files}),

@@ -11,7 +11,7 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import inspect_culture.datasets_hub.cqbench as cq
+import inspect_culture.benchmarks.cqbench.data as cq
 
 if TYPE_CHECKING:  # the vLLM smoke imports this module where pytest is not installed
     import pytest

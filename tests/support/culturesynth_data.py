@@ -134,7 +134,7 @@ def write_culturesynth_xlsx(
 def write_stub_baseline(path: Path, model: str = "stub/baseline") -> Path:
     """The baseline answers file of the stub runs: a "BASELINE answer to <id>" for every sample
     question except MISSING, which stays without one."""
-    from inspect_culture.datasets_hub.baseline_responses import (
+    from inspect_culture.benchmarks.culturesynth.baseline_responses import (
         BaselineResponses,
         write_baseline_responses,
     )

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from inspect_culture.datasets_hub.sources import NORMAD
+from inspect_culture.benchmarks.normad.source import NORMAD
 from tests.support.cqbench_data import ad_items, install_folder_mirror, original_items, vs_items
 from tests.support.culturesynth_data import (
     QUESTIONS,
@@ -81,11 +81,11 @@ def install_mirror(root: Path) -> Path:
 def run_inspect(server: StubOpenAIServer, log_dir: Path, baseline: Path) -> list[Any]:
     """One Inspect log per task run: NormAd in its four contexts, CARE zh, CultureSynth, and
     CQ-Bench AD, VS and VE."""
+    from inspect_culture.benchmarks.normad.spec import CONTEXTS
     from inspect_culture.care import care
     from inspect_culture.cqbench import cqbench_ad, cqbench_ve, cqbench_vs
     from inspect_culture.culturesynth import culturesynth
     from inspect_culture.normad import normad
-    from inspect_culture.scorers.normad.spec import CONTEXTS
 
     grader = {"grader": stub_grader(server)}
     tasks = [normad(context=c) for c in CONTEXTS]

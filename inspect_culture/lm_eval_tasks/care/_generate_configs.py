@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from inspect_culture.benchmarks.care import spec
+from inspect_culture.benchmarks.care.source import CARE
 from inspect_culture.datasets_hub.languages import LANGUAGES
-from inspect_culture.datasets_hub.sources import CARE
 from inspect_culture.lm_eval_tasks.care.utils import loader_name
 from inspect_culture.lm_eval_tasks.yaml_generation import (
     function,
@@ -19,7 +20,6 @@ from inspect_culture.lm_eval_tasks.yaml_generation import (
     metric_list,
     render,
 )
-from inspect_culture.scorers.care import spec
 
 GENERATOR = "python -m inspect_culture.lm_eval_tasks.care._generate_configs"
 UTILS = "inspect_culture.lm_eval_tasks.care.utils"

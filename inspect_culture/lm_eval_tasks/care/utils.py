@@ -14,7 +14,14 @@ from typing import Any
 
 import datasets
 
-from inspect_culture.datasets_hub.care import first_per_category, load_care
+from inspect_culture.registry import benchmark
+from inspect_culture.benchmarks.care import spec
+from inspect_culture.benchmarks.care.data import first_per_category, load_care
+from inspect_culture.benchmarks.care.metrics import care_metrics
+from inspect_culture.benchmarks.care.parse import judge_record
+from inspect_culture.benchmarks.care.prompts import generation_messages, judge_prompt
+from inspect_culture.benchmarks.choices import check_fixed
+from inspect_culture.judging.constraints import care_rating_format
 from inspect_culture.lm_eval_tasks.aggregation import aggregation_resolver
 from inspect_culture.lm_eval_tasks.judge.batch import (
     NOT_JUDGED,
@@ -25,16 +32,10 @@ from inspect_culture.lm_eval_tasks.judge.batch import (
     report_unscored,
 )
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
-from inspect_culture.scorers.care import spec
-from inspect_culture.scorers.care.metrics import care_metrics
-from inspect_culture.scorers.care.parse import judge_record
-from inspect_culture.scorers.care.prompts import generation_messages, judge_prompt
-from inspect_culture.scorers.choices import check_fixed
-from inspect_culture.scorers.judge.constraints import care_rating_format
 
 METRIC_NAMES = spec.metric_names()
 # What `--metadata` may set besides the judge (the task fixes language and prompting).
-OPTIONS = ("judge_mapping", "per_category", "language", "prompting")
+OPTIONS = benchmark("care").lm_eval_options
 
 
 def load_docs(language: str, prompting: str, /, **metadata: Any) -> dict[str, datasets.Dataset]:

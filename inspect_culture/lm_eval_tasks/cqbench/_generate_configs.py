@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspect_culture.datasets_hub.sources import CQBENCH
+from inspect_culture.benchmarks.cqbench import spec
+from inspect_culture.benchmarks.cqbench.source import CQBENCH
 from inspect_culture.lm_eval_tasks.yaml_generation import (
     function,
     generation_template,
@@ -15,7 +16,6 @@ from inspect_culture.lm_eval_tasks.yaml_generation import (
     metric_list,
     render,
 )
-from inspect_culture.scorers.cqbench import spec
 
 GENERATOR = "python -m inspect_culture.lm_eval_tasks.cqbench._generate_configs"
 UTILS = "inspect_culture.lm_eval_tasks.cqbench.utils"

@@ -1,5 +1,5 @@
 """Thin lm-eval adapter for CQ-Bench AD and VS: parameters, prompts, per-doc scoring and metrics
-all come from `inspect_culture.scorers.cqbench`.
+all come from `inspect_culture.benchmarks.cqbench`.
 
 Setting and reasoning are fixed by the task name (`cqbench_<ad|vs>_<setting>[_reasoning]`);
 `--metadata` sets `shots`, `prompt_fidelity`, `merged` (AD) and `skip_empty` (VS).
@@ -12,13 +12,13 @@ from typing import Any
 
 import datasets
 
-from inspect_culture.datasets_hub.cqbench import load_cqbench
+from inspect_culture.benchmarks.cqbench import spec
+from inspect_culture.benchmarks.cqbench.data import load_cqbench
+from inspect_culture.benchmarks.cqbench.metrics import ad_metrics, vs_metrics
+from inspect_culture.benchmarks.cqbench.parse import score_ad, score_vs
+from inspect_culture.benchmarks.cqbench.prompts import task_messages
 from inspect_culture.lm_eval_tasks.aggregation import aggregation_resolver
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
-from inspect_culture.scorers.cqbench import spec
-from inspect_culture.scorers.cqbench.metrics import ad_metrics, vs_metrics
-from inspect_culture.scorers.cqbench.parse import score_ad, score_vs
-from inspect_culture.scorers.cqbench.prompts import task_messages
 
 
 def check_cqbench_keys(name: str, family: str, metadata: dict[str, Any]) -> None:

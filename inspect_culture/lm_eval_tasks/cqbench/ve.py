@@ -21,8 +21,17 @@ from typing import Any
 
 import datasets
 
-from inspect_culture.datasets_hub.cqbench import load_ve_stories
+from inspect_culture.benchmarks.cqbench import spec
+from inspect_culture.benchmarks.cqbench.data import load_ve_stories
+from inspect_culture.benchmarks.cqbench.metrics import ve_metrics
+from inspect_culture.benchmarks.cqbench.parse import score_ve, ve_prediction
+from inspect_culture.benchmarks.cqbench.prompts import (
+    ve_extraction_messages,
+    ve_judge_prompt,
+    ve_summary_messages,
+)
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
+from inspect_culture.judging.constraints import ve_scores_format
 from inspect_culture.lm_eval_tasks.aggregation import aggregation_resolver
 from inspect_culture.lm_eval_tasks.cqbench.utils import check_cqbench_keys
 from inspect_culture.lm_eval_tasks.judge.batch import (
@@ -34,15 +43,6 @@ from inspect_culture.lm_eval_tasks.judge.batch import (
     report_unscored,
 )
 from inspect_culture.run_files.lm_eval_outputs import lm_eval_samples_file, read_lm_eval_samples
-from inspect_culture.scorers.cqbench import spec
-from inspect_culture.scorers.cqbench.metrics import ve_metrics
-from inspect_culture.scorers.cqbench.parse import score_ve, ve_prediction
-from inspect_culture.scorers.cqbench.prompts import (
-    ve_extraction_messages,
-    ve_judge_prompt,
-    ve_summary_messages,
-)
-from inspect_culture.scorers.judge.constraints import ve_scores_format
 
 log = logging.getLogger(__name__)
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from inspect_culture.benchmarks.culturesynth import spec
+from inspect_culture.benchmarks.culturesynth.source import CULTURESYNTH
 from inspect_culture.datasets_hub.languages import LANGUAGES as LANGUAGE_MAP
-from inspect_culture.datasets_hub.sources import CULTURESYNTH
 from inspect_culture.lm_eval_tasks.yaml_generation import (
     function,
     generation_template,
@@ -16,7 +17,6 @@ from inspect_culture.lm_eval_tasks.yaml_generation import (
     metric_list,
     render,
 )
-from inspect_culture.scorers.culturesynth import spec
 
 GENERATOR = "python -m inspect_culture.lm_eval_tasks.culturesynth._generate_configs"
 UTILS = "inspect_culture.lm_eval_tasks.culturesynth.utils"

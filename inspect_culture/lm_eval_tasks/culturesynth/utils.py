@@ -1,5 +1,5 @@
 """Thin lm-eval adapter for CultureSynth-7: loading, prompts, pairwise judging and metrics all
-come from `inspect_culture.datasets_hub` and `inspect_culture.scorers`.
+come from `inspect_culture.datasets_hub` and `inspect_culture.benchmarks`.
 
 `culturesynth_<lang>` (and `culturesynth_all`) judge the model's answers against a baseline
 model's answers from a file (`--metadata '{"baseline_responses": FILE, ...}'`, made by
@@ -16,9 +16,15 @@ from typing import Any
 
 import datasets
 
-from inspect_culture.datasets_hub.baseline_responses import read_baseline_responses
-from inspect_culture.datasets_hub.culturesynth import load_culturesynth
+from inspect_culture.registry import benchmark
+from inspect_culture.benchmarks.culturesynth import spec
+from inspect_culture.benchmarks.culturesynth.baseline_responses import read_baseline_responses
+from inspect_culture.benchmarks.culturesynth.data import load_culturesynth
+from inspect_culture.benchmarks.culturesynth.metrics import culturesynth_metrics
+from inspect_culture.benchmarks.culturesynth.parse import judge_games, missing_baseline
+from inspect_culture.benchmarks.culturesynth.prompts import game_positions, game_prompts
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
+from inspect_culture.judging.constraints import constraint_record, pairwise_verdict_format
 from inspect_culture.lm_eval_tasks.aggregation import aggregation_resolver
 from inspect_culture.lm_eval_tasks.judge.batch import (
     NOT_JUDGED,
@@ -28,11 +34,6 @@ from inspect_culture.lm_eval_tasks.judge.batch import (
     report_unscored,
 )
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
-from inspect_culture.scorers.culturesynth import spec
-from inspect_culture.scorers.culturesynth.metrics import culturesynth_metrics
-from inspect_culture.scorers.culturesynth.parse import judge_games, missing_baseline
-from inspect_culture.scorers.culturesynth.prompts import game_positions, game_prompts
-from inspect_culture.scorers.judge.constraints import constraint_record, pairwise_verdict_format
 
 METRIC_NAMES = spec.metric_names()
 _FIELDS = ("id", "question", "answer", "language", "primary_topic", "secondary_topic")
@@ -89,7 +90,7 @@ def load_judged_docs(language: str | None, /, **metadata: Any) -> dict[str, data
 
 
 # What `--metadata` may set besides the judge: the judged tasks' options and the baseline file.
-OPTIONS = ("language", "baseline_responses", *spec.LM_EVAL_PARAMS)
+OPTIONS = benchmark("culturesynth").lm_eval_options
 
 
 def _loader(load, language: str | None):

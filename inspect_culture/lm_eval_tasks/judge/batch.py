@@ -19,6 +19,7 @@ from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any, Generic, TypeVar, overload
 
+from inspect_culture.judging.constraints import VerdictFormat, constraint_record
 from inspect_culture.lm_eval_tasks.judge.cache import default_cache
 from inspect_culture.lm_eval_tasks.judge.client import JudgeResult, OpenAICompatibleJudge
 from inspect_culture.lm_eval_tasks.judge.settings import (
@@ -29,7 +30,6 @@ from inspect_culture.lm_eval_tasks.judge.settings import (
     preflight_on,
     resolve_judge_settings,
 )
-from inspect_culture.scorers.judge.constraints import VerdictFormat, constraint_record
 
 JUDGE_KNOBS = (*(f"judge_{name}" for name in NUMERIC), "judge_constraint")
 JUDGE_LATER = {"judge_later": True}  # the docs' judge_settings of a generation-only run

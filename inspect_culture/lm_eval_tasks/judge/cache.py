@@ -19,8 +19,8 @@ from pathlib import Path
 from inspect_culture.datasets_hub.hashing import sha256_text
 from inspect_culture.datasets_hub.paths import cache_dir
 from inspect_culture.datasets_hub.sqlite_columns import add_column
+from inspect_culture.judging.urls import without_userinfo
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, JudgeSettings
-from inspect_culture.scorers.judge.urls import without_userinfo
 
 CACHE_ENV = "INSPECT_CULTURE_JUDGE_CACHE"  # a file path, or "off"
 

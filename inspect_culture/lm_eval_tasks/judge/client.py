@@ -22,6 +22,14 @@ from urllib.parse import urlparse
 
 import aiohttp
 
+from inspect_culture.judging.constraints import (
+    PROBE_MESSAGES,
+    JudgeConstraintError,
+    VerdictFormat,
+    probe_failure,
+    reply_text,
+    request_fields,
+)
 from inspect_culture.lm_eval_tasks.judge.cache import JudgeCache, cache_key
 from inspect_culture.lm_eval_tasks.judge.errors import (
     HTTPFailure,
@@ -30,14 +38,6 @@ from inspect_culture.lm_eval_tasks.judge.errors import (
     scrub,
 )
 from inspect_culture.lm_eval_tasks.judge.settings import DEFAULT_BASE_URL, JudgeSettings
-from inspect_culture.scorers.judge.constraints import (
-    PROBE_MESSAGES,
-    JudgeConstraintError,
-    VerdictFormat,
-    probe_failure,
-    reply_text,
-    request_fields,
-)
 
 Messages = Sequence[Mapping[str, str]]
 PREFLIGHT_PROMPT = "Reply with the single word OK."  # as the Inspect path's check

@@ -13,10 +13,10 @@ from __future__ import annotations
 import difflib
 import sys
 from collections.abc import Iterable, Mapping
-from functools import cache
 from types import FrameType
 from typing import Any
 
+from inspect_culture.registry import benchmarks
 from inspect_culture.lm_eval_tasks.judge.settings import JUDGE_KEYS, JudgeConfigError
 
 NEAR_MISS = 0.8  # difflib ratio above which an unknown key is taken for a misspelling
@@ -50,17 +50,10 @@ def check_metadata_keys(
         )
 
 
-@cache
 def any_task_options() -> frozenset[str]:
-    """The run options of every lm-eval task of this package (read when a task loads, when
-    all their modules can be imported)."""
-    from inspect_culture.lm_eval_tasks.care.utils import OPTIONS as CARE
-    from inspect_culture.lm_eval_tasks.culturesynth.utils import OPTIONS as CULTURESYNTH
-    from inspect_culture.lm_eval_tasks.normad.utils import OPTIONS as NORMAD
-    from inspect_culture.scorers.cqbench import spec as cqbench
-
-    every_cqbench = {name for names in cqbench.TASK_PARAMETERS.values() for name in names}
-    return frozenset({*CARE, *CULTURESYNTH, *NORMAD, *every_cqbench, "setting", "ve_summaries"})
+    """The run options of every registered benchmark's lm-eval tasks (from the registry, so
+    no other benchmark's module is imported)."""
+    return frozenset(key for b in benchmarks() for key in b.lm_eval_options)
 
 
 def model_argument_keys() -> frozenset[str]:

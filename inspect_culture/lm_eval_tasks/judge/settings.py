@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
-from inspect_culture.scorers.choices import is_whole_number_text
-from inspect_culture.scorers.judge.constraints import (
+from inspect_culture.benchmarks.choices import is_whole_number_text
+from inspect_culture.judging.constraints import (
     CONSTRAINT_VERSION,
     JudgeConstraintError,
     check_constraint,
 )
-from inspect_culture.scorers.judge.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
-from inspect_culture.scorers.judge.urls import without_userinfo
+from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
+from inspect_culture.judging.urls import without_userinfo
 
 MODEL_ENV = "INSPECT_CULTURE_JUDGE_MODEL"
 BASE_URL_ENV = "INSPECT_CULTURE_JUDGE_BASE_URL"

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspect_culture.datasets_hub.sources import NORMAD
+from inspect_culture.benchmarks.normad import spec
+from inspect_culture.benchmarks.normad.source import NORMAD
 from inspect_culture.lm_eval_tasks.yaml_generation import (
     function,
     generation_template,
@@ -14,7 +15,6 @@ from inspect_culture.lm_eval_tasks.yaml_generation import (
     metric_list,
     render,
 )
-from inspect_culture.scorers.normad import spec
 
 GENERATOR = "python -m inspect_culture.lm_eval_tasks.normad._generate_configs"
 UTILS = "inspect_culture.lm_eval_tasks.normad.utils"

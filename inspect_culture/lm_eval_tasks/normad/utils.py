@@ -1,5 +1,5 @@
 """Thin lm-eval adapter for NormAd-ETI: checks, loading, per-doc scoring and aggregation all
-delegate to `inspect_culture.scorers.normad` and `datasets_hub`, the same code Inspect runs.
+delegate to `inspect_culture.benchmarks.normad` and `datasets_hub`, the same code Inspect runs.
 The generated YAMLs name it by fully qualified `!function` names, so it is imported once.
 """
 
@@ -11,18 +11,19 @@ from typing import Any
 
 import datasets
 
-from inspect_culture.datasets_hub import load_normad
+from inspect_culture.registry import benchmark
+from inspect_culture.benchmarks.choices import check_fixed
+from inspect_culture.benchmarks.normad import spec
+from inspect_culture.benchmarks.normad.data import load_normad
+from inspect_culture.benchmarks.normad.metrics import normad_metrics
+from inspect_culture.benchmarks.normad.parse import score_answer
+from inspect_culture.benchmarks.normad.prompts import render_prompt
 from inspect_culture.lm_eval_tasks.aggregation import aggregation_resolver
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
-from inspect_culture.scorers.choices import check_fixed
-from inspect_culture.scorers.normad import spec
-from inspect_culture.scorers.normad.metrics import normad_metrics
-from inspect_culture.scorers.normad.parse import score_answer
-from inspect_culture.scorers.normad.prompts import render_prompt
 
 METRIC_NAMES = spec.all_metric_names()
 # What `--metadata` may set (the task fixes the context).
-OPTIONS = ("context", "parser")
+OPTIONS = benchmark("normad").lm_eval_options
 logger = logging.getLogger(__name__)
 
 

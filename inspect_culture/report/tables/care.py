@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from inspect_culture.benchmarks.care.spec import CATEGORY_SLUGS
 from inspect_culture.report.cells import header_cell
 from inspect_culture.report.layouts import LAYOUTS
 from inspect_culture.report.model import Cell, RunInfo, Table
@@ -17,7 +18,6 @@ from inspect_culture.report.tables.common import (
     records_or_warn,
     table,
 )
-from inspect_culture.scorers.care.spec import CATEGORY_SLUGS
 
 BENCHMARK = "CARE"
 _DEFAULTS = {"prompting": "zero_shot", "judge_mapping": "paper", "judge_constraint": "none"}

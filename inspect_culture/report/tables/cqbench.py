@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from inspect_culture.benchmarks.cqbench.spec import f1_score
 from inspect_culture.report.cells import mean_cell, resampled_cell
 from inspect_culture.report.layouts import LAYOUTS
 from inspect_culture.report.model import Cell, RunInfo, Table
@@ -21,7 +22,6 @@ from inspect_culture.report.tables.common import (
     records_or_warn,
     table,
 )
-from inspect_culture.scorers.cqbench.spec import f1_score
 
 BENCHMARK = "CQ-Bench"
 _DEFAULTS = {

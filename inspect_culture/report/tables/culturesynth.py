@@ -2,7 +2,7 @@
 and 8), and wins, ties, losses and position consistency. Per-language cells come from the
 outcome records, so an Inspect run of all languages and lm-eval's per-language tasks give one
 row alike; the weighted average is the net win rate pooled over every scored question (the
-paper's definition, `scorers/culturesynth/metrics.weighted_average`)."""
+paper's definition, `benchmarks/culturesynth/metrics.weighted_average`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from inspect_culture.benchmarks.culturesynth.spec import language_slug
 from inspect_culture.report.cells import mean_cell
 from inspect_culture.report.model import Cell, RunInfo, Table
 from inspect_culture.report.tables.common import (
@@ -19,7 +20,6 @@ from inspect_culture.report.tables.common import (
     records_or_warn,
     table,
 )
-from inspect_culture.scorers.culturesynth.spec import language_slug
 
 BENCHMARK = "CultureSynth-7"
 PERCENT = 100.0

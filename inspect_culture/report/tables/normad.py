@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from inspect_culture.benchmarks.normad.spec import CONTEXTS, DEFAULT_PARSER, LABELS
 from inspect_culture.report.cells import header_cell, mean_cell, resampled_cell, with_n
 from inspect_culture.report.layouts import LAYOUTS
 from inspect_culture.report.model import Cell, RunInfo, Table
@@ -16,8 +17,7 @@ from inspect_culture.report.tables.common import (
     records_or_warn,
     table,
 )
-from inspect_culture.scorers.normad.spec import CONTEXTS, DEFAULT_PARSER, LABELS
-from inspect_culture.scorers.stats import classification
+from inspect_culture.stats import classification
 
 BENCHMARK = "NormAd-ETI"
 PERCENT = 100.0

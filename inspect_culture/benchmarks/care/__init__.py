@@ -1,0 +1,1 @@
+"""care, defined once for both harnesses: data, spec, prompts, parser, metrics."""

@@ -1,0 +1,103 @@
+"""CARE test sets (zh, ar, ja): shipped with the package under their MIT license (source entry
+`sources.CARE`, with each file's sha256)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from inspect_culture.benchmarks.care.source import CARE
+from inspect_culture.benchmarks.care.spec import CARE_LANGUAGES, SLUG_BY_UPSTREAM
+from inspect_culture.benchmarks.choices import check_choice
+from inspect_culture.datasets_hub.errors import DataValidationError
+from inspect_culture.datasets_hub.hashing import sha256_file
+from inspect_culture.datasets_hub.languages import LANGUAGES
+from inspect_culture.datasets_hub.loaded import LoadedDataset
+from inspect_culture.datasets_hub.validation import validate_record
+
+UPSTREAM_FIELDS = ("question", "answer", "culture_type", "associated_culture", "geographic_scope")
+
+
+def first_per_category(
+    records: list[dict[str, Any]], per_category: int | None
+) -> list[dict[str, Any]]:
+    """The first `per_category` questions of each category, in file order (a documented subset
+    for quick runs); None keeps everything."""
+    if per_category is None:
+        return records
+    if int(per_category) < 1:
+        raise ValueError(f"per_category={per_category!r} must be a positive number")
+    seen: dict[str, int] = {}
+    kept = []
+    for record in records:
+        seen[record["category"]] = seen.get(record["category"], 0) + 1
+        if seen[record["category"]] <= int(per_category):
+            kept.append(record)
+    return kept
+
+
+def load_care(language: str, path: str | Path | None = None) -> LoadedDataset:
+    """One language's test set (upstream `data/<Language>-test.json`); the shipped copy must
+    match its pinned sha256."""
+    check_choice("language", language, CARE_LANGUAGES)
+    name = f"{LANGUAGES[language].name}-test.json"
+    source = Path(path) if path else CARE.path(name)
+    digest = sha256_file(source)
+    if not path and digest != CARE.sha256[name]:
+        raise DataValidationError(
+            f"{source}: sha256 {digest} does not match {CARE.sha256[name]} ({CARE.describe()})"
+        )
+    try:
+        items = json.loads(source.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DataValidationError(f"{source}: cannot read a JSON array ({exc})") from None
+    if not isinstance(items, list):
+        raise DataValidationError(f"{source}: expected a JSON array of questions")
+    records = [_normalize(item, source, index, language) for index, item in enumerate(items)]
+    provenance = {
+        "dataset": CARE.repo,
+        "revision": CARE.revision,
+        "file": source.name,
+        "origin": "explicit" if path else "packaged",
+        "path": str(source),
+        "sha256": digest,
+        "rows": len(records),
+        "license": CARE.license,
+    }
+    return LoadedDataset(records, provenance)
+
+
+def load_care_all() -> LoadedDataset:
+    """Every language (`culture-evals data verify care`)."""
+    loaded = [load_care(language) for language in CARE_LANGUAGES]
+    provenance = {
+        "dataset": CARE.repo,
+        "revision": CARE.revision,
+        "origin": "packaged",
+        "files": ", ".join(item.provenance["file"] for item in loaded),
+        "sha256": "each file matches its pinned sha256",
+        "rows": sum(item.provenance["rows"] for item in loaded),
+        "license": CARE.license,
+    }
+    return LoadedDataset([r for item in loaded for r in item.records], provenance)
+
+
+def _normalize(item: Any, path: Path, index: int, language: str) -> dict[str, Any]:
+    where = f"{path}, item {index}"
+    if not isinstance(item, dict):
+        raise DataValidationError(f"{where}: expected an object")
+    record: dict[str, Any] = {
+        "id": f"care_{language}_{index:03d}",
+        "language": language,
+        # Some Arabic items carry a leading space or trailing blank lines.
+        **{
+            k: item[k].strip() if isinstance(item.get(k), str) else item.get(k)
+            for k in UPSTREAM_FIELDS
+            if k in item
+        },
+    }
+    # an unknown culture_type gets a placeholder category, so that the error names culture_type
+    record["category"] = SLUG_BY_UPSTREAM.get(record.get("culture_type"), "entities")
+    validate_record(__package__, "care", record, where=where)
+    return record

@@ -1,0 +1,75 @@
+"""CARE metrics from judge ratings: one function per task for both harnesses.
+
+Epochs (`stats.epochs`): a question's rated epochs are averaged first, then the questions, in id
+order so that an interval does not depend on the order samples finished. A question with no
+rated epoch is unscored: counted, never averaged in as 0.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from inspect_culture.benchmarks.care.spec import AgreementOutcome, CareOutcome
+from inspect_culture.stats.agreement import agreement_metrics
+from inspect_culture.stats.bootstrap import bootstrap_mean_interval
+from inspect_culture.stats.epochs import mean, per_question_means
+
+_Outcome = TypeVar("_Outcome", CareOutcome, AgreementOutcome)
+
+
+def care_metrics(
+    outcomes: Sequence[CareOutcome], *, seed: int = 0, resamples: int = 1000
+) -> dict[str, float]:
+    """Mean rating overall, per category and per geographic scope, with bootstrap intervals."""
+    questions = _per_question(outcomes, lambda o: o.rating)
+    scored = [(o, m) for o, m in questions if m is not None]
+    unscored = len(questions) - len(scored)
+    result = {
+        "n_scored": float(len(scored)),
+        "n_unscored": float(unscored),
+        "unscored_rate": unscored / len(questions) if questions else 0.0,
+    }
+    result.update(_mean_with_interval("rating", [m for _, m in scored], seed, resamples))
+    by_category: dict[str, list[float]] = defaultdict(list)
+    by_scope: dict[str, list[float]] = defaultdict(list)
+    for o, m in scored:
+        by_category[o.category].append(m)
+        scope = o.geographic_scope.strip().lower().replace("-", "_").replace(" ", "_")
+        by_scope[scope].append(m)
+    for category, values in sorted(by_category.items()):
+        result.update(_mean_with_interval(f"rating_{category}", values, seed, resamples))
+    for scope, values in sorted(by_scope.items()):
+        result[f"rating_scope_{scope}"] = mean(values)
+    return result
+
+
+def judge_agreement(outcomes: Sequence[AgreementOutcome]) -> dict[str, float]:
+    """Correlations and histograms of judge vs human ratings (`stats.agreement`), one pair per
+    rated response: its judge rating is the mean over its epochs."""
+    questions = _per_question(outcomes, lambda o: o.judge_rating)
+    return agreement_metrics([(m, o.human_rating, o.category) for o, m in questions])
+
+
+def _per_question(
+    outcomes: Sequence[_Outcome], rating: Callable[[_Outcome], float | None]
+) -> list[tuple[_Outcome, float | None]]:
+    """Each question (id order, its first outcome) with the mean of its rated epochs, or None."""
+    ordered = sorted(outcomes, key=lambda o: o.question_id)
+    rated = [(o.question_id, r) for o in ordered if (r := rating(o)) is not None]
+    ids = [qid for qid, _ in rated]
+    means = dict(zip(dict.fromkeys(ids), per_question_means([r for _, r in rated], ids)))
+    first: dict[str, _Outcome] = {}
+    for o in ordered:
+        first.setdefault(o.question_id, o)
+    return [(o, means.get(qid)) for qid, o in first.items()]
+
+
+def _mean_with_interval(
+    name: str, values: list[float], seed: int, resamples: int
+) -> dict[str, float]:
+    if not values:
+        return {}
+    low, high = bootstrap_mean_interval(values, seed=seed, resamples=resamples)
+    return {name: mean(values), f"{name}_ci_low": low, f"{name}_ci_high": high}

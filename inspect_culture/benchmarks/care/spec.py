@@ -1,0 +1,144 @@
+"""CARE's spec, read by both adapters (Inspect `care.py` and `care_agreement.py`, lm-eval
+`lm_eval_tasks/care/`): neither checks a parameter, sets a generation setting, names a metric or
+builds an outcome field of its own."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from inspect_culture.benchmarks.choices import check_bool, check_choice
+from inspect_culture.benchmarks.spec_types import GenerationSettings, OutcomeRecord
+from inspect_culture.judging.constraints import check_constraint
+from inspect_culture.judging.defaults import DEFAULT_SEED
+
+# Must bump whenever prompts, parsers or metrics change (Inspect `Task(version=...)`, lm-eval
+# `metadata.version`). 2: metrics average each question's epochs first. 3: forged fences and
+# ratings in the answer are neutralised (care-judge-2), two different ratings in a judge reply are
+# an ambiguous verdict, unscored (rating-2); docs/judge.md. 4: more look-alikes of the guarded
+# markers (other scripts' confusables, hollow brackets) are folded (care-judge-3).
+TASK_VERSION = 4
+JUDGE_PROMPT_VERSION = "care-judge-3"
+RATING_PARSER_VERSION = "rating-2"
+# Stored with every judged sample, in both harnesses.
+JUDGE_VERSIONS = {
+    "judge_prompt_version": JUDGE_PROMPT_VERSION,
+    "rating_parser_version": RATING_PARSER_VERSION,
+}
+
+CARE_LANGUAGES: tuple[str, ...] = ("zh", "ar", "ja")  # names: datasets_hub.languages
+PROMPTINGS: tuple[str, ...] = ("zero_shot", "cot", "role_play")
+PROMPTING_LABELS = {"zero_shot": "zero-shot", "cot": "CoT", "role_play": "role-play"}
+BENCHMARK = "CARE"
+JUDGE_MAPPINGS: tuple[str, ...] = ("paper", "upstream")
+DEFAULT_JUDGE_MAPPING = "paper"  # rubric by content (docs/care.md)
+
+
+class Category(NamedTuple):
+    slug: str  # in ids, metric names and the judge mapping
+    upstream: str  # `culture_type` of the test sets, `cul_type` of the human ratings
+    rubric_file: str  # the upstream judge file *named* for it (docs/care.md: names vs contents)
+
+
+# The one category list (paper order); the JSON schemas' enums are tested against it.
+CATEGORIES: tuple[Category, ...] = (
+    Category("entities", "Cultural entities", "entities_opinion.txt"),
+    Category("opinion", "Opinion", "entities_opinion.txt"),
+    Category("norms", "Social norms", "norms_commonsense.txt"),
+    Category("commonsense", "Cultural commonsense", "norms_commonsense.txt"),
+    Category("literacy", "Literacy", "literacy.txt"),
+)
+CATEGORY_SLUGS: tuple[str, ...] = tuple(c.slug for c in CATEGORIES)
+SLUG_BY_UPSTREAM: dict[str, str] = {c.upstream: c.slug for c in CATEGORIES}
+SCOPE_SLUGS: tuple[str, ...] = ("nationwide", "sub_nationwide", "continent_wide", "worldwide")
+
+# Paper App. B: temperature 0.7, top_p 1, max_tokens 1024.
+GENERATION = GenerationSettings(temperature=0.7, max_tokens=1024, top_p=1.0)
+# care_judge_agreement: the evaluated model is the judge, so it decodes greedily with the judge
+# seed; no max_tokens of ours (the provider's default).
+AGREEMENT_GENERATION: dict[str, Any] = {"temperature": 0.0, "seed": DEFAULT_SEED}
+
+
+class CareOptions(NamedTuple):
+    language: str
+    prompting: str
+    judge_mapping: str
+    self_grade: bool
+    judge_constraint: str
+
+
+def validate(
+    language: str = "zh",
+    prompting: str = "zero_shot",
+    judge_mapping: str = DEFAULT_JUDGE_MAPPING,
+    self_grade: object = False,
+    judge_constraint: object = "none",
+) -> CareOptions:
+    """Every task parameter, checked once for both harnesses; ValueError names allowed values."""
+    return CareOptions(
+        language=check_choice("language", language, CARE_LANGUAGES),
+        prompting=check_choice("prompting", prompting, PROMPTINGS),
+        judge_mapping=check_choice("judge_mapping", judge_mapping, JUDGE_MAPPINGS),
+        self_grade=check_bool("self_grade", self_grade),
+        judge_constraint=check_constraint(judge_constraint),
+    )
+
+
+def validate_agreement(language: str | None, judge_mapping: str) -> None:
+    """care_judge_agreement: one language, or None for every rated response."""
+    if language is not None:
+        check_choice("language", language, CARE_LANGUAGES)
+    check_choice("judge_mapping", judge_mapping, JUDGE_MAPPINGS)
+
+
+def task_name(language: str, prompting: str) -> str:
+    """The lm-eval task: care_zh, care_zh_cot, care_zh_role_play, ..."""
+    return f"care_{language}" + ("" if prompting == "zero_shot" else f"_{prompting}")
+
+
+def metric_names() -> tuple[str, ...]:
+    """Every name `metrics.care_metrics` can return, in a stable order (lm-eval declares them)."""
+    names = ["n_scored", "n_unscored", "unscored_rate"]
+    for prefix in ("rating", *(f"rating_{c}" for c in CATEGORY_SLUGS)):
+        names += [prefix, f"{prefix}_ci_low", f"{prefix}_ci_high"]
+    names += [f"rating_scope_{s}" for s in SCOPE_SLUGS]
+    return tuple(names)
+
+
+# Lower is better; only lm-eval reports them (Inspect counts `unscored_samples` itself).
+UNSCORED_COUNTS: tuple[str, ...] = ("n_unscored", "unscored_rate")
+GROUP_METRIC = "rating"  # what the lm-eval group averages over the languages
+
+
+@dataclass(frozen=True)
+class CareOutcome(OutcomeRecord):
+    """One judged answer; `rating` None = unscored (the judge failed or gave no verdict)."""
+
+    question_id: str  # an epoch of a question is not another question
+    rating: float | None
+    category: str
+    geographic_scope: str
+
+    @classmethod
+    def judged(
+        cls, question_id: str, record: Mapping[str, Any], rating: float | None
+    ) -> CareOutcome:
+        """From a CARE record (an lm-eval doc, or an Inspect sample's metadata)."""
+        return cls(str(question_id), rating, record["category"], record["geographic_scope"])
+
+
+@dataclass(frozen=True)
+class AgreementOutcome(OutcomeRecord):
+    """One judge rating of a human-rated response (`care_judge_agreement`)."""
+
+    question_id: str
+    judge_rating: float | None
+    human_rating: float
+    category: str
+
+    @classmethod
+    def judged(
+        cls, question_id: str, record: Mapping[str, Any], rating: float | None
+    ) -> AgreementOutcome:
+        return cls(str(question_id), rating, record["human_rating"], record["category"])

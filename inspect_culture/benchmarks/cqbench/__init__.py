@@ -1,0 +1,1 @@
+"""cqbench, defined once for both harnesses: data, spec, prompts, parser, metrics."""

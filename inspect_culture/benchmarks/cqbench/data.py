@@ -1,0 +1,362 @@
+"""CQ-Bench data: `datasets.zip` of uscnlp-lime/CQ-Bench at a pinned commit, verified by its git
+blob id, never bundled (the repository states no license).
+
+Offline mirror: `$INSPECT_CULTURE_DATA_DIR/cqbench/datasets.zip` (verified) or the extracted
+`$INSPECT_CULTURE_DATA_DIR/cqbench/datasets/` folder (read as is). The real archive could not be
+inspected when this was written, so the reader accepts the plausible variants listed in
+docs/cqbench.md (file locations, `politic`/`political`, field spellings) and names the file,
+item and field of anything it cannot read.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from inspect_culture.benchmarks.cqbench.source import CQBENCH
+from inspect_culture.benchmarks.cqbench.spec import CATEGORIES, STORY_CATEGORIES
+from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
+from inspect_culture.datasets_hub.loaded import LoadedDataset
+from inspect_culture.datasets_hub.paths import mirror_dir
+from inspect_culture.datasets_hub.resolve import resolve
+from inspect_culture.datasets_hub.validation import validate_record
+
+log = logging.getLogger(__name__)
+
+_SPELLINGS = {"political": ("political", "politic")}
+_TASK_FILES = {
+    "ad": "dataset_setting1_{category}.json",
+    "vs": "dataset_setting2_{category}.json",
+    "original": "dataset_{category}_original.json",
+}
+_ALIASES = {
+    "gold label": ("gold label", "gold_label", "label", "gold"),
+    "contradiction": ("contradiction", "contradictions"),
+    "values": ("values", "ground_truth_values", "gold_values"),
+}
+
+
+@dataclass(frozen=True)
+class _Archive:
+    """Read JSON members by base name from the zip or the extracted folder."""
+
+    root: Path
+    origin: str
+
+    def names(self) -> list[str]:
+        if self.root.is_dir():
+            return [str(p.relative_to(self.root)) for p in self.root.rglob("*.json")]
+        with zipfile.ZipFile(self.root) as archive:
+            return [n for n in archive.namelist() if n.endswith(".json")]
+
+    def read(self, member: str) -> Any:
+        try:
+            if self.root.is_dir():
+                text = (self.root / member).read_text(encoding="utf-8")
+            else:
+                with zipfile.ZipFile(self.root) as archive:
+                    text = archive.read(member).decode("utf-8")
+            return json.loads(text)
+        except (OSError, KeyError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise DataValidationError(f"{self.root}:{member}: cannot read JSON ({exc})") from None
+
+
+def _archive() -> _Archive:
+    root = mirror_dir()
+    if root is not None and (root / "cqbench" / "datasets").is_dir():
+        return _Archive(root / "cqbench" / "datasets", "mirror (extracted folder, unverified)")
+    folder = root / "cqbench" / "datasets" if root is not None else None
+    found = resolve(CQBENCH, also=f" (or the extracted folder {folder}/)" if folder else "")
+    if not zipfile.is_zipfile(found.path):
+        raise DataValidationError(f"{found.path}: not a zip archive")
+    return _Archive(found.path, found.origin)
+
+
+def _find_member(archive: _Archive, task: str, category: str) -> str:
+    by_base = {name.rsplit("/", 1)[-1]: name for name in archive.names()}
+    candidates = [
+        _TASK_FILES[task].format(category=spelling)
+        for spelling in _SPELLINGS.get(category, (category,))
+    ]
+    for candidate in candidates:
+        if candidate in by_base:
+            return by_base[candidate]
+    raise DatasetUnavailableError(
+        f"{archive.root}: no {' or '.join(candidates)} (CQ-Bench {task} data for '{category}'); "
+        f"JSON files found: {', '.join(sorted(by_base)) or '(none)'}"
+    )
+
+
+def _get(item: dict[str, Any], field: str, where: str, default: Any = ...) -> Any:
+    for alias in _ALIASES.get(field, (field,)):
+        if alias in item:
+            return item[alias]
+    if default is not ...:
+        return default
+    raise DataValidationError(f"{where}, field '{field}': is missing (keys: {', '.join(item)})")
+
+
+def _items(data: Any, where: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """(index, where, item) of every item of a file."""
+    if isinstance(data, dict):  # tolerate {"data": [...]} wrappers
+        data = next((v for v in data.values() if isinstance(v, list)), None)
+    if not isinstance(data, list):
+        raise DataValidationError(f"{where}: expected a JSON list of items")
+    for index, item in enumerate(data):
+        at = f"{where}, item {index}"
+        if not isinstance(item, dict):
+            raise DataValidationError(f"{at}: expected an object")
+        yield index, at, item
+
+
+def _text(item: dict[str, Any], field: str, where: str) -> str:
+    """A text field; a null, number or list is an error, never its str() ("None")."""
+    value = _get(item, field, where)
+    if not isinstance(value, str):
+        raise DataValidationError(
+            f"{where}, field '{field}': expected a string, got {json.dumps(value)[:60]}"
+        )
+    return value
+
+
+def _strings(item: dict[str, Any], field: str, where: str, default: Any = ...) -> list[str]:
+    value = _get(item, field, where, default)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise DataValidationError(f"{where}, field '{field}': expected a list of strings")
+    return value
+
+
+# Each builder yields (where, record) for every record of a file; `load_cqbench` validates them.
+Records = Iterator[tuple[str, dict[str, Any]]]
+
+
+def _ad_records(data: Any, category: str, where: str) -> Records:
+    for index, at, item in _items(data, where):
+        questions = _get(item, "questions", at)
+        if not isinstance(questions, list):
+            raise DataValidationError(f"{at}, field 'questions': expected a list")
+        for q_index, question in enumerate(questions):
+            q_at = f"{at}, question {q_index}"
+            if not isinstance(question, dict):
+                raise DataValidationError(f"{q_at}: expected an object")
+            record = {
+                "id": f"{category}-{index}-{q_index}",
+                "category": category,
+                "story_index": index,
+                "story": _text(item, "story", at),
+                "name": str(question.get("name") or ""),
+                "statement": _text(question, "value", q_at).strip(),
+                "options": [o.strip() for o in _strings(question, "options", q_at)],
+                # as in the file, padding included: the upstream prompt shows them this way
+                "options_raw": list(_get(question, "options", q_at)),
+                "gold": _text(question, "gold label", q_at).strip(),
+            }
+            yield q_at, record
+
+
+def _vs_records(data: Any, category: str, where: str) -> Records:
+    for index, at, item in _items(data, where):
+        record = {
+            "id": f"{category}-{index}",
+            "category": category,
+            "story": _text(item, "story", at),
+            "options": [o.strip() for o in _strings(item, "options", at)],
+            "options_raw": list(_get(item, "options", at)),
+            "gold_values": [v.strip() for v in _strings(item, "values", at)],
+        }
+        yield at, record
+
+
+def _original_records(data: Any, category: str, where: str) -> Records:
+    for index, at, item in _items(data, where):
+        values = [v.strip() for v in _strings(item, "values", at)]
+        contradiction = [v.strip() for v in _strings(item, "contradiction", at, [])]
+        record = {
+            "id": f"{category}-{index}",
+            "category": category,
+            "story": _text(item, "story", at),
+            "values": values,
+            "contradiction": contradiction,
+            # Contradictory values are not part of the gold set (upstream.md 4.6).
+            "gold_values": [v for v in values if v not in set(contradiction)],
+        }
+        yield at, record
+
+
+_BUILDERS: dict[str, Callable[[Any, str, str], Records]] = {
+    "ad": _ad_records,
+    "vs": _vs_records,
+    "original": _original_records,
+}
+
+
+def load_cqbench(task: str, category: str) -> LoadedDataset:
+    """task: ad, vs or original (the value-extraction stories)."""
+    if task not in _BUILDERS:
+        raise ValueError(f"task={task!r} is not supported; allowed values: {', '.join(_BUILDERS)}")
+    allowed = CATEGORIES if task == "ad" else STORY_CATEGORIES
+    if category not in allowed:
+        raise ValueError(
+            f"category={category!r} is not supported for {task}; allowed values: {', '.join(allowed)}"
+        )
+    archive = _archive()
+    member = _find_member(archive, task, category)
+    where = f"{archive.root}:{member}"
+    records, unanswerable, odd_options = [], [], []
+    for at, record in _BUILDERS[task](archive.read(member), category, where):
+        validate_record(__package__, f"cqbench_{task}", record, where=at)
+        records.append(record)
+        if missing := gold_not_among_options(task, record):
+            unanswerable.append((record["id"], at.removeprefix(f"{where}, "), missing))
+        if problems := option_problems(task, record):
+            odd_options.append((record["id"], at.removeprefix(f"{where}, "), problems))
+    if unanswerable:
+        _warn_unanswerable(where, task, len(records), unanswerable)
+    if odd_options:
+        _warn_odd_options(where, task, len(records), odd_options)
+    provenance = {
+        "dataset": CQBENCH.repo,
+        "revision": CQBENCH.revision,
+        "file": member,
+        "origin": archive.origin,
+        "path": str(archive.root),
+        "rows": len(records),
+        "license": CQBENCH.license,
+    }
+    if task in _GOLD_FIELD:
+        provenance["gold_not_among_options"] = len(unanswerable)
+        provenance["odd_options"] = len(odd_options)
+    return LoadedDataset(records, provenance)
+
+
+# the upstream field holding the gold answer(s) that must be among the options
+_GOLD_FIELD = {"ad": "gold label", "vs": "values"}
+_LISTED = 10  # items named in the load warning; the count covers all
+_UNITS = {"ad": "questions", "vs": "stories"}
+
+
+def gold_not_among_options(task: str, record: dict[str, Any]) -> list[str]:
+    """The record's gold answers that no answer can match, compared as the scorers compare: AD
+    by the parser's normalization (case, spacing, punctuation), VS exactly (the selections are
+    the options themselves). Kept, as upstream keeps them: such an item is always scored wrong
+    (an AD gold whose merged-scale partner is an option can still match with `merged=true`)."""
+    if task == "ad":
+        # imported here: scorers.cqbench imports this module
+        from inspect_culture.benchmarks.cqbench.parse import normalize
+
+        options = {normalize(option) for option in record["options"]}
+        return [] if normalize(record["gold"]) in options else [record["gold"]]
+    if task == "vs":
+        return [value for value in record["gold_values"] if value not in set(record["options"])]
+    return []
+
+
+VS_OPTIONS = 15  # the VS prompt says "Here are 15 options" (upstream.md 4.3)
+
+
+def option_problems(task: str, record: dict[str, Any]) -> list[str]:
+    """What makes an item's options unlike the prompt's promise: a VS story without exactly
+    15 options ("Here are 15 options"), or the same option twice (AD: as the parser compares,
+    VS: exactly), which makes a selection ambiguous. Kept, as upstream keeps them."""
+    problems: list[str] = []
+    if task not in _GOLD_FIELD:
+        return problems
+    if task == "vs" and len(record["options"]) != VS_OPTIONS:
+        problems.append(f"{len(record['options'])} options, the prompt says {VS_OPTIONS}")
+    if task == "ad":
+        from inspect_culture.benchmarks.cqbench.parse import normalize
+
+        seen = [normalize(option) for option in record["options"]]
+    else:
+        seen = list(record["options"])
+    repeated = sorted({option for option in seen if seen.count(option) > 1})
+    problems += [f"option {option!r} given twice or more" for option in repeated]
+    return problems
+
+
+def _listed(items: list[tuple[str, str, list[str]]], show: Callable[[list[str]], str]) -> str:
+    """The first `_LISTED` items as "id (where): what", and how many more."""
+    listed = "; ".join(
+        f"{item_id} ({where}): {show(what)}" for item_id, where, what in items[:_LISTED]
+    )
+    return listed + (f"; and {len(items) - _LISTED} more" if len(items) > _LISTED else "")
+
+
+def _warn_odd_options(
+    where: str, task: str, total: int, items: list[tuple[str, str, list[str]]]
+) -> None:
+    log.warning(
+        "%s: %d of %d %s have options unlike the prompt's (field 'options'); kept, as upstream "
+        "keeps them, and counted by `culture-evals data verify`: %s",
+        where, len(items), total, _UNITS[task], _listed(items, ", ".join),
+    )  # fmt: skip
+
+
+def _warn_unanswerable(
+    where: str, task: str, total: int, items: list[tuple[str, str, list[str]]]
+) -> None:
+    log.warning(
+        "%s: %d of %d %s have a gold answer (field '%s') that is not among their options, so no "
+        "answer can score it; kept (upstream scores them wrong too) and counted by "
+        "`culture-evals data verify`: %s",
+        where, len(items), total, _UNITS[task], _GOLD_FIELD[task],
+        _listed(items, lambda gold: ", ".join(map(repr, gold))),
+    )  # fmt: skip
+
+
+def load_ve_stories(category: str) -> tuple[LoadedDataset, int]:
+    """The value-extraction stories both harnesses evaluate: the `original` file's stories with a
+    gold set, and how many it has without one (every value contradictory: not evaluated). The
+    provenance is the file's (`rows`: every story read)."""
+    loaded = load_cqbench("original", category)
+    stories = [r for r in loaded.records if r["gold_values"]]
+    return LoadedDataset(stories, loaded.provenance), len(loaded.records) - len(stories)
+
+
+def load_cqbench_all() -> LoadedDataset:
+    """Every file, for `culture-evals data verify`: counts the records of all tasks."""
+    total, files = 0, 0
+    unanswerable: dict[str, int] = {}
+    odd: dict[str, int] = {}
+    for task in _BUILDERS:
+        for category in CATEGORIES if task == "ad" else STORY_CATEGORIES:
+            loaded = load_cqbench(task, category)  # a malformed file fails verify, loudly
+            total += len(loaded.records)
+            files += 1
+            name = loaded.provenance["file"].rsplit("/", 1)[-1]
+            if count := loaded.provenance.get("gold_not_among_options"):
+                unanswerable[name] = count
+            if count := loaded.provenance.get("odd_options"):
+                odd[name] = count
+    archive = _archive()
+    count = sum(unanswerable.values())
+    provenance: dict[str, Any] = {
+        "dataset": CQBENCH.repo, "revision": CQBENCH.revision, "origin": archive.origin,
+        "path": str(archive.root), "files": files, "rows": total,
+        "gold_not_among_options": count,
+    }  # fmt: skip
+    warnings: list[str] = []
+    if count:
+        by_file = ", ".join(f"{name}: {n}" for name, n in unanswerable.items())
+        provenance["gold_not_among_options"] = f"{count} ({by_file})"
+        warnings.append(
+            f"{count} AD questions / VS stories have a gold answer that is not among their "
+            "options: kept, but no answer can score them (see the load warnings for their ids)"
+        )
+    odd_count = sum(odd.values())
+    provenance["odd_options"] = odd_count
+    if odd_count:
+        by_file = ", ".join(f"{name}: {n}" for name, n in odd.items())
+        provenance["odd_options"] = f"{odd_count} ({by_file})"
+        warnings.append(
+            f"{odd_count} AD questions / VS stories repeat an option, or (VS) do not have the "
+            f"{VS_OPTIONS} options the prompt names: kept (see the load warnings for their ids)"
+        )
+    if warnings:
+        provenance["warning"] = "; ".join(warnings)
+    return LoadedDataset([], provenance)

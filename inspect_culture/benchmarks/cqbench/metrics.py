@@ -1,0 +1,102 @@
+"""CQ-Bench metrics (paper definitions; upstream behaviour as options): one function per task
+that both harness adapters call, so numbers cannot diverge.
+
+Epochs: a question (AD question, VS or VE story) answered in N epochs is one question. Means
+(accuracies, unparsed and empty rates, VS precision and recall) average each question's epochs
+first, then the questions; a VE gold value's score is the mean of the epochs that scored it.
+Counts (`n_stories`, `n_scored`, `n_unscored`) count questions or their gold values, not epochs;
+macro-F1 pools every epoch's judgment. With one epoch this is the plain computation.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Hashable, Sequence
+
+from inspect_culture.benchmarks.cqbench.spec import AdOutcome, VeOutcome, VsOutcome, f1_score
+from inspect_culture.stats import classification
+from inspect_culture.stats.epochs import mean, per_question_means
+
+
+def _by_category(categories: Sequence[str], values: Sequence[float]) -> dict[str, list[float]]:
+    groups: dict[str, list[float]] = defaultdict(list)
+    for category, value in zip(categories, values, strict=True):
+        groups[category].append(value)
+    return dict(sorted(groups.items()))
+
+
+def _questions(outcomes: Sequence[AdOutcome | VsOutcome]) -> tuple[list[Hashable], list[str]]:
+    """Every outcome's question id, and each question's category in first-seen order (the order
+    of `per_question_means`)."""
+    categories = {o.sample_id: o.category for o in outcomes}  # keeps first-seen order
+    return [o.sample_id for o in outcomes], list(categories.values())
+
+
+def ad_metrics(outcomes: Sequence[AdOutcome]) -> dict[str, float]:
+    """accuracy (= micro-F1, the paper's AD "F1"), macro-F1 over the gold attitude labels,
+    unparsed rate, accuracy per category."""
+    golds = [o.gold for o in outcomes]
+    preds = [o.pred for o in outcomes]
+    ids, categories = _questions(outcomes)
+    correct = per_question_means([float(g == p) for g, p in zip(golds, preds)], ids)
+    labels = sorted(set(golds))
+    result = {
+        "accuracy": mean(correct),
+        "macro_f1": classification.macro_f1(golds, preds, labels) if labels else 0.0,
+        "unparsed_rate": mean(per_question_means([float(p is None) for p in preds], ids)),
+    }
+    for category, values in _by_category(categories, correct).items():
+        result[f"accuracy_{category}"] = mean(values)
+    return result
+
+
+def vs_metrics(outcomes: Sequence[VsOutcome]) -> dict[str, float]:
+    """f1 = 2·mean(P)·mean(R)/(mean(P)+mean(R)) (the paper's number); mean_story_f1 too. Skipped
+    stories (upstream's `skip_empty`) are left out of all but `empty_rate`."""
+    ids, _ = _questions(outcomes)
+    empty_rate = mean(per_question_means([float(o.empty) for o in outcomes], ids))
+    counted = [o for o in outcomes if not o.skipped]
+    if not counted:  # every story empty (and skipped), or none
+        return {"n_stories": 0.0, "empty_rate": empty_rate}
+    ids, categories = _questions(counted)
+    precision = per_question_means([o.precision for o in counted], ids)
+    recall = per_question_means([o.recall for o in counted], ids)
+    mean_p, mean_r = mean(precision), mean(recall)
+    result = {
+        "precision": mean_p,
+        "recall": mean_r,
+        "f1": f1_score(mean_p, mean_r),
+        "mean_story_f1": mean(per_question_means([o.f1 for o in counted], ids)),
+        "empty_rate": empty_rate,
+        "n_stories": float(len(precision)),
+    }
+    by_p, by_r = _by_category(categories, precision), _by_category(categories, recall)
+    for category in by_p:
+        if category:
+            result[f"f1_{category}"] = f1_score(mean(by_p[category]), mean(by_r[category]))
+    return result
+
+
+def ve_metrics(outcomes: Sequence[VeOutcome]) -> dict[str, float]:
+    """recall: pooled mean of per-gold-value judge scores (1 / 0.5 / 0), overall and per
+    category; a value no epoch scored is unscored and counted, never 0."""
+    stories: dict[Hashable, tuple[str, list[list[float]]]] = {}
+    for o in outcomes:
+        _, slots = stories.setdefault(o.sample_id, (o.category, [[] for _ in o.value_scores]))
+        for slot, score in zip(slots, o.value_scores):
+            if score is not None:
+                slot.append(score)
+    scored = [
+        (category, sum(slot) / len(slot))
+        for category, slots in stories.values()
+        for slot in slots
+        if slot
+    ]
+    n_values = sum(len(slots) for _, slots in stories.values())
+    result = {"n_scored": float(len(scored)), "n_unscored": float(n_values - len(scored))}
+    if scored:
+        result["recall"] = mean([value for _, value in scored])
+    by_category = _by_category([c for c, _ in scored], [v for _, v in scored])
+    for category, values in by_category.items():
+        result[f"recall_{category}"] = mean(values)
+    return result

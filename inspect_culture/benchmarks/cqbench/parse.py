@@ -1,0 +1,280 @@
+"""CQ-Bench parsing: a model output (AD answer, VS selections, VE values) or a judge reply (VE
+verdicts) to an outcome record; both harness adapters call these per sample.
+
+AD answers are matched to an option by rules that do not depend on the option order (exact,
+whole phrase, same content words, closest by difflib), unlike upstream's longest common
+substring, which always picks some option: docs/cqbench.md, "Scoring".
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from inspect_culture.benchmarks.cqbench.spec import AdOutcome, VeOutcome, VsOutcome
+
+FUZZY_THRESHOLD = 0.85
+VS_FUZZY_THRESHOLD = 0.9
+
+_PUNCTUATION = " \t\n\r.,;:!?*\"'`“”‘’()[]{}"
+
+
+def normalize(text: str) -> str:
+    return re.sub(r"\s+", " ", text.lower()).strip(_PUNCTUATION)
+
+
+# ---- attitude detection ------------------------------------------------------------------
+
+
+def match_option(answer: str, options: Sequence[str]) -> tuple[str | None, str]:
+    """(the matched option as given, rule) or (None, "unparsed")."""
+    said = normalize(answer)
+    if not said:
+        return None, "unparsed"
+    normalized = {option: normalize(option) for option in options}
+    exact = [o for o, n in normalized.items() if n == said]
+    if len(exact) == 1:
+        return exact[0], "exact"
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for option, norm in normalized.items():
+        if not norm:
+            continue
+        pattern = r"(?<![\w/])" + re.escape(norm) + r"(?![\w/])"
+        found = [m.span() for m in re.finditer(pattern, said)]
+        if found:
+            spans[option] = found
+    standalone = [
+        option
+        for option, found in spans.items()
+        if any(
+            not any(
+                other != option and a <= s and e <= b and (b - a) > (e - s)
+                for other, others in spans.items()
+                for a, b in others
+            )
+            for s, e in found
+        )
+    ]
+    if len(standalone) == 1:
+        return standalone[0], "phrase"
+    # none named, or several (ambiguous unless the whole answer is one option in other words)
+    same_words = [o for o, n in normalized.items() if n and _words(n) == _words(said)]
+    if len(same_words) == 1:
+        return same_words[0], "words"
+    closest = closest_unique(said, normalized, FUZZY_THRESHOLD)
+    return (closest, "fuzzy") if closest is not None else (None, "unparsed")
+
+
+_CONNECTIVES = frozenset({"or", "nor", "and"})
+
+
+def _words(text: str) -> frozenset[str]:
+    """Content words, so "neither disagree or agree" equals "neither agree/disagree"."""
+    return frozenset(re.findall(r"\w+", text)) - _CONNECTIVES
+
+
+def closest_unique(said: str, candidates: dict[str, str], threshold: float) -> str | None:
+    """The key whose normalized value is most similar to `said` (difflib ratio), if the best
+    ratio reaches `threshold` and no other candidate ties with it."""
+    ratios = {
+        key: difflib.SequenceMatcher(None, said, norm).ratio() for key, norm in candidates.items()
+    }
+    best = max(ratios.values(), default=0.0)
+    winners = [key for key, ratio in ratios.items() if ratio == best]
+    return winners[0] if best >= threshold and len(winners) == 1 else None
+
+
+AD_MARKERS: tuple[str, ...] = ("[Answer]", "**Answer**", "</think>")
+
+
+def extract_ad_answer(text: str | None) -> str:
+    """The first non-empty line after the first of `[Answer]`, `**Answer**`, `</think>` present
+    (upstream's order; a justification often follows the answer and may name other options),
+    else the whole output."""
+    text = text or ""
+    for marker in AD_MARKERS:
+        if marker in text:
+            after = text.split(marker, 1)[1].strip().lstrip(":").strip()
+            return after.splitlines()[0].strip() if after else ""
+    return text.strip().lstrip(":").strip()
+
+
+# upstream `options_dict` (evaluation.py): near-synonym pairs accepted by the "Merged" row
+MERGED_PAIRS: tuple[tuple[str, str], ...] = (
+    ("not frequently", "not at all frequently"),
+    ("not at all often", "not often"),
+    ("very frequently", "quite frequently"),
+    ("definitely should have the right", "probably should have the right"),
+    ("definitely should not have the right", "probably should not have the right"),
+)
+_PARTNER = {a: b for a, b in MERGED_PAIRS} | {b: a for a, b in MERGED_PAIRS}
+
+
+def effective_prediction(pred: str | None, gold: str, merged: bool) -> str | None:
+    """The normalized label the metrics see; with `merged`, the gold's partner counts as gold."""
+    if pred is None:
+        return None
+    said, truth = normalize(pred), normalize(gold)
+    if merged and _PARTNER.get(truth) == said:
+        return truth
+    return said
+
+
+def score_ad(
+    sample_id: str, record: Mapping[str, Any], completion: str | None, merged: bool = False
+) -> tuple[str | None, str, AdOutcome]:
+    """(matched option, rule, outcome) of one answer; `record` has options, gold, category."""
+    option, rule = match_option(extract_ad_answer(completion), record["options"])
+    pred = effective_prediction(option, record["gold"], merged)
+    return option, rule, AdOutcome(sample_id, record["category"], normalize(record["gold"]), pred)
+
+
+# ---- value selection ---------------------------------------------------------------------
+
+_FINAL_ANSWER = re.compile(r"\[?\s*final answer\s*\]?\s*:?", re.IGNORECASE)
+_LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)]|\(\d+\))\s*")
+
+
+def vs_answer_text(completion: str | None) -> str:
+    """The text after the first `[Final answer]:` if present, else after `</think>`, else all."""
+    text = completion or ""
+    match = _FINAL_ANSWER.search(text)
+    if match:
+        return text[match.end() :]
+    if "</think>" in text:
+        return text.split("</think>", 1)[1]
+    return text
+
+
+def select_values(text: str, options: Sequence[str]) -> tuple[set[str], int]:
+    """(options selected, lines that name no option). A line is a selection if it contains
+    `--`; list markers are ignored; matching is normalized-exact, else a unique difflib ratio
+    >= VS_FUZZY_THRESHOLD."""
+    normalized = {normalize(o): o for o in options}
+    selected: set[str] = set()
+    unmatched = 0
+    for line in text.splitlines():
+        line = _LIST_MARKER.sub("", line).strip()
+        if "--" not in line:
+            continue
+        said = normalize(line)
+        if said in normalized:
+            selected.add(normalized[said])
+            continue
+        closest = closest_unique(said, {n: n for n in normalized}, VS_FUZZY_THRESHOLD)
+        if closest is not None:
+            selected.add(normalized[closest])
+        else:
+            unmatched += 1
+    return selected, unmatched
+
+
+def score_vs(
+    sample_id: str, record: Mapping[str, Any], completion: str | None, skip_empty: bool = False
+) -> VsOutcome:
+    """Precision and recall of one story's selections (a selection naming no option is a false
+    positive); `record` has options, gold_values, category."""
+    selected, unmatched = select_values(vs_answer_text(completion), record["options"])
+    category = record["category"]
+    if not selected and not unmatched:
+        return VsOutcome(sample_id, category, 0.0, 0.0, empty=True, skipped=skip_empty)
+    gold = set(record["gold_values"])
+    tp = len(selected & gold)
+    fp = len(selected - gold) + unmatched
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / len(gold) if gold else 0.0
+    return VsOutcome(sample_id, category, precision, recall, empty=False)
+
+
+# ---- value extraction --------------------------------------------------------------------
+
+
+def ve_prediction(completion: str | None) -> str:
+    """The text after the first `[Final answer]:`; upstream sends "None" when it is absent."""
+    text = completion or ""
+    return text.split("[Final answer]:", 1)[1].strip() if "[Final answer]:" in text else "None"
+
+
+# On the NFKC form of the reply (fullwidth `［Ground truth 1］：１` reads as `[Ground truth 1]:1`),
+# with markdown emphasis around the parts (`**Ground truth 1**: 1`, `**[Ground truth 1]: 1**`,
+# `[Ground truth 1]: **1**`). The answer fence (`prompts.VE_PREDICTION_MARKERS`) neutralises at
+# least every line this reads.
+# (No leading `\[?\s*`: it changed nothing that is read, and made long whitespace runs quadratic.)
+_GROUND_TRUTH_LINE = re.compile(r"ground truth\s*(\d+)[\s\]*_]*:[\s*_]*([0-9.]+)", re.IGNORECASE)
+# `[Final answer]:`, `[Final answer]**:**`, `**Final answer**`, `**[Final answer]:**` (NFKC form).
+_FINAL_ANSWER_BLOCK = re.compile(
+    r"\[\s*final answer\s*\]\s*(?:\*\*)?\s*:|\*\*\s*\[?\s*final answer\s*\]?\s*:?\s*\*\*",
+    re.IGNORECASE,
+)
+VE_SCORES = (0.0, 0.5, 1.0)
+AMBIGUOUS = "ambiguous verdict"
+NO_VE_SCORES = "the judge reply has no parsable per-value scores"
+
+
+def read_ve_judgement(
+    text: str | None, n_values: int
+) -> tuple[list[float | None], tuple[int, ...]]:
+    """(one score per gold value, the 1-based gold values whose verdict is ambiguous).
+
+    The judge's `[Final answer]:` block, everything after its first occurrence: lines
+    `[Ground truth k]: s` place s at value k (1-based); s must be 0, 0.5 or 1. The reply is read
+    in its NFKC form, and markdown bold around the marker or the lines is allowed
+    (`**[Final answer]:**`, `**Ground truth 1**: 1`, fullwidth `［Ground truth 1］：１`). A value the judge
+    did not score, or scored off-scale, is None (unscored). A value given two different on-scale
+    scores is an ambiguous verdict, None as well (`cqbench-match-3`; before, the first line won,
+    so a judge that quoted a planted block first could hand its scores over); the same score
+    repeated is that score. Upstream instead reads the number after the last `:` of every line in
+    order; this reads the same replies, but a skipped or reordered line cannot shift scores onto
+    the wrong value.
+    """
+    seen: list[set[float]] = [set() for _ in range(n_values)]
+    text = unicodedata.normalize("NFKC", text or "")
+    start = _FINAL_ANSWER_BLOCK.search(text)
+    if start:
+        block = text[start.end() :]
+        for index, value in _GROUND_TRUTH_LINE.findall(block):
+            position = int(index) - 1
+            try:
+                score = float(value)
+            except ValueError:
+                continue
+            if 0 <= position < n_values and score in VE_SCORES:
+                seen[position].add(score)
+    scores: list[float | None] = [next(iter(s)) if len(s) == 1 else None for s in seen]
+    ambiguous = tuple(k + 1 for k, s in enumerate(seen) if len(s) > 1)
+    return scores, ambiguous
+
+
+def parse_ve_judgement(text: str | None, n_values: int) -> list[float | None]:
+    """One score per gold value (None: unscored or ambiguous); see `read_ve_judgement`."""
+    return read_ve_judgement(text, n_values)[0]
+
+
+def ve_unscored_reason(text: str | None, n_values: int, error: str | None = None) -> str | None:
+    """Why some gold values of a judged story are unscored, in words; None if all are scored."""
+    if error:
+        return error
+    scores, ambiguous = read_ve_judgement(text, n_values)
+    reasons = []
+    if ambiguous:
+        shown = ", ".join(str(k) for k in ambiguous)
+        reasons.append(f"{AMBIGUOUS}: different scores for ground truth {shown}")
+    missing = [k + 1 for k, v in enumerate(scores) if v is None and k + 1 not in ambiguous]
+    if missing and len(missing) == n_values:
+        reasons.append(NO_VE_SCORES)
+    elif missing:
+        reasons.append(f"no score for ground truth {', '.join(str(k) for k in missing)}")
+    return "; ".join(reasons) or None
+
+
+def score_ve(
+    sample_id: str, record: Mapping[str, Any], reply: str | None, error: str | None
+) -> VeOutcome:
+    """Per-gold-value scores of one judge reply; a failed judge call leaves every value
+    unscored. `record` has gold_values and category."""
+    n_values = len(record["gold_values"])
+    values = [None] * n_values if error else parse_ve_judgement(reply, n_values)
+    return VeOutcome(sample_id, record["category"], tuple(values))

@@ -1,0 +1,176 @@
+"""CQ-Bench written once for both harnesses: tasks and settings, parameter checks, generation
+settings, metric names, versions and the outcome records. The adapters define none of their own."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from inspect_culture.benchmarks.choices import check_bool, check_choice, check_fixed, check_int
+from inspect_culture.benchmarks.spec_types import GenerationSettings, OutcomeRecord
+from inspect_culture.judging.constraints import check_constraint
+
+CATEGORIES: tuple[str, ...] = ("random", "political", "social", "religious", "ethical", "multiple")
+# the categories with value-selection and story (value-extraction) files: all but `multiple`
+STORY_CATEGORIES: tuple[str, ...] = CATEGORIES[:-1]
+
+BENCHMARK = "CQ-Bench"
+# Inspect's Task(version=...) and lm-eval's metadata.version. Bump it whenever prompts, parsers
+# or metrics change. 2: a question run for several epochs counts once (see docs/cqbench.md).
+# 3: forged markers and score lines in VE predictions are neutralised (cqbench-prompts-2), and a
+# gold value given two different scores by the judge is ambiguous, unscored (cqbench-match-3).
+# 4: VE score lines in bold or fullwidth are read (cqbench-match-4) and neutralised, with more
+# look-alikes and any whitespace before the closing bracket (cqbench-prompts-3).
+TASK_VERSION = 4
+PROMPT_VERSION = "cqbench-prompts-3"  # prompt_texts/ and the VE judge prompt's neutralising
+PARSER_VERSION = "cqbench-match-4"  # parse.py: AD option matcher, VS selections, VE verdicts
+
+# Upstream samples open models at temperature 0.8 with up to 4096 new tokens (the paper is
+# silent); reasoning answers need the room. Both VE steps generate alike.
+GENERATION = GenerationSettings(temperature=0.8, max_tokens=4096)
+
+SETTINGS: dict[str, tuple[str, ...]] = {
+    "ad": CATEGORIES,
+    "vs": STORY_CATEGORIES,
+    "ve": STORY_CATEGORIES,
+}
+FIDELITIES: tuple[str, ...] = ("paper", "upstream")
+SHOTS: tuple[int, ...] = (0, 1)
+# The parameters each task takes besides its setting (recorded in the run's metadata).
+TASK_PARAMETERS: dict[str, tuple[str, ...]] = {
+    "ad": ("reasoning", "shots", "merged", "prompt_fidelity"),
+    "vs": ("reasoning", "shots", "prompt_fidelity", "skip_empty"),
+    "ve": ("self_grade", "judge_constraint"),
+}
+
+
+@dataclass(frozen=True)
+class Params:
+    """One run's checked parameters; those its task does not take keep their defaults."""
+
+    task: str
+    setting: str = "random"
+    reasoning: bool = False
+    shots: int = 0
+    merged: bool = False
+    prompt_fidelity: str = "paper"
+    skip_empty: bool = False
+    self_grade: bool = False
+    judge_constraint: str = "none"
+
+    def record(self) -> dict[str, object]:
+        names = ("task", "setting", *TASK_PARAMETERS[self.task])
+        return {name: getattr(self, name) for name in names}
+
+
+_CHECKS = {
+    "reasoning": check_bool,
+    "merged": check_bool,
+    "skip_empty": check_bool,
+    "self_grade": check_bool,
+    "shots": lambda name, value: int(check_choice(name, check_int(name, value), SHOTS)),
+    "prompt_fidelity": lambda name, value: check_choice(name, value, FIDELITIES),
+    "judge_constraint": lambda name, value: check_constraint(value),
+}
+
+
+def _convert(name: str, value: object) -> object:
+    """A parameter as its check converts it (`"true"` -> True); unchecked ones as given."""
+    check = _CHECKS.get(name)
+    return check(name, value) if check else value
+
+
+def validate(
+    task: str, params: Mapping[str, object], fixed: Mapping[str, object] | None = None
+) -> Params:
+    """Every parameter check of both adapters.
+
+    `params`: the Inspect task's arguments or lm-eval's `--metadata` (other keys are left alone:
+    lm-eval also passes the YAML metadata and the judge settings). `fixed`: what an lm-eval task
+    name fixes (setting, reasoning); a different value in `params` fails rather than relabelling
+    the run.
+    """
+    check_choice("task", task, SETTINGS)
+    fixed = {name: _convert(name, value) for name, value in (fixed or {}).items()}
+    # compare converted values: `--metadata '{"reasoning": "true"}'` on a reasoning task agrees
+    named = {name: _convert(name, params[name]) for name in fixed if name in params}
+    check_fixed(f"cqbench_{task}", named, **fixed)
+    given = {**params, **fixed}
+    checked = {name: _convert(name, given[name]) for name in TASK_PARAMETERS[task] if name in given}
+    setting = check_choice("setting", given.get("setting", "random"), SETTINGS[task])
+    result = Params(task, setting, **checked)  # type: ignore[arg-type]
+    # Only the upstream reasoning prompts have a one-shot demonstration (none for the
+    # multiple-attitude category): refuse a setting that would silently run zero-shot.
+    if result.shots == 1 and not result.reasoning:
+        raise ValueError(
+            "shots=1 needs reasoning=true: upstream has one-shot demonstrations only for the "
+            "reasoning prompts"
+        )
+    if result.shots == 1 and setting == "multiple":
+        raise ValueError(
+            "shots=1 is not available for setting=multiple: upstream's multiple-attitude prompt "
+            "has no demonstration"
+        )
+    return result
+
+
+AD_METRICS: tuple[str, ...] = ("accuracy", "macro_f1", "unparsed_rate") + tuple(
+    f"accuracy_{c}" for c in CATEGORIES
+)
+VS_METRICS: tuple[str, ...] = (
+    "precision", "recall", "f1", "mean_story_f1", "empty_rate", "n_stories",
+) + tuple(f"f1_{c}" for c in STORY_CATEGORIES)  # fmt: skip
+VE_METRICS: tuple[str, ...] = ("recall", "n_scored", "n_unscored") + tuple(
+    f"recall_{c}" for c in STORY_CATEGORIES
+)
+# lm-eval only: its count of unscored gold values. Inspect makes a story none of whose values
+# was scored an unscored sample, outside the metric (its `unscored_samples`), so its own count
+# would leave that story's values out; its VE metric omits the name rather than differ.
+UNSCORED_COUNTS: tuple[str, ...] = ("n_unscored",)
+# what each family's lm-eval group averages over its settings
+GROUP_METRICS = {"ad": "accuracy", "vs": "f1", "ve": "recall"}
+# lm-eval runs VE as two tasks: step 1's metric, and step 2's count of stories step 1 left out.
+VE_SUMMARY_METRICS: tuple[str, ...] = ("empty_summary_rate",)
+VE_STEP2_METRICS: tuple[str, ...] = (*VE_METRICS, "stories_without_summary")
+LOWER_IS_BETTER: frozenset[str] = frozenset(
+    {"unparsed_rate", "empty_rate", "n_unscored", "stories_without_summary", "empty_summary_rate"}
+)
+
+
+@dataclass(frozen=True)
+class AdOutcome(OutcomeRecord):
+    """One attitude-detection answer."""
+
+    sample_id: str  # the question: its epochs share it
+    category: str
+    gold: str  # normalized
+    pred: str | None  # normalized effective prediction; None = unparsed
+
+
+@dataclass(frozen=True)
+class VsOutcome(OutcomeRecord):
+    """One value-selection story."""
+
+    sample_id: str
+    category: str
+    precision: float
+    recall: float
+    empty: bool  # the output named no option
+    skipped: bool = False  # empty and left out of the means (upstream's skip_empty)
+
+    @property
+    def f1(self) -> float:
+        return f1_score(self.precision, self.recall)
+
+
+def f1_score(precision: float, recall: float) -> float:
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+@dataclass(frozen=True)
+class VeOutcome(OutcomeRecord):
+    """One value-extraction story: the judge's score of each gold value."""
+
+    sample_id: str
+    category: str
+    value_scores: tuple[float | None, ...]  # 1 / 0.5 / 0; None = unscored

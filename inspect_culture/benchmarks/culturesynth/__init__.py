@@ -1,0 +1,1 @@
+"""culturesynth, defined once for both harnesses: data, spec, prompts, parser, metrics."""

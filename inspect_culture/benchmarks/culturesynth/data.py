@@ -1,0 +1,523 @@
+"""CultureSynth-7 data: the verified QA pairs of Eyr3/CultureSynth (`QA_7lang_annotated.xlsx`),
+never bundled (no license could be read upstream).
+
+Where the file comes from, first match wins: an explicit `path` (a file, or a folder searched
+like the mirror); the offline mirror `$INSPECT_CULTURE_DATA_DIR/culturesynth/` holding
+`QA_7lang_annotated.xlsx` (upstream name), `culturesynth.jsonl` or `culturesynth.csv`; the
+download cache; a download of the xlsx from the `main` branch. The repository could not be
+inspected when this was written, so nothing pins the file: every load logs a warning and records
+the file's sha256 in the provenance.
+
+Columns. The upstream headers are unknown, so each field is looked up through `DEFAULT_COLUMNS`
+(header spellings tried in order; matching ignores case, spaces, `_` and `-`). Override with
+`column_map={"question": "<header>", ...}` or the JSON object in
+`$INSPECT_CULTURE_CULTURESYNTH_COLUMNS` (ours -> theirs; the parameter wins per field); map
+`id` or `secondary_topic` to "" to ignore that column. In a workbook whose sheet names are
+languages ("zh", "Chinese", ...), those sheets are read and the sheet sets the language; otherwise
+every sheet whose header has the required columns is read. Merged cells are filled down.
+
+Ids, which baseline answers are keyed by across runs and harnesses:
+- with an `id` column, its value as is; a repeated value is an error naming both rows (map `id`
+  to "" to derive ids instead);
+- otherwise `f"{language}-{sha1(question)[:12]}"` over the UTF-8 of the NFC-normalized, stripped
+  question: independent of row order and of the answer, like the baseline answer it keys. Two
+  rows of one language with the same question are told apart deterministically: sorted by
+  (answer, primary topic, secondary topic), the first keeps the id and the others get `-2`,
+  `-3`, ...
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import logging
+import os
+import re
+import unicodedata
+import zipfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from inspect_culture.benchmarks.culturesynth.source import CULTURESYNTH
+from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
+from inspect_culture.datasets_hub.hashing import sha256_file
+from inspect_culture.datasets_hub.languages import LANGUAGES as LANGUAGE_MAP
+from inspect_culture.datasets_hub.loaded import LoadedDataset
+from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, mirror_dir
+from inspect_culture.datasets_hub.resolve import ResolvedFile, locate, resolve
+from inspect_culture.datasets_hub.validation import validate_record
+
+logger = logging.getLogger(__name__)
+
+COLUMNS_ENV = "INSPECT_CULTURE_CULTURESYNTH_COLUMNS"
+
+LANGUAGES: tuple[str, ...] = ("ar", "es", "fr", "ja", "ko", "pt", "zh")
+
+# Paper Table 10 / Figure 4, in the paper's order: primary topic -> abbreviation.
+TOPICS: dict[str, str] = {
+    "Social Sciences": "SS",
+    "Philosophy and Psychology": "PP",
+    "Religion and Theology": "RT",
+    "Political Science": "PS",
+    "Law": "LAW",
+    "Education": "EDU",
+    "Language": "LAN",
+    "Literature": "LIT",
+    "Medicine": "MED",
+    "Applied Sciences and Technology": "AST",
+    "Arts": "ART",
+    "Recreation, Sports, and Entertainment": "RSE",
+}
+
+# Our field -> upstream header spellings tried in order (the first one present wins).
+DEFAULT_COLUMNS: dict[str, tuple[str, ...]] = {
+    "id": ("id", "qid", "question_id", "uid"),
+    "question": ("question", "query", "问题"),
+    "answer": ("answer", "reference_answer", "ref_answer", "gold_answer", "reference", "答案"),
+    "language": ("language", "lang", "language_code", "语言"),
+    "primary_topic": ("primary_topic", "primary", "topic_1", "一级主题", "topic"),
+    "secondary_topic": ("secondary_topic", "secondary", "subtopic", "topic_2", "二级主题"),
+}
+OPTIONAL_FIELDS = ("id", "secondary_topic")
+
+MIRROR_NAMES: tuple[str, ...] = (CULTURESYNTH.filename, "culturesynth.jsonl", "culturesynth.csv")
+
+# Spellings accepted for each language (case-insensitive); "zh-CN", "pt_BR" etc. also match.
+_LANGUAGE_LOOKUP = {a.casefold(): code for code in LANGUAGES for a in LANGUAGE_MAP[code].aliases}
+
+
+def _topic_key(value: str) -> str:
+    # "Recreation, Sports & Entertainment" and "recreation  sports and entertainment" are one topic.
+    return " ".join(value.casefold().replace("&", " and ").replace(",", " ").split())
+
+
+_TOPIC_LOOKUP = {_topic_key(key): name for name, abbr in TOPICS.items() for key in (name, abbr)}
+
+
+def normalize_language(value: str) -> str | None:
+    """The language code for a code or name, or None when it is not one of `LANGUAGES`."""
+    text = unicodedata.normalize("NFC", value).strip().casefold()
+    if text in _LANGUAGE_LOOKUP:
+        return _LANGUAGE_LOOKUP[text]
+    head = re.split(r"[-_\s]", text, maxsplit=1)[0]  # "zh-CN", "pt_BR"
+    return head if head in LANGUAGES else None
+
+
+def normalize_topic(value: str) -> str | None:
+    """The Table 10 primary-topic name for a name or abbreviation, or None."""
+    return _TOPIC_LOOKUP.get(_topic_key(unicodedata.normalize("NFC", value)))
+
+
+@dataclass(frozen=True)
+class _Table:
+    """One header + rows unit of a file: a sheet, or the whole CSV/JSONL."""
+
+    where: str  # "file.xlsx, sheet 'zh'" or "file.csv"
+    headers: list[str]
+    rows: list[tuple[str, dict[str, Any]]]  # (location of the row, header -> cell)
+    language: str | None = None  # set by a sheet named after a language
+
+
+def load_culturesynth(
+    languages: Sequence[str] | None = None,
+    *,
+    path: str | Path | None = None,
+    column_map: Mapping[str, str] | None = None,
+) -> LoadedDataset:
+    """Load, validate and normalize CultureSynth-7; `languages` keeps only those (codes or names).
+
+    Every row of the file is validated whatever the filter, so a bad file fails the same way for
+    every subset.
+    """
+    wanted = check_languages(languages)
+    columns = _column_overrides(column_map)
+    resolved = _resolve(path)
+    records, resolved_columns = read_culturesynth(resolved.path, columns)
+    present = sorted({r["language"] for r in records})
+    if wanted is not None:
+        records = [r for r in records if r["language"] in wanted]
+        if not records:
+            raise DataValidationError(
+                f"{resolved.path}: no rows for language(s) {', '.join(sorted(wanted))}; "
+                f"languages in the file: {', '.join(present)}"
+            )
+    sha256 = sha256_file(resolved.path)
+    logger.warning(
+        "CultureSynth-7 data is not pinned to an upstream commit (%s); using %s, sha256 %s "
+        "(recorded in the provenance)",
+        CULTURESYNTH.describe(),
+        resolved.path,
+        sha256,
+    )
+    # Only a file we fetched ourselves is known to come from the branch; a mirror may be any copy.
+    fetched = resolved.origin in {"download", "cache"}
+    provenance = {
+        "dataset": CULTURESYNTH.repo,
+        "revision": CULTURESYNTH.revision if fetched else "unknown",
+        "pinned": False,
+        "file": resolved.path.name,
+        "origin": resolved.origin,
+        "path": str(resolved.path),
+        "sha256": sha256,
+        "rows": len(records),
+        "languages": sorted({r["language"] for r in records}),
+        "columns": resolved_columns,
+        "license": CULTURESYNTH.license,
+    }
+    return LoadedDataset(records, provenance)
+
+
+def locate_culturesynth() -> ResolvedFile | None:
+    """The local copy, if any, without touching the network: mirror names in order, then cache."""
+    root = mirror_dir()
+    found = _first_in(root / CULTURESYNTH.benchmark) if root else None
+    return ResolvedFile(found, "mirror") if found else locate(CULTURESYNTH)
+
+
+def _first_in(folder: Path) -> Path | None:
+    return next((folder / n for n in MIRROR_NAMES if (folder / n).is_file()), None)
+
+
+def _resolve(path: str | Path | None) -> ResolvedFile:
+    if path is not None:
+        explicit = Path(path).expanduser()
+        found = _first_in(explicit) if explicit.is_dir() else explicit
+        if found is None:
+            raise DatasetUnavailableError(
+                f"{explicit}: none of {', '.join(MIRROR_NAMES)} in this folder"
+            )
+        if not found.is_file():
+            raise DatasetUnavailableError(f"{explicit}: no such file")
+        return ResolvedFile(found, "explicit")
+    found = locate_culturesynth()
+    if found is not None:
+        return found
+    try:
+        return resolve(CULTURESYNTH)
+    except DatasetUnavailableError as exc:
+        root = mirror_dir()
+        folder = root / CULTURESYNTH.benchmark if root else f"${DATA_DIR_ENV}/culturesynth"
+        raise DatasetUnavailableError(
+            f"{exc} Instead of the xlsx, {folder}/culturesynth.jsonl or culturesynth.csv with "
+            "the fields question, answer, language, primary_topic (optional: id, "
+            "secondary_topic) also works."
+        ) from None
+
+
+def check_languages(
+    languages: Sequence[str] | None, parameter: str = "languages"
+) -> set[str] | None:
+    """The codes of `languages` (codes or names, or one comma-separated string); None = all."""
+    if languages is None:
+        return None
+    if isinstance(languages, str):  # "zh" or "zh,ja", as `-T languages=zh,ja` passes it
+        languages = [part for part in languages.split(",") if part.strip()]
+    pairs = [(value, normalize_language(str(value))) for value in languages]
+    bad = [repr(value) for value, code in pairs if code is None]
+    codes = {code for _, code in pairs if code is not None}
+    if bad or not codes:
+        raise ValueError(
+            f"{parameter}={', '.join(bad) or '(empty)'} is not supported; allowed values: "
+            f"{', '.join(LANGUAGES)} (or their English names)"
+        )
+    return codes
+
+
+def _column_overrides(column_map: Mapping[str, str] | None) -> dict[str, str]:
+    merged: dict[str, str] = {}
+    raw_env = os.environ.get(COLUMNS_ENV, "").strip()
+    if raw_env:
+        try:
+            from_env = json.loads(raw_env)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{COLUMNS_ENV} is not valid JSON ({exc})") from None
+        merged.update(_checked_map(from_env, COLUMNS_ENV))
+    if column_map is not None:
+        merged.update(_checked_map(column_map, "column_map"))
+    return merged
+
+
+def _checked_map(value: Any, name: str) -> dict[str, str]:
+    if not isinstance(value, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise ValueError(
+            f'{name} must map our field names to column names, e.g. {{"question": "Q"}}'
+        )
+    unknown = [key for key in value if key not in DEFAULT_COLUMNS]
+    if unknown:
+        raise ValueError(
+            f"{name}: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(DEFAULT_COLUMNS)}"
+        )
+    return dict(value)
+
+
+def read_culturesynth(
+    path: Path, overrides: Mapping[str, str] | None = None
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """Every record of the file, validated, with stable ids; and the columns used (ours ->
+    theirs, "" where an optional column is absent)."""
+    suffix = path.suffix.lower()
+    if suffix in {".xlsx", ".xlsm"}:
+        tables = _xlsx_tables(path)
+    elif suffix == ".jsonl":
+        tables = [_jsonl_table(path)]
+    elif suffix == ".csv":
+        tables = [_csv_table(path)]
+    else:
+        raise DataValidationError(f"{path}: unsupported file type; expected .xlsx, .jsonl or .csv")
+    records: list[dict[str, Any]] = []
+    used: dict[str, str] = {}
+    for table in tables:
+        mapping = _map_columns(table, dict(overrides or {}))
+        for field, header in mapping.items():
+            used.setdefault(field, header or "")
+        records += [
+            record
+            for where, row in table.rows
+            if (record := _normalize(row, mapping, where, table.language)) is not None
+        ]
+    if not records:
+        raise DataValidationError(f"{path}: no data rows under the header")
+    _assign_ids(records, path)
+    for record in records:
+        del record["_where"]
+    return records, used
+
+
+def _map_columns(table: _Table, overrides: dict[str, str]) -> dict[str, str | None]:
+    by_key: dict[str, str] = {}
+    for header in table.headers:
+        by_key.setdefault(_header_key(header), header)
+    mapping: dict[str, str | None] = {}
+    missing: list[str] = []
+    for field, spellings in DEFAULT_COLUMNS.items():
+        if field in overrides:
+            wanted = overrides[field]  # "" drops an optional column
+            found = by_key.get(_header_key(wanted)) if wanted else None
+            if found is None and (wanted or field not in OPTIONAL_FIELDS):
+                raise DataValidationError(
+                    f"{table.where}: column {wanted!r} given for '{field}' (column_map or "
+                    f"{COLUMNS_ENV}) is not in the header; found columns: {_listing(table.headers)}"
+                )
+            mapping[field] = found
+            continue
+        found = next((by_key[k] for k in map(_header_key, spellings) if k in by_key), None)
+        mapping[field] = found
+        optional = field in OPTIONAL_FIELDS or (field == "language" and table.language)
+        if found is None and not optional:
+            missing.append(field)
+    if missing:
+        tried = "; ".join(f"{f}: {', '.join(DEFAULT_COLUMNS[f])}" for f in missing)
+        example = json.dumps(dict.fromkeys(missing, "<column>"), ensure_ascii=False)
+        raise DataValidationError(
+            f"{table.where}: no column for {', '.join(missing)} (tried {tried}); found columns: "
+            f"{_listing(table.headers)}. Name the columns with column_map={example} or "
+            f"{COLUMNS_ENV}='{example}'"
+        )
+    return mapping
+
+
+def _header_key(header: str) -> str:
+    return re.sub(r"[\s_\-]+", "", unicodedata.normalize("NFC", header).casefold())
+
+
+def _listing(headers: Sequence[str]) -> str:
+    return ", ".join(h for h in headers if h) or "(none)"
+
+
+def _normalize(
+    row: dict[str, Any], mapping: dict[str, str | None], where: str, sheet_language: str | None
+) -> dict[str, Any] | None:
+    raw = {field: _text(row.get(header)) if header else "" for field, header in mapping.items()}
+    if not any(raw.values()):
+        return None  # blank line / trailing empty spreadsheet row
+    names = {field: header or field for field, header in mapping.items()}
+    language = _language(raw["language"], sheet_language, where, names["language"])
+    topic = raw["primary_topic"].strip()
+    primary = normalize_topic(topic) if topic else ""
+    if primary is None:
+        allowed = "; ".join(f"{name} ({abbr})" for name, abbr in TOPICS.items())
+        raise DataValidationError(
+            f"{where}, field '{names['primary_topic']}': value {topic!r} is not a primary topic "
+            f"of the paper (Table 10); allowed values: {allowed}"
+        )
+    record = {
+        "id": raw["id"].strip(),
+        "question": raw["question"].strip(),
+        "answer": raw["answer"].strip(),
+        "language": language,
+        "primary_topic": primary,
+        "topic_abbr": TOPICS.get(primary, ""),
+        "secondary_topic": raw["secondary_topic"].strip(),
+    }
+    # without an id column, the id is derived once the whole file is read
+    schema_record = {**record, "id": "derived"} if mapping["id"] is None else record
+    validate_record(__package__, "culturesynth", schema_record, where=where, field_names=names)
+    record["_where"] = where
+    return record
+
+
+def _language(value: str, sheet_language: str | None, where: str, column: str) -> str:
+    value = value.strip()
+    if not value:
+        if sheet_language:
+            return sheet_language
+        raise DataValidationError(f"{where}, field '{column}': must not be empty")
+    code = normalize_language(value)
+    if code is None:
+        raise DataValidationError(
+            f"{where}, field '{column}': value {value!r} is not a known language; allowed "
+            f"values: {', '.join(LANGUAGES)} (or their English names)"
+        )
+    if sheet_language and code != sheet_language:
+        raise DataValidationError(
+            f"{where}, field '{column}': value {value!r} contradicts the sheet's language "
+            f"{sheet_language!r}"
+        )
+    return code
+
+
+def _assign_ids(records: list[dict[str, Any]], path: Path) -> None:
+    first: dict[str, str] = {}
+    groups: dict[str, list[dict[str, Any]]] = {}  # records without an id, by derived id
+    for record in records:
+        if not record["id"]:
+            groups.setdefault(derived_id(record["language"], record["question"]), []).append(record)
+            continue
+        previous = first.setdefault(record["id"], record["_where"])
+        if previous != record["_where"]:
+            raise DataValidationError(
+                f"{record['_where']}, field 'id': value {record['id']!r} repeats {previous}; "
+                f'ids must be unique (map "id" to "" in column_map or {COLUMNS_ENV} to derive '
+                "ids from the question text instead)"
+            )
+    repeated = 0
+    for base, group in groups.items():
+        group.sort(key=lambda r: (r["answer"], r["primary_topic"], r["secondary_topic"]))
+        for number, record in enumerate(group, start=1):
+            record["id"] = base if number == 1 else f"{base}-{number}"
+            if record["id"] in first:
+                raise DataValidationError(
+                    f"{record['_where']}: derived id {record['id']!r} equals the id of "
+                    f"{first[record['id']]}"
+                )
+        repeated += len(group) - 1
+    if repeated:
+        logger.warning("%s: %d repeated question(s) got a -2, -3, ... id suffix", path, repeated)
+
+
+def derived_id(language: str, question: str) -> str:
+    """The id of a row without an id column: language + sha1 of the question text."""
+    text = unicodedata.normalize("NFC", question).strip()
+    return f"{language}-{hashlib.sha1(text.encode('utf-8')).hexdigest()[:12]}"
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))  # spreadsheet ids such as 12.0
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value)
+
+
+def _xlsx_tables(path: Path) -> list[_Table]:
+    try:
+        import openpyxl
+    except ImportError:  # pragma: no cover - a declared dependency
+        raise DataValidationError(
+            f"{path}: reading xlsx needs openpyxl (pip install openpyxl)"
+        ) from None
+    if not zipfile.is_zipfile(path):
+        head = path.read_bytes()[:200]
+        hint = (
+            " (a Git LFS pointer: download the real file from the repository page)"
+            if head.startswith(b"version https://git-lfs")
+            else ""
+        )
+        raise DataValidationError(f"{path}: not an xlsx workbook{hint}")
+    try:
+        workbook = openpyxl.load_workbook(path, data_only=True)
+    except Exception as exc:  # openpyxl raises many kinds for a damaged workbook
+        raise DataValidationError(f"{path}: cannot read the workbook ({exc})") from None
+    sheets = [(ws, normalize_language(ws.title)) for ws in workbook.worksheets]
+    by_language = [(ws, lang) for ws, lang in sheets if lang]
+    tables = [_sheet_table(path, ws, lang) for ws, lang in (by_language or sheets)]
+    tables = [t for t in tables if t.headers]
+    if by_language or len(tables) <= 1:
+        return tables
+    # Several sheets, none named after a language: read those that look like the data.
+    usable = []
+    for table in tables:
+        try:
+            _map_columns(table, {})
+        except DataValidationError:
+            continue
+        usable.append(table)
+    return usable or tables[:1]  # none fit: report the first sheet's columns
+
+
+def _sheet_table(path: Path, ws: Any, language: str | None) -> _Table:
+    merged: dict[tuple[int, int], Any] = {}
+    for cells in ws.merged_cells.ranges:  # a topic cell spanning its rows applies to each
+        value = ws.cell(cells.min_row, cells.min_col).value
+        for r in range(cells.min_row, cells.max_row + 1):
+            for c in range(cells.min_col, cells.max_col + 1):
+                merged[(r, c)] = value
+    where = f"{path}, sheet {ws.title!r}"
+    headers: list[str] = []
+    rows: list[tuple[str, dict[str, Any]]] = []
+    for number, values in enumerate(ws.iter_rows(min_row=1, values_only=True), start=1):
+        cells = [merged.get((number, c), v) for c, v in enumerate(values, start=1)]
+        if not headers:
+            if any(_text(v).strip() for v in cells):
+                headers = [_text(v).strip() for v in cells]
+            continue
+        row: dict[str, Any] = {}
+        for header, value in zip(headers, cells):
+            if header and header not in row:
+                row[header] = value
+        rows.append((f"{where}, row {number}", row))
+    return _Table(where, headers, rows, language)
+
+
+def _csv_table(path: Path) -> _Table:
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            reader = csv.DictReader(handle)
+            headers = [(name or "").strip() for name in (reader.fieldnames or [])]
+            reader.fieldnames = headers
+            rows = [(f"{path}, data row {i}", dict(row)) for i, row in enumerate(reader, start=1)]
+    except UnicodeDecodeError as exc:
+        raise DataValidationError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except (OSError, csv.Error) as exc:
+        raise DataValidationError(f"{path}: cannot read CSV ({exc})") from None
+    return _Table(str(path), headers, rows)
+
+
+def _jsonl_table(path: Path) -> _Table:
+    headers: dict[str, None] = {}
+    rows = []
+    try:
+        with path.open(encoding="utf-8-sig") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    item = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DataValidationError(f"{path}, line {number}: not JSON ({exc})") from None
+                if not isinstance(item, dict):
+                    raise DataValidationError(f"{path}, line {number}: expected a JSON object")
+                headers.update(dict.fromkeys(str(key) for key in item))
+                rows.append((f"{path}, line {number}", {str(k): v for k, v in item.items()}))
+    except UnicodeDecodeError as exc:
+        raise DataValidationError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise DataValidationError(f"{path}: cannot read ({exc.strerror})") from None
+    return _Table(str(path), list(headers), rows)

@@ -1,0 +1,162 @@
+"""CultureSynth-7 metrics from per-question pairwise outcomes: one function for both harnesses,
+and the judge-agreement rate of the paper's Table 7.
+
+Every rate is in percent, as the paper reports it. Unscored outcomes are counted (`n_unscored`)
+and left out of every rate; they never count as a tie or a loss. Epochs (Inspect `--epochs N`):
+a question is one question however often it was judged. Each rate averages every question's
+scored epochs first, then the questions; the bootstrap resamples questions; counts are numbers
+of questions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+
+from inspect_culture.benchmarks.culturesynth.spec import (
+    MISSING_BASELINE,
+    PairOutcome,
+    language_slug,
+    topic_slug,
+)
+from inspect_culture.stats.bootstrap import bootstrap_mean_interval
+from inspect_culture.stats.epochs import per_question_means
+
+
+def net_win_rate(outcomes: Sequence[float]) -> float:
+    """(wins - losses) / N x 100 over scored outcomes (+1 / 0 / -1, or a question's mean over
+    its epochs), the paper's §5.2."""
+    if not outcomes:
+        return math.nan
+    return 100.0 * sum(outcomes) / len(outcomes)
+
+
+def weighted_average(by_language: Mapping[str, Sequence[float]]) -> float:
+    """The paper's "Weighted Average" (Tables 3 and 8): per-language net win rates weighted by
+    each language's number of (scored) questions, which is the net win rate pooled over all
+    questions.
+
+    Verified on the paper's numbers: each language column of Table 3 is, for all 14 models, a
+    multiple of 100/N for exactly one N in 300-900: ar 567, zh 598, fr 585, ja 667, ko 576,
+    pt 532, es 624, summing to 4,149, the benchmark's size. Weighting the columns by these counts
+    reproduces every Weighted Average of Tables 3 and 8 to within rounding (< 0.005); the
+    unweighted mean of the seven columns misses by up to 0.60 (Claude-3.5-Sonnet, Table 3).
+    Pooling Table 4's topic columns by their own inferred counts (SS 360, PP 356, RT 367, PS 364,
+    LAW 343, EDU 355, LAN 349, LIT 329, MED 288, AST 323, ART 368, RSE 347; sum 4,149) gives
+    the same 14 values, so the column is the pooled rate.
+    """
+    total = sum(len(values) for values in by_language.values())
+    if not total:
+        return math.nan
+    return (
+        sum(len(values) * net_win_rate(values) for values in by_language.values() if values) / total
+    )
+
+
+def _question_rate(scored: Sequence[PairOutcome], value: Callable[[PairOutcome], float]) -> float:
+    """Percent: the mean over questions of each question's mean over its epochs."""
+    means = per_question_means([value(o) for o in scored], [o.question_id for o in scored])
+    return 100.0 * sum(means) / len(means)
+
+
+def culturesynth_metrics(
+    outcomes: Sequence[PairOutcome], *, resamples: int = 1000
+) -> dict[str, float]:
+    """Net win rate of the target against the baseline, overall (with a bootstrap interval seeded
+    like the answer-order coin), per language and per primary topic; win/tie/loss rates; the
+    paper's weighted average; position consistency of swapped questions; question counts."""
+    seeds = {o.seed for o in outcomes}
+    if len(seeds) > 1:
+        raise ValueError(f"outcomes of runs with different seeds: {sorted(seeds)}")
+    questions = {o.question_id for o in outcomes}
+    scored = [o for o in outcomes if o.outcome is not None]
+    first: dict[str, PairOutcome] = {}  # a question's language and topic
+    for o in scored:
+        first.setdefault(o.question_id, o)
+    ids = [o.question_id for o in scored]
+    means = dict(zip(first, per_question_means([float(o.outcome or 0) for o in scored], ids)))
+    missing = {o.question_id for o in outcomes if o.reason == MISSING_BASELINE}
+    result: dict[str, float] = {
+        "n_scored": float(len(means)),
+        "n_unscored": float(len(questions) - len(means)),
+        "n_missing_baseline": float(len(missing - means.keys())),
+    }
+    if not scored:
+        return result
+    values = list(means.values())
+    # sorted: the interval must not depend on the order the harness delivered the questions in
+    low, high = bootstrap_mean_interval(
+        sorted(100.0 * v for v in values), seed=seeds.pop(), resamples=resamples
+    )
+    result.update(
+        {
+            "net_win_rate": net_win_rate(values),
+            "net_win_rate_ci_low": low,
+            "net_win_rate_ci_high": high,
+            "win_rate": _question_rate(scored, lambda o: o.outcome == 1),
+            "tie_rate": _question_rate(scored, lambda o: o.outcome == 0),
+            "loss_rate": _question_rate(scored, lambda o: o.outcome == -1),
+        }
+    )
+    by_language: dict[str, list[float]] = defaultdict(list)
+    by_topic: dict[str, list[float]] = defaultdict(list)
+    for question, mean in means.items():
+        by_language[language_slug(first[question].language)].append(mean)
+        by_topic[topic_slug(first[question].topic)].append(mean)
+    clash = set(by_language) & set(by_topic)
+    if clash:
+        raise ValueError(f"topic and language share a metric name: {sorted(clash)}")
+    result["weighted_average"] = weighted_average(by_language)
+    swapped = [o for o in scored if o.consistent is not None]
+    if swapped:
+        result["position_consistency"] = _question_rate(swapped, lambda o: bool(o.consistent))
+    for groups in (by_language, by_topic):
+        for name in sorted(groups):
+            result[f"net_win_rate_{name}"] = net_win_rate(groups[name])
+    return result
+
+
+def strict_agreement(a: Mapping[str, int | None], b: Mapping[str, int | None]) -> dict[str, float]:
+    """Strict agreement of two judges (paper Table 7): the share, in percent, of questions both
+    scored on which they give the same outcome among +1 / 0 / -1 ("the proportion of evaluation
+    instances where both judges yield identical pairwise preferences", §5.3).
+
+    `a` and `b` map a question key to its outcome under each judge (same target model, same
+    answers). Questions unscored by either judge, or present in one run only, are counted and
+    left out. `agreement` is NaN when nothing is compared."""
+    common = a.keys() & b.keys()
+    both = [k for k in common if a[k] is not None and b[k] is not None]
+    agree = sum(1 for k in both if a[k] == b[k])
+    return {
+        "agreement": 100.0 * agree / len(both) if both else math.nan,
+        "n_compared": float(len(both)),
+        "n_agree": float(agree),
+        "n_unscored": float(len(common) - len(both)),
+        "n_unmatched": float(len(a.keys() ^ b.keys())),
+    }
+
+
+def strict_agreement_by(
+    a: Mapping[str, int | None],
+    b: Mapping[str, int | None],
+    group_of: Callable[[str], str],
+) -> dict[str, dict[str, float]]:
+    """`strict_agreement` per group of question keys (target model, language, ...), sorted by
+    group; `group_of` maps a key to its group."""
+    groups: dict[str, set[str]] = defaultdict(set)
+    for key in a.keys() | b.keys():
+        groups[group_of(key)].add(key)
+    return {
+        group: strict_agreement(
+            {k: a[k] for k in keys if k in a}, {k: b[k] for k in keys if k in b}
+        )
+        for group, keys in sorted(groups.items())
+    }
+
+
+def mean_agreement(per_group: Mapping[str, Mapping[str, float]]) -> float:
+    """Unweighted mean of the groups' agreement rates, as Table 7's "Average" row (85.05 = the
+    plain mean of its 14 model rows); groups with nothing compared are skipped."""
+    rates = [g["agreement"] for g in per_group.values() if not math.isnan(g["agreement"])]
+    return sum(rates) / len(rates) if rates else math.nan

@@ -1,0 +1,141 @@
+"""CultureSynth-7 verdicts: the judge's `[[A]]`/`[[B]]`/`[[C]]`, each game's outcome from the
+target's side, and one question's result from its games (both harnesses).
+
+Outcomes: +1 target better, -1 baseline better, 0 tie (paper §5.1).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from inspect_culture.benchmarks.culturesynth.prompts import Position, check_position
+from inspect_culture.benchmarks.culturesynth.spec import (
+    JUDGE_PROMPT_VERSION,
+    MISSING_BASELINE,
+    PAIRWISE_PARSER_VERSION,
+    PairOutcome,
+)
+
+Verdict = Literal["A", "B", "C"]
+
+# Exact tokens only, as the prompt asks for them.
+_VERDICT = re.compile(r"\[\[([ABC])\]\]")
+NO_VERDICT = "no [[A]], [[B]] or [[C]] verdict in the judge output"
+AMBIGUOUS = "ambiguous verdict"
+
+
+def read_pairwise_verdict(text: str | None) -> tuple[Verdict | None, str | None]:
+    """(the judge's one verdict, None) or (None, why) (`pairwise-2`).
+
+    Every `[[A]]`, `[[B]]` or `[[C]]` in the reply counts: the same token repeated is that
+    verdict; two different tokens are an ambiguous verdict, unscored rather than resolved by
+    position (`pairwise-1` took the last, so a judge that echoed a verdict planted in an answer
+    after its own could hand the planted one over). A judge that restates the format
+    ('"[[A]]" if assistant A is better, ...') before deciding is therefore unscored too; a
+    constrained reply (`judge.constraints`) has exactly one token by construction.
+    """
+    distinct = sorted(set(_VERDICT.findall(text or "")))
+    if not distinct:
+        return None, NO_VERDICT
+    if len(distinct) > 1:
+        shown = ", ".join(f"[[{v}]]" for v in distinct)
+        return None, f"{AMBIGUOUS}: the judge output has different verdicts ({shown})"
+    return distinct[0], None  # type: ignore[return-value]
+
+
+def parse_pairwise_verdict(text: str | None) -> Verdict | None:
+    """The judge's one `[[A]]`, `[[B]]` or `[[C]]` (repeats allowed), else None (unscored)."""
+    return read_pairwise_verdict(text)[0]
+
+
+def game_outcome(verdict: Verdict | None, target_position: Position) -> int | None:
+    """+1 target better, -1 baseline better, 0 tie ([[C]]), None when there is no verdict."""
+    check_position(target_position)
+    if verdict is None:
+        return None
+    if verdict == "C":
+        return 0
+    return 1 if verdict == target_position else -1
+
+
+@dataclass(frozen=True)
+class PairJudgement:
+    """One question's judged result before it becomes an outcome record."""
+
+    outcome: int | None  # None = unscored
+    consistent: bool | None  # None for a single game, or when unscored
+    reason: str | None = None  # why unscored
+    game_outcomes: tuple[int | None, ...] = ()
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    def record(self, question_id: str, language: str, topic: str, seed: int) -> PairOutcome:
+        """The outcome record both harnesses store and the metrics read."""
+        return PairOutcome(
+            question_id, self.outcome, language, topic, self.consistent, self.reason, seed
+        )
+
+
+def missing_baseline(reason: str | None = None) -> PairJudgement:
+    """A question without a baseline answer: unscored and reported, never judged or dropped.
+    `reason` (why the baseline failed, if known) replaces the generic `MISSING_BASELINE`."""
+    return PairJudgement(None, None, reason or MISSING_BASELINE)
+
+
+def combine_swapped(target_as_a: int | None, target_as_b: int | None) -> PairJudgement:
+    """Both orders of one question, each outcome already seen from the target.
+
+    Equal outcomes: that outcome, consistent. Different outcomes: 0 (tie), inconsistent; a
+    verdict that flips with the order reflects the position, not the answers (as in Zheng et
+    al. 2023). Either game unscored: the question is unscored, never half-counted, because a
+    single surviving game would reintroduce the position bias the swap exists to cancel.
+    """
+    games = (target_as_a, target_as_b)
+    missing = [pos for pos, outcome in zip("AB", games) if outcome is None]
+    if missing:
+        where = " and ".join(f"target as {pos}" for pos in missing)
+        return PairJudgement(None, None, f"{NO_VERDICT} ({where})", games)
+    if target_as_a == target_as_b:
+        return PairJudgement(target_as_a, True, None, games)
+    return PairJudgement(0, False, None, games)
+
+
+def judge_games(
+    judge_texts: Sequence[str | None],
+    target_positions: Sequence[Position],
+    errors: Sequence[str | None] | None = None,
+) -> PairJudgement:
+    """Judge outputs of the games of `game_positions` (same order) -> the question's result.
+
+    A game whose call failed (`errors[i]` set), or whose output has no verdict or an ambiguous
+    one, is unscored; the reason says which ("ambiguous verdict: ... (target as A)")."""
+    if len(judge_texts) != len(target_positions) or len(target_positions) not in (1, 2):
+        raise ValueError("expected one game, or two games (target as A, then as B)")
+    for pos in target_positions:
+        check_position(pos)
+    errors = list(errors) if errors is not None else [None] * len(judge_texts)
+    provenance = {
+        "judge_prompt_version": JUDGE_PROMPT_VERSION,
+        "pairwise_parser_version": PAIRWISE_PARSER_VERSION,
+        "target_positions": list(target_positions),
+    }
+    verdicts = [
+        (None, error) if error else read_pairwise_verdict(text)
+        for text, error in zip(judge_texts, errors)
+    ]
+    outcomes = tuple(
+        game_outcome(verdict, pos) for (verdict, _), pos in zip(verdicts, target_positions)
+    )
+    reasons = [
+        f"{why or NO_VERDICT} (target as {pos})"
+        for outcome, pos, (_, why) in zip(outcomes, target_positions, verdicts)
+        if outcome is None
+    ]
+    reason = "; ".join(reasons) or None
+    if len(target_positions) == 1:
+        return PairJudgement(outcomes[0], None, reason, outcomes, provenance)
+    if tuple(target_positions) != ("A", "B"):
+        raise ValueError(f"swapped games must be (A, B), got {tuple(target_positions)}")
+    return replace(combine_swapped(*outcomes), reason=reason, provenance=provenance)

@@ -1,0 +1,128 @@
+"""CultureSynth-7 spec: what both harness adapters read (parameters and their check, generation
+settings, metric names, versions, and the per-question outcome record).
+
+The seven languages and the twelve primary topics of paper Table 10 are the data's own
+(`datasets_hub.culturesynth.LANGUAGES`, `TOPICS`): the loader validates rows against them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from inspect_culture.benchmarks.choices import check_bool, check_fixed, check_int
+from inspect_culture.benchmarks.culturesynth.data import (
+    LANGUAGES,
+    TOPICS,
+    check_languages,
+    normalize_topic,
+)
+from inspect_culture.benchmarks.spec_types import GenerationSettings, OutcomeRecord
+from inspect_culture.judging.constraints import check_constraint
+
+BENCHMARK = "CultureSynth-7"
+# Task(version=...) and the lm-eval YAML's metadata.version: bump it whenever the prompts, the
+# parser or the metrics change (2: epochs count once per question; 3: forged delimiters and verdicts
+# in an answer are caught through Unicode look-alikes and invisible characters, culturesynth-judge-2,
+# and two different verdicts in a judge reply are ambiguous, unscored, pairwise-2; docs/judge.md;
+# 4: more look-alikes of the guarded markers are folded, culturesynth-judge-3).
+TASK_VERSION = 4
+JUDGE_PROMPT_VERSION = "culturesynth-judge-3"
+PAIRWISE_PARSER_VERSION = "pairwise-2"
+
+# The paper states no decoding settings: greedy, so a baseline run is reproducible and
+# shareable, with room for long culture answers; the target and the baseline alike.
+GENERATION = GenerationSettings(temperature=0.0, max_tokens=2048)
+
+# Reason of a question whose baseline answer is missing: reported, never judged or dropped.
+MISSING_BASELINE = "no baseline answer for this question"
+# Counts of unscored questions. lm-eval reports them; Inspect keeps unscored samples out of its
+# metrics (`Score.unscored`) and counts them in the results' `unscored_samples`.
+UNSCORED_COUNTS = ("n_unscored", "n_missing_baseline")
+LOWER_IS_BETTER = frozenset({*UNSCORED_COUNTS, "loss_rate"})
+# The answers-only tasks' one metric (lm-eval): the share of questions with a non-empty answer.
+ANSWERED = "answered"
+GROUP_METRIC = "net_win_rate"  # what the lm-eval group averages over the languages
+# The parameters lm-eval's judged tasks read from `--metadata` (the task fixes the language; the
+# judge, its constraint included, is lm_eval_tasks/judge's); `validate` owns their defaults.
+LM_EVAL_PARAMS = ("swap", "seed")
+_ANY: Any = object()
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A run's checked parameters."""
+
+    languages: tuple[str, ...] | None  # None = all seven
+    swap: bool
+    seed: int
+    self_grade: bool
+    judge_constraint: str
+
+
+def validate(
+    language: object = None,
+    swap: object = True,
+    seed: object = 0,
+    self_grade: object = False,
+    judge_constraint: object = "none",
+    task_language: str | None = _ANY,
+) -> Settings:
+    """The one check of CultureSynth's parameters; errors name the parameter and its allowed
+    values. `language`: a code or name, a comma-separated list, or None (all seven).
+    `task_language` (lm-eval, one task per language or None for `_all`): `language` may only
+    repeat it."""
+    if task_language is not _ANY:
+        task = f"culturesynth_{task_language or 'all'}"
+        check_fixed(task, {"language": language}, language=task_language)
+    return Settings(
+        languages=_languages(language),
+        swap=check_bool("swap", swap),
+        seed=check_int("seed", seed),
+        self_grade=check_bool("self_grade", self_grade),
+        judge_constraint=check_constraint(judge_constraint),
+    )
+
+
+def _languages(language: object) -> tuple[str, ...] | None:
+    if language is None or not str(language).strip():
+        return None
+    return tuple(sorted(check_languages(str(language), "language") or (), key=LANGUAGES.index))
+
+
+@dataclass(frozen=True)
+class PairOutcome(OutcomeRecord):
+    """One judged question (one epoch of it) as the metrics see it, from the target's side."""
+
+    question_id: str  # the sample id: epochs of one question are averaged first
+    outcome: int | None  # +1 target better, -1 baseline better, 0 tie; None = unscored
+    language: str
+    topic: str  # Table 10 primary-topic name or abbreviation
+    consistent: bool | None  # both orders agree; None for a single game, or when unscored
+    reason: str | None  # why unscored
+    seed: int  # of the answer-order coin; the bootstrap is seeded alike in both harnesses
+
+
+def language_slug(language: str) -> str:
+    return language.strip().lower()
+
+
+def topic_slug(topic: str) -> str:
+    """Lower-cased Table 10 abbreviation for a known name or abbreviation, else a plain slug
+    (unknown topics still get a metric)."""
+    name = normalize_topic(topic)
+    if name is not None:
+        return TOPICS[name].lower()
+    return re.sub(r"[^0-9a-z]+", "_", topic.strip().lower()).strip("_") or "unknown"
+
+
+def metric_names() -> tuple[str, ...]:
+    """Every name `metrics.culturesynth_metrics` can return, in a stable order (lm-eval needs
+    them declared)."""
+    names = ["n_scored", *UNSCORED_COUNTS, "net_win_rate", "net_win_rate_ci_low"]
+    names += ["net_win_rate_ci_high", "win_rate", "tie_rate", "loss_rate", "weighted_average"]
+    names += ["position_consistency"]
+    names += [f"net_win_rate_{language_slug(lang)}" for lang in LANGUAGES]
+    names += [f"net_win_rate_{topic_slug(topic)}" for topic in TOPICS.values()]
+    return tuple(dict.fromkeys(names))

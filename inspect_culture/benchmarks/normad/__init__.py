@@ -1,0 +1,1 @@
+"""normad, defined once for both harnesses: data, spec, prompts, parser, metrics."""

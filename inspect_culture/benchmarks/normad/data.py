@@ -1,0 +1,133 @@
+"""NormAd-ETI loader: upstream CSV -> validated, normalized records shared by both harnesses."""
+
+from __future__ import annotations
+
+import csv
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+from inspect_culture.benchmarks.normad.source import NORMAD
+from inspect_culture.benchmarks.normad.taxonomy import COUNTRY_TO_IW, SUBAXIS_TO_SUBCATEGORY
+from inspect_culture.datasets_hub.errors import DataValidationError
+from inspect_culture.datasets_hub.hashing import sha256_file
+from inspect_culture.datasets_hub.loaded import LoadedDataset
+from inspect_culture.datasets_hub.resolve import ResolvedFile, resolve
+from inspect_culture.datasets_hub.validation import validate_record
+
+# normalized field -> upstream CSV column
+COLUMNS: dict[str, str] = {
+    "id": "ID",
+    "country": "Country",
+    "background": "Background",
+    "axis": "Axis",
+    "subaxis": "Subaxis",
+    "value": "Value",
+    "rule_of_thumb": "Rule-of-Thumb",
+    "story": "Story",
+    "explanation": "Explanation",
+    "gold_label": "Gold Label",
+}
+
+
+def load_normad(path: str | Path | None = None) -> LoadedDataset:
+    """Load and validate NormAd-ETI from `path`, or else from the offline mirror, the cache or
+    the pinned Hugging Face revision, in that order."""
+    resolved = ResolvedFile(Path(path), "explicit") if path else resolve(NORMAD)
+    records = read_normad_csv(resolved.path)
+    provenance = {
+        "dataset": NORMAD.repo_id,
+        "revision": NORMAD.revision,
+        "file": NORMAD.filename,
+        "origin": resolved.origin,
+        "path": str(resolved.path),
+        "sha256": sha256_file(resolved.path),
+        "rows": len(records),
+        "license": NORMAD.license,
+    }
+    return LoadedDataset(records, provenance)
+
+
+def read_normad_csv(path: Path) -> list[dict[str, Any]]:
+    try:
+        handle = path.open(encoding="utf-8-sig", newline="")
+    except OSError as exc:
+        raise DataValidationError(f"{path}: cannot open ({exc.strerror})") from None
+    with handle:
+        try:
+            reader = csv.DictReader(handle)
+            found = [name.strip() for name in (reader.fieldnames or [])]
+            if nul := next((name for name in found if "\x00" in name), None):
+                raise DataValidationError(
+                    f"{path}, header: column {nul!r} contains a NUL byte (a corrupt file; "
+                    "upstream text has none)"
+                )
+            missing = [column for column in COLUMNS.values() if column not in found]
+            if missing:
+                raise DataValidationError(
+                    f"{path}: missing column(s) {', '.join(missing)}; found columns: "
+                    f"{', '.join(found) or '(none)'}"
+                )
+            reader.fieldnames = found
+            records = [_normalize(row, path, index) for index, row in enumerate(reader, start=1)]
+        except UnicodeDecodeError as exc:
+            raise DataValidationError(
+                f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); the upstream file is UTF-8"
+            ) from None
+        except csv.Error as exc:
+            raise DataValidationError(f"{path}, line {reader.line_num}: {exc}") from None
+    if not records:
+        raise DataValidationError(f"{path}: no data rows under the header")
+    first_row: dict[str, int] = {}
+    for index, record in enumerate(records, start=1):
+        previous = first_row.setdefault(record["id"], index)
+        if previous != index:
+            raise DataValidationError(
+                f"{path}, data row {index}, field 'ID': value {record['id']!r} repeats data row "
+                f"{previous}"
+            )
+    return records
+
+
+def _normalize(row: dict[str | None, Any], path: Path, index: int) -> dict[str, Any]:
+    raw = {name: (row.get(column) or "") for name, column in COLUMNS.items()}
+    shown_id = raw["id"].strip().replace("\x00", "\\x00") or "?"
+    where = f"{path}, data row {index} (ID {shown_id})"
+    _refuse_nul(row, where)
+    # NFC: "türkiye" and "māori_etiquette" must match however the file encodes the accents.
+    country = unicodedata.normalize("NFC", raw["country"].strip())
+    subaxis = unicodedata.normalize("NFC", raw["subaxis"].strip())
+    record = {
+        **raw,
+        "id": raw["id"].strip(),
+        "country": country,
+        "subaxis": subaxis,
+        "gold_label": raw["gold_label"].strip().lower(),
+        "iw_cluster": _derive(COUNTRY_TO_IW, country, where, "Country", "Inglehart-Welzel cluster"),
+        "subcategory": _derive(SUBAXIS_TO_SUBCATEGORY, subaxis, where, "Subaxis", "subcategory"),
+    }
+    validate_record(__package__, "normad", record, where=where, field_names=COLUMNS)
+    return record
+
+
+def _refuse_nul(row: dict[str | None, Any], where: str) -> None:
+    """Python's csv module reads NUL bytes as text; in this file they only mean corruption."""
+    for column, value in row.items():
+        cells = value if isinstance(value, list) else [value]  # extra cells: a list under None
+        if any(isinstance(cell, str) and "\x00" in cell for cell in cells):
+            field = column if column is not None else "(cell beyond the header)"
+            raise DataValidationError(
+                f"{where}, field '{field}': contains a NUL byte (a corrupt file; upstream text "
+                "has none)"
+            )
+
+
+def _derive(table: dict[str, str], key: str, where: str, column: str, what: str) -> str:
+    if not key:
+        raise DataValidationError(f"{where}, field '{column}': must not be empty")
+    if key in table:
+        return table[key]
+    raise DataValidationError(
+        f"{where}, field '{column}': value {key!r} has no known {what} "
+        f"(known values: {', '.join(sorted(table))})"
+    )

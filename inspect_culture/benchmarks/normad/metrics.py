@@ -1,0 +1,48 @@
+"""NormAd-ETI metrics: one function that both harness adapters call, so numbers cannot diverge.
+
+Epochs: a question answered in N epochs is one question. Accuracy, its bootstrap interval, the
+unparsed rate and the breakdowns average each question's epochs first (the interval resamples
+questions); precision, recall and F1 are counts and pool every epoch's judgment.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from inspect_culture.benchmarks.normad.spec import BREAKDOWNS, LABELS, NormadOutcome
+from inspect_culture.stats import classification
+from inspect_culture.stats.bootstrap import bootstrap_mean_interval
+from inspect_culture.stats.epochs import mean, per_question_means
+
+
+def normad_metrics(
+    outcomes: Sequence[NormadOutcome], *, seed: int = 0, resamples: int = 1000
+) -> dict[str, float]:
+    """All NormAd metrics. Breakdown groups with no samples are left out, never reported as 0."""
+    golds = [o.gold for o in outcomes]
+    preds = [o.pred for o in outcomes]
+    ids = [o.sample_id for o in outcomes]
+    correct = per_question_means([float(g == p) for g, p in zip(golds, preds)], ids)
+    unparsed = per_question_means([float(p is None) for p in preds], ids)
+    low, high = bootstrap_mean_interval(correct, seed=seed, resamples=resamples)
+    result = {
+        "accuracy": mean(correct),
+        "macro_f1": classification.macro_f1(golds, preds, LABELS),
+        "unparsed_rate": mean(unparsed),
+        "accuracy_ci_low": low,
+        "accuracy_ci_high": high,
+    }
+    for label, scores in classification.per_label_scores(golds, preds, LABELS).items():
+        result[f"precision_{label}"] = scores.precision
+        result[f"recall_{label}"] = scores.recall
+        result[f"f1_{label}"] = scores.f1
+    # per_question_means keeps first-seen order, so `questions` lines up with `correct`
+    questions = {o.sample_id: o for o in outcomes}.values()
+    for prefix, (field, _) in BREAKDOWNS.items():
+        by_group: dict[str, list[float]] = defaultdict(list)
+        for question, value in zip(questions, correct):
+            by_group[getattr(question, field)].append(value)
+        for group in sorted(by_group):
+            result[f"accuracy_{prefix}_{group}"] = mean(by_group[group])
+    return result

@@ -1,0 +1,86 @@
+"""Map a model's free-text NormAd answer to yes / no / neutral, and score it.
+
+`strict` (default) reads the answer the way a careful human grader would and reports what it
+cannot read as unparsed (counted wrong). `upstream` reproduces the authors' substring rules
+exactly (`run_model_inference.py`), including their quirks, for reproducing published numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from inspect_culture.benchmarks.choices import check_choice
+from inspect_culture.benchmarks.normad.spec import DEFAULT_PARSER, PARSERS, NormadOutcome
+
+# "neutral" is the gold-label name; a model that answers it means the third option.
+_WORD_TO_LABEL = {"yes": "yes", "no": "no", "neither": "neutral", "neutral": "neutral"}
+_OPTION_TO_LABEL = {"1": "yes", "2": "no", "3": "neutral"}
+
+_MARKDOWN = re.compile(r"[*_`#>~|\"“”‘’«»']+")
+_PREFIX = re.compile(r"^(?:final\s+)?answer\b\s*(?:\([^)]*\))?\s*[:：.\-–—]?\s*")
+_FIRST_WORD = re.compile(r"[a-z]+")
+# "option 2", or a bare number followed by a delimiter, the end, or a label word: "2)", "2.",
+# "(2)", "2", "2 no" -- but not "3 people would object" or "2nd".
+_OPTION = re.compile(
+    r"option\s*[(\[]?([123])\b"
+    r"|[(\[]?([123])(?:[)\]:,]|\.(?!\d)|\s*$|\s+(?:yes|no|neither|neutral)\b)"
+)
+_LABEL_WORD = re.compile(r"\b(yes|no|neither|neutral)\b")
+
+
+class ParsedAnswer(NamedTuple):
+    label: str | None  # None = unparsed
+    rule: str  # which rule decided, for transcripts and debugging
+
+
+def parse_answer(text: str | None, parser: str = DEFAULT_PARSER) -> ParsedAnswer:
+    check_choice("parser", parser, PARSERS)
+    if parser == "upstream":
+        return parse_upstream(text or "")
+    return parse_strict(text or "")
+
+
+def parse_strict(text: str) -> ParsedAnswer:
+    cleaned = _MARKDOWN.sub(" ", text.lower()).strip()
+    cleaned = _PREFIX.sub("", cleaned, count=1).strip()
+    first = _FIRST_WORD.match(cleaned)
+    if first and first.group(0) in _WORD_TO_LABEL:
+        return ParsedAnswer(_WORD_TO_LABEL[first.group(0)], "first_word")
+    option = _OPTION.match(cleaned)
+    if option:
+        return ParsedAnswer(_OPTION_TO_LABEL[option.group(1) or option.group(2)], "option_number")
+    labels = {_WORD_TO_LABEL[word] for word in _LABEL_WORD.findall(cleaned)}
+    if len(labels) == 1:
+        return ParsedAnswer(labels.pop(), "single_label_word")
+    return ParsedAnswer(None, "unparsed")
+
+
+def parse_upstream(text: str) -> ParsedAnswer:
+    """The authors' rules: case-sensitive substrings in a fixed order, `neutral` as fallback."""
+    lowered = text.lower()
+    if "Yes" in text or "option 1" in lowered:
+        return ParsedAnswer("yes", "upstream_yes")
+    if "No" in text or "option 2" in lowered:
+        return ParsedAnswer("no", "upstream_no")
+    if "Neither" in text or "option 3" in lowered:
+        return ParsedAnswer("neutral", "upstream_neither")
+    return ParsedAnswer("neutral", "upstream_fallback")
+
+
+def score_answer(
+    record: Mapping[str, Any], completion: str | None, parser: str = DEFAULT_PARSER
+) -> NormadOutcome:
+    """The one per-sample scoring step both adapters call (`record` needs `id`, the gold label
+    and the groupings)."""
+    parsed = parse_answer(completion, parser)
+    return NormadOutcome(
+        sample_id=str(record["id"]),
+        gold=record["gold_label"],
+        pred=parsed.label,
+        rule=parsed.rule,
+        iw_cluster=record["iw_cluster"],
+        subcategory=record["subcategory"],
+        country=record["country"],
+    )

@@ -1,0 +1,86 @@
+"""NormAd-ETI written once for both harnesses: contexts, parsers, parameter checks, generation
+settings, metric names, versions and the outcome record. The adapters define none of their own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inspect_culture.benchmarks.choices import check_choice
+from inspect_culture.benchmarks.normad.source import NORMAD
+from inspect_culture.benchmarks.normad.taxonomy import COUNTRIES, IW_CLUSTERS, SUBCATEGORIES
+from inspect_culture.benchmarks.spec_types import GenerationSettings, OutcomeRecord
+
+BENCHMARK = "NormAd-ETI"
+# Inspect's Task(version=...) and lm-eval's metadata.version. Bump it whenever prompts, parsers
+# or metrics change. 2: a question run for several epochs counts once (see docs/normad.md).
+TASK_VERSION = 2
+PARSER_VERSION = "normad-parse-1"
+
+CONTEXTS: tuple[str, ...] = ("rot", "value_country", "country", "none")
+# context -> upstream `--conditioning` name
+UPSTREAM_CONDITIONING = {
+    "rot": "rot",
+    "value_country": "cval",
+    "country": "country",
+    "none": "none",
+}
+PARSERS: tuple[str, ...] = ("strict", "upstream")
+DEFAULT_PARSER = "strict"
+LABELS: tuple[str, ...] = ("yes", "no", "neutral")
+
+# The paper's temperature 0 (the code sampled at 1e-3) and upstream's 50 new tokens (20 for 70B).
+GENERATION = GenerationSettings(temperature=0.0, max_tokens=50)
+
+# Record fields an Inspect sample carries: what scoring reads, plus the raw subaxis for transcripts.
+SAMPLE_FIELDS: tuple[str, ...] = ("gold_label", "iw_cluster", "subcategory", "country", "subaxis")
+
+HEADLINE_METRICS = ("accuracy", "macro_f1", "unparsed_rate", "accuracy_ci_low", "accuracy_ci_high")
+LOWER_IS_BETTER: frozenset[str] = frozenset({"unparsed_rate"})
+# what the lm-eval group averages over the four contexts (unweighted)
+GROUP_METRICS = ("accuracy", "macro_f1")
+# accuracy_<prefix>_<group>: prefix -> (outcome field, every group)
+BREAKDOWNS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "iw": ("iw_cluster", IW_CLUSTERS),
+    "subcategory": ("subcategory", SUBCATEGORIES),
+    "country": ("country", COUNTRIES),
+}
+
+
+def all_metric_names() -> tuple[str, ...]:
+    """Every name the metrics can return, in a stable order (lm-eval needs them declared)."""
+    per_label = [f"{kind}_{label}" for label in LABELS for kind in ("precision", "recall", "f1")]
+    breakdowns = [
+        f"accuracy_{prefix}_{group}"
+        for prefix, (_, groups) in BREAKDOWNS.items()
+        for group in groups
+    ]
+    return (*HEADLINE_METRICS, *per_label, *breakdowns)
+
+
+def validate(
+    *, context: str | None = None, parser: str | None = None, dataset_revision: str | None = None
+) -> None:
+    """Every parameter check of both adapters; checks what is given. (lm-eval fixes the context
+    per task: its adapter also calls `check_fixed`.)"""
+    if context is not None:
+        check_choice("context", context, CONTEXTS)
+    if parser is not None:
+        check_choice("parser", parser, PARSERS)
+    if dataset_revision is not None and dataset_revision != NORMAD.revision:
+        raise ValueError(
+            f"dataset_revision={dataset_revision!r}: this release reads NormAd at revision "
+            f"{NORMAD.revision} only"
+        )
+
+
+@dataclass(frozen=True)
+class NormadOutcome(OutcomeRecord):
+    """What one scored answer contributes to the metrics."""
+
+    sample_id: str  # the question: its epochs share it
+    gold: str
+    pred: str | None  # None = unparsed
+    rule: str  # the parser rule that decided, for transcripts
+    iw_cluster: str
+    subcategory: str
+    country: str

@@ -1,0 +1,61 @@
+"""Types every benchmark spec (`benchmarks/<benchmark>/spec.py`) is built from, so both harness
+adapters read generation settings and outcome records the same way for all four benchmarks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any, TypeVar
+
+_Outcome = TypeVar("_Outcome", bound="OutcomeRecord")
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    """One task family's decoding settings, written once for both harnesses. No stop sequence:
+    multi-paragraph answers end at EOS or the cap, alike in both harnesses."""
+
+    temperature: float
+    max_tokens: int
+    top_p: float | None = None
+
+    def _top_p(self) -> dict[str, float]:
+        return {} if self.top_p is None else {"top_p": self.top_p}
+
+    def inspect_config(self) -> dict[str, Any]:
+        """Keyword arguments for Inspect's `GenerateConfig`."""
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens, **self._top_p()}
+
+    def lm_eval_kwargs(self) -> dict[str, Any]:
+        """The YAML `generation_kwargs`: greedy exactly when the temperature is 0."""
+        return {
+            "until": [],
+            "max_gen_toks": self.max_tokens,
+            "do_sample": self.temperature > 0,
+            "temperature": self.temperature,
+            **self._top_p(),
+        }
+
+
+@dataclass(frozen=True)
+class OutcomeRecord:
+    """What one scored sample contributes to the metrics: a flat record both harnesses store
+    (Inspect in `Score.metadata`, lm-eval as the per-doc metric item). Subclasses are frozen
+    dataclasses of JSON values, converted generically so no adapter rebuilds a record."""
+
+    def to_record(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_record(cls: type[_Outcome], record: Mapping[str, Any]) -> _Outcome:
+        missing = [f.name for f in fields(cls) if f.name not in record]
+        if missing:
+            raise ValueError(f"{cls.__name__} record lacks {', '.join(missing)}")
+        return cls(**{f.name: _frozen(record[f.name]) for f in fields(cls)})
+
+
+def _frozen(value: Any) -> Any:
+    """Lists come back from JSON (Inspect logs, lm-eval items); outcomes hold tuples."""
+    if isinstance(value, list):
+        return tuple(_frozen(item) for item in value)
+    return value

@@ -1,0 +1,83 @@
+"""`culture-evals data info|verify`: every registered benchmark's source, mirror, cache and
+records."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
+from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, MIRROR_RULE, mirror_dir
+from inspect_culture.datasets_hub.resolve import cache_path, locate, mirror_path, mirror_relpath
+from inspect_culture.datasets_hub.sources import PackagedSource
+from inspect_culture.registry import Benchmark, benchmarks, resolve
+
+
+def _selected(names: Sequence[str] | None) -> list[Benchmark]:
+    known = {b.name: b for b in benchmarks()}
+    chosen = list(names) if names else list(known)
+    unknown = [name for name in chosen if name not in known]
+    if unknown:
+        raise SystemExit(f"unknown dataset(s): {', '.join(unknown)}; known: {', '.join(known)}")
+    return [known[name] for name in chosen]
+
+
+def data_info(names: Sequence[str] | None = None) -> str:
+    root = mirror_dir()
+    lines = [f"offline mirror ({DATA_DIR_ENV}): {root if root else '(not set)'}"]
+    for benchmark in _selected(names):
+        source = benchmark.load_source()
+        lines += [
+            f"{benchmark.name}: {source.description}",
+            f"  source:    {source.describe()}",
+            f"  url:       {source.url()}",
+            f"  license:   {source.license}",
+        ]
+        if isinstance(source, PackagedSource):  # no mirror, cache or download
+            packaged = f"packaged: {source.path('')}; {_row_count(benchmark)}"
+            lines.append(f"  available: yes ({packaged})")
+            continue
+        # a benchmark whose mirror accepts more than the upstream file name locates its own
+        found = resolve(benchmark.locate)() if benchmark.locate else locate(source)
+        available = (
+            f"yes ({found.origin}: {found.path}; {_row_count(benchmark)})"
+            if found
+            else _missing(source)
+        )
+        lines += [
+            f"  mirror:    {mirror_path(source) or f'${DATA_DIR_ENV}/{mirror_relpath(source)}'}",
+            f"  cache:     {cache_path(source)}",
+            f"  available: {available}",
+        ]
+    return "\n".join(lines)
+
+
+def _missing(source: Any) -> str:
+    if isinstance(source, PackagedSource) or mirror_dir() is None:
+        return "no (downloads on first use)"
+    rule = MIRROR_RULE[0].lower() + MIRROR_RULE[1:]
+    return f"no (put {source.filename} at {mirror_path(source)}; {rule})"
+
+
+def _row_count(benchmark: Benchmark) -> str:
+    try:
+        return f"{benchmark.load_records().provenance['rows']} rows"
+    except (DatasetUnavailableError, DataValidationError) as exc:
+        return f"unreadable: {exc}"
+
+
+def verify(names: Sequence[str] | None = None) -> tuple[str, bool]:
+    """Load every selected dataset and validate every record; downloads only while
+    `INSPECT_CULTURE_DATA_DIR` is unset and offline mode is off."""
+    lines, ok = [], True
+    for benchmark in _selected(names):
+        name = benchmark.name
+        try:
+            provenance = benchmark.load_records().provenance
+        except (DatasetUnavailableError, DataValidationError) as exc:
+            ok = False
+            lines.append(f"{name}: FAILED\n  {exc}")
+            continue
+        lines.append(f"{name}: OK, with a warning" if "warning" in provenance else f"{name}: OK")
+        lines += [f"  {key + ':':<10} {value}" for key, value in provenance.items()]
+    return "\n".join(lines), ok

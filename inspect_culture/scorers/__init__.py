@@ -1,1 +1,0 @@
-"""Harness-agnostic scoring: prompts, answer parsers, metrics and statistics (no harness imports)."""

@@ -1,1 +1,0 @@
-"""care: the harness-agnostic spec, prompts, parser and metrics both adapters read."""

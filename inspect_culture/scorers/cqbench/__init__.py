@@ -1,1 +1,0 @@
-"""cqbench: the harness-agnostic spec, prompts, parser and metrics both adapters read."""

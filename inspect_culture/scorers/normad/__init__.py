@@ -1,1 +1,0 @@
-"""normad: the harness-agnostic spec, prompts, parser and metrics both adapters read."""
