@@ -11,7 +11,6 @@ from typing import Any
 from inspect_culture.benchmarks.care import spec
 from inspect_culture.benchmarks.care.source import CARE
 from inspect_culture.datasets_hub.languages import LANGUAGES
-from inspect_culture.lm_eval_tasks.care.utils import loader_name
 from inspect_culture.lm_eval_tasks.yaml_generation import (
     function,
     generation_template,
@@ -47,6 +46,11 @@ def template() -> dict[str, Any]:
             "dataset_revision": CARE.revision,
         },
     )
+
+
+def loader_name(language: str, prompting: str) -> str:
+    """The `custom_dataset` of each task YAML: load_care_zh, load_care_zh_cot, ..."""
+    return f"load_{spec.task_name(language, prompting)}"
 
 
 def task(language: str, prompting: str) -> dict[str, Any]:

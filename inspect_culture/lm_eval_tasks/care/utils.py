@@ -79,14 +79,9 @@ def _task_loader(language: str, prompting: str):
     return load
 
 
-def loader_name(language: str, prompting: str) -> str:
-    """The `custom_dataset` of each task YAML: load_care_zh, load_care_zh_cot, ..."""
-    return f"load_{spec.task_name(language, prompting)}"
-
-
 for _language in spec.CARE_LANGUAGES:
     for _prompting in spec.PROMPTINGS:
-        globals()[loader_name(_language, _prompting)] = _task_loader(_language, _prompting)
+        globals()[f"load_{spec.task_name(_language, _prompting)}"] = _task_loader(_language, _prompting)
 
 
 def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) -> list[str]:
