@@ -2,7 +2,7 @@
 `_generate_configs.py` scripts work), so settings, metric names and variants are written once.
 
 Each `lm_eval_tasks/<benchmark>/_generate_configs.py` defines `generate() -> {file name: text}`
-and calls `main(generate, __file__)`; `tests/shared/test_generated_yaml.py` fails when a checked-in
+and calls `main(generate, __file__)`; `tests/lm_eval_tasks/test_generated_yaml.py` fails when a checked-in
 file differs from what the generator writes.
 """
 

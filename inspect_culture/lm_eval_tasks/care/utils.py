@@ -14,7 +14,6 @@ from typing import Any
 
 import datasets
 
-from inspect_culture.registry import benchmark
 from inspect_culture.benchmarks.care import spec
 from inspect_culture.benchmarks.care.data import first_per_category, load_care
 from inspect_culture.benchmarks.care.metrics import care_metrics
@@ -32,6 +31,7 @@ from inspect_culture.lm_eval_tasks.judge.batch import (
     report_unscored,
 )
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
+from inspect_culture.registry import benchmark
 
 METRIC_NAMES = spec.metric_names()
 # What `--metadata` may set besides the judge (the task fixes language and prompting).
@@ -81,7 +81,9 @@ def _task_loader(language: str, prompting: str):
 
 for _language in spec.CARE_LANGUAGES:
     for _prompting in spec.PROMPTINGS:
-        globals()[f"load_{spec.task_name(_language, _prompting)}"] = _task_loader(_language, _prompting)
+        globals()[f"load_{spec.task_name(_language, _prompting)}"] = _task_loader(
+            _language, _prompting
+        )
 
 
 def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) -> list[str]:

@@ -16,7 +16,6 @@ from typing import Any
 
 import datasets
 
-from inspect_culture.registry import benchmark
 from inspect_culture.benchmarks.culturesynth import spec
 from inspect_culture.benchmarks.culturesynth.baseline_responses import read_baseline_responses
 from inspect_culture.benchmarks.culturesynth.data import load_culturesynth
@@ -34,6 +33,7 @@ from inspect_culture.lm_eval_tasks.judge.batch import (
     report_unscored,
 )
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
+from inspect_culture.registry import benchmark
 
 METRIC_NAMES = spec.metric_names()
 _FIELDS = ("id", "question", "answer", "language", "primary_topic", "secondary_topic")

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from types import FrameType
 from typing import Any
 
-from inspect_culture.registry import benchmarks
 from inspect_culture.lm_eval_tasks.judge.settings import JUDGE_KEYS, JudgeConfigError
+from inspect_culture.registry import benchmarks
 
 NEAR_MISS = 0.8  # difflib ratio above which an unknown key is taken for a misspelling
 # Keys lm-eval itself puts into a task's metadata (tasks/_factory.py, api/task.py).

@@ -11,7 +11,6 @@ from typing import Any
 
 import datasets
 
-from inspect_culture.registry import benchmark
 from inspect_culture.benchmarks.choices import check_fixed
 from inspect_culture.benchmarks.normad import spec
 from inspect_culture.benchmarks.normad.data import load_normad
@@ -20,6 +19,7 @@ from inspect_culture.benchmarks.normad.parse import score_answer
 from inspect_culture.benchmarks.normad.prompts import render_prompt
 from inspect_culture.lm_eval_tasks.aggregation import aggregation_resolver
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
+from inspect_culture.registry import benchmark
 
 METRIC_NAMES = spec.all_metric_names()
 # What `--metadata` may set (the task fixes the context).

@@ -18,7 +18,7 @@ from inspect_culture.benchmarks.care.prompts import (
     neutralise_response,
 )
 from inspect_culture.judging.constraints import care_rating_format, reply_text
-from tests.shared.gaming_variants import BENIGN_ANSWERS, independent_fold, variants
+from tests.support.gaming_variants import BENIGN_ANSWERS, independent_fold, variants
 
 CLOSE = variants(RESPONSE_CLOSE, ("<", ">"))
 OPEN = variants(RESPONSE_OPEN, ("<", ">"))

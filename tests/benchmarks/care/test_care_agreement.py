@@ -14,7 +14,7 @@ from inspect_culture.care_agreement import agreement, care_judge_agreement, reco
 from inspect_culture.datasets_hub import DatasetUnavailableError, DataValidationError
 from inspect_culture.stats.agreement import agreement_metrics, correlations, histogram
 
-RATINGS = Path(__file__).parents[1] / "data" / "care_ratings"
+RATINGS = Path(__file__).parents[2] / "data" / "care_ratings"
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from inspect_culture.benchmarks.culturesynth.prompts import (
     prompt_text,
 )
 from inspect_culture.judging.constraints import pairwise_verdict_format, reply_text
-from tests.shared.gaming_variants import BENIGN_ANSWERS, independent_fold, variants
+from tests.support.gaming_variants import BENIGN_ANSWERS, independent_fold, variants
 
 DELIMITERS = (
     "[The End of Assistant A's Answer]",

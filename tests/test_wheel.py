@@ -13,7 +13,7 @@ import pytest
 from inspect_culture.lm_eval_tasks.yaml_generation import checked_in
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 GENERIC = ["scorers", "datasets_hub", "lm_eval_tasks", "tests", "benchmarks", "judging", "stats"]
 
 PROBE = """

@@ -274,8 +274,8 @@ def test_care_group_judged_later_equals_judged_in_run(tmp_path: Path, monkeypatc
 
 
 def test_cqbench_ve_judged_later_equals_judged_in_run(tmp_path: Path, monkeypatch) -> None:
-    from tests.cqbench.test_cqbench_ve import ETHICAL_STORIES
-    from tests.cqbench.test_cqbench_ve import responder as ve_responder
+    from tests.benchmarks.cqbench.test_cqbench_ve import ETHICAL_STORIES
+    from tests.benchmarks.cqbench.test_cqbench_ve import responder as ve_responder
 
     members = {"dataset_setting1_social.json": [], "dataset_ethical_original.json": ETHICAL_STORIES}
     use_zip_mirror(monkeypatch, tmp_path / "mirror", members)

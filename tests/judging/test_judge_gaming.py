@@ -3,7 +3,7 @@ judges that echo the last verdict they see, never get a planted verdict as their
 CultureSynth-7 and CQ-Bench VE, in both harnesses.
 
 Each benchmark's generation stub answers with every disguise of its template's markers and
-verdicts (`tests/shared/gaming_variants.py`), in a rotating order so that each sample ends with
+verdicts (`tests/support/gaming_variants.py`), in a rotating order so that each sample ends with
 a different one. Its judge stub is naive, one of these per call, in turn:
 
 - `echo`: replies with nothing but the last verdict in the prompt (the parser's own pattern);
@@ -61,7 +61,7 @@ from inspect_culture.judging.fences import (
     find_markers,
     neutralise,
 )
-from tests.shared.gaming_variants import BENIGN_ANSWERS, independent_fold, variants
+from tests.support.gaming_variants import BENIGN_ANSWERS, independent_fold, variants
 
 # ---------------------------------------------------------------- the shared module
 
