@@ -15,7 +15,7 @@ from inspect_culture.judge_saved.errors import JudgeSavedError
 from inspect_culture.judge_saved.openai_batch import BatchJudge, BatchLog, BatchOptions
 from inspect_culture.judge_saved.rejudge import TaskJudgement, check_task, judge_task
 from inspect_culture.judge_saved.saved import SavedRun, SavedTask, find_runs, read_samples
-from inspect_culture.judge_saved.tasks import JudgedTask, judged_task
+from inspect_culture.judge_saved.tasks import JudgedTask, judged_labels, judged_task
 from inspect_culture.judge_saved.write import judged_at, judged_results, timestamp, write_run
 from inspect_culture.lm_eval_tasks.judge.batch import judge_settings_field, use_judge_backend
 from inspect_culture.lm_eval_tasks.judge.cache import default_cache
@@ -159,7 +159,7 @@ def judge_saved(
         summary.tasks.extend(judged)
     if not summary.tasks:
         raise JudgeSavedError(
-            f"{source}: no judged task (CARE, CultureSynth-7, CQ-Bench VE) with logged samples; "
+            f"{source}: no judged task ({', '.join(judged_labels())}) with logged samples; "
             + ("; ".join(summary.skipped) or "nothing found")
         )
     return summary
