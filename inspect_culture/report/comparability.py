@@ -9,17 +9,10 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 
-from inspect_culture.benchmarks.care import spec as care_spec
-from inspect_culture.benchmarks.cqbench import spec as cqbench_spec
 from inspect_culture.report.model import Row, RunInfo, Table
 from inspect_culture.report.published import published_settings
+from inspect_culture.report.section import section_of
 
-JUDGED = {"CARE", "CultureSynth-7", "CQ-Bench"}
-# benchmarks whose answers are sampled, not greedy (their specs' GenerationSettings)
-SAMPLING = {
-    care_spec.BENCHMARK: care_spec.GENERATION.temperature,
-    cqbench_spec.BENCHMARK: cqbench_spec.GENERATION.temperature,
-}
 _TOLERANCE = 1e-6
 
 
@@ -42,7 +35,7 @@ def _differences(benchmark: str, runs: Sequence[RunInfo]) -> list[str]:
         ("dataset file (sha256)", lambda r: r.dataset_sha256 and r.dataset_sha256[:12]),
         ("subset or --limit", _coverage),
     ]
-    if benchmark in JUDGED:
+    if _judged(benchmark):
         checks.insert(0, ("judge", lambda r: r.judge))
     warnings = [w for name, key in checks if (w := _spread(benchmark, name, runs, key))]
     for version in sorted({k for r in runs for k in r.versions}):
@@ -113,8 +106,16 @@ def _harness_disagreements(table: Table) -> list[str]:
     return warnings
 
 
+def _judged(benchmark: str) -> bool:
+    section = section_of(benchmark)
+    return section is not None and section.judged
+
+
 def _expectation(benchmark: str) -> str:
-    temperature = SAMPLING.get(benchmark)
+    """Sampled answers (the spec's temperature above 0) may differ between runs; greedy ones
+    should not."""
+    section = section_of(benchmark)
+    temperature = section.temperature() if section is not None else None
     if temperature:
         return (
             f"{benchmark} samples its answers (temperature {temperature}), so two runs answer "
@@ -136,7 +137,7 @@ def _published_differences(table: Table, runs: Sequence[RunInfo]) -> list[str]:
     paper = published_settings(table.key)
     warnings = []
     judges = paper.get("judge", ())
-    if judges and table.benchmark in JUDGED:
+    if judges and _judged(table.benchmark):
         ours = sorted({r.judge for r in used if r.judge})
         foreign = [j for j in ours if not any(_same_model(j, p) for p in judges)]
         if foreign:

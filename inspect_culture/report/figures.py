@@ -140,7 +140,7 @@ def draw_figures(tables: Sequence[Table], out_dir: Path) -> list[Figure]:
         by_key.setdefault(table.key, table)
     plans = [
         (draw, by_key[key])
-        for key, draw in FIGURE_BUILDERS
+        for key, draw in figure_builders()
         if key in by_key and _run_rows(by_key[key])
     ]
     if not plans:
@@ -153,6 +153,14 @@ def draw_figures(tables: Sequence[Table], out_dir: Path) -> list[Figure]:
         for draw, table in plans:
             figures.append(_save(draw(table, context), out_dir))
     return figures
+
+
+def figure_builders() -> list[tuple[str, Callable[[Table, _Context], _Drawn]]]:
+    """(table key, drawer) of every registered benchmark, in the order the report lists its
+    figures (each benchmark's report section names its own)."""
+    from inspect_culture.report.section import sections
+
+    return [pair for _, section in sections() for pair in section.figures]
 
 
 def require_matplotlib() -> Any:
@@ -501,45 +509,36 @@ def _caption(
     return " ".join(parts)
 
 
-# --- the figures ----------------------------------------------------------------------------
+# --- the kinds of figure a report section draws (partial(kind, key=..., title=..., what=...))
 
 
-def _normad_heatmap(table: Table, context: _Context) -> _Drawn:
-    """Accuracy of each IW cluster (x) under each context (y), one panel per run series, on one
-    shared colour scale so panels compare by colour."""
+def heatmap(table: Table, context: _Context, *, key: str, title: str, what: str) -> _Drawn:
+    """The table's columns (x) by its row groups (y), one panel per run series, on one shared
+    colour scale so panels compare by colour."""
     series = [s for s in _series(table, context) if not s.published_only]
-    contexts = _groups(table, _run_rows(table))
+    groups = _groups(table, _run_rows(table))
     columns = _value_columns(table)
     ncols = 1 if len(series) == 1 else 2
     nrows = math.ceil(len(series) / ncols)
-    figure = _new_figure(5.6 * ncols + 0.8, (0.45 * len(contexts) + 2.0) * nrows)
+    figure = _new_figure(5.6 * ncols + 0.8, (0.45 * len(groups) + 2.0) * nrows)
     axes = figure.subplots(nrows, ncols, squeeze=False).ravel()
-    grids = [_heatmap_grid(table, one, contexts, columns) for one in series]
+    grids = [_heatmap_grid(table, one, groups, columns) for one in series]
     norm = _heatmap_norm([v for grid in grids for line in grid for v in line])
     image = None
     for ax, one, grid in zip(axes, series, grids):
-        image = _heatmap_panel(ax, grid, norm, columns, [_group_label(table, g) for g in contexts])
+        image = _heatmap_panel(ax, grid, norm, columns, [_group_label(table, g) for g in groups])
         ax.set_title(_wrap(one.label, 60))
     for ax in axes[len(series) :]:
         figure.delaxes(ax)
     figure.colorbar(image, ax=list(axes[: len(series)]), label=table.metric, shrink=0.9)
-    what = (
-        "NormAd-ETI accuracy (%) by Inglehart-Welzel cultural cluster (columns) and context "
-        "(rows), one panel per model; all panels share one colour scale."
-    )
-    return _Drawn(
-        "normad_heatmap",
-        "NormAd-ETI: accuracy by cluster and context",
-        _caption(table, what, [], False, error_bars=False),
-        figure,
-    )
+    return _Drawn(key, title, _caption(table, what, [], False, error_bars=False), figure)
 
 
 def _heatmap_grid(
-    table: Table, series: _Series, contexts: Sequence[str | None], columns: Sequence[Column]
+    table: Table, series: _Series, groups: Sequence[str | None], columns: Sequence[Column]
 ) -> list[list[float | None]]:
     grid: list[list[float | None]] = []
-    for group in contexts:
+    for group in groups:
         row = _run_row(table, series, group)
         cells = [row.cells.get(c.key) if row else None for c in columns]
         grid.append([cell.value if cell is not None else None for cell in cells])
@@ -591,42 +590,17 @@ def _heatmap_panel(
     return image
 
 
-def _normad_context(table: Table, context: _Context) -> _Drawn:
-    """Accuracy by context, one bar per model: the paper's main comparison."""
-    return _single_panel(
-        table,
-        context,
-        key="normad_context",
-        title="NormAd-ETI: accuracy by context",
-        what="NormAd-ETI accuracy (%) by the context given to the model, one bar per model.",
-    )
-
-
-def _culturesynth_languages(table: Table, context: _Context) -> _Drawn:
-    """Net win rate per language; it can be negative, so a zero line marks the baseline."""
-    drawn = _single_panel(
-        table,
-        context,
-        key="culturesynth_languages",
-        title="CultureSynth-7: net win rate by language",
-        what=(
-            "CultureSynth-7 net win rate (percent points, wins minus losses against the "
-            "baseline) per language and the weighted average, one bar per model."
-        ),
-    )
-    drawn.figure.axes[0].axhline(0, color="black", linewidth=0.8, zorder=2.5)
-    return drawn
-
-
-def _single_panel(
+def bars(
     table: Table,
     context: _Context,
     *,
     key: str,
     title: str,
     what: str,
+    zero_line: bool = False,
 ) -> _Drawn:
-    """One panel of grouped bars, one group per column of the table (no row groups)."""
+    """One panel of grouped bars, one group per column of the table (no row groups); a zero
+    line where values can be negative."""
     series = _series(table, context)
     columns = _value_columns(table)
     figure = _new_figure(_bars_width(len(columns), len(series)), 3.4)
@@ -636,62 +610,82 @@ def _single_panel(
     ax.set_ylabel(table.metric)
     _limits(ax)
     _legend(figure, series, context, published)
+    if zero_line:
+        ax.axhline(0, color="black", linewidth=0.8, zorder=2.5)
     return _Drawn(key, title, _caption(table, what, series, published), figure)
 
 
-def _care_categories(table: Table, context: _Context) -> _Drawn:
-    """Mean rating per category, one panel per language (the paper's per-language results)."""
+def bars_by_group(
+    table: Table,
+    context: _Context,
+    *,
+    key: str,
+    title: str,
+    what: str,
+    limits: tuple[float | None, float | None] = (None, None),
+) -> _Drawn:
+    """Grouped bars per column, one panel per row group."""
     series = _series(table, context)
     columns = _value_columns(table)
-    languages = _groups(table, _run_rows(table))
-    figure = _new_figure(_bars_width(len(columns), len(series)), 2.5 * len(languages) + 0.3)
-    axes = figure.subplots(len(languages), 1, squeeze=False, sharex=True, sharey=True).ravel()
+    groups = _groups(table, _run_rows(table))
+    figure = _new_figure(_bars_width(len(columns), len(series)), 2.5 * len(groups) + 0.3)
+    axes = figure.subplots(len(groups), 1, squeeze=False, sharex=True, sharey=True).ravel()
     published = False
-    for ax, language in zip(axes, languages):
-        rows = [_run_row(table, one, language) for one in series]
-        marks = _published_rows(table, language)
+    for ax, group in zip(axes, groups):
+        rows = [_run_row(table, one, group) for one in series]
+        marks = _published_rows(table, group)
         published = _draw_grouped(ax, columns, series, rows, marks, context) or published
-        ax.set_title(_group_label(table, language), loc="left")
+        ax.set_title(_group_label(table, group), loc="left")
         ax.set_ylabel(table.metric)
-        _limits(ax, 0.0, 10.0)
+        _limits(ax, *limits)
     _legend(figure, series, context, published)
-    what = "CARE mean judge rating (1-10) per category and overall, one panel per language."
-    caption = _caption(table, what, series, published)
-    return _Drawn("care_categories", "CARE: mean rating by category", caption, figure)
+    return _Drawn(key, title, _caption(table, what, series, published), figure)
 
 
-def _cqbench_tasks(table: Table, context: _Context) -> _Drawn:
-    """AD accuracy, VS F1 and VE recall per model, from each model's average over settings
-    (`all`), or from one setting when it has no average, which the legend and caption name."""
-    series, rows = _cq_series(table, context)
+def summary_bars(
+    table: Table,
+    context: _Context,
+    *,
+    key: str,
+    title: str,
+    what: str,
+    summary_group: str,
+    one_group_note: str,
+    limits: tuple[float | None, float | None] = (None, None),
+) -> _Drawn:
+    """Grouped bars per column from each series' `summary_group` row (an average over the
+    groups), or from one group where it has none, which the legend and caption name
+    (`one_group_note`, formatted with `series` and `group`)."""
+    series, rows = _summary_series(table, context, summary_group)
     columns = _value_columns(table)
     figure = _new_figure(_bars_width(len(columns), len(series)), 3.4)
     ax = figure.add_subplot()
-    published = _draw_grouped(ax, columns, series, rows, _cq_published(table), context)
+    marks = _summary_published(table, summary_group)
+    published = _draw_grouped(ax, columns, series, rows, marks, context)
     ax.set_ylabel(table.metric)
-    _limits(ax, 0.0, None)
+    _limits(ax, *limits)
     _legend(figure, series, context, published)
-    what = (
-        "CQ-Bench attitude detection (AD, accuracy), value selection (VS, F1) and value "
-        "extraction (VE, recall) per model, averaged over settings."
-    )
     notes = [
-        f"{context.label(one.model, one.harness)}: setting '{_group_label(table, row.group)}' "
-        "only (no average over settings)."
+        one_group_note.format(
+            series=context.label(one.model, one.harness), group=_group_label(table, row.group)
+        )
         for one, row in zip(series, rows)
-        if row is not None and row.group != "all"
+        if row is not None and row.group != summary_group
     ]
     caption = _caption(table, " ".join([what, *notes]), series, published)
-    return _Drawn("cqbench_tasks", "CQ-Bench: scores by task", caption, figure)
+    return _Drawn(key, title, caption, figure)
 
 
-def _cq_series(table: Table, context: _Context) -> tuple[list[_Series], list[Row | None]]:
-    """Each series with the row it is drawn from; a series drawn from one setting says which."""
+def _summary_series(
+    table: Table, context: _Context, summary_group: str
+) -> tuple[list[_Series], list[Row | None]]:
+    """Each series with the row it is drawn from; a series drawn from one group says which."""
     series: list[_Series] = []
     rows: list[Row | None] = []
     for one in _series(table, context):
-        row = None if one.published_only else _cq_pick(table, _series_rows(table, one))
-        if row is not None and row.group != "all":
+        picked = _series_rows(table, one)
+        row = None if one.published_only else _summary_pick(table, picked, summary_group)
+        if row is not None and row.group != summary_group:
             one = replace(one, label=f"{one.label} [{_group_label(table, row.group)}]")
         series.append(one)
         rows.append(row)
@@ -703,26 +697,26 @@ def _series_rows(table: Table, series: _Series) -> list[Row]:
     return [r for r in _run_rows(table) if (r.model, r.harness, r.setting) == key]
 
 
-def _cq_pick(table: Table, rows: Sequence[Row]) -> Row | None:
-    """The `all` row, else the row of the first setting in the layout's order."""
+def _summary_pick(table: Table, rows: Sequence[Row], summary_group: str) -> Row | None:
+    """The summary row, else the row of the first group in the layout's order."""
     groups = _groups(table, rows)
     if not groups:
         return None
-    group = "all" if "all" in groups else groups[0]
+    group = summary_group if summary_group in groups else groups[0]
     return next(row for row in rows if row.group == group)
 
 
-def _cq_published(table: Table) -> dict[str, Row]:
-    """Each model's published row, chosen as for runs (the average over settings first)."""
+def _summary_published(table: Table, summary_group: str) -> dict[str, Row]:
+    """Each model's published row, chosen as for runs (the summary group first)."""
     by_model: dict[str, list[Row]] = {}
     for row in table.rows:
         if row.kind != "run":
             by_model.setdefault(row.model, []).append(row)
-    picked = {model: _cq_pick(table, rows) for model, rows in by_model.items()}
+    picked = {model: _summary_pick(table, rows, summary_group) for model, rows in by_model.items()}
     return {model: row for model, row in picked.items() if row is not None}
 
 
-def _culturesynth_outcomes(table: Table, context: _Context) -> _Drawn:
+def outcome_bars(table: Table, context: _Context, *, key: str, title: str, what: str) -> _Drawn:
     """Wins, ties and losses of each run as one 100% bar; a swatch in the model's colour (and
     hatch) by each bar ties it to the other figures."""
     series = [s for s in _series(table, context) if not s.published_only]
@@ -751,12 +745,8 @@ def _culturesynth_outcomes(table: Table, context: _Context) -> _Drawn:
     ax.tick_params(axis="y", length=0)
     ax.spines["left"].set_visible(False)
     _outcome_legend(figure, table)
-    what = (
-        "CultureSynth-7 outcomes against the baseline: wins, ties and losses (%) per model, "
-        "from the user's runs."
-    )
     caption = _caption(table, what, series, False, error_bars=False)
-    return _Drawn("culturesynth_outcomes", "CultureSynth-7: wins, ties and losses", caption, figure)
+    return _Drawn(key, title, caption, figure)
 
 
 def _outcome_spans(row: Row) -> list[tuple[str, float, float]]:
@@ -801,14 +791,3 @@ def _outcome_legend(figure: MplFigure, table: Table) -> None:
         for k, colour in OUTCOME_COLOURS.items()
     ]
     figure.legend(handles=handles, loc="outside lower center", ncols=3)
-
-
-FIGURE_BUILDERS: tuple[tuple[str, Callable[[Table, _Context], _Drawn]], ...] = (
-    ("normad_iw", _normad_heatmap),
-    ("normad_context", _normad_context),
-    ("care", _care_categories),
-    ("culturesynth", _culturesynth_languages),
-    ("culturesynth_secondary", _culturesynth_outcomes),
-    ("cqbench", _cqbench_tasks),
-)
-"""(table key, builder) in the order the report lists its figures."""

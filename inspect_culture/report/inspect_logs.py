@@ -9,12 +9,11 @@ from typing import Any
 
 from inspect_culture.report.model import RunInfo
 from inspect_culture.report.run_info import (
-    INSPECT_BENCHMARKS,
-    INSPECT_WITHOUT_TABLE,
     canonical_inspect_model,
     dataset_label,
     inspect_task_name,
 )
+from inspect_culture.report.section import inspect_owner
 
 
 class NotReportable(ValueError):
@@ -29,11 +28,12 @@ def read_inspect_log(path: Path) -> RunInfo:
     except Exception as exc:  # noqa: BLE001 (any reader failure means: not a usable log)
         raise NotReportable(f"not a readable Inspect log ({_short(exc)})") from None
     task = inspect_task_name(log.eval.task)
-    if task in INSPECT_WITHOUT_TABLE:
-        raise NotReportable(f"task {task!r}: {INSPECT_WITHOUT_TABLE[task]}")
-    benchmark = INSPECT_BENCHMARKS.get(task)
-    if benchmark is None:
+    owner = inspect_owner(task)
+    if owner is None:
         raise NotReportable(f"task {log.eval.task!r} is not an inspect-culture task")
+    benchmark, section = owner
+    if task in section.inspect_without_table:
+        raise NotReportable(f"task {task!r}: {section.inspect_without_table[task]}")
     if log.status != "success":
         detail = f": {_first_line(log.error.message)}" if log.error else ""
         raise NotReportable(f"the run ended with status {log.status!r}{detail}")
@@ -49,14 +49,14 @@ def read_inspect_log(path: Path) -> RunInfo:
     return RunInfo(
         path=path,
         harness="inspect",
-        benchmark=benchmark,
+        benchmark=benchmark.title,
         task=task,
-        setting=_setting(task, metadata, task_args),
+        setting=section.inspect_setting(task, metadata, task_args),
         model=canonical_inspect_model(log.eval.model),
         metrics=metrics,
         samples=log.results.completed_samples or log.results.total_samples,
         limit=_limit(log.eval.config.limit),
-        subset=_subset(task, task_args, metadata),
+        subset=section.inspect_subset(task, metadata, task_args),
         dataset=dataset_label(
             dataset.get("dataset"), dataset.get("revision"), dataset.get("pinned", True)
         ),
@@ -70,46 +70,6 @@ def read_inspect_log(path: Path) -> RunInfo:
         unscored=score.unscored_samples,
         records_source=path,
     )
-
-
-def _setting(task: str, metadata: dict[str, Any], task_args: dict[str, Any]) -> dict[str, Any]:
-    """The parameters that define the numbers, named as lm-eval's reader names them."""
-    if task == "normad":
-        return {"context": metadata.get("context"), "parser": metadata.get("parser")}
-    if task == "care":
-        return {
-            "language": metadata.get("language"),
-            "prompting": metadata.get("prompting"),
-            "judge_mapping": metadata.get("judge_mapping"),
-            "judge_constraint": task_args.get("judge_constraint", "none"),
-        }
-    if task == "culturesynth":
-        return {
-            "languages": _languages(metadata.get("language")),
-            "swap": metadata.get("swap"),
-            "judge_constraint": task_args.get("judge_constraint", "none"),
-        }
-    names = ("task", "setting", "reasoning", "shots", "merged", "prompt_fidelity", "skip_empty")
-    setting = {name: metadata[name] for name in names if name in metadata}
-    if "judge_constraint" in metadata:
-        setting["judge_constraint"] = metadata["judge_constraint"]
-    return setting
-
-
-def _languages(value: Any) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return tuple(part.strip() for part in value.split(",") if part.strip())
-    return tuple(value)
-
-
-def _subset(task: str, task_args: dict[str, Any], metadata: dict[str, Any]) -> str | None:
-    if task == "care" and task_args.get("per_category"):
-        return f"per_category={task_args['per_category']}"
-    if task == "culturesynth" and metadata.get("language"):
-        return f"language={metadata['language']}"
-    return None
 
 
 def _limit(limit: Any) -> int | None:

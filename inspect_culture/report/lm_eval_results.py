@@ -11,12 +11,8 @@ from typing import Any
 
 from inspect_culture.report.inspect_logs import NotReportable
 from inspect_culture.report.model import RunInfo
-from inspect_culture.report.run_info import (
-    LM_EVAL_WITHOUT_TABLE,
-    canonical_lm_eval_model,
-    dataset_label,
-    lm_eval_benchmark,
-)
+from inspect_culture.report.run_info import canonical_lm_eval_model, dataset_label
+from inspect_culture.report.section import lm_eval_owner
 
 RESULTS_PREFIX = "results_"
 
@@ -34,10 +30,16 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
     configs = data.get("configs") or {}
     runs: list[RunInfo] = []
     foreign: list[str] = []
+    without_table: list[str] = []
     for task, result in data["results"].items():
-        benchmark = lm_eval_benchmark(task)
-        if benchmark is None:
+        owner = lm_eval_owner(task)
+        if owner is None:
             foreign.append(task)
+            continue
+        benchmark, section = owner
+        if task.startswith(section.lm_eval_without_table):
+            foreign.append(task)
+            without_table.append(task)
             continue
         task_config = configs.get(task) or {}
         metadata = dict(task_config.get("metadata") or _group_metadata(task, data, configs))
@@ -45,14 +47,17 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
             RunInfo(
                 path=path,
                 harness="lm-eval",
-                benchmark=benchmark,
+                benchmark=benchmark.title,
                 task=task,
-                setting=_setting(task, metadata, aggregate=task in groups),
+                setting={
+                    **({"aggregate": True} if task in groups else {}),
+                    **section.lm_eval_setting(task, metadata),
+                },
                 model=model,
                 metrics=_metrics(result),
                 samples=_samples(task, n_samples, result),
                 limit=_limit(config.get("limit")),
-                subset=_subset(metadata),
+                subset=section.lm_eval_subset(task, metadata),
                 dataset=dataset_label(metadata.get("dataset"), metadata.get("dataset_revision")),
                 dataset_rows=(n_samples.get(task) or {}).get("original"),
                 judge=metadata.get("judge_model"),
@@ -66,8 +71,7 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
         )
     if not runs:
         named = ", ".join(sorted(foreign)[:5]) or "none"
-        ours = [task for task in foreign if task.startswith(LM_EVAL_WITHOUT_TABLE)]
-        if ours and len(ours) == len(foreign):
+        if without_table and len(without_table) == len(foreign):
             raise NotReportable(f"its tasks have no report table ({named})")
         raise NotReportable(f"an lm-eval results file, but none of its tasks is ours ({named})")
     return runs
@@ -89,44 +93,6 @@ def _group_metadata(task: str, data: dict[str, Any], configs: dict[str, Any]) ->
         if metadata:
             return {k: v for k, v in metadata.items() if k != "config_source"}
     return {}
-
-
-def _setting(task: str, metadata: dict[str, Any], *, aggregate: bool) -> dict[str, Any]:
-    """What the task name fixes, plus the `--metadata` choices that change numbers."""
-    setting: dict[str, Any] = {"aggregate": True} if aggregate else {}
-    parts = task.split("_")
-    head = parts[0]
-    if head == "normad":
-        context = "_".join(parts[1:]) or None
-        return {**setting, "context": context, "parser": metadata.get("parser", "strict")}
-    if head == "care":
-        language = parts[1] if len(parts) > 1 else None
-        prompting = "_".join(parts[2:]) or "zero_shot"
-        return {
-            **setting,
-            "language": language,
-            "prompting": prompting,
-            "judge_mapping": metadata.get("judge_mapping", "paper"),
-            "judge_constraint": metadata.get("judge_constraint", "none"),
-        }
-    if head == "culturesynth":
-        language = parts[1] if len(parts) > 1 else None
-        return {
-            **setting,
-            "languages": None if language in (None, "all") else (language,),
-            "swap": metadata.get("swap", True),
-            "judge_constraint": metadata.get("judge_constraint", "none"),
-        }
-    # cqbench_<task>_<setting>[_reasoning]
-    family = parts[1] if len(parts) > 1 else None
-    rest = parts[2:]
-    reasoning = bool(rest) and rest[-1] == "reasoning"
-    category = "_".join(rest[:-1] if reasoning else rest) or None
-    result = {**setting, "task": family, "setting": category, "reasoning": reasoning}
-    for name in ("shots", "merged", "prompt_fidelity", "skip_empty", "judge_constraint"):
-        if name in metadata:
-            result[name] = metadata[name]
-    return result
 
 
 def _metrics(result: dict[str, Any]) -> dict[str, float]:
@@ -153,12 +119,6 @@ def _unscored(result: dict[str, Any]) -> int | None:
     for key, value in result.items():
         if key.partition(",")[0] == "n_unscored" and isinstance(value, int | float):
             return int(value)
-    return None
-
-
-def _subset(metadata: dict[str, Any]) -> str | None:
-    if metadata.get("per_category"):
-        return f"per_category={metadata['per_category']}"
     return None
 
 

@@ -1,7 +1,7 @@
 """What a report is made of, shared by the readers, the table builders, the figures and the
 renderers: finished runs, tables of cells (value, 95% interval, n), warnings and skipped inputs.
 
-Values are in display units (accuracy and rates in percent, CARE ratings on 1-10, net win rate
+Values are in display units (accuracy and rates in percent, ratings on their scale, net win rate
 in percent points), so every renderer prints the same number the CSV holds.
 """
 
@@ -42,7 +42,7 @@ class Row:
     cells: Mapping[str, Cell]  # column key -> cell
     kind: str = "run"  # "run" | "published"
     harness: str | None = None  # "inspect" | "lm-eval"; None for published rows
-    group: str | None = None  # a second row dimension (NormAd context, CARE language, ...)
+    group: str | None = None  # a second row dimension (a context, a language, ...)
     setting: str = ""  # the run's settings in a few words (prompting, parser, judge, subset)
     source: str = ""  # published rows: "Paper (Author et al., year), Table N, p. M"
     runs: tuple[str, ...] = ()  # paths of the runs that fed this row
@@ -52,8 +52,8 @@ class Row:
 class Table:
     """One table in a paper's layout. `rows` are in print order."""
 
-    key: str  # file-safe id: "normad_context", "care", ...
-    benchmark: str  # "NormAd-ETI", "CARE", "CultureSynth-7", "CQ-Bench"
+    key: str  # file-safe id: a key of its benchmark's layouts
+    benchmark: str  # the benchmark's title in the registry
     title: str
     metric: str  # what the cells hold, with its unit: "accuracy (%)"
     columns: tuple[Column, ...]
@@ -71,14 +71,14 @@ class RunInfo:
     path: Path
     harness: str  # "inspect" | "lm-eval"
     benchmark: str  # as `Table.benchmark`
-    task: str  # the task as the harness names it: "normad", "care_zh", "cqbench_ad_social"
+    task: str  # the task as the harness names it: "<benchmark>", "<benchmark>_<variant>"
     setting: Mapping[str, Any]  # the parameters that define the numbers (context, language ...)
     model: str  # canonical: provider prefixes removed, so both harnesses name a model alike
     metrics: Mapping[str, float]  # the harness's own metric values, by our metric names
     samples: int | None  # questions scored or attempted, as the harness reports them
     limit: int | None = None  # --limit, when the run used one
     subset: str | None = None  # a documented subset (per_category=2, a language list ...)
-    dataset: str | None = None  # "akhilayerukola/NormAd@311049f"
+    dataset: str | None = None  # "<repo>@<revision>"
     dataset_sha256: str | None = None
     dataset_rows: int | None = None
     judge: str | None = None  # the judge model, for judged benchmarks

@@ -26,7 +26,6 @@ from inspect_culture.report.layouts import LAYOUTS
 from inspect_culture.report.model import Cell, Row
 
 PUBLISHED_DIR = Path(__file__).with_name("published")
-BENCHMARK_FILES: tuple[str, ...] = ("normad.json", "care.json", "culturesynth.json", "cqbench.json")
 
 _FILE_KEYS = {"benchmark", "paper", "cite", "paper_file", "rows", "human_baselines", "notes"}
 _REQUIRED_ENTRY_KEYS = (
@@ -46,7 +45,7 @@ _ENTRY_KEYS = {*_REQUIRED_ENTRY_KEYS, "note", "human", "metric"}
 class PublishedEntry:
     """One published row with what the report needs to say how it was obtained."""
 
-    table: str  # a key of LAYOUTS
+    table: str  # a key of LAYOUTS (a table of a registered benchmark)
     row: Row
     settings: Mapping[str, str]  # the paper's judge, prompting, subset ... as the paper states them
     printed: Mapping[str, str]  # column key -> the number exactly as the paper prints it
@@ -61,12 +60,13 @@ class PublishedEntry:
 @dataclass(frozen=True)
 class PublishedFile:
     """One paper's published numbers: `rows` go into the tables; `human_baselines` are measured
-    in another unit (CARE's "Human Awareness (%)") and are kept apart from the table rows."""
+    in another unit (a paper's human awareness rate, say) and are kept apart from the table
+    rows."""
 
     path: Path
     benchmark: str
     paper: str
-    cite: str  # short citation used in `Row.source`: "CARE (Guo et al., 2025)"
+    cite: str  # short citation used in `Row.source`: "<Benchmark> (Author et al., year)"
     paper_file: str  # the paper text the quotes come from (shared/papers/<file>)
     rows: tuple[PublishedEntry, ...]
     human_baselines: tuple[PublishedEntry, ...]
@@ -74,16 +74,27 @@ class PublishedFile:
 
 
 def load_published(benchmark_file: str | Path | None = None) -> tuple[PublishedFile, ...]:
-    """Read and validate the published files: all of them, or the one named ("care.json",
-    "care" or a path). Raises `ValueError` naming the file, row and field of any error."""
+    """Read and validate the published files: all of them, or the one named ("<name>.json",
+    "<name>" or a path). Raises `ValueError` naming the file, row and field of any error."""
     if benchmark_file is None:
         return _load_all()
     return (_load_file(_resolve(benchmark_file)),)
 
 
-@lru_cache(maxsize=1)
+def published_files() -> tuple[str, ...]:
+    """The file of each registered benchmark that has one, in report order."""
+    from inspect_culture.report.section import sections
+
+    return tuple(s.published for _, s in sections() if s.published)
+
+
 def _load_all() -> tuple[PublishedFile, ...]:
-    return tuple(_load_file(PUBLISHED_DIR / name) for name in BENCHMARK_FILES)
+    return _load_files(published_files())
+
+
+@lru_cache(maxsize=4)
+def _load_files(names: tuple[str, ...]) -> tuple[PublishedFile, ...]:
+    return tuple(_load_file(PUBLISHED_DIR / name) for name in names)
 
 
 def published_entries(table_key: str) -> list[PublishedEntry]:

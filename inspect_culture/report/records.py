@@ -16,20 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from inspect_culture.report.model import RunInfo
+from inspect_culture.report.section import RecordSource, section_of
 
-# A metric field holding the outcome record in lm-eval samples files, per task family (every
-# metric field holds the same record); the first metric of each task, which `field_value`
-# reads without parsing the rest of the line
-_LM_EVAL_RECORD_FIELD = {
-    "normad": "accuracy",
-    "care": "n_scored",
-    "culturesynth": "n_scored",
-    "cqbench_ad": "accuracy",
-    "cqbench_vs": "precision",
-    "cqbench_ve": "recall",
-}
-# Inspect keeps the CultureSynth record under this key of Score.metadata (with the game details)
-_NESTED = {"culturesynth": "pair"}
 # What Inspect puts in a summary in place of a metadata value over 1 kB
 _THINNED = "Key removed from summary (> 1k)"
 # Sample fields the records never need, when a sample must be read in full
@@ -54,7 +42,7 @@ def outcome_records(run: RunInfo) -> list[dict[str, Any]]:
         reader = _inspect_records if run.harness == "inspect" else _lm_eval_records
         # question-id order, so intervals do not depend on the order samples finished or
         # which harness wrote them (the bootstrap resamples by position)
-        _cache[source] = sorted(reader(source, _family(run.task)), key=_question_id)
+        _cache[source] = sorted(reader(source, _record_source(run)), key=_question_id)
     return _cache[source]
 
 
@@ -62,14 +50,16 @@ def _question_id(record: Mapping[str, Any]) -> str:
     return str(record.get("sample_id", record.get("question_id", "")))
 
 
-def _family(task: str) -> str:
-    for family in _LM_EVAL_RECORD_FIELD:
-        if task == family or task.startswith(family + "_"):
-            return family
-    raise RecordsUnavailable(f"no outcome records for task {task!r}")
+def _record_source(run: RunInfo) -> RecordSource:
+    """Where the run's benchmark keeps the records of its task family (its report section)."""
+    section = section_of(run.benchmark)
+    found = section.record_source(run.task) if section is not None else None
+    if found is None:
+        raise RecordsUnavailable(f"no outcome records for task {run.task!r}")
+    return found
 
 
-def _inspect_records(path: Path, family: str) -> list[dict[str, Any]]:
+def _inspect_records(path: Path, family: RecordSource) -> list[dict[str, Any]]:
     """From the log's sample summaries (kept small by Inspect, so a 2,633-sample log reads in
     well under a second); a sample whose record Inspect thinned out of its summary is read in
     full."""
@@ -90,18 +80,18 @@ def _inspect_records(path: Path, family: str) -> list[dict[str, Any]]:
     return records
 
 
-def _unnest(metadata: Mapping[str, Any] | None, family: str) -> dict[str, Any] | None:
+def _unnest(metadata: Mapping[str, Any] | None, family: RecordSource) -> dict[str, Any] | None:
     if not metadata:
         return None
-    key = _NESTED.get(family)
+    key = family.inspect_key
     record = metadata.get(key) if key else metadata
     if not isinstance(record, Mapping) or any(v == _THINNED for v in record.values()):
         return None
     return dict(record)
 
 
-def _lm_eval_records(path: Path, family: str) -> list[dict[str, Any]]:
-    field = _LM_EVAL_RECORD_FIELD[family]
+def _lm_eval_records(path: Path, family: RecordSource) -> list[dict[str, Any]]:
+    field = family.lm_eval_field
     records = []
     with path.open(encoding="utf-8") as handle:
         for number, text in enumerate(handle, start=1):
@@ -125,8 +115,8 @@ _HASH_KEY = '"target_hash": '
 
 
 def field_value(line: str, field: str) -> Any:
-    """One top-level field of a samples line, parsing no more of the line than needed. NormAd's
-    lines carry the outcome record under each of ~110 metric names (about 25 kB), and a full
+    """One top-level field of a samples line, parsing no more of the line than needed. A line
+    can carry the outcome record under each of ~110 metric names (about 25 kB), and a full
     parse of every line was most of a 40-run report's time. lm-eval writes the metric fields
     right after `target_hash`, the first metric first: when that is `field`, only it is
     decoded. Any other layout: a full parse."""

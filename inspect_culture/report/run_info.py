@@ -1,40 +1,18 @@
-"""What both readers share: which of our tasks a run is, its benchmark, and the canonical model
-name (so the same model run in both harnesses is recognised as one model)."""
+"""What both readers share: a task's name and the canonical model name (so the same model run
+in both harnesses is recognised as one model). Which benchmark a task is comes from the registry
+(`section.inspect_owner`, `section.lm_eval_owner`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-# Inspect task name -> benchmark; tasks not listed here are ours but have no report table.
-INSPECT_BENCHMARKS = {
-    "normad": "NormAd-ETI",
-    "care": "CARE",
-    "culturesynth": "CultureSynth-7",
-    "cqbench_ad": "CQ-Bench",
-    "cqbench_vs": "CQ-Bench",
-    "cqbench_ve": "CQ-Bench",
-}
-INSPECT_WITHOUT_TABLE = {
-    "care_judge_agreement": "it evaluates a judge against human ratings (read it with "
-    "`inspect view`); it has no report table",
-    "culturesynth_answers": "it only generates answers (a baseline's); it has no report table",
-}
-# lm-eval task or group name prefix -> benchmark
-LM_EVAL_PREFIXES = {
-    "normad": "NormAd-ETI",
-    "care": "CARE",
-    "culturesynth": "CultureSynth-7",
-    "cqbench": "CQ-Bench",
-}
-LM_EVAL_WITHOUT_TABLE = ("culturesynth_answers", "cqbench_ve_summary")
-
 # Inspect providers whose model names carry a service before the model: openai-api/<svc>/<model>
 _TWO_PART_PROVIDERS = {"openai-api"}
 
 
 def inspect_task_name(task: str) -> str:
-    """`inspect_culture/normad` (registry name) and `normad` (file task) alike."""
+    """`inspect_culture/<task>` (registry name) and `<task>` (file task) alike."""
     return task.rsplit("/", 1)[-1]
 
 
@@ -63,17 +41,9 @@ def canonical_lm_eval_model(config: Mapping[str, Any], fallback: str | None) -> 
     return fallback or str(config.get("model") or "unknown model")
 
 
-def lm_eval_benchmark(task: str) -> str | None:
-    """The benchmark of one of our lm-eval task or group names; None for anything else."""
-    if task.startswith(LM_EVAL_WITHOUT_TABLE):
-        return None
-    head = task.split("_", 1)[0]
-    return LM_EVAL_PREFIXES.get(head)
-
-
 def dataset_label(name: object, revision: object, pinned: object = True) -> str | None:
     """`repo@revision` (12 characters); `repo@unpinned` for data without a pinned revision
-    (CultureSynth-7), whose identity is its sha256, so both harnesses label it alike."""
+    (identified by its sha256), so both harnesses label it alike."""
     if not name:
         return None
     text = str(revision or "unknown")

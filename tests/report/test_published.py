@@ -17,12 +17,12 @@ import pytest
 
 from inspect_culture.report.layouts import LAYOUTS
 from inspect_culture.report.published import (
-    BENCHMARK_FILES,
     PUBLISHED_DIR,
     PublishedEntry,
     PublishedFile,
     load_published,
     published_entries,
+    published_files,
     published_human_baselines,
     published_rows,
     published_settings,
@@ -84,8 +84,8 @@ def _number_in(printed: str, text: str) -> bool:
 
 def test_every_file_loads_and_validates() -> None:
     files = load_published()
-    assert [f.path.name for f in files] == list(BENCHMARK_FILES)
-    assert sorted(p.name for p in PUBLISHED_DIR.glob("*.json")) == sorted(BENCHMARK_FILES)
+    assert [f.path.name for f in files] == list(published_files())
+    assert sorted(p.name for p in PUBLISHED_DIR.glob("*.json")) == sorted(published_files())
     for f in files:
         assert f.rows and f.notes, f.path.name
         assert load_published(f.path.name)[0] == f

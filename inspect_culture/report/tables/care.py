@@ -5,12 +5,17 @@ and the count of unscored samples."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import partial
+from typing import Any
 
-from inspect_culture.benchmarks.care.spec import CATEGORY_SLUGS
+from inspect_culture.benchmarks.care.spec import CARE_LANGUAGES, CATEGORIES, CATEGORY_SLUGS
+from inspect_culture.datasets_hub.languages import LANGUAGES as LANGUAGE_INFO
+from inspect_culture.report import figures
 from inspect_culture.report.cells import header_cell
-from inspect_culture.report.layouts import LAYOUTS
-from inspect_culture.report.model import Cell, RunInfo, Table
+from inspect_culture.report.layouts import Layout
+from inspect_culture.report.model import Cell, Column, RunInfo, Table
+from inspect_culture.report.section import RecordSource, ReportSection
 from inspect_culture.report.tables.common import (
     Rows,
     describe,
@@ -22,6 +27,29 @@ from inspect_culture.report.tables.common import (
 BENCHMARK = "CARE"
 _DEFAULTS = {"prompting": "zero_shot", "judge_mapping": "paper", "judge_constraint": "none"}
 _SETTINGS = ("prompting", "judge_mapping", "judge_constraint")
+
+CATEGORY_LABELS = {
+    "entities": "Entities",
+    "opinion": "Opinion",
+    "norms": "Norms",
+    "commonsense": "Commonsense",
+    "literacy": "Literacy",
+}
+LAYOUT = Layout(
+    "care",
+    BENCHMARK,
+    "CARE: mean judge rating by language and category",
+    "rating (1-10)",
+    (
+        *(Column(c.slug, CATEGORY_LABELS[c.slug]) for c in CATEGORIES),
+        Column("overall", "Overall"),
+        Column("unscored", "Unscored", count=True),
+    ),
+    group_label="Language",
+    groups=CARE_LANGUAGES,
+    group_labels={lang: LANGUAGE_INFO[lang].name for lang in CARE_LANGUAGES},
+    decimals=2,
+)
 
 
 def care_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
@@ -46,7 +74,7 @@ def care_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]
         "resampled) and n, the questions the judge rated; unscored samples (no usable verdict) "
         "are counted apart, never as a rating."
     )
-    built = table("care", rows.rows(LAYOUTS["care"].groups), caption)
+    built = table("care", rows.rows(LAYOUT.groups), caption)
     return [built] if built else []
 
 
@@ -54,3 +82,72 @@ def _rated_questions(run: RunInfo, warnings: list[str]) -> dict[str, int]:
     records = records_or_warn(run, warnings) or []
     rated = {(r["question_id"], r["category"]) for r in records if r.get("rating") is not None}
     return dict(Counter(category for _, category in rated))
+
+
+def _inspect_setting(
+    task: str, metadata: Mapping[str, Any], task_args: Mapping[str, Any]
+) -> dict[str, Any]:
+    return {
+        "language": metadata.get("language"),
+        "prompting": metadata.get("prompting"),
+        "judge_mapping": metadata.get("judge_mapping"),
+        "judge_constraint": task_args.get("judge_constraint", "none"),
+    }
+
+
+def _inspect_subset(
+    task: str, metadata: Mapping[str, Any], task_args: Mapping[str, Any]
+) -> str | None:
+    if task_args.get("per_category"):
+        return f"per_category={task_args['per_category']}"
+    return None
+
+
+def _lm_eval_setting(task: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """care_<language>[_<prompting>]; the group `care` has neither."""
+    parts = task.split("_")
+    return {
+        "language": parts[1] if len(parts) > 1 else None,
+        "prompting": "_".join(parts[2:]) or "zero_shot",
+        "judge_mapping": metadata.get("judge_mapping", "paper"),
+        "judge_constraint": metadata.get("judge_constraint", "none"),
+    }
+
+
+def _lm_eval_subset(task: str, metadata: Mapping[str, Any]) -> str | None:
+    if metadata.get("per_category"):
+        return f"per_category={metadata['per_category']}"
+    return None
+
+
+SECTION = ReportSection(
+    tables=care_tables,
+    layouts=(LAYOUT,),
+    published="care.json",
+    figures=(
+        (
+            "care",
+            partial(
+                figures.bars_by_group,
+                key="care_categories",
+                title="CARE: mean rating by category",
+                what=(
+                    "CARE mean judge rating (1-10) per category and overall, one panel per "
+                    "language."
+                ),
+                limits=(0.0, 10.0),
+            ),
+        ),
+    ),
+    records=(RecordSource("care", "n_scored"),),
+    inspect_without_table={
+        "care_judge_agreement": "it evaluates a judge against human ratings (read it with "
+        "`inspect view`); it has no report table",
+    },
+    inspect_setting=_inspect_setting,
+    inspect_subset=_inspect_subset,
+    lm_eval_setting=_lm_eval_setting,
+    lm_eval_subset=_lm_eval_subset,
+    judged=True,
+    generation="inspect_culture.benchmarks.care.spec:GENERATION",
+)

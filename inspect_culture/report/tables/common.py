@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspect_culture.report.layouts import LAYOUTS
-from inspect_culture.report.model import Cell, Row, RunInfo, Table
+from inspect_culture.report.model import Cell, Column, Row, RunInfo, Table
 from inspect_culture.report.records import RecordsUnavailable, outcome_records
 
 HARNESS_ORDER = {"inspect": 0, "lm-eval": 1}
@@ -86,8 +86,11 @@ def describe(run: RunInfo, names: Iterable[str], defaults: Mapping[str, object])
     return "; ".join(parts)
 
 
-def table(key: str, rows: list[Row], caption: str) -> Table | None:
-    """The layout's table, or None when no row has a number."""
+def table(
+    key: str, rows: list[Row], caption: str, columns: tuple[Column, ...] | None = None
+) -> Table | None:
+    """The layout's table, or None when no row has a number; `columns` replaces the layout's
+    where they depend on the runs (the generic table)."""
     if not rows:
         return None
     layout = LAYOUTS[key]
@@ -96,7 +99,7 @@ def table(key: str, rows: list[Row], caption: str) -> Table | None:
         benchmark=layout.benchmark,
         title=layout.title,
         metric=layout.metric,
-        columns=layout.columns,
+        columns=layout.columns if columns is None else columns,
         rows=tuple(rows),
         group_label=layout.group_label,
         caption=caption,

@@ -6,15 +6,18 @@ VE, which is what each metric averages over)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from inspect_culture.benchmarks.cqbench.spec import f1_score
+from inspect_culture.benchmarks.cqbench.spec import CATEGORIES, f1_score
+from inspect_culture.report import figures
 from inspect_culture.report.cells import mean_cell, resampled_cell
-from inspect_culture.report.layouts import LAYOUTS
-from inspect_culture.report.model import Cell, RunInfo, Table
+from inspect_culture.report.layouts import Layout
+from inspect_culture.report.model import Cell, Column, RunInfo, Table
+from inspect_culture.report.section import RecordSource, ReportSection
 from inspect_culture.report.tables.common import (
     Rows,
     describe,
@@ -34,6 +37,19 @@ _DEFAULTS = {
 }
 _SETTINGS = tuple(_DEFAULTS)
 _HEADER = {"ad": "accuracy", "vs": "f1", "ve": "recall"}
+
+TASK_LABELS = {"ad": "AD accuracy", "vs": "VS F1", "ve": "VE recall"}
+LAYOUT = Layout(
+    "cqbench",
+    BENCHMARK,
+    "CQ-Bench: attitude detection, value selection and value extraction",
+    "score (0-1)",
+    tuple(Column(k, v) for k, v in TASK_LABELS.items()),
+    group_label="Setting",
+    groups=(*CATEGORIES, "all"),
+    group_labels={**{c: c for c in CATEGORIES}, "all": "average"},
+    decimals=3,
+)
 
 
 def cqbench_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
@@ -61,7 +77,7 @@ def cqbench_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tab
         average.put(family, _cell(family, records), run)
     built = table(
         "cqbench",
-        rows.rows(LAYOUTS["cqbench"].groups),
+        rows.rows(LAYOUT.groups),
         "AD accuracy (the paper's micro-F1), VS F1 = 2PR/(P+R) of the mean per-story precision "
         "P and recall R, VE recall of the gold values the judge scored (1 / 0.5 / 0); 95% "
         "bootstrap intervals; n = questions (AD), stories (VS), gold values (VE). 'average' "
@@ -97,3 +113,71 @@ def _cell(family: str, records: list[dict[str, Any]]) -> Cell:
         if score is not None
     ]
     return mean_cell([s for _, s in scores], [k for k, _ in scores], 1.0)
+
+
+_SETTING_NAMES = (
+    "task",
+    "setting",
+    "reasoning",
+    "shots",
+    "merged",
+    "prompt_fidelity",
+    "skip_empty",
+)
+
+
+def _inspect_setting(
+    task: str, metadata: Mapping[str, Any], task_args: Mapping[str, Any]
+) -> dict[str, Any]:
+    setting = {name: metadata[name] for name in _SETTING_NAMES if name in metadata}
+    if "judge_constraint" in metadata:
+        setting["judge_constraint"] = metadata["judge_constraint"]
+    return setting
+
+
+def _lm_eval_setting(task: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """cqbench_<task>_<setting>[_reasoning]."""
+    parts = task.split("_")
+    family = parts[1] if len(parts) > 1 else None
+    rest = parts[2:]
+    reasoning = bool(rest) and rest[-1] == "reasoning"
+    category = "_".join(rest[:-1] if reasoning else rest) or None
+    result: dict[str, Any] = {"task": family, "setting": category, "reasoning": reasoning}
+    for name in ("shots", "merged", "prompt_fidelity", "skip_empty", "judge_constraint"):
+        if name in metadata:
+            result[name] = metadata[name]
+    return result
+
+
+SECTION = ReportSection(
+    tables=cqbench_tables,
+    layouts=(LAYOUT,),
+    published="cqbench.json",
+    figures=(
+        (
+            "cqbench",
+            partial(
+                figures.summary_bars,
+                key="cqbench_tasks",
+                title="CQ-Bench: scores by task",
+                what=(
+                    "CQ-Bench attitude detection (AD, accuracy), value selection (VS, F1) and "
+                    "value extraction (VE, recall) per model, averaged over settings."
+                ),
+                summary_group="all",
+                one_group_note="{series}: setting '{group}' only (no average over settings).",
+                limits=(0.0, None),
+            ),
+        ),
+    ),
+    records=(
+        RecordSource("cqbench_ad", "accuracy"),
+        RecordSource("cqbench_vs", "precision"),
+        RecordSource("cqbench_ve", "recall"),
+    ),
+    lm_eval_without_table=("cqbench_ve_summary",),
+    inspect_setting=_inspect_setting,
+    lm_eval_setting=_lm_eval_setting,
+    judged=True,
+    generation="inspect_culture.benchmarks.cqbench.spec:GENERATION",
+)

@@ -7,12 +7,17 @@ paper's definition, `benchmarks/culturesynth/metrics.weighted_average`)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
+from inspect_culture.benchmarks.culturesynth.data import LANGUAGES
 from inspect_culture.benchmarks.culturesynth.spec import language_slug
+from inspect_culture.report import figures
 from inspect_culture.report.cells import mean_cell
-from inspect_culture.report.model import Cell, RunInfo, Table
+from inspect_culture.report.layouts import Layout
+from inspect_culture.report.model import Cell, Column, RunInfo, Table
+from inspect_culture.report.section import RecordSource, ReportSection
 from inspect_culture.report.tables.common import (
     Rows,
     describe,
@@ -24,6 +29,31 @@ from inspect_culture.report.tables.common import (
 BENCHMARK = "CultureSynth-7"
 PERCENT = 100.0
 _DEFAULTS = {"swap": True, "judge_constraint": "none"}
+
+NET_WIN_RATE = Layout(
+    "culturesynth",
+    BENCHMARK,
+    "CultureSynth-7: net win rate against the baseline by language",
+    "net win rate (%)",
+    (
+        *(Column(lang, lang) for lang in LANGUAGES),
+        Column("weighted_average", "Weighted avg."),
+    ),
+)
+OUTCOMES = Layout(
+    "culturesynth_secondary",
+    BENCHMARK,
+    "CultureSynth-7: wins, ties, losses and position consistency",
+    "percent",
+    (
+        Column("win_rate", "Win (%)"),
+        Column("tie_rate", "Tie (%)"),
+        Column("loss_rate", "Loss (%)"),
+        Column("position_consistency", "Position consistency (%)"),
+        Column("unscored", "Unscored", count=True),
+    ),
+    secondary=True,
+)
 
 
 def culturesynth_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
@@ -81,3 +111,84 @@ def culturesynth_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> lis
 def _rate(records: list[dict[str, Any]], value: Any) -> Cell:
     outcomes = [value(r) for r in records]
     return mean_cell(outcomes, [r["question_id"] for r in records], PERCENT)
+
+
+def _inspect_setting(
+    task: str, metadata: Mapping[str, Any], task_args: Mapping[str, Any]
+) -> dict[str, Any]:
+    return {
+        "languages": _languages(metadata.get("language")),
+        "swap": metadata.get("swap"),
+        "judge_constraint": task_args.get("judge_constraint", "none"),
+    }
+
+
+def _languages(value: Any) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return tuple(part.strip() for part in value.split(",") if part.strip())
+    return tuple(value)
+
+
+def _inspect_subset(
+    task: str, metadata: Mapping[str, Any], task_args: Mapping[str, Any]
+) -> str | None:
+    if metadata.get("language"):
+        return f"language={metadata['language']}"
+    return None
+
+
+def _lm_eval_setting(task: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """culturesynth_<language|all>."""
+    parts = task.split("_")
+    language = parts[1] if len(parts) > 1 else None
+    return {
+        "languages": None if language in (None, "all") else (language,),
+        "swap": metadata.get("swap", True),
+        "judge_constraint": metadata.get("judge_constraint", "none"),
+    }
+
+
+SECTION = ReportSection(
+    tables=culturesynth_tables,
+    layouts=(NET_WIN_RATE, OUTCOMES),
+    published="culturesynth.json",
+    figures=(
+        (
+            "culturesynth",
+            partial(
+                figures.bars,
+                key="culturesynth_languages",
+                title="CultureSynth-7: net win rate by language",
+                what=(
+                    "CultureSynth-7 net win rate (percent points, wins minus losses against the "
+                    "baseline) per language and the weighted average, one bar per model."
+                ),
+                zero_line=True,
+            ),
+        ),
+        (
+            "culturesynth_secondary",
+            partial(
+                figures.outcome_bars,
+                key="culturesynth_outcomes",
+                title="CultureSynth-7: wins, ties and losses",
+                what=(
+                    "CultureSynth-7 outcomes against the baseline: wins, ties and losses (%) per "
+                    "model, from the user's runs."
+                ),
+            ),
+        ),
+    ),
+    records=(RecordSource("culturesynth", "n_scored", inspect_key="pair"),),
+    inspect_without_table={
+        "culturesynth_answers": "it only generates answers (a baseline's); it has no report table",
+    },
+    lm_eval_without_table=("culturesynth_answers",),
+    inspect_setting=_inspect_setting,
+    inspect_subset=_inspect_subset,
+    lm_eval_setting=_lm_eval_setting,
+    judged=True,
+    generation="inspect_culture.benchmarks.culturesynth.spec:GENERATION",
+)

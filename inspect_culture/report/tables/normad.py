@@ -3,13 +3,17 @@ macro-F1 and unparsed rate (from the outcome records, for intervals and counts).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from inspect_culture.benchmarks.normad.spec import CONTEXTS, DEFAULT_PARSER, LABELS
+from inspect_culture.benchmarks.normad.taxonomy import IW_CLUSTERS
+from inspect_culture.report import figures
 from inspect_culture.report.cells import header_cell, mean_cell, resampled_cell, with_n
-from inspect_culture.report.layouts import LAYOUTS
-from inspect_culture.report.model import Cell, RunInfo, Table
+from inspect_culture.report.layouts import Layout
+from inspect_culture.report.model import Cell, Column, RunInfo, Table
+from inspect_culture.report.section import RecordSource, ReportSection
 from inspect_culture.report.tables.common import (
     Rows,
     describe,
@@ -22,6 +26,51 @@ from inspect_culture.stats import classification
 BENCHMARK = "NormAd-ETI"
 PERCENT = 100.0
 _DEFAULTS = {"parser": DEFAULT_PARSER}
+
+CONTEXT_LABELS = {
+    "rot": "RoT",
+    "value_country": "Value+Country",
+    "country": "Country",
+    "none": "No context",
+}
+IW_LABELS = {
+    "african_islamic": "African-Islamic",
+    "orthodox_europe": "Orthodox Europe",
+    "confucian": "Confucian",
+    "catholic_europe": "Catholic Europe",
+    "protestant_europe": "Protestant Europe",
+    "english_speaking": "English-speaking",
+    "latin_america": "Latin America",
+    "west_south_asia": "West & South Asia",
+}
+BY_CONTEXT = Layout(
+    "normad_context",
+    BENCHMARK,
+    "NormAd-ETI: accuracy by context",
+    "accuracy (%)",
+    tuple(Column(k, v) for k, v in CONTEXT_LABELS.items()),
+)
+BY_CLUSTER = Layout(
+    "normad_iw",
+    BENCHMARK,
+    "NormAd-ETI: accuracy by Inglehart-Welzel cluster",
+    "accuracy (%)",
+    tuple(Column(c, IW_LABELS[c]) for c in IW_CLUSTERS),
+    group_label="Context",
+    groups=tuple(CONTEXT_LABELS),
+    group_labels=CONTEXT_LABELS,
+)
+SECONDARY = Layout(
+    "normad_secondary",
+    BENCHMARK,
+    "NormAd-ETI: macro-F1 and unparsed answers",
+    "percent",
+    (Column("macro_f1", "Macro-F1 (%)"), Column("unparsed_rate", "Unparsed (%)")),
+    group_label="Context",
+    groups=tuple(CONTEXT_LABELS),
+    group_labels=CONTEXT_LABELS,
+    secondary=True,
+)
 
 
 def normad_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
@@ -47,13 +96,13 @@ def normad_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tabl
         table("normad_context", by_context.rows(), caption),
         table(
             "normad_iw",
-            by_cluster.rows(LAYOUTS["normad_iw"].groups),
+            by_cluster.rows(BY_CLUSTER.groups),
             "Accuracy (%) per Inglehart-Welzel cluster; interval and n from the run's "
             "per-question records (the value is the harness's own).",
         ),
         table(
             "normad_secondary",
-            secondary.rows(LAYOUTS["normad_secondary"].groups),
+            secondary.rows(SECONDARY.groups),
             "Macro-F1 over yes/no/neutral (unparsed answers count as wrong) and the share of "
             "answers no parser rule could read; intervals resample questions.",
         ),
@@ -67,7 +116,7 @@ def _clusters(builder: Any, run: RunInfo, records: list[dict[str, Any]]) -> None
         values, ids = by_cluster.setdefault(record["iw_cluster"], ([], []))
         values.append(float(record["gold"] == record["pred"]))
         ids.append(record["sample_id"])
-    for cluster in LAYOUTS["normad_iw"].columns:
+    for cluster in BY_CLUSTER.columns:
         cell = mean_cell(*by_cluster.get(cluster.key, ([], [])), PERCENT)
         header = run.metrics.get(f"accuracy_iw_{cluster.key}")
         if header is not None and cell.value is not None:
@@ -88,3 +137,49 @@ def _secondary(builder: Any, run: RunInfo, records: list[dict[str, Any]]) -> Non
     )
     f1 = resampled_cell(records, statistic, PERCENT, run.metrics.get("macro_f1"))
     builder.put("macro_f1", with_n(f1, questions), run)
+
+
+def _inspect_setting(
+    task: str, metadata: Mapping[str, Any], task_args: Mapping[str, Any]
+) -> dict[str, Any]:
+    return {"context": metadata.get("context"), "parser": metadata.get("parser")}
+
+
+def _lm_eval_setting(task: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """normad_<context>; the group `normad` has none."""
+    context = "_".join(task.split("_")[1:]) or None
+    return {"context": context, "parser": metadata.get("parser", "strict")}
+
+
+SECTION = ReportSection(
+    tables=normad_tables,
+    layouts=(BY_CONTEXT, BY_CLUSTER, SECONDARY),
+    published="normad.json",
+    figures=(
+        (
+            "normad_iw",
+            partial(
+                figures.heatmap,
+                key="normad_heatmap",
+                title="NormAd-ETI: accuracy by cluster and context",
+                what=(
+                    "NormAd-ETI accuracy (%) by Inglehart-Welzel cultural cluster (columns) and "
+                    "context (rows), one panel per model; all panels share one colour scale."
+                ),
+            ),
+        ),
+        (
+            "normad_context",
+            partial(
+                figures.bars,
+                key="normad_context",
+                title="NormAd-ETI: accuracy by context",
+                what="NormAd-ETI accuracy (%) by the context given to the model, one bar per model.",
+            ),
+        ),
+    ),
+    records=(RecordSource("normad", "accuracy"),),
+    inspect_setting=_inspect_setting,
+    lm_eval_setting=_lm_eval_setting,
+    generation="inspect_culture.benchmarks.normad.spec:GENERATION",
+)

@@ -1,0 +1,150 @@
+"""What the report needs of one benchmark, found through the registry: each benchmark's
+`report` names a `ReportSection` (in `report/tables/<benchmark>.py`); a benchmark without one
+gets a generic section, a table of each run's own headline metrics. No other report module
+names a benchmark, so adding one to the registry is all the report needs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache, partial
+from typing import Any
+
+from inspect_culture import registry
+from inspect_culture.registry import Benchmark
+from inspect_culture.report.layouts import Layout
+from inspect_culture.report.model import RunInfo, Table
+
+TableBuilder = Callable[[Sequence[RunInfo], list[str]], list[Table]]
+# (table, figures.Context) -> figures.Drawn; typed loosely so this module needs no figures
+Drawer = Callable[[Table, Any], Any]
+# (task, metadata, task_args) of an Inspect log
+InspectReader = Callable[[str, Mapping[str, Any], Mapping[str, Any]], Any]
+# (task, metadata) of an lm-eval task's config
+LmEvalReader = Callable[[str, Mapping[str, Any]], Any]
+
+# metadata the run's header reports apart (dataset, judge), not settings
+_NOT_SETTINGS = {"dataset", "dataset_revision", "judge_model", "config_source"}
+
+
+@dataclass(frozen=True)
+class RecordSource:
+    """Where a task family's per-question outcome records sit: lm-eval writes the record
+    under every metric field of its samples file, and `lm_eval_field` is the first one (read
+    without parsing the rest of the line); Inspect keeps it in `Score.metadata`, or under
+    `inspect_key` of it."""
+
+    prefix: str  # the task family: `task == prefix` or `task.startswith(prefix + "_")`
+    lm_eval_field: str
+    inspect_key: str | None = None
+
+    def matches(self, task: str) -> bool:
+        return task == self.prefix or task.startswith(self.prefix + "_")
+
+
+def generic_inspect_setting(
+    task: str, metadata: Mapping[str, Any], task_args: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Every task argument and metadata value but versions and provenance."""
+    merged = {**metadata, **task_args}
+    return {
+        k: v for k, v in merged.items() if k not in _NOT_SETTINGS and not k.endswith("_version")
+    }
+
+
+def generic_lm_eval_setting(task: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """The task name (it fixes the variant in lm-eval) and the `--metadata` values."""
+    return {"task": task, **generic_inspect_setting(task, metadata, {})}
+
+
+def no_inspect_subset(
+    task: str, metadata: Mapping[str, Any], task_args: Mapping[str, Any]
+) -> str | None:
+    return None
+
+
+def no_lm_eval_subset(task: str, metadata: Mapping[str, Any]) -> str | None:
+    return None
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    """One benchmark's part of the report."""
+
+    tables: TableBuilder  # (runs of every benchmark, warnings) -> its tables
+    layouts: tuple[Layout, ...] = ()
+    published: str | None = None  # its papers' rows: a file name under report/published/
+    figures: tuple[tuple[str, Drawer], ...] = ()  # (table key, drawer), in report order
+    records: tuple[RecordSource, ...] = ()
+    inspect_without_table: Mapping[str, str] = field(default_factory=dict)  # task -> why
+    lm_eval_without_table: tuple[str, ...] = ()  # task-name prefixes
+    inspect_setting: InspectReader = generic_inspect_setting
+    inspect_subset: InspectReader = no_inspect_subset
+    lm_eval_setting: LmEvalReader = generic_lm_eval_setting
+    lm_eval_subset: LmEvalReader = no_lm_eval_subset
+    judged: bool = False  # a judge model scores it, so runs with different judges differ
+    generation: str = ""  # "module:GENERATION" of its spec; "" = greedy decoding
+
+    def temperature(self) -> float | None:
+        """The answers' sampling temperature, read only when a warning needs it."""
+        return registry.resolve(self.generation).temperature if self.generation else None
+
+    def record_source(self, task: str) -> RecordSource | None:
+        return next((r for r in self.records if r.matches(task)), None)
+
+
+def section(benchmark: Benchmark) -> ReportSection:
+    """The benchmark's own section, or the generic one."""
+    if benchmark.report:
+        found = registry.resolve(benchmark.report)
+        if not isinstance(found, ReportSection):
+            raise TypeError(f"{benchmark.report} is not a ReportSection")
+        return found
+    return generic_section(benchmark)
+
+
+def sections() -> list[tuple[Benchmark, ReportSection]]:
+    """Every benchmark with its section, in the registry's (the report's) order."""
+    return [(b, section(b)) for b in registry.benchmarks()]
+
+
+def section_of(title: str) -> ReportSection | None:
+    """The section of the benchmark a run or table names (`RunInfo.benchmark`)."""
+    return next((s for b, s in sections() if b.title == title), None)
+
+
+def inspect_owner(task: str) -> tuple[Benchmark, ReportSection] | None:
+    """The benchmark one of whose Inspect tasks is `task`; None for a task not ours."""
+    for b in registry.benchmarks():
+        if task in b.inspect_task_names():
+            return b, section(b)
+    return None
+
+
+def lm_eval_owner(task: str) -> tuple[Benchmark, ReportSection] | None:
+    """The benchmark whose lm-eval task names `task` starts with (the longest such name)."""
+    owners = [b for b in registry.benchmarks() if task == b.name or task.startswith(b.name + "_")]
+    if not owners:
+        return None
+    owner = max(owners, key=lambda b: len(b.name))
+    return owner, section(owner)
+
+
+@cache
+def generic_section(benchmark: Benchmark) -> ReportSection:
+    """A table of each run's own headline metrics; no published rows, no figures."""
+    layout = Layout(
+        benchmark.name,
+        benchmark.title,
+        f"{benchmark.title}: each run's own metrics",
+        "score",
+        (),
+        decimals=3,
+    )
+    from inspect_culture.report.tables.generic import generic_tables
+
+    return ReportSection(
+        tables=partial(generic_tables, layout),
+        layouts=(layout,),
+        judged=bool(benchmark.judge_scorers or benchmark.lm_eval_judged),
+    )

@@ -1,0 +1,36 @@
+"""The table of a benchmark without a report section of its own: each run's headline metrics
+as its harness reported them, so a newly registered benchmark shows up in the report at once."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from inspect_culture.report.cells import header_cell
+from inspect_culture.report.layouts import Layout
+from inspect_culture.report.model import Cell, Column, RunInfo, Table
+from inspect_culture.report.tables.common import Rows, describe, of_benchmark, table
+
+_NOT_COLUMNS = ("_ci_low", "_ci_high", "stderr")  # intervals, and Inspect's `stderr` too
+
+
+def generic_tables(layout: Layout, all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
+    runs = [r for r in of_benchmark(all_runs, layout.benchmark) if not r.setting.get("aggregate")]
+    names = dict.fromkeys(
+        name
+        for run in runs
+        for name in run.metrics
+        if not name.endswith(_NOT_COLUMNS) and name != "n_unscored"
+    )
+    columns = tuple(Column(name, name) for name in names)
+    if any(run.unscored is not None for run in runs):
+        columns += (Column("unscored", "Unscored", count=True),)
+    rows = Rows()
+    for run in runs:
+        builder = rows.get(run, None, describe(run, sorted(run.setting), {}))
+        for name in names:
+            builder.put(name, header_cell(run, name), run)
+        if run.unscored is not None:
+            builder.put("unscored", Cell(float(run.unscored)), run)
+    caption = "Each run's own metrics (95% interval where the harness reports one)."
+    built = table(layout.key, rows.rows(), caption, columns=columns)
+    return [built] if built else []
