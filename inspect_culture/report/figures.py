@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspect_culture.report.errors import ReportDependencyError
-from inspect_culture.report.layouts import LAYOUTS
 from inspect_culture.report.model import Cell, Column, Figure, Row, Table
+from inspect_culture.report.section import LAYOUTS
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

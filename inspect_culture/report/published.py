@@ -22,8 +22,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from inspect_culture.report.layouts import LAYOUTS
 from inspect_culture.report.model import Cell, Row
+from inspect_culture.report.section import LAYOUTS
 
 PUBLISHED_DIR = Path(__file__).with_name("published")
 

@@ -5,9 +5,9 @@ names a benchmark, so adding one to the registry is all the report needs."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache, partial
+from functools import cache
 from typing import Any
 
 from inspect_culture import registry
@@ -71,7 +71,8 @@ def no_lm_eval_subset(task: str, metadata: Mapping[str, Any]) -> str | None:
 class ReportSection:
     """One benchmark's part of the report."""
 
-    tables: TableBuilder  # (runs of every benchmark, warnings) -> its tables
+    # (runs of every benchmark, warnings) -> its tables; None: the generic table of its layout
+    tables: TableBuilder | None
     layouts: tuple[Layout, ...] = ()
     published: str | None = None  # its papers' rows: a file name under report/published/
     figures: tuple[tuple[str, Drawer], ...] = ()  # (table key, drawer), in report order
@@ -141,10 +142,29 @@ def generic_section(benchmark: Benchmark) -> ReportSection:
         (),
         decimals=3,
     )
-    from inspect_culture.report.tables.generic import generic_tables
-
     return ReportSection(
-        tables=partial(generic_tables, layout),
+        tables=None,
         layouts=(layout,),
         judged=bool(benchmark.judge_scorers or benchmark.lm_eval_judged),
     )
+
+
+def all_layouts() -> dict[str, Layout]:
+    """Every registered benchmark's layouts by key, in report order."""
+    return {layout.key: layout for _, s in sections() for layout in s.layouts}
+
+
+class _Layouts(Mapping[str, Layout]):
+    """`all_layouts()` read on each use, so a benchmark registered later is found."""
+
+    def __getitem__(self, key: str) -> Layout:
+        return all_layouts()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(all_layouts())
+
+    def __len__(self) -> int:
+        return len(all_layouts())
+
+
+LAYOUTS: Mapping[str, Layout] = _Layouts()

@@ -13,8 +13,8 @@ import pytest
 from inspect_culture.report import figures
 from inspect_culture.report.errors import ReportDependencyError
 from inspect_culture.report.figures import OKABE_ITO, draw_figures, model_colours
-from inspect_culture.report.layouts import LAYOUTS
 from inspect_culture.report.model import Cell, Figure, Row, Table
+from inspect_culture.report.section import LAYOUTS
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"  # long name, run in both harnesses
 MINI = "gpt-4o-mini"  # Inspect only, also published

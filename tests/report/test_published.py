@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from inspect_culture.report.layouts import LAYOUTS
 from inspect_culture.report.published import (
     PUBLISHED_DIR,
     PublishedEntry,
@@ -27,6 +26,7 @@ from inspect_culture.report.published import (
     published_rows,
     published_settings,
 )
+from inspect_culture.report.section import LAYOUTS
 
 REPO = Path(__file__).resolve().parents[2]
 

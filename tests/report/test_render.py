@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from inspect_culture import __version__
-from inspect_culture.report.layouts import LAYOUTS
 from inspect_culture.report.model import (
     Cell,
     Column,
@@ -41,6 +40,7 @@ from inspect_culture.report.render import (
 from inspect_culture.report.render.cells import MISSING, cell_parts, format_cell
 from inspect_culture.report.render.latex import MAX_ROWS, parts, render_latex
 from inspect_culture.report.render.latex import escape as latex_escape
+from inspect_culture.report.section import LAYOUTS
 from tests.support.browser import open_offline
 
 NASTY = "org/model_v1 & <b>x</b> 50%"

@@ -16,9 +16,9 @@ from inspect_ai.scorer import match
 
 from inspect_culture import registry
 from inspect_culture.cli import main
-from inspect_culture.report.layouts import LAYOUTS
 from inspect_culture.report.published import published_rows
 from inspect_culture.report.records import clear_cache
+from inspect_culture.report.section import LAYOUTS
 
 TOY = registry.Benchmark(
     name="toy",

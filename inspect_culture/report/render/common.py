@@ -12,8 +12,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from inspect_culture.report.layouts import LAYOUTS
 from inspect_culture.report.model import Report, Row, RunInfo, Table
+from inspect_culture.report.section import LAYOUTS
 
 TITLE = "Cultural-awareness evaluation report"
 CELL_LEGEND = "Cells read: value [95% interval] (n = questions behind the value)."

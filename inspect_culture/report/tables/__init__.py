@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 
 from inspect_culture.report.model import RunInfo, Table
 from inspect_culture.report.published import published_rows
 from inspect_culture.report.section import sections
+from inspect_culture.report.tables.generic import generic_tables
 
 
 def build_tables(runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
@@ -16,7 +18,8 @@ def build_tables(runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
     appended."""
     tables: list[Table] = []
     for _, section in sections():
-        built = section.tables(runs, warnings)
+        build = section.tables or partial(generic_tables, section.layouts[0])
+        built = build(runs, warnings)
         built.sort(key=lambda t: t.secondary)
         tables.extend(replace(t, rows=(*t.rows, *published_rows(t.key))) for t in built)
     return tables

@@ -7,9 +7,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspect_culture.report.layouts import LAYOUTS
 from inspect_culture.report.model import Cell, Column, Row, RunInfo, Table
 from inspect_culture.report.records import RecordsUnavailable, outcome_records
+from inspect_culture.report.section import LAYOUTS
 
 HARNESS_ORDER = {"inspect": 0, "lm-eval": 1}
 
