@@ -3,20 +3,20 @@ the Inspect entry point, `culture-evals list|data|report|judge`, the lm-eval opt
 the `eval.yaml` test. Each entry names its parts by dotted path, so reading the list imports
 no benchmark: `lm_eval --tasks care_zh` loads CARE's modules and no other benchmark's.
 
-A benchmark's parts (the toy benchmark in tests/ proves the list is complete):
+A benchmark's parts (tests/report/test_report_generic_section.py registers a toy one):
 - `package`: its folder under `inspect_culture/benchmarks/` (data, spec, prompts, parser,
   metrics, judging; see docs/architecture.md);
 - `source`: the upstream file(s) with pinned revision and licence;
 - `load_all`: every record of every variant, for `culture-evals data info|verify`;
 - `inspect_module` and `inspect_tasks`: the Inspect task file and its tasks;
 - `lm_eval_folder`: the lm-eval task folder (its generated YAML names the task families);
-- `report`: the report's table layout and the papers' published rows.
+- `report`: its report section (layouts, tables, published rows); none = a generic table.
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -65,7 +65,6 @@ class Benchmark:
     judge_scorers: tuple[str, ...] = ()  # Inspect scorers `inspect score --scorer` may name
     locate: str = ""  # "module:function" finding the data file, when the source's rule differs
     report: str = ""  # "module:ATTRIBUTE" of its report section; "" = the generic one
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def load_source(self) -> Any:
         return resolve(self.source)
