@@ -32,11 +32,8 @@ from inspect_culture.inspect_plumbing.failures import (
     without_userinfo,
 )
 from inspect_culture.inspect_plumbing.judge_cache import (
-    JudgeCacheError,
     judge_identity,
     learn_identity_once,
-    open_reply_cache,
-    reply_cache,
     request_key,
 )
 from inspect_culture.inspect_plumbing.live import note_judge_later
@@ -51,6 +48,7 @@ from inspect_culture.inspect_plumbing.preflight import (
     wrong_path,
 )
 from inspect_culture.inspect_plumbing.roles import GRADER_ROLE, prerequisite_error, role_model
+from inspect_culture.judging.cache import JudgeCache, JudgeCacheError, open_cache, usable_cache
 from inspect_culture.judging.constraints import (
     PROBE_MESSAGES,
     JudgeConstraintError,
@@ -70,7 +68,7 @@ DEFAULT_JUDGE_TIMEOUT = 600.0
 DEFAULT_ATTEMPT_TIMEOUT = 120
 # Judge replies never expire: re-scoring the same outputs, or resuming, repeats no judge call
 # (`judge_cache.py`: cheaper than Inspect's per-call cache, which stays available via --cache).
-JUDGE_CACHE_NOTE = "inspect_plumbing/judge_cache.py; INSPECT_CULTURE_JUDGE_CACHE=off disables it"
+JUDGE_CACHE_NOTE = "judging/cache.py; INSPECT_CULTURE_JUDGE_CACHE=off disables it"
 
 _ATTEMPTS_NOTE = "inspect_culture: provider calls made: "
 
@@ -123,7 +121,7 @@ def require_grader(
         grader = grader_model(self_grade)
         assert grader is not None  # judge_later is off
         try:
-            open_reply_cache()
+            open_cache(batched_writes=True)
         except JudgeCacheError as exc:
             raise prerequisite_error()(str(exc)) from None
         if not judge_preflight:
@@ -228,6 +226,11 @@ def judge_config(
     return config.merge(GenerateConfig(response_schema=schema))
 
 
+def reply_cache() -> JudgeCache | None:
+    """The shared judge cache, writes batched (a name tests patch)."""
+    return usable_cache(batched_writes=True)
+
+
 def batched(model: Model) -> bool:
     """Whether the role sends its calls through the provider's batch API (Inspect's `batch`:
     true, a batch size, or a BatchConfig; false, 0 or unset is off)."""
@@ -303,7 +306,7 @@ async def judge_reply(
     limit = judgment_timeout(grader, timeout)
     try:
         config = judge_config(grader, verdict_format, constraint)
-        key = request_key(grader, prompt, config) if store is not None else ""
+        key = request_key(grader, prompt, config, constraint) if store is not None else ""
         cached = store.get(key, identity) if store is not None else None
         if cached is not None:
             transcript().info(f"judge reply from the judge cache ({JUDGE_CACHE_NOTE})")

@@ -23,9 +23,14 @@ import openai
 
 from inspect_culture.datasets_hub.hashing import sha256_text
 from inspect_culture.judge_saved.errors import JudgeSavedError
-from inspect_culture.judging.constraints import VerdictFormat, reply_text, request_fields
-from inspect_culture.lm_eval_tasks.judge.cache import JudgeCache, cache_key, default_cache
-from inspect_culture.lm_eval_tasks.judge.client import JudgeResult
+from inspect_culture.judging.cache import JudgeCache, open_cache
+from inspect_culture.judging.constraints import VerdictFormat, reply_text
+from inspect_culture.lm_eval_tasks.judge.client import (
+    JudgeResult,
+    cache_key,
+    request_body,
+    served_identity,
+)
 from inspect_culture.lm_eval_tasks.judge.errors import scrub
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeSettings
 
@@ -50,25 +55,6 @@ class BatchLog:
     """What the batch judge did, for the results file and tests."""
 
     batches: list[dict[str, Any]] = field(default_factory=list)
-
-
-def request_body(
-    settings: JudgeSettings, messages: Sequence[Mapping[str, str]], fmt: VerdictFormat | None
-) -> dict[str, Any]:
-    """The chat-completions body the concurrent judge sends for these messages."""
-    body: dict[str, Any] = {
-        "model": settings.model,
-        "messages": [dict(m) for m in messages],
-        "temperature": settings.temperature,
-        "max_tokens": settings.max_tokens,
-    }
-    if settings.seed is not None:
-        body["seed"] = settings.seed
-    if fmt is not None:
-        fields = request_fields(fmt, settings.constraint, settings.max_tokens)
-        body.update(fields.pop("extra_body", {}))  # the openai client sends these top-level
-        body.update(fields)
-    return body
 
 
 def api_failure(exc: openai.OpenAIError, settings: JudgeSettings) -> str:
@@ -144,9 +130,10 @@ class BatchJudge:
         log: BatchLog | None = None,
     ) -> None:
         self.options = options
-        self.cache = cache if cache is not None else default_cache()
+        self.cache = cache if cache is not None else open_cache()
         self.client_factory = client_factory or self._client
         self.log = log or BatchLog()
+        self._identity: str | None = None  # the checkpoint the judge serves, when known
 
     @staticmethod
     def _client(settings: JudgeSettings) -> openai.OpenAI:
@@ -170,10 +157,11 @@ class BatchJudge:
             list(formats) if constrained and formats else [None] * len(messages)
         )
         keys = [cache_key(settings, m) for m in messages]
+        judge = self._identity = served_identity(settings)
         bodies: dict[str, dict[str, Any]] = {}
         cached: dict[str, str] = {}
         for key, m, fmt in zip(keys, messages, fmts, strict=True):
-            hit = self.cache.get(key) if self.cache is not None else None
+            hit = self.cache.get(key, judge) if self.cache is not None else None
             if hit is not None:
                 cached[key] = hit
             else:
@@ -411,7 +399,7 @@ class BatchJudge:
             if text and text.strip():
                 outcome.text = text
                 if self.cache is not None:
-                    self.cache.put(key, text)  # stored as read: a rerun never asks again
+                    self.cache.put(key, text, self._identity)  # a rerun never asks again
                 return key
             outcome.error, outcome.retry = "empty judge response", False
             return key

@@ -17,8 +17,8 @@ from inspect_culture.judge_saved.rejudge import TaskJudgement, check_task, judge
 from inspect_culture.judge_saved.saved import SavedRun, SavedTask, find_runs, read_samples
 from inspect_culture.judge_saved.tasks import JudgedTask, judged_labels, judged_task
 from inspect_culture.judge_saved.write import judged_at, judged_results, timestamp, write_run
+from inspect_culture.judging.cache import open_cache
 from inspect_culture.lm_eval_tasks.judge.batch import judge_settings_field, use_judge_backend
-from inspect_culture.lm_eval_tasks.judge.cache import default_cache
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, resolve_judge_settings
 
 BATCH_STATE_DIR = ".judge_batches"  # in the output folder: batch ids of interrupted waits
@@ -117,7 +117,7 @@ def judge_saved(
         resolve_judge_settings({k: v for k, v in metadata.items() if k != "judge_later"})
     except JudgeConfigError as exc:
         raise JudgeSavedError(str(exc)) from None
-    if default_cache() is None:
+    if open_cache() is None:
         say(
             "the judge cache is off (INSPECT_CULTURE_JUDGE_CACHE=off): an interrupted run will "
             "send every judge request again"

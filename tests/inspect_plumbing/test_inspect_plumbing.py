@@ -157,9 +157,9 @@ def test_a_judge_cache_that_fails_mid_run_keeps_the_verdicts(
     cache rows (one warning), and the cache goes on working for later flushes."""
     import sqlite3
 
-    from inspect_culture.inspect_plumbing.judge_cache import ReplyCache
+    from inspect_culture.judging.cache import JudgeCache
 
-    cache = ReplyCache(tmp_path / "cache.sqlite")
+    cache = JudgeCache(tmp_path / "cache.sqlite", flush_every=64, flush_seconds=60)
     cache.put("a", "Rating: [[7]]")
     cache.flush()
 
@@ -209,16 +209,17 @@ def test_judge_cache_names_the_served_checkpoint_not_the_local_port(tmp_path: Pa
 
 
 def test_judge_cache_identity_rules(tmp_path: Path) -> None:
-    from inspect_culture.inspect_plumbing.judge_cache import ReplyCache, cache_endpoint
+    from inspect_culture.inspect_plumbing.judge_cache import judge_id
+    from inspect_culture.judging.cache import JudgeCache
 
     def endpoint_of(url: str) -> str:
-        return cache_endpoint(get_model("openai-api/stub/judge", base_url=url, api_key="k"))
+        return judge_id(get_model("openai-api/stub/judge", base_url=url, api_key="k")).endpoint
 
     assert endpoint_of("http://127.0.0.1:41234/v1") == endpoint_of("http://127.0.0.1:8000/v1")
-    assert endpoint_of("http://localhost:41234/v1") == "http://localhost/v1"
+    assert endpoint_of("http://localhost:41234/v1") == "http://loopback/v1"
     assert endpoint_of("https://judge.example:8443/v1") == "https://judge.example:8443/v1"
     assert endpoint_of("https://u:secret@judge.example/v1") == "https://judge.example/v1"
-    cache = ReplyCache(tmp_path / "cache.sqlite")
+    cache = JudgeCache(tmp_path / "cache.sqlite")
     cache.put("k", "Rating: [[7]]", "ckpt-1")
     cache.put("legacy", "Rating: [[2]]", None)
     cache.flush()

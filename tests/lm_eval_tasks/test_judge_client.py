@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from inspect_culture.lm_eval_tasks.judge.cache import JudgeCache
+from inspect_culture.judging.cache import JudgeCache
 from inspect_culture.lm_eval_tasks.judge.client import OpenAICompatibleJudge
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeSettings
 from tests.support.openai_stub import StubOpenAIServer
@@ -124,18 +124,19 @@ def test_a_cache_failing_mid_run_keeps_the_verdicts(tmp_path: Path, capsys) -> N
     throw away verdicts already paid for: they are kept, and stderr says a rerun re-asks."""
     import sqlite3
 
-    class FailingCache(JudgeCache):
-        def get(self, key: str, judge: str | None = None) -> str | None:
+    class Broken:
+        def execute(self, *_: object) -> None:
             raise sqlite3.OperationalError("disk I/O error")
 
-        def put(self, key: str, text: str, judge: str | None = None) -> None:
-            raise sqlite3.OperationalError("database or disk is full")
+        executemany = execute
 
+    cache = JudgeCache(tmp_path / "cache.sqlite")
+    cache._db = Broken()  # type: ignore[assignment]
     with StubOpenAIServer(responder=lambda p, b: f"v:{p}") as server:
-        results = _judge(server, FailingCache(tmp_path / "cache.sqlite")).judge_all_sync(_batch(3))
+        results = _judge(server, cache).judge_all_sync(_batch(3))
     assert [r.text for r in results] == [f"v:judge item {i}" for i in range(3)]
     err = capsys.readouterr().err
-    assert err.count("the judge cache failed") == 1 and "disk I/O error" in err
+    assert err.count("the judge cache") == 1 and "disk I/O error" in err
 
 
 def test_old_caches_upgraded_by_two_runs_at_once_stay_usable(tmp_path: Path) -> None:
@@ -144,17 +145,15 @@ def test_old_caches_upgraded_by_two_runs_at_once_stay_usable(tmp_path: Path) -> 
     import sqlite3
 
     from inspect_culture.datasets_hub.sqlite_columns import add_column
-    from inspect_culture.inspect_plumbing.judge_cache import ReplyCache
 
-    for table, open_cache in (("judgments", JudgeCache), ("replies", ReplyCache)):
-        path = tmp_path / f"{table}.sqlite"
-        with sqlite3.connect(path) as db:
-            db.execute(f"CREATE TABLE {table} (key TEXT PRIMARY KEY, text TEXT)")
-            db.execute(f"INSERT INTO {table} VALUES ('k', 'Rating: [[7]]')")
-        first = sqlite3.connect(path)
-        add_column(first, table, "judge TEXT")  # the other run, between our look and our ALTER
-        add_column(first, table, "judge TEXT")  # the same statement again: no error
-        first.close()
-        assert open_cache(path).get("k") == "Rating: [[7]]"
+    path = tmp_path / "replies.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE replies (key TEXT PRIMARY KEY, text TEXT)")
+        db.execute("INSERT INTO replies VALUES ('k', 'Rating: [[7]]')")
+    first = sqlite3.connect(path)
+    add_column(first, "replies", "judge TEXT")  # the other run, between our look and our ALTER
+    add_column(first, "replies", "judge TEXT")  # the same statement again: no error
+    first.close()
+    assert JudgeCache(path).get("k") == "Rating: [[7]]"
     with sqlite3.connect(tmp_path / "other.sqlite") as db, pytest.raises(sqlite3.OperationalError):
         add_column(db, "missing_table", "judge TEXT")  # other errors are not swallowed

@@ -202,7 +202,7 @@ def test_unusable_cache_stops_before_generation(tmp_path: Path, monkeypatch, whe
     with StubOpenAIServer() as judge:
         message, _ = _refused({"judge_model": "j", "judge_base_url": judge.base_url})
         assert judge.requests == []  # the cache is checked before the judge
-    assert f"the judge cache {path} cannot be used" in message
+    assert f"The judge cache {path} cannot be used" in message
     assert "INSPECT_CULTURE_JUDGE_CACHE" in message
 
 

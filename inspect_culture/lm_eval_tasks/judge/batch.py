@@ -19,8 +19,8 @@ from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any, Generic, TypeVar, overload
 
+from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.constraints import VerdictFormat, constraint_record
-from inspect_culture.lm_eval_tasks.judge.cache import default_cache
 from inspect_culture.lm_eval_tasks.judge.client import JudgeResult, OpenAICompatibleJudge
 from inspect_culture.lm_eval_tasks.judge.settings import (
     NUMERIC,
@@ -66,7 +66,7 @@ def check_judge_config(metadata: Mapping[str, Any]) -> None:
     own local checks, which then come before the preflight request."""
     if not judge_later(metadata):
         resolve_judge_settings(metadata)
-        default_cache()
+        open_cache()
 
 
 def judge_settings_field(
@@ -78,7 +78,7 @@ def judge_settings_field(
     if judge_later(metadata):
         return json.dumps(JUDGE_LATER)
     judge = resolve_judge_settings(metadata)
-    default_cache()  # a bad cache path fails now, not after generation
+    open_cache()  # a bad cache path fails now, not after generation
     if preflight_on(metadata):
         fmt = verdict_format if judge.constraint != "none" else None
         key = (judge, fmt.name if fmt is not None else "")
@@ -168,7 +168,7 @@ def judge_batch(
     if backend is not None:
         formats_list = None if formats is None else list(formats)
         return settings, backend(settings, list(messages), formats_list)
-    judge = OpenAICompatibleJudge(settings, default_cache())
+    judge = OpenAICompatibleJudge(settings, open_cache())
     return settings, judge.judge_all_sync(messages, formats)
 
 

@@ -8,10 +8,8 @@ that reason; nothing here turns a failure into a score.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import random
-import sqlite3
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -22,6 +20,7 @@ from urllib.parse import urlparse
 
 import aiohttp
 
+from inspect_culture.judging.cache import JudgeCache, identity_of, key, remember_listing
 from inspect_culture.judging.constraints import (
     PROBE_MESSAGES,
     JudgeConstraintError,
@@ -30,7 +29,6 @@ from inspect_culture.judging.constraints import (
     reply_text,
     request_fields,
 )
-from inspect_culture.lm_eval_tasks.judge.cache import JudgeCache, cache_key
 from inspect_culture.lm_eval_tasks.judge.errors import (
     HTTPFailure,
     classify,
@@ -43,20 +41,42 @@ Messages = Sequence[Mapping[str, str]]
 PREFLIGHT_PROMPT = "Reply with the single word OK."  # as the Inspect path's check
 PREFLIGHT_TIMEOUT = 30.0  # seconds, at most (less when judge_timeout is shorter)
 IDENTITY_TIMEOUT = 5.0  # seconds: the /models lookup is best effort
-# /models fields that change from call to call (vLLM stamps `created` and permission ids)
-_VOLATILE = {"created", "permission"}
-# the checkpoint each (model, endpoint) serves, learned after the preflight; absent: unknown
-_IDENTITIES: dict[tuple[str, str | None], str] = {}
 
 
 def served_identity(settings: JudgeSettings) -> str | None:
-    return _IDENTITIES.get((settings.model, settings.base_url))
+    return identity_of(settings.judge_id())
+
+
+def cache_key(settings: JudgeSettings, messages: Messages) -> str:
+    return key(settings.judge_id(), messages, settings.sampling(), settings.constraint)
 
 
 def _compact_json(body: object) -> str:
     """Request bodies as compact UTF-8 JSON (as the OpenAI SDK sends them): a Chinese, Arabic or
     Japanese prompt is about a third smaller than with \\u escapes, less to send and to parse."""
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+
+
+def request_body(
+    settings: JudgeSettings,
+    messages: Messages,
+    fmt: VerdictFormat | None,
+    max_tokens: int | None = None,
+) -> dict[str, Any]:
+    """The chat-completions body of a judge request (the concurrent client and the Batch API)."""
+    body: dict[str, Any] = {
+        "model": settings.model,
+        "messages": [dict(m) for m in messages],
+        "temperature": settings.temperature,
+        "max_tokens": max_tokens or settings.max_tokens,
+    }
+    if settings.seed is not None:
+        body["seed"] = settings.seed
+    if fmt is not None:
+        fields = request_fields(fmt, settings.constraint, settings.max_tokens)
+        body.update(fields.pop("extra_body", {}))  # the openai client sends these top-level
+        body.update(fields)
+    return body
 
 
 @dataclass(frozen=True)
@@ -84,7 +104,6 @@ class OpenAICompatibleJudge:
     retry_base_delay: float = 0.5
     retry_max_delay: float = 30.0
     calls: int = field(default=0, init=False)  # requests actually sent, for tests and benchmarks
-    cache_warned: bool = field(default=False, init=False)  # the cache failure said once
 
     def _client(self) -> aiohttp.ClientSession:
         """A plain JSON client (aiohttp, as lm-eval's own API models): the OpenAI SDK's
@@ -166,47 +185,17 @@ class OpenAICompatibleJudge:
             entries = [e for e in listing.get("data") or [] if isinstance(e, dict)]
         except Exception:  # noqa: BLE001 - best effort
             return None
-        served = [e for e in entries if e.get("id") == self.settings.model]
-        if len(served) != 1:
-            return None
-        entry = {k: v for k, v in served[0].items() if k not in _VOLATILE}
-        text = json.dumps(entry, sort_keys=True, ensure_ascii=False, default=str)
-        identity = hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
-        _IDENTITIES[(self.settings.model, self.settings.base_url)] = identity
-        return identity
+        return remember_listing(self.settings.judge_id(), entries)
 
     def learn_identity_sync(self) -> str | None:
         return _run_sync(self.learn_identity)
 
     def _cache_get(self, key: str) -> str | None:
-        """A cache that fails mid-run (disk full, file removed) is a miss, never an abort that
-        would throw away the verdicts already paid for."""
-        if self.cache is None:
-            return None
-        try:
-            return self.cache.get(key, served_identity(self.settings))
-        except (sqlite3.Error, OSError) as exc:
-            self._cache_failed(exc)
-            return None
+        return None if self.cache is None else self.cache.get(key, served_identity(self.settings))
 
     def _cache_put(self, key: str, text: str) -> None:
-        if self.cache is None:
-            return
-        try:
+        if self.cache is not None:
             self.cache.put(key, text, served_identity(self.settings))
-        except (sqlite3.Error, OSError) as exc:
-            self._cache_failed(exc)
-
-    def _cache_failed(self, exc: Exception) -> None:
-        if not self.cache_warned:
-            self.cache_warned = True
-            print(
-                f"culture-evals: WARNING: the judge cache failed ({type(exc).__name__}: {exc}); "
-                "this run's verdicts are kept, but a rerun will ask the judge again "
-                "(INSPECT_CULTURE_JUDGE_CACHE names the file)",
-                file=sys.stderr,
-                flush=True,
-            )
 
     def judge_all_sync(
         self, batch: Sequence[Messages], formats: Sequence[VerdictFormat] | None = None
@@ -335,18 +324,7 @@ class OpenAICompatibleJudge:
     ) -> str | None:
         """One chat completion: the reply text; a non-2xx answer raises HTTPFailure. `timeout`:
         seconds for the whole attempt (else the session's judge_timeout)."""
-        body: dict[str, Any] = {
-            "model": self.settings.model,
-            "messages": [dict(m) for m in messages],
-            "temperature": self.settings.temperature,
-            "max_tokens": max_tokens or self.settings.max_tokens,
-        }
-        if self.settings.seed is not None:
-            body["seed"] = self.settings.seed
-        if fmt is not None:
-            fields = request_fields(fmt, self.settings.constraint, self.settings.max_tokens)
-            body.update(fields.pop("extra_body", {}))  # the openai SDK's name for "as is"
-            body.update(fields)
+        body = request_body(self.settings, messages, fmt, max_tokens)
         # no `timeout` argument at all keeps the session's (aiohttp reads None as "no limit")
         limit = {} if timeout is None else {"timeout": aiohttp.ClientTimeout(total=timeout)}
         async with client.post(self._url(), json=body, **limit) as response:

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from inspect_culture.benchmarks.choices import is_whole_number_text
+from inspect_culture.judging.cache import JudgeConfigError, JudgeId, endpoint_key
 from inspect_culture.judging.constraints import (
     CONSTRAINT_VERSION,
     JudgeConstraintError,
@@ -27,10 +28,6 @@ BASE_URL_ENV = "INSPECT_CULTURE_JUDGE_BASE_URL"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 API_KEY_ENV = "INSPECT_CULTURE_JUDGE_API_KEY"
 PREFLIGHT_ENV = "INSPECT_CULTURE_JUDGE_PREFLIGHT"  # "off" skips the check at load
-
-
-class JudgeConfigError(ValueError):
-    """No usable judge configuration; the message says how to provide one."""
 
 
 def _integer(minimum: int) -> Callable[[str, Any], int]:
@@ -131,6 +128,13 @@ class JudgeSettings:
             settings["constraint"] = self.constraint
             settings["constraint_version"] = CONSTRAINT_VERSION
         return settings
+
+    def judge_id(self) -> JudgeId:
+        return JudgeId(self.model, endpoint_key(self.base_url or DEFAULT_BASE_URL))
+
+    def sampling(self) -> dict[str, Any]:
+        """What the shared cache key takes as sampling (the constraint goes in on its own)."""
+        return {"temperature": self.temperature, "seed": self.seed, "max_tokens": self.max_tokens}
 
     def public(self) -> dict[str, Any]:
         shown = without_userinfo(self.base_url) if self.base_url else None

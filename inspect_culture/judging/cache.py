@@ -1,0 +1,265 @@
+"""The judge cache: one SQLite file, one key, shared by both harnesses and `culture-evals judge`.
+A verdict paid for in lm-eval is reused by Inspect (and the other way round) when the judge
+checkpoint, the prompt, the sampling settings and the verdict constraint are the same.
+
+The key names the judge by the model name sent on the wire and its endpoint (no credentials;
+a server on this machine without its port, since Inspect's `vllm/` provider starts one on a new
+port each run), every message, the sampling settings and the constraint. The checkpoint the
+endpoint serves under that name (its `GET /models` entry: vLLM's `root`, llama.cpp's `meta`),
+when a preflight learned it, is stored beside each reply and is not part of the key: a reply
+from another checkpoint is a miss, and an offline replay (identity unknown) still hits.
+
+`INSPECT_CULTURE_JUDGE_CACHE`: a file path, or `off`; unset, `$INSPECT_CULTURE_CACHE_DIR/
+judge_cache.sqlite`. Failures, errors and empty replies are never stored.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import hashlib
+import json
+import os
+import sqlite3
+import sys
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from inspect_culture.datasets_hub.paths import cache_dir
+from inspect_culture.datasets_hub.sqlite_columns import add_column
+from inspect_culture.judging.constraints import constraint_record
+from inspect_culture.judging.urls import without_userinfo
+
+CACHE_ENV = "INSPECT_CULTURE_JUDGE_CACHE"  # a file path, or "off"
+CACHE_FILE = "judge_cache.sqlite"
+KEY_VERSION = "judge-cache-2"
+TABLE = "replies"
+_LOOPBACK = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
+# /models fields that change from call to call (vLLM stamps `created` and permission ids)
+_VOLATILE = {"created", "permission"}
+
+Message = Mapping[str, str]
+
+
+class JudgeConfigError(ValueError):
+    """A judge setting, endpoint or cache that cannot work: stops a run before generation."""
+
+
+class JudgeCacheError(JudgeConfigError):
+    """The judge cache cannot be used at its path; the message names it and the fix."""
+
+
+@dataclass(frozen=True)
+class JudgeId:
+    """A judge as the cache knows it: the name sent on the wire and `endpoint_key(base_url)`."""
+
+    name: str
+    endpoint: str
+
+
+def endpoint_key(base_url: str | None) -> str:
+    """The endpoint without credentials, a trailing slash or, for this machine, its port."""
+    if not base_url:
+        return "default"
+    parts = urlparse(without_userinfo(base_url).rstrip("/"))
+    if parts.hostname in _LOOPBACK:
+        parts = parts._replace(netloc="loopback")
+    return parts._replace(scheme=parts.scheme.lower()).geturl()
+
+
+# what each judge serves, learned at a preflight; absent: unknown
+_IDENTITIES: dict[JudgeId, str] = {}
+
+
+def remember_listing(judge: JudgeId, entries: Iterable[Mapping[str, Any]]) -> str | None:
+    """Keep the checkpoint that a `/models` listing says `judge.name` is; None when it cannot
+    tell (no entry, or several)."""
+    served = [e for e in entries if isinstance(e, Mapping) and e.get("id") == judge.name]
+    if len(served) != 1:
+        return None
+    # fields absent and fields null are one: an SDK's listing object fills in null defaults
+    entry = {k: v for k, v in served[0].items() if k not in _VOLATILE and v is not None}
+    text = json.dumps(entry, sort_keys=True, ensure_ascii=False, default=str)
+    identity = _IDENTITIES[judge] = hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+    return identity
+
+
+def identity_of(judge: JudgeId) -> str | None:
+    return _IDENTITIES.get(judge)
+
+
+def key(
+    judge: JudgeId, messages: Sequence[Message], sampling: Mapping[str, Any], constraint: str
+) -> str:
+    """Both harnesses build the same key for the same request: transport settings (timeouts,
+    retries, connections) are not in `sampling`, so a resume with other limits still hits."""
+    payload = {
+        "v": KEY_VERSION,
+        "model": judge.name,
+        "endpoint": judge.endpoint,
+        "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+        "sampling": {k: v for k, v in sampling.items() if v is not None},
+        **constraint_record(constraint),
+    }
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class JudgeCache:
+    """One row per reply. Writes go out every `flush_every` replies or `flush_seconds` (Inspect
+    batches them; lm-eval and `culture-evals judge` write each at once, so a killed run resumes
+    without asking again). A cache that fails mid-run is a miss and one warning, never a lost
+    sample."""
+
+    def __init__(self, path: Path, *, flush_every: int = 1, flush_seconds: float = 0.0) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._flush_every, self._flush_seconds = flush_every, flush_seconds
+        self._pending: dict[str, tuple[str, str | None]] = {}
+        self._last_flush = time.monotonic()
+        self._warned = False
+        try:
+            if path.is_dir():
+                raise IsADirectoryError(f"{path} is a directory")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            # no fsync per verdict: with WAL a process crash loses nothing, a power loss at
+            # most the last verdicts (judged again next run), never the file
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(
+                f"CREATE TABLE IF NOT EXISTS {TABLE} (key TEXT PRIMARY KEY, text TEXT, judge TEXT)"
+            )
+            columns = {row[1] for row in self._db.execute(f"PRAGMA table_info({TABLE})")}
+            if "judge" not in columns:  # a cache written before identities were kept
+                add_column(self._db, TABLE, "judge TEXT")
+            self._db.execute(f"SELECT text, judge FROM {TABLE} LIMIT 1").fetchall()
+        except (OSError, sqlite3.Error) as exc:
+            raise JudgeCacheError(
+                f"The judge cache {path} cannot be used ({_why(exc)}). Fix: set {CACHE_ENV} to "
+                "a writable file path (a new file or an existing judge cache), point "
+                f"INSPECT_CULTURE_CACHE_DIR at a writable folder, or set {CACHE_ENV}=off (every "
+                "judgment is then asked of the judge, also on a rerun)."
+            ) from None
+
+    def get(self, key: str, judge: str | None = None) -> str | None:
+        """The reply, unless it came from another checkpoint than `judge` (both known)."""
+        with self._lock:
+            row: tuple[str, str | None] | None = self._pending.get(key)
+            if row is None:
+                try:
+                    sql = f"SELECT text, judge FROM {TABLE} WHERE key = ?"
+                    row = self._db.execute(sql, (key,)).fetchone()
+                except sqlite3.Error as exc:
+                    self._failed(exc)
+                    return None
+        if row is None or (judge is not None and row[1] is not None and row[1] != judge):
+            return None
+        return row[0]
+
+    def put(self, key: str, text: str, judge: str | None = None) -> None:
+        with self._lock:
+            self._pending[key] = (text, judge)
+            due = time.monotonic() - self._last_flush >= self._flush_seconds
+            if len(self._pending) >= self._flush_every or due:
+                self._flush_locked()
+
+    def flush(self) -> None:
+        with self._lock:
+            self._flush_locked()
+
+    def _flush_locked(self) -> None:
+        if self._pending:
+            rows = [(key, text, judge) for key, (text, judge) in self._pending.items()]
+            self._pending.clear()
+            try:
+                self._db.execute("BEGIN")
+                self._db.executemany(
+                    f"INSERT OR REPLACE INTO {TABLE} (key, text, judge) VALUES (?, ?, ?)", rows
+                )
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+                self._failed(exc)
+        self._last_flush = time.monotonic()
+
+    def _failed(self, exc: sqlite3.Error) -> None:
+        if not self._warned:
+            self._warned = True
+            print(
+                f"culture-evals: WARNING: the judge cache {self.path} failed ({exc}); this "
+                "run's verdicts are kept, but a rerun will ask the judge again "
+                f"({CACHE_ENV}=off switches the cache off)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, sqlite3.DatabaseError) and "not a database" in str(exc):
+        return "the file exists and is not a SQLite judge cache"
+    if isinstance(exc, NotADirectoryError | FileExistsError):
+        return "a parent of it is a file, not a directory"
+    if isinstance(exc, IsADirectoryError):
+        return "it is a directory"
+    if isinstance(exc, sqlite3.OperationalError) and "unable to open" in str(exc):
+        return "the file cannot be created or opened there"
+    return f"{type(exc).__name__}: {getattr(exc, 'strerror', None) or exc}"
+
+
+def cache_path() -> Path | None:
+    """The file `INSPECT_CULTURE_JUDGE_CACHE` names, or the default one; None when off."""
+    value = os.environ.get(CACHE_ENV, "").strip()
+    if value.lower() == "off":
+        return None
+    return Path(value).expanduser() if value else cache_dir() / CACHE_FILE
+
+
+# each cache as opened in this process, or why it could not be
+_CACHES: dict[tuple[Path, int], JudgeCache | JudgeCacheError] = {}
+_CACHES_LOCK = threading.Lock()
+
+
+def open_cache(*, batched_writes: bool = False) -> JudgeCache | None:
+    """This process's cache, opened once per file; None when off. A file that cannot be used
+    raises JudgeCacheError (tried once per process), for the check before generation."""
+    path = cache_path()
+    if path is None:
+        return None
+    flush_every = 64 if batched_writes else 1
+    with _CACHES_LOCK:
+        opened = _CACHES.get((path, flush_every))
+        if opened is None:
+            try:
+                opened = JudgeCache(
+                    path, flush_every=flush_every, flush_seconds=2.0 if batched_writes else 0.0
+                )
+            except JudgeCacheError as exc:
+                opened = exc
+            _CACHES[(path, flush_every)] = opened
+    if isinstance(opened, JudgeCacheError):
+        raise opened
+    return opened
+
+
+def usable_cache(*, batched_writes: bool = False) -> JudgeCache | None:
+    """The cache for one judgment: None when off or when it could not be opened (that was
+    said before generation, by `open_cache`)."""
+    try:
+        return open_cache(batched_writes=batched_writes)
+    except JudgeCacheError:
+        return None
+
+
+@atexit.register
+def flush_all() -> None:
+    for cache in list(_CACHES.values()):
+        if isinstance(cache, JudgeCache):
+            with contextlib.suppress(sqlite3.Error):
+                cache.flush()
