@@ -12,7 +12,10 @@ from pathlib import Path
 
 from inspect_culture import __version__
 from inspect_culture.catalog import all_tasks
+from inspect_culture.datasets_hub.errors import DataValidationError
 from inspect_culture.lm_eval_tasks import include_path
+from inspect_culture.run_files import RunsError
+from inspect_culture.run_files.agreement import AGREEMENT
 
 
 def _cmd_list(_: argparse.Namespace) -> int:
@@ -63,11 +66,10 @@ def _cmd_main_job(args: argparse.Namespace) -> int:
 def _cmd_baseline_export(args: argparse.Namespace) -> int:
     from inspect_culture.benchmarks.culturesynth.baseline_responses import write_baseline_responses
     from inspect_culture.run_files.culturesynth_baseline_export import export_baseline
-    from inspect_culture.run_files.culturesynth_runs import RunsError
 
     try:
         baseline = export_baseline(args.inputs, role=args.role, model=args.model)
-    except RunsError as exc:
+    except (RunsError, DataValidationError) as exc:
         raise SystemExit(f"culture-evals baseline export: {exc}") from None
     try:
         path = write_baseline_responses(baseline, args.output)
@@ -82,63 +84,16 @@ def _cmd_baseline_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_care_agreement(args: argparse.Namespace) -> int:
-    from inspect_culture.run_files.care_judge_agreement import (
-        care_agreement,
-        format_care_agreement,
-        read_care_judgements,
-    )
-    from inspect_culture.run_files.culturesynth_runs import RunsError
-
-    try:
-        report = care_agreement(read_care_judgements(args.a), read_care_judgements(args.b))
-    except RunsError as exc:
-        raise SystemExit(f"culture-evals agreement: {exc}") from None
-    print(format_care_agreement(report, args.a, args.b))
-    if report.judge_a == report.judge_b:
-        _warn(f"both runs name the judge {report.judge_a}")
-    if report.n_answers_differ:
-        _warn(
-            f"the answers judged differ between the runs on {report.n_answers_differ} "
-            "question(s); the runs should differ only in the judge"
-        )
-    return 0
-
-
 def _cmd_agreement(args: argparse.Namespace) -> int:
-    from inspect_culture.run_files.care_judge_agreement import care_samples_files
-
-    benchmark = args.benchmark
-    if benchmark == "auto":
-        try:
-            benchmark = "care" if care_samples_files(args.a) else "culturesynth"
-        except ValueError as exc:
-            raise SystemExit(f"culture-evals agreement: {exc}") from None
-    if benchmark == "care":
-        return _cmd_care_agreement(args)
-    from inspect_culture.run_files.culturesynth_agreement import (
-        format_agreement,
-        judge_agreement,
-        read_judged_runs,
-    )
-    from inspect_culture.run_files.culturesynth_runs import RunsError
+    from inspect_culture.run_files.agreement import agreement
 
     try:
-        report = judge_agreement(read_judged_runs(args.a), read_judged_runs(args.b))
-    except RunsError as exc:
+        table, warnings = agreement(args.benchmark, args.a, args.b)
+    except (RunsError, DataValidationError) as exc:
         raise SystemExit(f"culture-evals agreement: {exc}") from None
-    print(format_agreement(report, args.a, args.b))
-    for side, models in (("A", report.only_a), ("B", report.only_b)):
-        if models:
-            _warn(f"only in {side}, not compared: {', '.join(models)}")
-    for m in report.models:
-        if m.judge_a == m.judge_b:
-            _warn(f"{m.target}: both runs name the judge {m.judge_a}")
-        if m.n_answers_differ:
-            _warn(
-                f"{m.target}: the answers judged differ between the runs on "
-                f"{m.n_answers_differ} question(s); the runs should differ only in the judge"
-            )
+    print(table)
+    for warning in warnings:
+        _warn(warning)
     return 0
 
 
@@ -317,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     agreement.add_argument("b", metavar="B", help="judged run(s) of judge B: a file or a folder")
     agreement.add_argument(
         "--benchmark",
-        choices=("auto", "culturesynth", "care"),
+        choices=("auto", *AGREEMENT),
         default="auto",
         help="auto (default): CARE when A holds CARE samples files, else CultureSynth-7",
     )

@@ -16,10 +16,15 @@ from typing import Any
 
 from inspect_culture.benchmarks.care.spec import CareOutcome
 from inspect_culture.datasets_hub.hashing import sha256_text
-from inspect_culture.run_files.culturesynth_runs import RunsError, samples_lines
+from inspect_culture.registry import benchmark
+from inspect_culture.run_files import RunsError
+from inspect_culture.run_files.agreement import aligned, number
+from inspect_culture.run_files.lm_eval_outputs import samples_by_id
 from inspect_culture.stats.agreement import correlations
 
-_SAMPLES = re.compile(r"samples_(?P<task>care_[a-z]{2}(?:_cot|_role_play)?)_(?P<stamp>.+)\.jsonl")
+# the judged CARE tasks, as the registry names them for `culture-evals judge`
+_TASK = benchmark("care").lm_eval_judged[0].pattern
+_SAMPLES = re.compile(rf"samples_(?P<task>{_TASK})_(?P<stamp>.+)\.jsonl")
 OUTCOME_KEY = "rating"  # the per-doc CareOutcome record lm-eval logs under each metric name
 SCALE = range(1, 11)
 
@@ -49,6 +54,10 @@ def care_samples_files(path: str | Path) -> list[Path]:
     return sorted(newest.values())
 
 
+def holds(path: str | Path) -> bool:
+    return bool(care_samples_files(path))
+
+
 def _judge_of(doc: Mapping[str, Any], where: str) -> str:
     try:
         settings = json.loads(doc.get("judge_settings") or "{}")
@@ -68,7 +77,7 @@ def read_care_judgements(path: str | Path) -> CareJudgements:
     found = CareJudgements("")
     for file in files:
         task = _SAMPLES.fullmatch(file.name)["task"]  # type: ignore[index]
-        for where, key, line in samples_lines(file):
+        for where, key, line in samples_by_id(file):
             if OUTCOME_KEY not in line:
                 raise RunsError(f"{where}: no {OUTCOME_KEY!r} result (not a judged CARE run?)")
             try:
@@ -165,33 +174,37 @@ def care_agreement(a: CareJudgements, b: CareJudgements) -> CareAgreement:
     )
 
 
-def _cell(value: float, digits: int = 2) -> str:
-    return "-" if math.isnan(value) else f"{value:.{digits}f}"
-
-
 def format_care_agreement(report: CareAgreement, label_a: str, label_b: str) -> str:
     header = ["task", "n", "exact %", "within-1 %", "MAD", "pearson", "spearman", "kappa_q"]
     rows = [header]
     for name, found in [*report.by_task.items(), ("overall", report.overall)]:
         rows.append(
-            [name, str(int(found["n"])), _cell(found["exact"], 1), _cell(found["within_1"], 1)]
-            + [_cell(found[k]) for k in ("mad", "pearson", "spearman", "kappa_quadratic")]
+            [name, str(int(found["n"])), number(found["exact"], 1), number(found["within_1"], 1)]
+            + [number(found[k]) for k in ("mad", "pearson", "spearman", "kappa_quadratic")]
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = [
         "CARE judge agreement: two judges' 1-10 ratings of the same answers",
         f"A: {label_a} (judge {report.judge_a})",
         f"B: {label_b} (judge {report.judge_b})",
         "",
-        *(
-            "  ".join(
-                c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))
-            )
-            for r in rows
-        ),
+        *aligned(rows, left=1),
         "",
         f"n: answers both judges rated; {report.n_unscored} unscored by one or both, "
         f"{report.n_unmatched} in one run only. exact: same rating (rounded); MAD: mean absolute "
         "difference; kappa_q: Cohen's kappa, quadratic weights over 1-10.",
     ]
     return "\n".join(lines)
+
+
+def compare(a: str | Path, b: str | Path) -> tuple[str, list[str]]:
+    """`culture-evals agreement --benchmark care`: the table and the warnings."""
+    report = care_agreement(read_care_judgements(a), read_care_judgements(b))
+    warnings = []
+    if report.judge_a == report.judge_b:
+        warnings.append(f"both runs name the judge {report.judge_a}")
+    if report.n_answers_differ:
+        warnings.append(
+            f"the answers judged differ between the runs on {report.n_answers_differ} "
+            "question(s); the runs should differ only in the judge"
+        )
+    return format_care_agreement(report, str(a), str(b)), warnings

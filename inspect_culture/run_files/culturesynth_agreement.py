@@ -4,7 +4,6 @@ per target model and language (paper Table 7)."""
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,13 +18,14 @@ from inspect_culture.benchmarks.culturesynth.metrics import (
 from inspect_culture.benchmarks.culturesynth.spec import PairOutcome
 from inspect_culture.datasets_hub.hashing import sha256_text
 from inspect_culture.inspect_plumbing.roles import GRADER_ROLE
+from inspect_culture.run_files import RunsError
+from inspect_culture.run_files.agreement import aligned, number
 from inspect_culture.run_files.culturesynth_runs import (
     INSPECT,
     LM_EVAL_OUTCOME_KEY,
     SCORER,
     Report,
     RunFile,
-    RunsError,
     answer_text,
     find_run_files,
     lm_eval_model,
@@ -33,9 +33,9 @@ from inspect_culture.run_files.culturesynth_runs import (
     read_inspect_log,
     report_to_stderr,
     role_model,
-    samples_lines,
     task_config,
 )
+from inspect_culture.run_files.lm_eval_outputs import samples_by_id
 
 
 @dataclass
@@ -119,7 +119,7 @@ def _lm_eval_outcomes(run: RunFile, report: Report) -> tuple[str, RunOutcomes]:
     judges: set[str] = set()
     outcomes: dict[str, tuple[int | None, str]] = {}
     digests: dict[str, str] = {}
-    for where, key, line in samples_lines(run.path):
+    for where, key, line in samples_by_id(run.path):
         if LM_EVAL_OUTCOME_KEY not in line:
             raise RunsError(f"{where}: no {LM_EVAL_OUTCOME_KEY!r} result (not a judged run?)")
         outcomes[key] = _pair(line[LM_EVAL_OUTCOME_KEY], where)
@@ -225,10 +225,6 @@ def judge_agreement(a: Mapping[str, RunOutcomes], b: Mapping[str, RunOutcomes]) 
     )
 
 
-def _rate(value: float) -> str:
-    return "-" if math.isnan(value) else f"{value:.2f}"
-
-
 def format_agreement(report: AgreementReport, label_a: str, label_b: str) -> str:
     """A table per target model (overall %, n compared, per-language %) and the Average row."""
     seen = {lang for m in report.models for lang in m.by_language}
@@ -237,35 +233,46 @@ def format_agreement(report: AgreementReport, label_a: str, label_b: str) -> str
     header += languages
     rows = [header]
     for m in report.models:
-        row = [m.target, m.judge_a, m.judge_b, _rate(m.overall["agreement"])]
+        row = [m.target, m.judge_a, m.judge_b, number(m.overall["agreement"])]
         row += [str(int(m.overall[k])) for k in ("n_compared", "n_unscored", "n_unmatched")]
         row += [
-            _rate(m.by_language[lang]["agreement"]) if lang in m.by_language else "-"
+            number(m.by_language[lang]["agreement"]) if lang in m.by_language else "-"
             for lang in languages
         ]
         rows.append(row)
     count = len(report.models)
     rows.append(
-        [f"Average ({count} model{'s' if count != 1 else ''})", "", "", _rate(report.average)]
+        [f"Average ({count} model{'s' if count != 1 else ''})", "", "", number(report.average)]
         + [""] * (len(header) - 4)
     )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = [
         "CultureSynth-7 judge agreement: strict, % of questions both judges scored with the same "
         "outcome (+1/0/-1), paper Table 7",
         f"A: {label_a}",
         f"B: {label_b}",
         "",
-    ]
-    for row in rows:
-        cells = [
-            cell.ljust(width) if i < 3 else cell.rjust(width)
-            for i, (cell, width) in enumerate(zip(row, widths))
-        ]
-        lines.append("  ".join(cells).rstrip())
-    lines.append("")
-    lines.append(
+        *aligned(rows, left=3),
+        "",
         "n: questions scored by both judges; unscored: by one or both; unmatched: in one run only. "
-        "Per-language columns: agreement %. Average: unweighted mean over target models."
-    )
+        "Per-language columns: agreement %. Average: unweighted mean over target models.",
+    ]
     return "\n".join(lines)
+
+
+def compare(a: str | Path, b: str | Path) -> tuple[str, list[str]]:
+    """`culture-evals agreement --benchmark culturesynth`: the table and the warnings."""
+    report = judge_agreement(read_judged_runs(a), read_judged_runs(b))
+    warnings = [
+        f"only in {side}, not compared: {', '.join(models)}"
+        for side, models in (("A", report.only_a), ("B", report.only_b))
+        if models
+    ]
+    for m in report.models:
+        if m.judge_a == m.judge_b:
+            warnings.append(f"{m.target}: both runs name the judge {m.judge_a}")
+        if m.n_answers_differ:
+            warnings.append(
+                f"{m.target}: the answers judged differ between the runs on "
+                f"{m.n_answers_differ} question(s); the runs should differ only in the judge"
+            )
+    return format_agreement(report, str(a), str(b)), warnings

@@ -12,6 +12,7 @@ from typing import Any
 from inspect_culture.benchmarks.culturesynth.baseline_responses import BaselineResponses
 from inspect_culture.datasets_hub.hashing import sha256_file
 from inspect_culture.inspect_plumbing.roles import BASELINE_ROLE
+from inspect_culture.run_files import RunsError
 from inspect_culture.run_files.culturesynth_runs import (
     INSPECT,
     INSPECT_JUDGED_TASK,
@@ -19,7 +20,6 @@ from inspect_culture.run_files.culturesynth_runs import (
     TRANSPORT_SETTINGS,
     Report,
     RunFile,
-    RunsError,
     answer_text,
     find_run_files,
     lm_eval_model,
@@ -27,9 +27,9 @@ from inspect_culture.run_files.culturesynth_runs import (
     read_inspect_log,
     report_to_stderr,
     role_model,
-    samples_lines,
     task_config,
 )
+from inspect_culture.run_files.lm_eval_outputs import samples_by_id
 
 
 @dataclass
@@ -130,7 +130,7 @@ def _lm_eval_answers(run: RunFile, role: str | None, report: Report) -> _Harvest
     answers: dict[str, str] = {}
     left_out: list[str] = []
     dataset_sha256: str | None = None
-    for _, key, line in samples_lines(run.path):
+    for _, key, line in samples_by_id(run.path):
         dataset_sha256 = dataset_sha256 or line["doc"].get("dataset_sha256")
         text = answer_text(line)
         if text is None or not text.strip():

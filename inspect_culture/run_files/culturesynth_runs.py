@@ -16,13 +16,12 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspect_culture.datasets_hub.errors import DataValidationError
-from inspect_culture.run_files.lm_eval_outputs import iter_lm_eval_samples
+from inspect_culture.run_files import RunsError
 
 INSPECT = "inspect"
 LM_EVAL = "lm-eval"
@@ -53,10 +52,6 @@ TRANSPORT_SETTINGS = frozenset(
 )
 
 Report = Callable[[str], None]
-
-
-class RunsError(ValueError):
-    """A problem with the given runs that the user can fix; the message is one line."""
 
 
 def report_to_stderr(message: str) -> None:
@@ -176,20 +171,6 @@ def _explicit_file(path: Path) -> list[RunFile]:
 
 
 # --- lm-eval files ------------------------------------------------------------------------------
-
-
-def samples_lines(path: Path) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """(where, doc id, line) of every sample of an lm-eval samples file; an id twice is an error."""
-    seen: set[str] = set()
-    try:
-        for where, line in iter_lm_eval_samples(path):
-            key = str(line["doc"]["id"])
-            if key in seen:
-                raise RunsError(f"{where}: doc id {key!r} appears twice")
-            seen.add(key)
-            yield where, key, line
-    except DataValidationError as exc:
-        raise RunsError(str(exc)) from None
 
 
 def lm_eval_results(run: RunFile) -> dict[str, Any] | None:

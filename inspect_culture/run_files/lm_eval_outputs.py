@@ -88,14 +88,22 @@ def iter_lm_eval_samples(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         yield where, line
 
 
+def samples_by_id(path: Path) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(where, doc id, line) of every sample of an lm-eval samples file; an id twice is an error."""
+    seen: set[str] = set()
+    for where, line in iter_lm_eval_samples(path):
+        key = str(line["doc"]["id"])
+        if key in seen:
+            raise DataValidationError(f"{where}: doc id {key!r} appears twice")
+        seen.add(key)
+        yield where, key, line
+
+
 def read_lm_eval_samples(path: Path) -> RunOutputs:
     """Responses of one lm-eval samples file, keyed by doc id."""
     responses: dict[str, str] = {}
     docs: dict[str, dict[str, Any]] = {}
-    for where, line in iter_lm_eval_samples(path):
-        key = str(line["doc"]["id"])
-        if key in responses:
-            raise DataValidationError(f"{where}: doc id {key!r} appears twice")
+    for where, key, line in samples_by_id(path):
         responses[key] = _response(line, where)
         docs[key] = line["doc"]
     if not responses:
