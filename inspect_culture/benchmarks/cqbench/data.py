@@ -207,18 +207,22 @@ def load_cqbench(task: str, category: str) -> LoadedDataset:
     archive = _archive()
     member = _find_member(archive, task, category)
     where = f"{archive.root}:{member}"
-    records, unanswerable, odd_options = [], [], []
+    records = []
+    flagged: dict[str, list[tuple[str, str, list[str]]]] = {key: [] for key in _FLAGS}
     for at, record in _BUILDERS[task](archive.read(member), category, where):
         validate_record(__package__, f"cqbench_{task}", record, where=at)
         records.append(record)
-        if missing := gold_not_among_options(task, record):
-            unanswerable.append((record["id"], at.removeprefix(f"{where}, "), missing))
-        if problems := option_problems(task, record):
-            odd_options.append((record["id"], at.removeprefix(f"{where}, "), problems))
-    if unanswerable:
-        _warn_unanswerable(where, task, len(records), unanswerable)
-    if odd_options:
-        _warn_odd_options(where, task, len(records), odd_options)
+        for key, (check, _, _) in _FLAGS.items():
+            if found := check(task, record):
+                flagged[key].append((record["id"], at.removeprefix(f"{where}, "), found))
+    for key, items in flagged.items():
+        if items:
+            listed = "; ".join(f"{i} ({at}): {', '.join(what)}" for i, at, what in items[:_LISTED])
+            more = f"; and {len(items) - _LISTED} more" if len(items) > _LISTED else ""
+            found = {"where": where, "n": len(items), "total": len(records), "units": _UNITS[task]}
+            log.warning(
+                _FLAGS[key][1], {**found, "field": _GOLD_FIELD[task], "listed": listed + more}
+            )
     provenance = {
         "dataset": CQBENCH.repo,
         "revision": CQBENCH.revision,
@@ -229,8 +233,7 @@ def load_cqbench(task: str, category: str) -> LoadedDataset:
         "license": CQBENCH.license,
     }
     if task in _GOLD_FIELD:
-        provenance["gold_not_among_options"] = len(unanswerable)
-        provenance["odd_options"] = len(odd_options)
+        provenance.update({key: len(items) for key, items in flagged.items()})
     return LoadedDataset(records, provenance)
 
 
@@ -238,75 +241,64 @@ def load_cqbench(task: str, category: str) -> LoadedDataset:
 _GOLD_FIELD = {"ad": "gold label", "vs": "values"}
 _LISTED = 10  # items named in the load warning; the count covers all
 _UNITS = {"ad": "questions", "vs": "stories"}
+VS_OPTIONS = 15  # the VS prompt says "Here are 15 options" (upstream.md 4.3)
+
+
+def _normalized(task: str, options: list[str]) -> list[str]:
+    """Options as the scorers compare them: AD by the parser's normalization (case, spacing,
+    punctuation), VS exactly (the selections are the options themselves)."""
+    if task != "ad":
+        return list(options)
+    # imported here: scorers.cqbench imports this module
+    from inspect_culture.benchmarks.cqbench.parse import normalize
+
+    return [normalize(option) for option in options]
 
 
 def gold_not_among_options(task: str, record: dict[str, Any]) -> list[str]:
-    """The record's gold answers that no answer can match, compared as the scorers compare: AD
-    by the parser's normalization (case, spacing, punctuation), VS exactly (the selections are
-    the options themselves). Kept, as upstream keeps them: such an item is always scored wrong
-    (an AD gold whose merged-scale partner is an option can still match with `merged=true`)."""
-    if task == "ad":
-        # imported here: scorers.cqbench imports this module
-        from inspect_culture.benchmarks.cqbench.parse import normalize
-
-        options = {normalize(option) for option in record["options"]}
-        return [] if normalize(record["gold"]) in options else [record["gold"]]
-    if task == "vs":
-        return [value for value in record["gold_values"] if value not in set(record["options"])]
-    return []
-
-
-VS_OPTIONS = 15  # the VS prompt says "Here are 15 options" (upstream.md 4.3)
+    """The record's gold answers (quoted) that no answer can match, as the scorers compare.
+    Kept, as upstream keeps them: such an item is always scored wrong (an AD gold whose
+    merged-scale partner is an option can still match with `merged=true`)."""
+    if task not in _GOLD_FIELD:
+        return []
+    golds = [record["gold"]] if task == "ad" else record["gold_values"]
+    options = set(_normalized(task, record["options"]))
+    return [repr(gold) for gold in golds if _normalized(task, [gold])[0] not in options]
 
 
 def option_problems(task: str, record: dict[str, Any]) -> list[str]:
     """What makes an item's options unlike the prompt's promise: a VS story without exactly
-    15 options ("Here are 15 options"), or the same option twice (AD: as the parser compares,
-    VS: exactly), which makes a selection ambiguous. Kept, as upstream keeps them."""
-    problems: list[str] = []
+    15 options, or the same option twice (as the scorers compare), which makes a selection
+    ambiguous. Kept, as upstream keeps them."""
     if task not in _GOLD_FIELD:
-        return problems
+        return []
+    problems = []
     if task == "vs" and len(record["options"]) != VS_OPTIONS:
         problems.append(f"{len(record['options'])} options, the prompt says {VS_OPTIONS}")
-    if task == "ad":
-        from inspect_culture.benchmarks.cqbench.parse import normalize
-
-        seen = [normalize(option) for option in record["options"]]
-    else:
-        seen = list(record["options"])
+    seen = _normalized(task, record["options"])
     repeated = sorted({option for option in seen if seen.count(option) > 1})
-    problems += [f"option {option!r} given twice or more" for option in repeated]
-    return problems
+    return problems + [f"option {option!r} given twice or more" for option in repeated]
 
 
-def _listed(items: list[tuple[str, str, list[str]]], show: Callable[[list[str]], str]) -> str:
-    """The first `_LISTED` items as "id (where): what", and how many more."""
-    listed = "; ".join(
-        f"{item_id} ({where}): {show(what)}" for item_id, where, what in items[:_LISTED]
-    )
-    return listed + (f"; and {len(items) - _LISTED} more" if len(items) > _LISTED else "")
-
-
-def _warn_odd_options(
-    where: str, task: str, total: int, items: list[tuple[str, str, list[str]]]
-) -> None:
-    log.warning(
-        "%s: %d of %d %s have options unlike the prompt's (field 'options'); kept, as upstream "
-        "keeps them, and counted by `culture-evals data verify`: %s",
-        where, len(items), total, _UNITS[task], _listed(items, ", ".join),
-    )  # fmt: skip
-
-
-def _warn_unanswerable(
-    where: str, task: str, total: int, items: list[tuple[str, str, list[str]]]
-) -> None:
-    log.warning(
-        "%s: %d of %d %s have a gold answer (field '%s') that is not among their options, so no "
-        "answer can score it; kept (upstream scores them wrong too) and counted by "
-        "`culture-evals data verify`: %s",
-        where, len(items), total, _UNITS[task], _GOLD_FIELD[task],
-        _listed(items, lambda gold: ", ".join(map(repr, gold))),
-    )  # fmt: skip
+# provenance key -> (check, load warning, `culture-evals data verify` warning)
+_FLAGS = {
+    "gold_not_among_options": (
+        gold_not_among_options,
+        "%(where)s: %(n)d of %(total)d %(units)s have a gold answer (field '%(field)s') that is "
+        "not among their options, so no answer can score it; kept (upstream scores them wrong "
+        "too) and counted by `culture-evals data verify`: %(listed)s",
+        "AD questions / VS stories have a gold answer that is not among their options: kept, "
+        "but no answer can score them (see the load warnings for their ids)",
+    ),
+    "odd_options": (
+        option_problems,
+        "%(where)s: %(n)d of %(total)d %(units)s have options unlike the prompt's (field "
+        "'options'); kept, as upstream keeps them, and counted by `culture-evals data verify`: "
+        "%(listed)s",
+        "AD questions / VS stories repeat an option, or (VS) do not have the "
+        f"{VS_OPTIONS} options the prompt names: kept (see the load warnings for their ids)",
+    ),
+}
 
 
 def load_ve_stories(category: str) -> tuple[LoadedDataset, int]:
@@ -321,42 +313,29 @@ def load_ve_stories(category: str) -> tuple[LoadedDataset, int]:
 def load_cqbench_all() -> LoadedDataset:
     """Every file, for `culture-evals data verify`: counts the records of all tasks."""
     total, files = 0, 0
-    unanswerable: dict[str, int] = {}
-    odd: dict[str, int] = {}
+    counts: dict[str, dict[str, int]] = {key: {} for key in _FLAGS}
     for task in _BUILDERS:
         for category in CATEGORIES if task == "ad" else STORY_CATEGORIES:
             loaded = load_cqbench(task, category)  # a malformed file fails verify, loudly
             total += len(loaded.records)
             files += 1
             name = loaded.provenance["file"].rsplit("/", 1)[-1]
-            if count := loaded.provenance.get("gold_not_among_options"):
-                unanswerable[name] = count
-            if count := loaded.provenance.get("odd_options"):
-                odd[name] = count
+            for key, by_file in counts.items():
+                if count := loaded.provenance.get(key):
+                    by_file[name] = count
     archive = _archive()
-    count = sum(unanswerable.values())
     provenance: dict[str, Any] = {
         "dataset": CQBENCH.repo, "revision": CQBENCH.revision, "origin": archive.origin,
         "path": str(archive.root), "files": files, "rows": total,
-        "gold_not_among_options": count,
     }  # fmt: skip
     warnings: list[str] = []
-    if count:
-        by_file = ", ".join(f"{name}: {n}" for name, n in unanswerable.items())
-        provenance["gold_not_among_options"] = f"{count} ({by_file})"
-        warnings.append(
-            f"{count} AD questions / VS stories have a gold answer that is not among their "
-            "options: kept, but no answer can score them (see the load warnings for their ids)"
-        )
-    odd_count = sum(odd.values())
-    provenance["odd_options"] = odd_count
-    if odd_count:
-        by_file = ", ".join(f"{name}: {n}" for name, n in odd.items())
-        provenance["odd_options"] = f"{odd_count} ({by_file})"
-        warnings.append(
-            f"{odd_count} AD questions / VS stories repeat an option, or (VS) do not have the "
-            f"{VS_OPTIONS} options the prompt names: kept (see the load warnings for their ids)"
-        )
+    for key, by_file in counts.items():
+        count = sum(by_file.values())
+        provenance[key] = count
+        if count:
+            listed = ", ".join(f"{name}: {n}" for name, n in by_file.items())
+            provenance[key] = f"{count} ({listed})"
+            warnings.append(f"{count} {_FLAGS[key][2]}")
     if warnings:
         provenance["warning"] = "; ".join(warnings)
     return LoadedDataset([], provenance)
