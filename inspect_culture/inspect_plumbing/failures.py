@@ -10,36 +10,22 @@ and the reasons we write ourselves say what happened in words, never the raw bod
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 from urllib.parse import urlparse
 
 from inspect_ai.model import Model, ModelOutput
 
-from inspect_culture.judging.urls import without_userinfo
-
-REDACTED = "[redacted]"
-# Key-like strings redacted even when the key is not the role model's own
-_SECRET_PATTERNS = (
-    re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}"),
-    re.compile(r"(?i)\bbearer\s+[^\s\"',}]+"),
-    re.compile(r"(?i)(api[_-]?key[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]+"),
+from inspect_culture.judging.reasons import call_failed, classify
+from inspect_culture.judging.redaction import (
+    redact,
+    redact_value,
+    scrub_exception,
+    without_userinfo,
 )
-_OBJECT_REPR = re.compile(r"<[^<>]*\bat 0x[0-9a-fA-F]+[^<>]*>")
-_STATUS_MEANING = {
-    400: "the request was refused as malformed",
-    401: "the API key was refused",
-    403: "access was refused",
-    404: "not found: the server does not know the model, or the path is wrong",
-    408: "the server timed out",
-    409: "conflict",
-    413: "the request was too large",
-    422: "the request was refused as invalid",
-    429: "rate limited",
-}
+
 _GUARDED = "_inspect_culture_guarded"
 
 
@@ -78,40 +64,6 @@ def counting_attempts(on_first: Callable[[], None] | None = None) -> Iterator[At
         yield box
     finally:
         _ATTEMPTS.reset(token)
-
-
-def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
-    """`text` without the given secrets, key-like strings or object reprs."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, REDACTED)
-    for pattern in _SECRET_PATTERNS:
-        text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + REDACTED, text)
-    return _OBJECT_REPR.sub("<object>", text)
-
-
-def _redact_value(value: Any, secrets: tuple[str, ...]) -> Any:
-    if isinstance(value, str):
-        return redact(value, secrets)
-    if isinstance(value, dict):
-        return {k: _redact_value(v, secrets) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redact_value(v, secrets) for v in value]
-    return value
-
-
-def scrub_exception(exc: BaseException, secrets: tuple[str, ...] = ()) -> None:
-    """Redact an exception (and its causes) in place: message, args and any error body."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        current.args = tuple(_redact_value(a, secrets) for a in current.args)
-        for attribute in ("message", "body", "provider_message"):
-            if isinstance(getattr(current, attribute, None), str | dict | list):
-                with suppress(AttributeError):  # a read-only property
-                    setattr(current, attribute, _redact_value(getattr(current, attribute), secrets))
-        current = current.__cause__ or current.__context__
 
 
 def model_secrets(model: Model) -> tuple[str, ...]:
@@ -157,7 +109,7 @@ def guard_secrets(model: Model) -> Model:
         elif isinstance(output, ModelOutput) and output.error:
             output.error = redact(output.error, secrets)
         if call is not None and getattr(call, "response", None) is not None:
-            call.response = _redact_value(call.response, secrets)
+            call.response = redact_value(call.response, secrets)
         return result
 
     api.generate = generate  # type: ignore[method-assign]
@@ -200,38 +152,9 @@ def unwrap(exc: BaseException) -> tuple[BaseException, int | None]:
     return exc, attempts
 
 
-def status_code(exc: BaseException) -> int | None:
-    code = getattr(exc, "status_code", None)
-    if isinstance(code, int):
-        return code
-    response = getattr(exc, "response", None)
-    code = getattr(response, "status_code", None)
-    return code if isinstance(code, int) else None
-
-
-def _is_connection_error(exc: BaseException) -> bool:
-    names = {cls.__name__ for cls in type(exc).__mro__}
-    return (
-        bool(names & {"APIConnectionError", "ConnectError", "ConnectionError", "ConnectTimeout"})
-        and "APITimeoutError" not in names
-    )
-
-
 def what_happened(exc: BaseException) -> str:
     """The failure in words: HTTP status and its meaning, connection refused, timeout."""
-    exc, _ = unwrap(exc)
-    code = status_code(exc)
-    if code is not None:
-        meaning = _STATUS_MEANING.get(code, "server error" if code >= 500 else "refused")
-        return f"HTTP {code} ({meaning})"
-    names = {cls.__name__ for cls in type(exc).__mro__}
-    if names & {"APITimeoutError", "TimeoutError", "ReadTimeout", "TimeoutException"}:
-        return "the request timed out"
-    if _is_connection_error(exc):
-        return "could not connect (connection refused, host unreachable or connection dropped)"
-    first_line = redact(str(exc)).strip().splitlines()
-    detail = f": {first_line[0][:200]}" if first_line else ""
-    return f"{type(exc).__name__}{detail}"
+    return classify(unwrap(exc)[0]).what
 
 
 def judge_failure_reason(
@@ -243,13 +166,11 @@ def judge_failure_reason(
 ) -> str:
     """A reason for an unscored sample: what happened, attempts if known, host and model."""
     exc, retried = unwrap(exc)
-    attempts = attempts or retried
     if isinstance(exc, TimeoutError) and timeout is not None:
         happened = f"no reply within judge_timeout={timeout:g} s (retries included)"
     else:
         happened = what_happened(exc)
-    tries = f" after {attempts} attempt{'s' if attempts != 1 else ''}" if attempts else ""
-    return f"{role} call failed{tries}: {happened}; {role} {model} at {host(model)}"
+    return call_failed(happened, str(model), host(model), attempts=attempts or retried, role=role)
 
 
 def output_error_reason(error: str, model: Model) -> str:

@@ -26,10 +26,8 @@ from inspect_culture.inspect_plumbing.failures import (
     guard_secrets,
     judge_failure_reason,
     output_error_reason,
-    status_code,
     unwrap,
     what_happened,
-    without_userinfo,
 )
 from inspect_culture.inspect_plumbing.judge_cache import (
     judge_identity,
@@ -58,6 +56,8 @@ from inspect_culture.judging.constraints import (
     request_fields,
 )
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
+from inspect_culture.judging.reasons import status_code
+from inspect_culture.judging.redaction import without_userinfo
 
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
 # Wall-clock limit of one judgment from its first attempt, Inspect's retries included (task
@@ -121,7 +121,7 @@ def require_grader(
         grader = grader_model(self_grade)
         assert grader is not None  # judge_later is off
         try:
-            open_cache(batched_writes=True)
+            open_cache()
         except JudgeCacheError as exc:
             raise prerequisite_error()(str(exc)) from None
         if not judge_preflight:
@@ -228,7 +228,7 @@ def judge_config(
 
 def reply_cache() -> JudgeCache | None:
     """The shared judge cache, writes batched (a name tests patch)."""
-    return usable_cache(batched_writes=True)
+    return usable_cache()
 
 
 def batched(model: Model) -> bool:

@@ -19,11 +19,11 @@ from inspect_culture.inspect_plumbing.failures import (
     endpoint,
     guard_secrets,
     sent_model_name,
-    status_code,
     unwrap,
     what_happened,
-    without_userinfo,
 )
+from inspect_culture.judging.reasons import status_code
+from inspect_culture.judging.redaction import without_userinfo
 
 PREFLIGHT_TIMEOUT = 30.0  # seconds: the check's own wall-clock limit
 PREFLIGHT_CONFIG = GenerateConfig(max_tokens=1, temperature=0.0, max_retries=0, timeout=30)

@@ -25,13 +25,14 @@ from inspect_culture.datasets_hub.hashing import sha256_text
 from inspect_culture.judge_saved.errors import JudgeSavedError
 from inspect_culture.judging.cache import JudgeCache, open_cache
 from inspect_culture.judging.constraints import VerdictFormat, reply_text
+from inspect_culture.judging.reasons import COULD_NOT_CONNECT
+from inspect_culture.judging.redaction import redact
 from inspect_culture.lm_eval_tasks.judge.client import (
     JudgeResult,
     cache_key,
     request_body,
     served_identity,
 )
-from inspect_culture.lm_eval_tasks.judge.errors import scrub
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeSettings
 
 ENDPOINT = "/v1/chat/completions"
@@ -64,10 +65,10 @@ def api_failure(exc: openai.OpenAIError, settings: JudgeSettings) -> str:
     if isinstance(exc, openai.APITimeoutError):  # a kind of APIConnectionError: first
         what = "the request timed out"
     elif isinstance(exc, openai.APIConnectionError):
-        what = "could not connect, or the connection dropped"
+        what = COULD_NOT_CONNECT
     else:
         what = f"HTTP {status}" if status else type(exc).__name__
-    detail = scrub(str(getattr(exc, "message", "") or exc), settings.api_key).splitlines()
+    detail = redact(str(getattr(exc, "message", "") or exc), (settings.api_key,)).splitlines()
     words = f": {detail[0][:200]}" if detail and detail[0] else ""
     return (
         f"the Batch API at {settings.endpoint()} failed ({what}{words}); nothing paid for is "
@@ -399,7 +400,7 @@ class BatchJudge:
             if text and text.strip():
                 outcome.text = text
                 if self.cache is not None:
-                    self.cache.put(key, text, self._identity)  # a rerun never asks again
+                    self.cache.put(key, text, self._identity, at_once=True)  # a rerun never asks again
                 return key
             outcome.error, outcome.retry = "empty judge response", False
             return key

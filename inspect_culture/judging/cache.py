@@ -33,7 +33,7 @@ from urllib.parse import urlparse
 from inspect_culture.datasets_hub.paths import cache_dir
 from inspect_culture.datasets_hub.sqlite_columns import add_column
 from inspect_culture.judging.constraints import constraint_record
-from inspect_culture.judging.urls import without_userinfo
+from inspect_culture.judging.redaction import without_userinfo
 
 CACHE_ENV = "INSPECT_CULTURE_JUDGE_CACHE"  # a file path, or "off"
 CACHE_FILE = "judge_cache.sqlite"
@@ -111,12 +111,12 @@ def key(
 
 
 class JudgeCache:
-    """One row per reply. Writes go out every `flush_every` replies or `flush_seconds` (Inspect
-    batches them; lm-eval and `culture-evals judge` write each at once, so a killed run resumes
-    without asking again). A cache that fails mid-run is a miss and one warning, never a lost
-    sample."""
+    """One row per reply. Writes are batched (every `flush_every` replies or `flush_seconds`,
+    and at exit: Inspect's scorer calls it on the event loop) unless a put asks `at_once`
+    (lm-eval and `culture-evals judge`, so a killed run resumes without asking again). A cache
+    that fails mid-run is a miss and one warning, never a lost sample."""
 
-    def __init__(self, path: Path, *, flush_every: int = 1, flush_seconds: float = 0.0) -> None:
+    def __init__(self, path: Path, *, flush_every: int = 64, flush_seconds: float = 2.0) -> None:
         self.path = path
         self._lock = threading.Lock()
         self._flush_every, self._flush_seconds = flush_every, flush_seconds
@@ -162,10 +162,10 @@ class JudgeCache:
             return None
         return row[0]
 
-    def put(self, key: str, text: str, judge: str | None = None) -> None:
+    def put(self, key: str, text: str, judge: str | None = None, *, at_once: bool = False) -> None:
         with self._lock:
             self._pending[key] = (text, judge)
-            due = time.monotonic() - self._last_flush >= self._flush_seconds
+            due = at_once or time.monotonic() - self._last_flush >= self._flush_seconds
             if len(self._pending) >= self._flush_every or due:
                 self._flush_locked()
 
@@ -221,38 +221,36 @@ def cache_path() -> Path | None:
     return Path(value).expanduser() if value else cache_dir() / CACHE_FILE
 
 
-# each cache as opened in this process, or why it could not be
-_CACHES: dict[tuple[Path, int], JudgeCache | JudgeCacheError] = {}
+# each cache as opened in this process (one per file: both harnesses see each other's replies
+# not yet written), or why it could not be
+_CACHES: dict[Path, JudgeCache | JudgeCacheError] = {}
 _CACHES_LOCK = threading.Lock()
 
 
-def open_cache(*, batched_writes: bool = False) -> JudgeCache | None:
+def open_cache() -> JudgeCache | None:
     """This process's cache, opened once per file; None when off. A file that cannot be used
     raises JudgeCacheError (tried once per process), for the check before generation."""
     path = cache_path()
     if path is None:
         return None
-    flush_every = 64 if batched_writes else 1
     with _CACHES_LOCK:
-        opened = _CACHES.get((path, flush_every))
+        opened = _CACHES.get(path)
         if opened is None:
             try:
-                opened = JudgeCache(
-                    path, flush_every=flush_every, flush_seconds=2.0 if batched_writes else 0.0
-                )
+                opened = JudgeCache(path)
             except JudgeCacheError as exc:
                 opened = exc
-            _CACHES[(path, flush_every)] = opened
+            _CACHES[path] = opened
     if isinstance(opened, JudgeCacheError):
         raise opened
     return opened
 
 
-def usable_cache(*, batched_writes: bool = False) -> JudgeCache | None:
+def usable_cache() -> JudgeCache | None:
     """The cache for one judgment: None when off or when it could not be opened (that was
     said before generation, by `open_cache`)."""
     try:
-        return open_cache(batched_writes=batched_writes)
+        return open_cache()
     except JudgeCacheError:
         return None
 

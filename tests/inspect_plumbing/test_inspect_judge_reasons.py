@@ -15,8 +15,9 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import GenerateConfig, get_model
 
 from inspect_culture.care import care
-from inspect_culture.inspect_plumbing.failures import judge_failure_reason, redact
+from inspect_culture.inspect_plumbing.failures import judge_failure_reason
 from inspect_culture.inspect_plumbing.live import ALL_UNSCORED
+from inspect_culture.judging.redaction import redact
 from tests.support.openai_stub import StubOpenAIServer, care_responder
 
 pytestmark = pytest.mark.slow

@@ -159,7 +159,7 @@ def test_a_judge_cache_that_fails_mid_run_keeps_the_verdicts(
 
     from inspect_culture.judging.cache import JudgeCache
 
-    cache = JudgeCache(tmp_path / "cache.sqlite", flush_every=64, flush_seconds=60)
+    cache = JudgeCache(tmp_path / "cache.sqlite", flush_seconds=60)
     cache.put("a", "Rating: [[7]]")
     cache.flush()
 

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from inspect_culture.lm_eval_tasks import include_path
-from inspect_culture.lm_eval_tasks.cqbench.utils import load_cqbench_ad_social
+from inspect_culture.lm_eval_tasks.cqbench import utils as cqbench
 from inspect_culture.lm_eval_tasks.judge import batch
 from inspect_culture.lm_eval_tasks.judge.client import PREFLIGHT_PROMPT
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, resolve_judge_settings
-from inspect_culture.lm_eval_tasks.normad.utils import load_rot
+from inspect_culture.lm_eval_tasks.normad import utils as normad
 from tests.support.harness_runs import run_lm_eval
 from tests.support.openai_stub import StubOpenAIServer, care_responder, last_user_text
 
@@ -156,11 +156,18 @@ def test_defaults_survive_a_one_minute_rate_limit_window() -> None:
 def test_unknown_metadata_keys_are_refused_with_the_known_ones(
     load: str, key: str, hint: str
 ) -> None:
-    from inspect_culture.lm_eval_tasks.care.utils import load_care_zh
+    from inspect_culture.lm_eval_tasks.care import utils as care
 
-    loader = {"care": load_care_zh, "normad": load_rot, "cqbench_ad": load_cqbench_ad_social}[load]
+    loader, variant = {
+        "care": (care.load_docs, {"language": "zh", "prompting": "zero_shot"}),
+        "normad": (normad.load_docs, {"context": "rot"}),
+        "cqbench_ad": (
+            cqbench.load_docs,
+            {"family": "ad", "setting": "social", "reasoning": False},
+        ),
+    }[load]
     with pytest.raises(JudgeConfigError, match=f"unknown --metadata key '{key}'") as refused:
-        loader(**{key: 1, "judge_model": "m", "judge_preflight": False})
+        loader(variant, **{key: 1, "judge_model": "m", "judge_preflight": False})
     assert hint in str(refused.value) and "judge_model" in str(refused.value)
 
 
@@ -287,7 +294,8 @@ def test_rate_limited_constraint_probe_passes_the_check(
 
 
 def test_credentials_in_judge_base_url_are_never_shown() -> None:
-    from inspect_culture.lm_eval_tasks.judge.errors import Failure, preflight_message
+    from inspect_culture.judging.reasons import Failure
+    from inspect_culture.lm_eval_tasks.judge.errors import preflight_message
 
     settings = resolve_judge_settings(
         {"judge_model": "j", "judge_base_url": "https://bob:hunter2pass@judge.example/v1"}, {}

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from inspect_culture.judging.reasons import retry_after
 from inspect_culture.lm_eval_tasks.judge import batch
 from inspect_culture.lm_eval_tasks.judge.client import OpenAICompatibleJudge
-from inspect_culture.lm_eval_tasks.judge.errors import retry_after
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeSettings
 from tests.support.harness_runs import lm_eval_metrics, run_lm_eval
 from tests.support.openai_stub import StubOpenAIServer, care_responder
@@ -86,7 +86,7 @@ def test_a_spent_budget_ends_unscored_saying_so() -> None:
         [result] = _judge(server, retry_budget=2.5, max_retries=100).judge_all_sync(_one())
         elapsed = time.monotonic() - start
     assert result.text is None and elapsed < 4
-    assert "HTTP 503 (server error) from gpt-judge at 127.0.0.1:" in result.error
+    assert "HTTP 503 (server error); judge gpt-judge at 127.0.0.1:" in result.error
     assert "judge_retry_budget of 2.5 s spent" in result.error
     assert "the server asked to wait 1 s" in result.error
 
@@ -128,7 +128,7 @@ def test_reason_in_words() -> None:
         [result] = _judge(server, max_retries=2).judge_all_sync(_one())
     error = result.error
     assert error.startswith("judge call failed after 3 attempts over ")
-    assert f"HTTP 500 (server error) from gpt-judge at 127.0.0.1:{server.port}" in error
+    assert f"HTTP 500 (server error); judge gpt-judge at 127.0.0.1:{server.port}" in error
     assert "(judge_max_retries=2 reached)" in error
     assert "Future" not in error and "0x" not in error
 
@@ -161,7 +161,7 @@ def test_a_key_echoed_by_the_server_is_never_written(
     metrics = lm_eval_metrics(results, "care_zh", "judged")
     assert metrics["n_scored"] == 0 and metrics["unscored_rate"] == 1.0
     replies = [json.loads(s["filtered_resps"][0]) for s in results["samples"]["care_zh"]]
-    assert all("HTTP 401 (unauthorized) from j at 127.0.0.1" in r["error"] for r in replies)
+    assert all("HTTP 401 (unauthorized); judge j at 127.0.0.1" in r["error"] for r in replies)
     stderr = capfd.readouterr().err
     assert "culture-evals: WARNING: all 3 judged samples of care_zh are unscored" in stderr
     assert "the numbers of this run are not results" in stderr

@@ -29,12 +29,9 @@ from inspect_culture.judging.constraints import (
     reply_text,
     request_fields,
 )
-from inspect_culture.lm_eval_tasks.judge.errors import (
-    HTTPFailure,
-    classify,
-    preflight_message,
-    scrub,
-)
+from inspect_culture.judging.reasons import HTTPFailure, call_failed, classify, empty_reply
+from inspect_culture.judging.redaction import redact
+from inspect_culture.lm_eval_tasks.judge.errors import preflight_message
 from inspect_culture.lm_eval_tasks.judge.settings import DEFAULT_BASE_URL, JudgeSettings
 
 Messages = Sequence[Mapping[str, str]]
@@ -129,9 +126,6 @@ class OpenAICompatibleJudge:
             return result
         return replace(result, text=reply_text(fmt, self.settings.constraint, result.text))
 
-    def _where(self) -> str:
-        return f"{self.settings.model} at {self.settings.endpoint()}"
-
     async def judge_all(
         self, batch: Sequence[Messages], formats: Sequence[VerdictFormat] | None = None
     ) -> list[JudgeResult]:
@@ -195,7 +189,7 @@ class OpenAICompatibleJudge:
 
     def _cache_put(self, key: str, text: str) -> None:
         if self.cache is not None:
-            self.cache.put(key, text, served_identity(self.settings))
+            self.cache.put(key, text, served_identity(self.settings), at_once=True)
 
     def judge_all_sync(
         self, batch: Sequence[Messages], formats: Sequence[VerdictFormat] | None = None
@@ -225,7 +219,7 @@ class OpenAICompatibleJudge:
                     self._request(client, messages, fmt, max_tokens=None if fmt else 1), limit
                 )
         except Exception as exc:  # noqa: BLE001 - reported in words
-            failure = classify(exc, limit)
+            failure = classify(exc, limit, (self.settings.api_key,))
         rejected = failure is not None and failure.status in (400, 422)
         if fmt is None and (failure is None or rejected):
             return None  # the endpoint, key and model answered (a 400 may refuse the 1-token cap)
@@ -252,7 +246,7 @@ class OpenAICompatibleJudge:
         found = probe_failure(
             fmt, self.settings.constraint, self.settings.max_tokens, text, error, judge
         )
-        return None if found is None else scrub(found, self.settings.api_key)
+        return None if found is None else redact(found, (self.settings.api_key,))
 
     def preflight_sync(self, fmt: VerdictFormat | None = None) -> str | None:
         return _run_sync(lambda: self.preflight(fmt))
@@ -285,10 +279,10 @@ class OpenAICompatibleJudge:
             try:  # aiohttp's own timer (connect, send and read): no extra task per attempt
                 text = await self._request(client, messages, fmt, timeout=limit)
             except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
-                failure = classify(exc, limit)
+                failure = classify(exc, limit, (self.settings.api_key,))
             else:
                 if text is None or not text.strip():
-                    return JudgeResult(None, error=f"empty judge response from {self._where()}")
+                    return JudgeResult(None, error=empty_reply(settings.model, settings.endpoint()))
                 return JudgeResult(text)
             if not failure.retryable:
                 break
@@ -308,11 +302,11 @@ class OpenAICompatibleJudge:
             await asyncio.sleep(delay)
         elapsed = time.monotonic() - start
         assert failure is not None
-        error = (
-            f"judge call failed after {attempts} attempt{'s' if attempts > 1 else ''} over "
-            f"{elapsed:.1f} s: {failure.what} from {self._where()}{ended}"
-        )
-        return JudgeResult(None, error=scrub(error, settings.api_key))
+        error = call_failed(
+            failure.what, settings.model, settings.endpoint(),
+            attempts=attempts, seconds=elapsed, ended=ended,
+        )  # fmt: skip
+        return JudgeResult(None, error=redact(error, (settings.api_key,)))
 
     async def _request(
         self,

@@ -21,7 +21,7 @@ from inspect_culture.judging.constraints import (
     check_constraint,
 )
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
-from inspect_culture.judging.urls import without_userinfo
+from inspect_culture.judging.redaction import without_userinfo
 
 MODEL_ENV = "INSPECT_CULTURE_JUDGE_MODEL"
 BASE_URL_ENV = "INSPECT_CULTURE_JUDGE_BASE_URL"

@@ -1,0 +1,174 @@
+"""Why a judgment has no verdict, in the same words in both harnesses and `culture-evals judge`:
+what happened to a call (HTTP status, timeout, connection), the reason an unscored sample
+carries, and the notes a run prints when it judged nothing. No text here ever carries a key:
+the adapters pass everything they did not write themselves through `redaction.redact`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+
+from inspect_culture.judging.redaction import redact
+
+STATUS_WORDS = {
+    400: "bad request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not found",
+    408: "request timeout",
+    409: "conflict",
+    413: "request too large",
+    422: "unprocessable request",
+    429: "rate limited",
+}
+RETRY_STATUS = {408, 409, 429}
+COULD_NOT_CONNECT = "could not connect (connection refused, host unreachable or connection dropped)"
+_TIMEOUT_NAMES = {"APITimeoutError", "TimeoutError", "ReadTimeout", "TimeoutException"}
+_CONNECTION_NAMES = {
+    "APIConnectionError", "ConnectError", "ConnectionError", "ConnectTimeout", "ClientError",
+}  # fmt: skip
+_NUMBERS = re.compile(r"\d+(?:\.\d+)?")
+
+# A generation-only run (judge_later): every judged sample is left unscored with this reason,
+# followed by how to judge it in that harness.
+JUDGE_LATER = "not judged: generation-only run (judge_later)"
+
+
+def judge_later_reason(how: str) -> str:
+    return f"{JUDGE_LATER}; judge it with {how}"
+
+
+def judge_later_note(task: str, how: str, count: int | None = None) -> str:
+    left = f"{count} outputs left unjudged" if count is not None else "nothing judged yet"
+    return f"culture-evals: {task}: generation only (judge_later): {left}; judge with {how}"
+
+
+def status_words(code: int) -> str:
+    return f"HTTP {code} ({STATUS_WORDS.get(code, 'server error' if code >= 500 else 'error')})"
+
+
+class HTTPFailure(Exception):
+    """A non-2xx answer of a judge endpoint (or a 2xx one that is not a chat completion)."""
+
+    def __init__(self, status: int, message: str, headers: object = None) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status = status
+        self.message = message
+        self.headers = headers
+
+    @classmethod
+    def of(cls, status: int, raw: bytes, headers: object) -> HTTPFailure:
+        try:
+            error = json.loads(raw).get("error")
+            message = error.get("message") if isinstance(error, dict) else str(error)
+        except (ValueError, AttributeError):
+            message = raw.decode("utf-8", "replace")
+        return cls(status, str(message or ""), headers)
+
+
+@dataclass(frozen=True)
+class Failure:
+    what: str  # "HTTP 500 (server error)", "no reply within 120 s (timeout)", ...
+    retryable: bool
+    status: int | None = None
+    retry_after: float | None = None  # seconds the server asked to wait
+
+
+def status_code(exc: BaseException) -> int | None:
+    for holder in (exc, getattr(exc, "response", None)):
+        code = getattr(holder, "status_code", getattr(holder, "status", None))
+        if isinstance(code, int) and not isinstance(code, bool):
+            return code
+    return None
+
+
+def retry_after(headers: object) -> float | None:
+    """Retry-After in seconds (a number, or an HTTP date), or None."""
+    value = getattr(headers, "get", lambda _: None)("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def classify(
+    exc: BaseException, limit: float | None = None, secrets: tuple[str, ...] = ()
+) -> Failure:
+    """What a call's exception means, whichever client raised it (aiohttp, httpx, openai,
+    Inspect); `limit`: the call's timeout in seconds, when it had one. A rejected request
+    (400/422) says why, redacted; a refused key's body is never shown (servers echo keys)."""
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    code = status_code(exc)
+    if code is not None:
+        what = status_words(code)
+        if isinstance(exc, HTTPFailure) and (code in (400, 422) or code < 300):
+            what += f": {redact(exc.message, secrets)[:300]}"
+        wait = retry_after(getattr(exc, "headers", None)) if code in (429, 503) else None
+        return Failure(what, code in RETRY_STATUS or code >= 500, code, wait)
+    if isinstance(exc, asyncio.TimeoutError) or names & _TIMEOUT_NAMES:
+        within = f"no reply within {limit:.3g} s (timeout)" if limit else "the request timed out"
+        return Failure(within, True)
+    if names & _CONNECTION_NAMES:
+        return Failure(COULD_NOT_CONNECT, True)
+    first_line = redact(str(exc), secrets).strip().splitlines()
+    detail = f": {first_line[0][:200]}" if first_line else ""
+    return Failure(f"{type(exc).__name__}{detail}", False)
+
+
+def call_failed(
+    what: str,
+    who: str,
+    host: str,
+    *,
+    attempts: int | None = None,
+    seconds: float | None = None,
+    ended: str = "",
+    role: str = "judge",
+) -> str:
+    """The reason of a sample whose judge call failed: what happened, after how many attempts
+    and how long when known, and which judge (never its key)."""
+    tries = f" after {attempts} attempt{'s' if attempts != 1 else ''}" if attempts else ""
+    over = f" over {seconds:.1f} s" if seconds is not None else ""
+    return f"{role} call failed{tries}{over}: {what}; {role} {who} at {host}{ended}"
+
+
+def empty_reply(who: str, host: str) -> str:
+    return f"empty judge response; judge {who} at {host}"
+
+
+def all_unscored_alarm(task: str, reasons: Sequence[str | None] | None = None) -> str | None:
+    """The banner of a run none of whose judged samples was scored (its numbers say nothing
+    about the model); None when one was, or when there was none. With the reasons, it names the
+    most common cause, counting reasons that differ only in numbers (attempts, seconds) as one.
+    Without them (Inspect's metrics see no unscored sample), it says where they are."""
+    if reasons is None:
+        head = (
+            f"{task}: NO SAMPLE WAS SCORED: every judgment failed or had no verdict (the "
+            "reasons are in each sample's score: `inspect view`)"
+        )
+    elif not reasons or any(reason is None for reason in reasons):
+        return None
+    else:
+        groups = Counter(_NUMBERS.sub("#", str(reason)) for reason in reasons)
+        [(group, count)] = groups.most_common(1)
+        reason = next(r for r in reasons if _NUMBERS.sub("#", str(r)) == group)
+        head = (
+            f"all {len(reasons)} judged samples of {task} are unscored: {reason} ({count} of "
+            f"{len(reasons)}); NO SAMPLE WAS SCORED"
+        )
+    bar = "!" * 78
+    return (
+        f"\n{bar}\nculture-evals: WARNING: {head}; the numbers of this run are not results\n{bar}\n"
+    )
