@@ -47,6 +47,7 @@ def function(module: str, name: str) -> Function:
 def generation_template(
     *,
     generation: Mapping[str, Any],
+    custom_dataset: Function,
     process_results: Function,
     metric_list: list[dict[str, Any]],
     doc_to_text: str = "{{user_prompt}}",
@@ -55,13 +56,14 @@ def generation_template(
     judge_filter: Function | None = None,
     metadata: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A `generate_until` template over our own loader's docs (`custom_dataset` in each task);
-    a judged benchmark judges in the `judged` filter, before `process_results`. `metadata` is
-    the same for every task of a benchmark, so it sits here; a task file must not set its own
-    (lm-eval's `include` would replace this one, not merge it)."""
+    """A `generate_until` template over our own loader's docs: `custom_dataset` is called with
+    the metadata and each task's `dataset_kwargs` (see `variant_task`); a judged benchmark
+    judges in the `judged` filter, before `process_results`. `metadata` is the same for every
+    task of a benchmark, so it sits here; a task file must not set its own (lm-eval's `include`
+    would replace this one, not merge it)."""
     template: dict[str, Any] = {
-        "dataset_path": "", "dataset_name": "", "output_type": "generate_until",
-        "test_split": "test", "num_fewshot": 0,
+        "dataset_path": "", "dataset_name": "", "custom_dataset": custom_dataset,
+        "output_type": "generate_until", "test_split": "test", "num_fewshot": 0,
     }  # fmt: skip
     if description is not None:
         template["description"] = description
@@ -78,14 +80,25 @@ def generation_template(
     return template
 
 
+def variant_task(template: str, task: str, alias: str, **variant: Any) -> dict[str, Any]:
+    """A task of a template: its loader receives what the task fixes as one `variant` mapping
+    (lm-eval calls `custom_dataset(**metadata, **dataset_kwargs)`; one key that `--metadata`
+    does not use, so a `--metadata` value cannot collide with it and `check_fixed` still
+    refuses a `--metadata` that relabels the task)."""
+    return {
+        "include": template, "task": task, "dataset_kwargs": OneLine(variant=variant),
+        "task_alias": alias,
+    }  # fmt: skip
+
+
 def metric_list(
     module: str,
     names: Iterable[str],
     lower_is_better: Container[str] = (),
     prefix: str | None = "agg_",
 ) -> list[dict[str, Any]]:
-    """One entry per metric, each aggregated by `<module>.<prefix><name>` (see aggregation.py),
-    or by lm-eval's plain mean when `prefix` is None."""
+    """One entry per metric, each aggregated by the `def <prefix><name>` of `module` (see
+    aggregation.py), or by lm-eval's plain mean when `prefix` is None."""
     return [
         OneLine(
             metric=name,

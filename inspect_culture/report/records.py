@@ -1,7 +1,8 @@
-"""Per-question outcome records of a run, for the cells whose interval or count the results
-header does not hold. Both harnesses store the spec's outcome record with every sample (Inspect
-in `Score.metadata`, lm-eval in each metric field of the samples file), so a breakdown computed
-here uses the very records the harness's own metrics were computed from.
+"""Per-question outcome records of a run, for the cells the results header does not hold: a
+breakdown's interval or count, and in lm-eval (whose results hold the headline metrics only)
+the breakdown itself. Both harnesses store the spec's outcome record with every sample (Inspect
+in `Score.metadata`, lm-eval in each headline metric field of the samples file), so a breakdown
+computed here uses the very records the harness's own metrics were computed from.
 
 Records are read on first use and kept, so each run's samples are read at most once.
 """
@@ -10,8 +11,8 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ def outcome_records(run: RunInfo) -> list[dict[str, Any]]:
     if source is None:
         raise RecordsUnavailable(
             f"{run.path}: {run.task} has no samples file beside it (run lm_eval with "
-            "--log_samples for intervals and counts of breakdowns)"
+            "--log_samples for the breakdowns, their intervals and counts)"
         )
     if source not in _cache:
         reader = _inspect_records if run.harness == "inspect" else _lm_eval_records
@@ -44,6 +45,15 @@ def outcome_records(run: RunInfo) -> list[dict[str, Any]]:
         # which harness wrote them (the bootstrap resamples by position)
         _cache[source] = sorted(reader(source, _record_source(run)), key=_question_id)
     return _cache[source]
+
+
+def with_record_metrics(run: RunInfo, records: list[dict[str, Any]]) -> RunInfo:
+    """The run with every metric of its benchmark's metric function over `records` that its
+    header lacks (an lm-eval run's breakdowns); the header's own values win."""
+    compute = _record_source(run).metrics
+    if compute is None:
+        return run
+    return replace(run, metrics={**compute(records), **run.metrics})
 
 
 def _question_id(record: Mapping[str, Any]) -> str:
@@ -98,7 +108,7 @@ def _lm_eval_records(path: Path, family: RecordSource) -> list[dict[str, Any]]:
             if not text.strip():
                 continue
             try:
-                value = field_value(text, field)
+                value = json.loads(text).get(field)
                 record = ast.literal_eval(value) if isinstance(value, str) else value
             except (json.JSONDecodeError, ValueError, SyntaxError, AttributeError):
                 raise RecordsUnavailable(
@@ -107,30 +117,6 @@ def _lm_eval_records(path: Path, family: RecordSource) -> list[dict[str, Any]]:
             if isinstance(record, Mapping):
                 records.append(dict(record))
     return records
-
-
-_DECODER = json.JSONDecoder()
-_NEXT_KEY = re.compile(r'\s*,\s*("(?:[^"\\]|\\.)*")\s*:\s*')
-_HASH_KEY = '"target_hash": '
-
-
-def field_value(line: str, field: str) -> Any:
-    """One top-level field of a samples line, parsing no more of the line than needed. A line
-    can carry the outcome record under each of ~110 metric names (about 25 kB), and a full
-    parse of every line was most of a 40-run report's time. lm-eval writes the metric fields
-    right after `target_hash`, the first metric first: when that is `field`, only it is
-    decoded. Any other layout: a full parse."""
-    anchor = line.find(_HASH_KEY)
-    if anchor >= 0:
-        try:
-            _, end = _DECODER.raw_decode(line, anchor + len(_HASH_KEY))
-            match = _NEXT_KEY.match(line, end)
-            if match and json.loads(match.group(1)) == field:
-                return _DECODER.raw_decode(line, match.end())[0]
-        except json.JSONDecodeError:
-            pass
-    data = json.loads(line)
-    return data.get(field) if isinstance(data, dict) else None
 
 
 def clear_cache() -> None:

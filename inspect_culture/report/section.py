@@ -30,13 +30,15 @@ _NOT_SETTINGS = {"dataset", "dataset_revision", "judge_model", "config_source"}
 @dataclass(frozen=True)
 class RecordSource:
     """Where a task family's per-question outcome records sit: lm-eval writes the record
-    under every metric field of its samples file, and `lm_eval_field` is the first one (read
-    without parsing the rest of the line); Inspect keeps it in `Score.metadata`, or under
-    `inspect_key` of it."""
+    under each headline metric field of its samples file, `lm_eval_field` one of them; Inspect
+    keeps it in `Score.metadata`, or under `inspect_key` of it. `metrics`, the benchmark's own
+    metric function over the records, gives what lm-eval's results hold no longer (its table
+    shows the headline metrics only): the breakdowns."""
 
     prefix: str  # the task family: `task == prefix` or `task.startswith(prefix + "_")`
     lm_eval_field: str
     inspect_key: str | None = None
+    metrics: Callable[[list[dict[str, Any]]], dict[str, float]] | None = None
 
     def matches(self, task: str) -> bool:
         return task == self.prefix or task.startswith(self.prefix + "_")

@@ -4,6 +4,7 @@ computed by hand."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from inspect_culture.report import records as records_module
 from inspect_culture.report.build import check_dependencies
 from inspect_culture.report.errors import ReportDependencyError
 from inspect_culture.report.model import RunInfo
+from inspect_culture.report.tables.care import care_tables
 from inspect_culture.report.tables.cqbench import cqbench_tables
 from inspect_culture.report.tables.normad import normad_tables
 
@@ -145,16 +147,45 @@ def test_a_missing_extra_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
-@pytest.mark.parametrize(
-    "fields",
-    [
-        # lm-eval's order: the doc (whose text may quote the key), then the hashes, then metrics
-        {"doc": {"story": 'He wrote "accuracy": 5'}, "target_hash": "h", "accuracy": "{'a': 1}"},
-        {"accuracy": "{'a': 1}", "doc": {}},  # another order: a full parse
-        {"doc": {}, "target_hash": "h", "accuracy_iw_x": "{'a': 2}", "accuracy": "{'a': 1}"},
-    ],
-)
-def test_one_field_of_a_samples_line(fields: dict[str, Any]) -> None:
-    line = json.dumps(fields)
-    assert records_module.field_value(line, "accuracy") == "{'a': 1}"
-    assert records_module.field_value(line, "macro_f1") is None
+def test_lm_eval_breakdowns_come_from_the_records(tmp_path: Path) -> None:
+    """lm-eval's results hold CARE's overall rating only: each category's rating and interval
+    are care_metrics over the samples' records, as the harness computed them before."""
+
+    def rated(qid: str, rating: float | None, category: str) -> dict[str, Any]:
+        return {"question_id": qid, "rating": rating, "category": category,
+                "geographic_scope": "Nationwide"}  # fmt: skip
+
+    records = [rated("q1", 8.0, "entities"), rated("q2", 6.0, "entities")]
+    records += [rated("q3", None, "norms"), rated("q4", 4.0, "norms")]
+    header = {"rating": 6.0, "rating_ci_low": 4.0, "rating_ci_high": 8.0, "n_scored": 3.0}
+    setting = {"language": "zh", "prompting": "zero_shot", "judge_mapping": "paper"}
+    run = replace(
+        _run(tmp_path, "care_zh", "CARE", setting, header, records), harness="lm-eval", unscored=1
+    )
+    [table] = care_tables([run], [])
+    [row] = table.rows
+    entities, norms = row.cells["entities"], row.cells["norms"]
+    assert (entities.value, entities.n, norms.value, norms.n) == (7.0, 2, 4.0, 1)
+    assert entities.ci_low == 6.0 and entities.ci_high == 8.0  # two ratings: min and max
+    assert row.cells["opinion"].value is None  # no rated question: no number, not 0
+    assert (row.cells["overall"].value, row.cells["overall"].n) == (6.0, 3)
+    assert (row.cells["overall"].ci_low, row.cells["overall"].ci_high) == (4.0, 8.0)  # header's
+
+
+def test_lm_eval_records_are_read_from_the_samples_file(tmp_path: Path) -> None:
+    record = {"sample_id": "1", "gold": "yes", "pred": "no"}
+    samples = tmp_path / "samples_normad_rot_x.jsonl"
+    lines = [{"doc": {"story": 'He wrote "accuracy": 5'}, "accuracy": record, "macro_f1": record}]
+    samples.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    run = RunInfo(
+        path=tmp_path / "results_x.json",
+        harness="lm-eval",
+        benchmark="NormAd-ETI",
+        task="normad_rot",
+        setting={"context": "rot"},
+        model="org/model",
+        metrics={},
+        samples=1,
+        records_source=samples,
+    )
+    assert records_module.outcome_records(run) == [record]

@@ -18,13 +18,18 @@ from inspect_culture.lm_eval_tasks.yaml_generation import (
     main,
     metric_list,
     render,
+    variant_task,
 )
 
 GENERATOR = "python -m inspect_culture.lm_eval_tasks.care._generate_configs"
 UTILS = "inspect_culture.lm_eval_tasks.care.utils"
 TEMPLATE = "_care_template_yaml"
+# lm-eval's table: the rating with its interval and the counts; the per-category and per-scope
+# ratings are `culture-evals report`'s (from the samples file's outcome records)
+METRICS = ("n_scored", "n_unscored", "unscored_rate", "rating", "rating_ci_low", "rating_ci_high")
 TEMPLATE_NOTE = """Shared settings of the CARE tasks. Not indexed (no .yaml suffix); included by
-each task. description: the prompting's system prompt (empty for zero-shot), a system message
+each task, which fixes language and prompting (dataset_kwargs.variant). Per-category ratings:
+`culture-evals report` of a --log_samples run. description: the prompting's system prompt (empty for zero-shot), a system message
 under --apply_chat_template. Generation: paper App. B (scorers.care.spec.GENERATION).
 judge_mapping: paper (rubric by content), or by file name with
 --metadata '{"judge_mapping": "upstream"}'."""
@@ -33,8 +38,9 @@ judge_mapping: paper (rubric by content), or by file name with
 def template() -> dict[str, Any]:
     return generation_template(
         generation=spec.GENERATION.lm_eval_kwargs(),
+        custom_dataset=function(UTILS, "load_docs"),
         process_results=function(UTILS, "process_results"),
-        metric_list=metric_list(UTILS, spec.metric_names(), spec.UNSCORED_COUNTS),
+        metric_list=metric_list(UTILS, METRICS, spec.UNSCORED_COUNTS),
         description="{{system_prompt}}",
         doc_to_target="{{answer}}",
         judge_filter=function(UTILS, "judge_filter"),
@@ -48,18 +54,10 @@ def template() -> dict[str, Any]:
     )
 
 
-def loader_name(language: str, prompting: str) -> str:
-    """The `custom_dataset` of each task YAML: load_care_zh, load_care_zh_cot, ..."""
-    return f"load_{spec.task_name(language, prompting)}"
-
-
 def task(language: str, prompting: str) -> dict[str, Any]:
-    return {
-        "include": TEMPLATE,
-        "task": spec.task_name(language, prompting),
-        "custom_dataset": function(UTILS, loader_name(language, prompting)),
-        "task_alias": f"CARE {LANGUAGES[language].name}, {spec.PROMPTING_LABELS[prompting]}",
-    }
+    alias = f"CARE {LANGUAGES[language].name}, {spec.PROMPTING_LABELS[prompting]}"
+    name = spec.task_name(language, prompting)
+    return variant_task(TEMPLATE, name, alias, language=language, prompting=prompting)
 
 
 def zero_shot_group() -> dict[str, Any]:

@@ -9,7 +9,7 @@ is checked when the task loads, before any generation.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import datasets
@@ -21,7 +21,8 @@ from inspect_culture.benchmarks.care.parse import judge_record
 from inspect_culture.benchmarks.care.prompts import generation_messages, judge_prompt
 from inspect_culture.benchmarks.choices import check_fixed
 from inspect_culture.judging.constraints import care_rating_format
-from inspect_culture.lm_eval_tasks.aggregation import aggregation_resolver
+from inspect_culture.lm_eval_tasks.aggregation import cached_metrics
+from inspect_culture.lm_eval_tasks.care._generate_configs import METRICS, template
 from inspect_culture.lm_eval_tasks.judge.batch import (
     NOT_JUDGED,
     OnDemand,
@@ -33,16 +34,15 @@ from inspect_culture.lm_eval_tasks.judge.batch import (
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 from inspect_culture.registry import benchmark
 
-METRIC_NAMES = spec.metric_names()
 # What `--metadata` may set besides the judge (the task fixes language and prompting).
 OPTIONS = benchmark("care").lm_eval_options
 
 
-def load_docs(language: str, prompting: str, /, **metadata: Any) -> dict[str, datasets.Dataset]:
-    """`custom_dataset` hook. Language and prompting are fixed by the task (`care_<lang>[_cot|
-    _role_play]`); `--metadata` sets the judge, the judge mapping and per_category only."""
-    from inspect_culture.lm_eval_tasks.care._generate_configs import template
-
+def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
+    """`custom_dataset` of every task. Language and prompting are fixed by the task's `variant`
+    (`care_<lang>[_cot|_role_play]`); `--metadata` sets the judge, the judge mapping and
+    per_category only."""
+    language, prompting = variant["language"], variant["prompting"]
     name = spec.task_name(language, prompting)
     check_metadata_keys(name, metadata, options=OPTIONS, yaml_metadata=template()["metadata"])
     check_fixed(name, metadata, language=language, prompting=prompting)
@@ -70,20 +70,6 @@ def load_docs(language: str, prompting: str, /, **metadata: Any) -> dict[str, da
         user = messages[-1]["content"]
         docs.append({**record, "system_prompt": system, "user_prompt": user, **per_task})
     return {"test": datasets.Dataset.from_list(docs)}
-
-
-def _task_loader(language: str, prompting: str):
-    def load(**metadata: Any) -> dict[str, datasets.Dataset]:
-        return load_docs(language, prompting, **metadata)
-
-    return load
-
-
-for _language in spec.CARE_LANGUAGES:
-    for _prompting in spec.PROMPTINGS:
-        globals()[f"load_{spec.task_name(_language, _prompting)}"] = _task_loader(
-            _language, _prompting
-        )
 
 
 def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) -> list[str]:
@@ -114,9 +100,36 @@ def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, di
     reply = json.loads(results[0])
     rating = judge_record(reply["judge_text"], reply["error"]).rating
     outcome = spec.CareOutcome.judged(doc["id"], doc, rating).to_record()
-    return {name: outcome for name in METRIC_NAMES}
+    return {name: outcome for name in METRICS}
 
 
-__getattr__ = aggregation_resolver(
-    METRIC_NAMES, lambda items: care_metrics([spec.CareOutcome.from_record(i) for i in items])
-)
+def all_metrics(items: list[Any]) -> dict[str, float]:
+    """Every CARE metric of the outcome records (per category and scope included)."""
+    return care_metrics([spec.CareOutcome.from_record(i) for i in items])
+
+
+_metric = cached_metrics(all_metrics)
+
+
+def agg_n_scored(items: list[Any]) -> float:
+    return _metric(items, "n_scored")
+
+
+def agg_n_unscored(items: list[Any]) -> float:
+    return _metric(items, "n_unscored")
+
+
+def agg_unscored_rate(items: list[Any]) -> float:
+    return _metric(items, "unscored_rate")
+
+
+def agg_rating(items: list[Any]) -> float:
+    return _metric(items, "rating")
+
+
+def agg_rating_ci_low(items: list[Any]) -> float:
+    return _metric(items, "rating_ci_low")
+
+
+def agg_rating_ci_high(items: list[Any]) -> float:
+    return _metric(items, "rating_ci_high")

@@ -15,23 +15,31 @@ from inspect_culture.lm_eval_tasks.yaml_generation import (
     main,
     metric_list,
     render,
+    variant_task,
 )
 
 GENERATOR = "python -m inspect_culture.lm_eval_tasks.cqbench._generate_configs"
 UTILS = "inspect_culture.lm_eval_tasks.cqbench.utils"
 VE = "inspect_culture.lm_eval_tasks.cqbench.ve"
-# family -> (alias, adapter module, its process_results, aggregation prefix (None: mean), metrics)
-FAMILIES: dict[str, tuple[str, str, str, str | None, tuple[str, ...]]] = {
-    "ad": ("AD", UTILS, "process_results_ad", "agg_ad_", spec.AD_METRICS),
-    "vs": ("VS", UTILS, "process_results_vs", "agg_vs_", spec.VS_METRICS),
+# lm-eval's table: each family's headline metrics; per category they are `culture-evals
+# report`'s (from the samples file's outcome records)
+AD_METRICS = ("accuracy", "macro_f1", "unparsed_rate")
+VS_METRICS = ("precision", "recall", "f1", "mean_story_f1", "empty_rate", "n_stories")
+VE_METRICS = ("recall", "n_scored", "n_unscored", "stories_without_summary")
+# family -> (alias, adapter module, its loader, its process_results, aggregation prefix (None:
+# mean), metrics)
+FAMILIES: dict[str, tuple[str, str, str, str, str | None, tuple[str, ...]]] = {
+    "ad": ("AD", UTILS, "load_docs", "process_results_ad", "agg_ad_", AD_METRICS),
+    "vs": ("VS", UTILS, "load_docs", "process_results_vs", "agg_vs_", VS_METRICS),
     "ve_summary": (
         "VE step 1 (summary)",
         VE,
+        "load_summary_docs",
         "process_results_summary",
         None,
         spec.VE_SUMMARY_METRICS,
     ),
-    "ve": ("VE", VE, "process_results", "agg_", spec.VE_STEP2_METRICS),
+    "ve": ("VE", VE, "load_extraction_docs", "process_results", "agg_", VE_METRICS),
 }
 # family -> its group's alias and the metrics the group averages over its tasks
 GROUPS: dict[str, tuple[str, list[dict[str, Any]]]] = {
@@ -50,15 +58,17 @@ GROUPS: dict[str, tuple[str, list[dict[str, Any]]]] = {
     ),
 }
 TEMPLATE_NOTE = """Shared settings of the CQ-Bench {family} tasks. Not indexed (no .yaml suffix):
-each task includes it and names its loader, which fixes setting and reasoning. The description
+each task includes it and fixes setting and reasoning (dataset_kwargs.variant). Per-category
+metrics: `culture-evals report` of a --log_samples run. The description
 is the system prompt. VE is two runs: step 1 (--log_samples --output_path DIR), then step 2 with
 ve_summaries=DIR, judged in the `judged` filter. Generation and metric names come from the spec."""
 
 
 def _template(family: str) -> dict[str, Any]:
-    _, module, process_results, prefix, metrics = FAMILIES[family]
+    _, module, load, process_results, prefix, metrics = FAMILIES[family]
     return generation_template(
         generation=spec.GENERATION.lm_eval_kwargs(),
+        custom_dataset=function(module, load),
         process_results=function(module, process_results),
         metric_list=metric_list(module, metrics, spec.LOWER_IS_BETTER, prefix),
         description="{{system_prompt}}",
@@ -74,14 +84,15 @@ def _template(family: str) -> dict[str, Any]:
 
 
 def _task(family: str, setting: str, reasoning: bool) -> dict[str, Any]:
-    alias, module = FAMILIES[family][:2]
+    label = FAMILIES[family][0]
     name = f"cqbench_{family}_{setting}" + ("_reasoning" if reasoning else "")
-    return {
-        "include": f"_cqbench_{family}_template_yaml",
-        "task": name,
-        "custom_dataset": function(module, f"load_{name}"),
-        "task_alias": f"{spec.BENCHMARK} {alias}, {setting}" + (", reasoning" if reasoning else ""),
-    }
+    alias = f"{spec.BENCHMARK} {label}, {setting}" + (", reasoning" if reasoning else "")
+    template = f"_cqbench_{family}_template_yaml"
+    if family in ("ad", "vs"):
+        return variant_task(
+            template, name, alias, family=family, setting=setting, reasoning=reasoning
+        )
+    return variant_task(template, name, alias, setting=setting)
 
 
 def generate() -> dict[str, str]:

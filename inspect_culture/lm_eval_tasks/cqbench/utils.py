@@ -7,7 +7,7 @@ Setting and reasoning are fixed by the task name (`cqbench_<ad|vs>_<setting>[_re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import datasets
@@ -17,14 +17,17 @@ from inspect_culture.benchmarks.cqbench.data import load_cqbench
 from inspect_culture.benchmarks.cqbench.metrics import ad_metrics, vs_metrics
 from inspect_culture.benchmarks.cqbench.parse import score_ad, score_vs
 from inspect_culture.benchmarks.cqbench.prompts import task_messages
-from inspect_culture.lm_eval_tasks.aggregation import aggregation_resolver
+from inspect_culture.lm_eval_tasks.aggregation import cached_metrics
+from inspect_culture.lm_eval_tasks.cqbench._generate_configs import (
+    AD_METRICS,
+    VS_METRICS,
+    _template,
+)
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 
 
 def check_cqbench_keys(name: str, family: str, metadata: dict[str, Any]) -> None:
     """The shared key check, with this family's options and YAML metadata."""
-    from inspect_culture.lm_eval_tasks.cqbench._generate_configs import _template
-
     task = "ve" if family.startswith("ve") else family
     options = (
         "setting",
@@ -36,9 +39,10 @@ def check_cqbench_keys(name: str, family: str, metadata: dict[str, Any]) -> None
     )
 
 
-def load_docs(
-    task: str, setting: str, reasoning: bool, /, **metadata: Any
-) -> dict[str, datasets.Dataset]:
+def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
+    """`custom_dataset` of the AD and VS tasks; the task's `variant` fixes family, setting and
+    reasoning."""
+    task, setting, reasoning = variant["family"], variant["setting"], variant["reasoning"]
     name = f"cqbench_{task}_{setting}" + ("_reasoning" if reasoning else "")
     check_cqbench_keys(name, task, metadata)
     params = spec.validate(task, metadata, fixed={"setting": setting, "reasoning": reasoning})
@@ -59,43 +63,61 @@ def load_docs(
     return {"test": datasets.Dataset.from_list(docs)}
 
 
-def _loader(task: str, setting: str, reasoning: bool):
-    def load(**metadata: Any) -> dict[str, datasets.Dataset]:
-        return load_docs(task, setting, reasoning, **metadata)
-
-    return load
-
-
-# load_cqbench_ad_social, load_cqbench_ad_social_reasoning, load_cqbench_vs_ethical, ...
-for _task in ("ad", "vs"):
-    for _setting in spec.SETTINGS[_task]:
-        globals()[f"load_cqbench_{_task}_{_setting}"] = _loader(_task, _setting, False)
-        globals()[f"load_cqbench_{_task}_{_setting}_reasoning"] = _loader(_task, _setting, True)
-
-
 def process_results_ad(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict]:
     _, _, outcome = score_ad(doc["id"], doc, results[0], doc["merged"])
-    return {name: outcome.to_record() for name in spec.AD_METRICS}
+    return {name: outcome.to_record() for name in AD_METRICS}
 
 
 def process_results_vs(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict]:
     outcome = score_vs(doc["id"], doc, results[0], doc["skip_empty"])
-    return {name: outcome.to_record() for name in spec.VS_METRICS}
+    return {name: outcome.to_record() for name in VS_METRICS}
 
 
-_resolvers = {
-    "agg_ad_": aggregation_resolver(
-        spec.AD_METRICS, lambda items: ad_metrics([spec.AdOutcome.from_record(i) for i in items])
-    ),
-    "agg_vs_": aggregation_resolver(
-        spec.VS_METRICS, lambda items: vs_metrics([spec.VsOutcome.from_record(i) for i in items])
-    ),
-}
+def all_ad_metrics(items: list[Any]) -> dict[str, float]:
+    """Every AD metric of the outcome records (per category included)."""
+    return ad_metrics([spec.AdOutcome.from_record(i) for i in items])
 
 
-def __getattr__(attribute: str):
-    """`agg_ad_<metric>` and `agg_vs_<metric>` for the YAMLs' `!function` references."""
-    for prefix, resolve in _resolvers.items():
-        if attribute.startswith(prefix):
-            return resolve("agg_" + attribute[len(prefix) :])
-    raise AttributeError(attribute)
+def all_vs_metrics(items: list[Any]) -> dict[str, float]:
+    """Every VS metric of the outcome records (per category included)."""
+    return vs_metrics([spec.VsOutcome.from_record(i) for i in items])
+
+
+_ad = cached_metrics(all_ad_metrics)
+_vs = cached_metrics(all_vs_metrics)
+
+
+def agg_ad_accuracy(items: list[Any]) -> float:
+    return _ad(items, "accuracy")
+
+
+def agg_ad_macro_f1(items: list[Any]) -> float:
+    return _ad(items, "macro_f1")
+
+
+def agg_ad_unparsed_rate(items: list[Any]) -> float:
+    return _ad(items, "unparsed_rate")
+
+
+def agg_vs_precision(items: list[Any]) -> float:
+    return _vs(items, "precision")
+
+
+def agg_vs_recall(items: list[Any]) -> float:
+    return _vs(items, "recall")
+
+
+def agg_vs_f1(items: list[Any]) -> float:
+    return _vs(items, "f1")
+
+
+def agg_vs_mean_story_f1(items: list[Any]) -> float:
+    return _vs(items, "mean_story_f1")
+
+
+def agg_vs_empty_rate(items: list[Any]) -> float:
+    return _vs(items, "empty_rate")
+
+
+def agg_vs_n_stories(items: list[Any]) -> float:
+    return _vs(items, "n_stories")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import datasets
@@ -32,7 +32,8 @@ from inspect_culture.benchmarks.cqbench.prompts import (
 )
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
 from inspect_culture.judging.constraints import ve_scores_format
-from inspect_culture.lm_eval_tasks.aggregation import aggregation_resolver
+from inspect_culture.lm_eval_tasks.aggregation import cached_metrics
+from inspect_culture.lm_eval_tasks.cqbench._generate_configs import VE_METRICS
 from inspect_culture.lm_eval_tasks.cqbench.utils import check_cqbench_keys
 from inspect_culture.lm_eval_tasks.judge.batch import (
     NOT_JUDGED,
@@ -67,8 +68,17 @@ def _doc(record: dict[str, Any], messages: list[dict[str, str]], **extra: Any) -
     }
 
 
-def load_summary_docs(setting: str, /, **metadata: Any) -> dict[str, datasets.Dataset]:
+def _setting(family: str, variant: Mapping[str, Any], metadata: dict[str, Any]) -> str:
+    """The task's setting (fixed by its `variant`), once the `--metadata` keys are checked."""
+    setting = variant["setting"]
+    check_cqbench_keys(f"cqbench_{family}_{setting}", family, metadata)
+    spec.validate("ve", metadata, fixed={"setting": setting})
+    return setting
+
+
+def load_summary_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
     """Step 1: one doc per story, asking for the summary of its themes."""
+    setting = _setting("ve_summary", variant, metadata)
     records, revision = _stories(setting)
     docs = [_doc(r, ve_summary_messages(r), dataset_revision=revision) for r in records]
     return {"test": datasets.Dataset.from_list(docs)}
@@ -86,8 +96,11 @@ def _summaries(setting: str, metadata: dict[str, Any]):
     return read_lm_eval_samples(lm_eval_samples_file(source, task))
 
 
-def load_extraction_docs(setting: str, /, **metadata: Any) -> dict[str, datasets.Dataset]:
+def load_extraction_docs(
+    variant: Mapping[str, Any], **metadata: Any
+) -> dict[str, datasets.Dataset]:
     """Step 2: one doc per story that has a step-1 summary; the others are counted and logged."""
+    setting = _setting("ve", variant, metadata)
     check_judge_config(metadata)  # unset or invalid: fails before the local checks
     summaries = _summaries(setting, metadata)
     records, revision = _stories(setting)
@@ -124,22 +137,6 @@ def load_extraction_docs(setting: str, /, **metadata: Any) -> dict[str, datasets
         for record in with_summary
     ]
     return {"test": datasets.Dataset.from_list(docs)}
-
-
-def _loader(load, setting: str):
-    def loader(**metadata: Any) -> dict[str, datasets.Dataset]:
-        family = "ve_summary" if load is load_summary_docs else "ve"
-        check_cqbench_keys(f"cqbench_{family}_{setting}", family, metadata)
-        spec.validate("ve", metadata, fixed={"setting": setting})
-        return load(setting, **metadata)
-
-    return loader
-
-
-# load_cqbench_ve_summary_social, load_cqbench_ve_social, ... one per task YAML
-for _setting in spec.SETTINGS["ve"]:
-    globals()[f"load_cqbench_ve_summary_{_setting}"] = _loader(load_summary_docs, _setting)
-    globals()[f"load_cqbench_ve_{_setting}"] = _loader(load_extraction_docs, _setting)
 
 
 def process_results_summary(doc: dict[str, Any], results: Sequence[str]) -> dict[str, float]:
@@ -179,13 +176,30 @@ def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, di
     reply = json.loads(results[0])
     outcome = score_ve(doc["id"], doc, reply["judge_text"], reply["error"])
     item = {**outcome.to_record(), "stories_without_summary": doc["stories_without_summary"]}
-    return {name: item for name in spec.VE_STEP2_METRICS}
+    return {name: item for name in VE_METRICS}
 
 
-def _compute(items: list[dict[str, Any]]) -> dict[str, float]:
+def all_metrics(items: list[dict[str, Any]]) -> dict[str, float]:
+    """Every VE step-2 metric of the outcome records (per category included)."""
     without = float(items[0]["stories_without_summary"]) if items else 0.0
     metrics = ve_metrics([spec.VeOutcome.from_record(item) for item in items])
     return {**metrics, "stories_without_summary": without}
 
 
-__getattr__ = aggregation_resolver(spec.VE_STEP2_METRICS, _compute)
+_metric = cached_metrics(all_metrics)
+
+
+def agg_recall(items: list[Any]) -> float:
+    return _metric(items, "recall")
+
+
+def agg_n_scored(items: list[Any]) -> float:
+    return _metric(items, "n_scored")
+
+
+def agg_n_unscored(items: list[Any]) -> float:
+    return _metric(items, "n_unscored")
+
+
+def agg_stories_without_summary(items: list[Any]) -> float:
+    return _metric(items, "stories_without_summary")

@@ -16,20 +16,29 @@ from inspect_culture.lm_eval_tasks.yaml_generation import (
     main,
     metric_list,
     render,
+    variant_task,
 )
 
 GENERATOR = "python -m inspect_culture.lm_eval_tasks.culturesynth._generate_configs"
 UTILS = "inspect_culture.lm_eval_tasks.culturesynth.utils"
 JUDGED, ANSWERS = "culturesynth", "culturesynth_answers"
+# lm-eval's table: the net win rate with its interval and the counts; per language and topic,
+# wins, ties, losses and position consistency are `culture-evals report`'s (from the samples
+# file's outcome records)
+METRICS = (
+    "n_scored", "n_unscored", "n_missing_baseline", "net_win_rate", "net_win_rate_ci_low",
+    "net_win_rate_ci_high", "weighted_average",
+)  # fmt: skip
 TEMPLATE_NOTES = {
     JUDGED: """Shared settings of the judged CultureSynth-7 tasks. Not indexed (no .yaml suffix).
 Needs --metadata '{"baseline_responses": FILE, "judge_model": ..., "judge_base_url": ...}'.
-The metric list is every name of the spec's metric_names().""",
+Metrics: the headline ones; per language and topic, wins, ties, losses and position
+consistency are in `culture-evals report` of a --log_samples run.""",
     ANSWERS: """CultureSynth-7 answers only (no judge): run with the baseline model and
 --log_samples, then `culture-evals baseline export DIR -o FILE`. Not indexed (no .yaml suffix).""",
 }
 GENERATION_NOTE = """The paper states no decoding settings: greedy, up to 2048 new tokens
-(docs/culturesynth.md). Each task's loader (`custom_dataset`) fixes its language."""
+(docs/culturesynth.md). Each task fixes its language (dataset_kwargs.variant)."""
 GROUP_NOTES = {
     JUDGED: 'Weighted by questions per language: the paper\'s "Weighted Average" (Table 3).',
     ANSWERS: "Answers only, for a baseline file.",
@@ -42,11 +51,12 @@ ALIASES = {
 
 def _template(kind: str) -> dict[str, Any]:
     if kind == ANSWERS:
-        process, names, judge = "process_answers", [spec.ANSWERED], None
+        load, process, names, judge = "load_answer_docs", "process_answers", [spec.ANSWERED], None
     else:
-        process, names, judge = "process_results", spec.metric_names(), "judge_filter"
+        load, process, names, judge = "load_judged_docs", "process_results", METRICS, "judge_filter"
     return generation_template(
         generation=spec.GENERATION.lm_eval_kwargs(),
+        custom_dataset=function(UTILS, load),
         process_results=function(UTILS, process),
         metric_list=metric_list(
             UTILS, names, spec.LOWER_IS_BETTER, prefix=None if kind == ANSWERS else "agg_"
@@ -67,12 +77,8 @@ def _template(kind: str) -> dict[str, Any]:
 def _task(kind: str, language: str | None) -> dict[str, Any]:
     suffix = language or "all"
     where = LANGUAGE_MAP[language].name if language else "all seven languages"
-    return {
-        "include": f"_{kind}_template_yaml",
-        "task": f"{kind}_{suffix}",
-        "custom_dataset": function(UTILS, f"load_{kind}_{suffix}"),
-        "task_alias": f"{ALIASES[kind][0]}, {where}",
-    }
+    alias = f"{ALIASES[kind][0]}, {where}"
+    return variant_task(f"_{kind}_template_yaml", f"{kind}_{suffix}", alias, language=language)
 
 
 def _group(kind: str) -> dict[str, Any]:

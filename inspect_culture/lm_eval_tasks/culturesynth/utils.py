@@ -10,7 +10,7 @@ baseline model to make that file.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import islice
 from typing import Any
 
@@ -24,7 +24,13 @@ from inspect_culture.benchmarks.culturesynth.parse import judge_games, missing_b
 from inspect_culture.benchmarks.culturesynth.prompts import game_positions, game_prompts
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
 from inspect_culture.judging.constraints import constraint_record, pairwise_verdict_format
-from inspect_culture.lm_eval_tasks.aggregation import aggregation_resolver
+from inspect_culture.lm_eval_tasks.aggregation import cached_metrics
+from inspect_culture.lm_eval_tasks.culturesynth._generate_configs import (
+    ANSWERS,
+    JUDGED,
+    METRICS,
+    _template,
+)
 from inspect_culture.lm_eval_tasks.judge.batch import (
     NOT_JUDGED,
     check_judge_config,
@@ -35,7 +41,8 @@ from inspect_culture.lm_eval_tasks.judge.batch import (
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 from inspect_culture.registry import benchmark
 
-METRIC_NAMES = spec.metric_names()
+# What `--metadata` may set besides the judge: the judged tasks' options and the baseline file.
+OPTIONS = benchmark("culturesynth").lm_eval_options
 _FIELDS = ("id", "question", "answer", "language", "primary_topic", "secondary_topic")
 
 
@@ -44,16 +51,30 @@ def _records(language: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]
     return [{k: r[k] for k in _FIELDS} for r in loaded.records], loaded.provenance
 
 
-def load_answer_docs(language: str | None, /, **metadata: Any) -> dict[str, datasets.Dataset]:
+def _language(kind: str, variant: Mapping[str, Any], metadata: dict[str, Any]) -> str | None:
+    """The task's language (None: all seven), once the `--metadata` keys are checked."""
+    language = variant["language"]
+    check_metadata_keys(
+        f"{kind}_{language or 'all'}",
+        metadata,
+        options=OPTIONS,
+        yaml_metadata=_template(kind)["metadata"],
+    )
+    spec.validate(metadata.get("language", language), task_language=language)
+    return language
+
+
+def load_answer_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
     """Generation only (the baseline model's run): no judge, no baseline needed."""
-    records, provenance = _records(language)
+    records, provenance = _records(_language(ANSWERS, variant, metadata))
     docs = [{**r, "dataset_sha256": provenance["sha256"]} for r in records]
     return {"test": datasets.Dataset.from_list(docs)}
 
 
-def load_judged_docs(language: str | None, /, **metadata: Any) -> dict[str, datasets.Dataset]:
+def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
     """Every question with the baseline's answer; fails before generation without a judge or a
     baseline file. Questions the file lacks stay in, reported as n_missing_baseline."""
+    language = _language(JUDGED, variant, metadata)
     check_judge_config(metadata)  # unset or invalid: fails before the local checks
     settings = spec.validate(**{k: metadata[k] for k in spec.LM_EVAL_PARAMS if k in metadata})
     source = metadata.get("baseline_responses")
@@ -87,38 +108,6 @@ def load_judged_docs(language: str | None, /, **metadata: Any) -> dict[str, data
         for r in records
     ]
     return {"test": datasets.Dataset.from_list(docs)}
-
-
-# What `--metadata` may set besides the judge: the judged tasks' options and the baseline file.
-OPTIONS = benchmark("culturesynth").lm_eval_options
-
-
-def _loader(load, language: str | None):
-    def loader(**metadata: Any) -> dict[str, datasets.Dataset]:
-        from inspect_culture.lm_eval_tasks.culturesynth._generate_configs import (
-            ANSWERS,
-            JUDGED,
-            _template,
-        )
-
-        kind = ANSWERS if load is load_answer_docs else JUDGED
-        check_metadata_keys(
-            f"culturesynth_{'answers_' if kind == ANSWERS else ''}{language or 'all'}",
-            metadata,
-            options=OPTIONS,
-            yaml_metadata=_template(kind)["metadata"],
-        )
-        spec.validate(metadata.get("language", language), task_language=language)
-        return load(language, **metadata)
-
-    return loader
-
-
-# load_culturesynth_zh, load_culturesynth_answers_zh, ..., load_culturesynth_all: one per YAML
-for _language in (*spec.LANGUAGES, None):
-    _suffix = _language or "all"
-    globals()[f"load_culturesynth_{_suffix}"] = _loader(load_judged_docs, _language)
-    globals()[f"load_culturesynth_answers_{_suffix}"] = _loader(load_answer_docs, _language)
 
 
 def _positions(doc: dict[str, Any]) -> tuple[str, ...]:
@@ -177,14 +166,44 @@ def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, di
             [g["text"] for g in games], _positions(doc), [g["error"] for g in games]
         )
     outcome = judgement.record(doc["id"], doc["language"], doc["primary_topic"], doc["seed"])
-    return {name: outcome.to_record() for name in METRIC_NAMES}
+    return {name: outcome.to_record() for name in METRICS}
 
 
 def process_answers(doc: dict[str, Any], results: Sequence[str]) -> dict[str, float]:
     return {spec.ANSWERED: float(bool((results[0] or "").strip()))}
 
 
-__getattr__ = aggregation_resolver(
-    METRIC_NAMES,
-    lambda items: culturesynth_metrics([spec.PairOutcome.from_record(i) for i in items]),
-)
+def all_metrics(items: list[Any]) -> dict[str, float]:
+    """Every CultureSynth metric of the outcome records (per language and topic included)."""
+    return culturesynth_metrics([spec.PairOutcome.from_record(i) for i in items])
+
+
+_metric = cached_metrics(all_metrics)
+
+
+def agg_n_scored(items: list[Any]) -> float:
+    return _metric(items, "n_scored")
+
+
+def agg_n_unscored(items: list[Any]) -> float:
+    return _metric(items, "n_unscored")
+
+
+def agg_n_missing_baseline(items: list[Any]) -> float:
+    return _metric(items, "n_missing_baseline")
+
+
+def agg_net_win_rate(items: list[Any]) -> float:
+    return _metric(items, "net_win_rate")
+
+
+def agg_net_win_rate_ci_low(items: list[Any]) -> float:
+    return _metric(items, "net_win_rate_ci_low")
+
+
+def agg_net_win_rate_ci_high(items: list[Any]) -> float:
+    return _metric(items, "net_win_rate_ci_high")
+
+
+def agg_weighted_average(items: list[Any]) -> float:
+    return _metric(items, "weighted_average")

@@ -14,6 +14,7 @@ from inspect_culture.lm_eval_tasks.yaml_generation import (
     main,
     metric_list,
     render,
+    variant_task,
 )
 
 GENERATOR = "python -m inspect_culture.lm_eval_tasks.normad._generate_configs"
@@ -25,17 +26,22 @@ ALIASES = {
     "country": "country context",
     "none": "no context (baseline)",
 }
-TEMPLATE_NOTE = """Shared settings of the NormAd-ETI tasks; not indexed (no .yaml suffix). Each task's
-own loader (`custom_dataset`) fixes its context. parser: strict, or upstream with
---metadata '{"parser": "upstream"}'."""
+# lm-eval's table: the headline metrics; the breakdowns are `culture-evals report`'s (from
+# the samples file's outcome records)
+METRICS = spec.HEADLINE_METRICS
+TEMPLATE_NOTE = """Shared settings of the NormAd-ETI tasks; not indexed (no .yaml suffix). Each task fixes
+its context (dataset_kwargs.variant). parser: strict, or upstream with
+--metadata '{"parser": "upstream"}'. Metrics: the headline ones; per-label, per-cluster,
+per-subcategory and per-country numbers are in `culture-evals report` of a --log_samples run."""
 GROUP_NOTE = "All four contexts; the group reports the unweighted mean of accuracy and macro_f1."
 
 
 def _template() -> dict[str, Any]:
     return generation_template(
         generation=spec.GENERATION.lm_eval_kwargs(),
+        custom_dataset=function(UTILS, "load_docs"),
         process_results=function(UTILS, "process_results"),
-        metric_list=metric_list(UTILS, spec.all_metric_names(), spec.LOWER_IS_BETTER),
+        metric_list=metric_list(UTILS, METRICS, spec.LOWER_IS_BETTER),
         doc_to_text="{{prompt}}",
         doc_to_target="{{gold_label}}",
         metadata={
@@ -49,12 +55,8 @@ def _template() -> dict[str, Any]:
 
 
 def _task(context: str) -> dict[str, Any]:
-    return {
-        "include": TEMPLATE,
-        "task": f"normad_{context}",
-        "custom_dataset": function(UTILS, f"load_{context}"),
-        "task_alias": f"{spec.BENCHMARK}, {ALIASES[context]}",
-    }
+    alias = f"{spec.BENCHMARK}, {ALIASES[context]}"
+    return variant_task(TEMPLATE, f"normad_{context}", alias, context=context)
 
 
 def _group() -> dict[str, Any]:

@@ -6,7 +6,7 @@ The generated YAMLs name it by fully qualified `!function` names, so it is impor
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import datasets
@@ -17,21 +17,20 @@ from inspect_culture.benchmarks.normad.data import load_normad
 from inspect_culture.benchmarks.normad.metrics import normad_metrics
 from inspect_culture.benchmarks.normad.parse import score_answer
 from inspect_culture.benchmarks.normad.prompts import render_prompt
-from inspect_culture.lm_eval_tasks.aggregation import aggregation_resolver
+from inspect_culture.lm_eval_tasks.aggregation import cached_metrics
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
+from inspect_culture.lm_eval_tasks.normad._generate_configs import METRICS, _template
 from inspect_culture.registry import benchmark
 
-METRIC_NAMES = spec.all_metric_names()
 # What `--metadata` may set (the task fixes the context).
 OPTIONS = benchmark("normad").lm_eval_options
 logger = logging.getLogger(__name__)
 
 
-def load_docs(context: str, /, **metadata: Any) -> dict[str, datasets.Dataset]:
-    """`custom_dataset` hook: lm-eval passes the task's `metadata` (and `--metadata`) here.
-    The context is fixed by the task (`normad_<context>`); only the parser is a run option."""
-    from inspect_culture.lm_eval_tasks.normad._generate_configs import _template
-
+def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
+    """`custom_dataset` of every task: lm-eval passes the task's `metadata` (and `--metadata`)
+    and its `variant` (`{context: ...}`, fixed by the task); only the parser is a run option."""
+    context = variant["context"]
     yaml_metadata = _template()["metadata"]
     check_metadata_keys(f"normad_{context}", metadata, options=OPTIONS, yaml_metadata=yaml_metadata)
     check_fixed(f"normad_{context}", metadata, context=context)
@@ -56,26 +55,35 @@ def load_docs(context: str, /, **metadata: Any) -> dict[str, datasets.Dataset]:
     return {"test": datasets.Dataset.from_list(docs)}
 
 
-def _task_loader(context: str) -> Callable[..., dict[str, datasets.Dataset]]:
-    # a def, not a partial: lm-eval writes the loader's source into the results' task config
-    def load(**metadata: Any) -> dict[str, datasets.Dataset]:
-        return load_docs(context, **metadata)
-
-    return load
-
-
-# the tasks' `custom_dataset`: load_rot, load_value_country, load_country, load_none
-for _context in spec.CONTEXTS:
-    globals()[f"load_{_context}"] = _task_loader(_context)
-
-
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Every metric receives the same per-doc outcome record; the aggregations compute them."""
     record = score_answer(doc, results[0], doc["parser"]).to_record()
-    return {name: record for name in METRIC_NAMES}
+    return {name: record for name in METRICS}
 
 
-# `!function ...utils.agg_<metric>` resolves here: one aggregation per declared metric.
-__getattr__ = aggregation_resolver(
-    METRIC_NAMES, lambda items: normad_metrics([spec.NormadOutcome.from_record(i) for i in items])
-)
+def all_metrics(items: list[Any]) -> dict[str, float]:
+    """Every NormAd metric of the outcome records (breakdowns included)."""
+    return normad_metrics([spec.NormadOutcome.from_record(i) for i in items])
+
+
+_metric = cached_metrics(all_metrics)
+
+
+def agg_accuracy(items: list[Any]) -> float:
+    return _metric(items, "accuracy")
+
+
+def agg_macro_f1(items: list[Any]) -> float:
+    return _metric(items, "macro_f1")
+
+
+def agg_unparsed_rate(items: list[Any]) -> float:
+    return _metric(items, "unparsed_rate")
+
+
+def agg_accuracy_ci_low(items: list[Any]) -> float:
+    return _metric(items, "accuracy_ci_low")
+
+
+def agg_accuracy_ci_high(items: list[Any]) -> float:
+    return _metric(items, "accuracy_ci_high")

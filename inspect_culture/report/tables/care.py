@@ -1,6 +1,7 @@
 """CARE table: mean judge rating per language (rows) and category (columns), with the
-harness's own values and intervals, the number of rated questions per cell (from the records),
-and the count of unscored samples."""
+harness's own values and intervals (an lm-eval run's per-category ones computed from its
+records, by `care_metrics`, as lm-eval itself did), the number of rated questions per cell (from
+the records), and the count of unscored samples."""
 
 from __future__ import annotations
 
@@ -9,12 +10,19 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from inspect_culture.benchmarks.care.spec import CARE_LANGUAGES, CATEGORIES, CATEGORY_SLUGS
+from inspect_culture.benchmarks.care.metrics import care_metrics
+from inspect_culture.benchmarks.care.spec import (
+    CARE_LANGUAGES,
+    CATEGORIES,
+    CATEGORY_SLUGS,
+    CareOutcome,
+)
 from inspect_culture.datasets_hub.languages import LANGUAGES as LANGUAGE_INFO
 from inspect_culture.report import figures
 from inspect_culture.report.cells import header_cell
 from inspect_culture.report.layouts import Layout
 from inspect_culture.report.model import Cell, Column, RunInfo, Table
+from inspect_culture.report.records import with_record_metrics
 from inspect_culture.report.section import RecordSource, ReportSection
 from inspect_culture.report.tables.common import (
     Rows,
@@ -59,7 +67,10 @@ def care_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]
         if run.setting.get("aggregate") or language is None:
             continue
         builder = rows.get(run, language, describe(run, _SETTINGS, _DEFAULTS))
-        counts = _rated_questions(run, warnings)
+        records = records_or_warn(run, warnings)
+        counts = _rated_questions(records or [])
+        if records is not None:
+            run = with_record_metrics(run, records)
         for category in CATEGORY_SLUGS:
             builder.put(
                 category, header_cell(run, f"rating_{category}", n=counts.get(category)), run
@@ -78,10 +89,13 @@ def care_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]
     return [built] if built else []
 
 
-def _rated_questions(run: RunInfo, warnings: list[str]) -> dict[str, int]:
-    records = records_or_warn(run, warnings) or []
+def _rated_questions(records: list[dict[str, Any]]) -> dict[str, int]:
     rated = {(r["question_id"], r["category"]) for r in records if r.get("rating") is not None}
     return dict(Counter(category for _, category in rated))
+
+
+def _metrics(records: list[dict[str, Any]]) -> dict[str, float]:
+    return care_metrics([CareOutcome.from_record(r) for r in records])
 
 
 def _inspect_setting(
@@ -139,7 +153,7 @@ SECTION = ReportSection(
             ),
         ),
     ),
-    records=(RecordSource("care", "n_scored"),),
+    records=(RecordSource("care", "n_scored", metrics=_metrics),),
     inspect_without_table={
         "care_judge_agreement": "it evaluates a judge against human ratings (read it with "
         "`inspect view`); it has no report table",

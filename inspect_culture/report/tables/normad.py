@@ -1,5 +1,6 @@
-"""NormAd-ETI tables: accuracy by context (header only), by Inglehart-Welzel cluster, and
-macro-F1 and unparsed rate (from the outcome records, for intervals and counts)."""
+"""NormAd-ETI tables: accuracy by context (header only), by Inglehart-Welzel cluster (from the
+outcome records: lm-eval's header has no breakdown, and no header has their intervals and
+counts), and macro-F1 and unparsed rate (intervals and counts from the records)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,14 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from inspect_culture.benchmarks.normad.spec import CONTEXTS, DEFAULT_PARSER, LABELS
+from inspect_culture.benchmarks.normad.metrics import normad_metrics
+from inspect_culture.benchmarks.normad.spec import CONTEXTS, DEFAULT_PARSER, LABELS, NormadOutcome
 from inspect_culture.benchmarks.normad.taxonomy import IW_CLUSTERS
 from inspect_culture.report import figures
 from inspect_culture.report.cells import header_cell, mean_cell, resampled_cell, with_n
 from inspect_culture.report.layouts import Layout
 from inspect_culture.report.model import Cell, Column, RunInfo, Table
+from inspect_culture.report.records import with_record_metrics
 from inspect_culture.report.section import RecordSource, ReportSection
 from inspect_culture.report.tables.common import (
     Rows,
@@ -85,7 +88,7 @@ def normad_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tabl
         records = records_or_warn(run, warnings)
         if records is None:
             continue
-        _clusters(by_cluster.get(run, context, setting), run, records)
+        _clusters(by_cluster.get(run, context, setting), with_record_metrics(run, records), records)
         _secondary(secondary.get(run, context, setting), run, records)
     n = sum(1 for _ in runs)
     caption = (
@@ -139,6 +142,10 @@ def _secondary(builder: Any, run: RunInfo, records: list[dict[str, Any]]) -> Non
     builder.put("macro_f1", with_n(f1, questions), run)
 
 
+def _metrics(records: list[dict[str, Any]]) -> dict[str, float]:
+    return normad_metrics([NormadOutcome.from_record(r) for r in records])
+
+
 def _inspect_setting(
     task: str, metadata: Mapping[str, Any], task_args: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -178,7 +185,7 @@ SECTION = ReportSection(
             ),
         ),
     ),
-    records=(RecordSource("normad", "accuracy"),),
+    records=(RecordSource("normad", "accuracy", metrics=_metrics),),
     inspect_setting=_inspect_setting,
     lm_eval_setting=_lm_eval_setting,
     generation="inspect_culture.benchmarks.normad.spec:GENERATION",
