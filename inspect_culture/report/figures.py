@@ -146,7 +146,8 @@ def draw_figures(tables: Sequence[Table], out_dir: Path) -> list[Figure]:
     if not plans:
         return []
     mpl = require_matplotlib()
-    context = _Context(model_styles(tables), _harness_count(tables) > 1)
+    harnesses = {row.harness for table in tables for row in _run_rows(table) if row.harness}
+    context = _Context(model_styles(tables), len(harnesses) > 1)
     out_dir.mkdir(parents=True, exist_ok=True)
     figures: list[Figure] = []
     with mpl.rc_context(RC):
@@ -178,10 +179,6 @@ def _run_rows(table: Table) -> list[Row]:
     return [row for row in table.rows if row.kind == "run"]
 
 
-def _harness_count(tables: Sequence[Table]) -> int:
-    return len({row.harness for table in tables for row in _run_rows(table) if row.harness})
-
-
 def _value_columns(table: Table) -> list[Column]:
     """The columns that hold metric values (counts such as `unscored` are not drawn)."""
     return [column for column in table.columns if not column.count]
@@ -208,10 +205,10 @@ def _series(table: Table, context: _Context) -> list[_Series]:
     settings: dict[tuple[str, str | None], int] = {}
     for model, harness, _ in keys:
         settings[model, harness] = settings.get((model, harness), 0) + 1
-    series = [
-        _Series(m, h, s, _series_label(context.label(m, h), s, settings[m, h] > 1))
-        for m, h, s in keys
-    ]
+    series = []
+    for m, h, s in keys:
+        label = context.label(m, h)
+        series.append(_Series(m, h, s, f"{label}, {s}" if settings[m, h] > 1 and s else label))
     run_models = {s.model for s in series}
     published = [row.model for row in table.rows if row.kind != "run"]
     for model in dict.fromkeys(m for m in published if m not in run_models):
@@ -219,16 +216,8 @@ def _series(table: Table, context: _Context) -> list[_Series]:
     return series
 
 
-def _series_label(label: str, setting: str, ambiguous: bool) -> str:
-    return f"{label}, {setting}" if ambiguous and setting else label
-
-
 def _run_row(table: Table, series: _Series, group: str | None) -> Row | None:
-    for row in _run_rows(table):
-        key = (row.model, row.harness, row.setting, row.group)
-        if key == (series.model, series.harness, series.setting, group):
-            return row
-    return None
+    return next((row for row in _series_rows(table, series) if row.group == group), None)
 
 
 def _published_rows(table: Table, group: str | None) -> dict[str, Row]:
@@ -537,12 +526,13 @@ def heatmap(table: Table, context: _Context, *, key: str, title: str, what: str)
 def _heatmap_grid(
     table: Table, series: _Series, groups: Sequence[str | None], columns: Sequence[Column]
 ) -> list[list[float | None]]:
-    grid: list[list[float | None]] = []
-    for group in groups:
-        row = _run_row(table, series, group)
-        cells = [row.cells.get(c.key) if row else None for c in columns]
-        grid.append([cell.value if cell is not None else None for cell in cells])
-    return grid
+    rows = [_run_row(table, series, group) for group in groups]
+    return [[_value(row, c.key) for c in columns] for row in rows]
+
+
+def _value(row: Row | None, key: str) -> float | None:
+    cell = row.cells.get(key) if row else None
+    return cell.value if cell else None
 
 
 def _heatmap_norm(values: Sequence[float | None]) -> Any:
@@ -708,11 +698,12 @@ def _summary_pick(table: Table, rows: Sequence[Row], summary_group: str) -> Row 
 
 def _summary_published(table: Table, summary_group: str) -> dict[str, Row]:
     """Each model's published row, chosen as for runs (the summary group first)."""
-    by_model: dict[str, list[Row]] = {}
-    for row in table.rows:
-        if row.kind != "run":
-            by_model.setdefault(row.model, []).append(row)
-    picked = {model: _summary_pick(table, rows, summary_group) for model, rows in by_model.items()}
+    published = [row for row in table.rows if row.kind != "run"]
+    models = dict.fromkeys(row.model for row in published)
+    picked = {
+        m: _summary_pick(table, [r for r in published if r.model == m], summary_group)
+        for m in models
+    }
     return {model: row for model, row in picked.items() if row is not None}
 
 
@@ -752,8 +743,7 @@ def outcome_bars(table: Table, context: _Context, *, key: str, title: str, what:
 def _outcome_spans(row: Row) -> list[tuple[str, float, float]]:
     """(column, left, width) of each outcome with a value: wins from 0, losses up to 100, ties
     between them, so a missing value leaves a gap instead of shifting the others."""
-    value = {k: (row.cells.get(k) or Cell(None)).value for k in OUTCOME_COLOURS}
-    win, tie, loss = value["win_rate"], value["tie_rate"], value["loss_rate"]
+    win, tie, loss = (_value(row, k) for k in OUTCOME_COLOURS)
     spans = []
     if win is not None:
         spans.append(("win_rate", 0.0, win))
@@ -770,16 +760,8 @@ def _outcome_bar(ax: Axes, y: float, row: Row) -> None:
         colour = OUTCOME_COLOURS[key]
         ax.barh(y, width, left=left, color=colour, edgecolor="white", linewidth=0.8, zorder=2)
         if width >= 7:
-            text = "white" if key == "win_rate" else "black"
-            ax.text(
-                left + width / 2,
-                y,
-                f"{width:.0f}",
-                ha="center",
-                va="center",
-                color=text,
-                fontsize=8,
-            )
+            text = {"color": "white" if key == "win_rate" else "black", "fontsize": 8}
+            ax.text(left + width / 2, y, f"{width:.0f}", ha="center", va="center", **text)
 
 
 def _outcome_legend(figure: MplFigure, table: Table) -> None:
