@@ -1,30 +1,8 @@
 """CultureSynth-7 data: the verified QA pairs of Eyr3/CultureSynth (`QA_7lang_annotated.xlsx`),
-never bundled (no license could be read upstream).
-
-Where the file comes from, first match wins: an explicit `path` (a file, or a folder searched
-like the mirror); the offline mirror `$INSPECT_CULTURE_DATA_DIR/culturesynth/` holding
-`QA_7lang_annotated.xlsx` (upstream name), `culturesynth.jsonl` or `culturesynth.csv`; the
-download cache; a download of the xlsx from the `main` branch. The repository could not be
-inspected when this was written, so nothing pins the file: every load logs a warning and records
-the file's sha256 in the provenance.
-
-Columns. The upstream headers are unknown, so each field is looked up through `DEFAULT_COLUMNS`
-(header spellings tried in order; matching ignores case, spaces, `_` and `-`). Override with
-`column_map={"question": "<header>", ...}` or the JSON object in
-`$INSPECT_CULTURE_CULTURESYNTH_COLUMNS` (ours -> theirs; the parameter wins per field); map
-`id` or `secondary_topic` to "" to ignore that column. In a workbook whose sheet names are
-languages ("zh", "Chinese", ...), those sheets are read and the sheet sets the language; otherwise
-every sheet whose header has the required columns is read. Merged cells are filled down.
-
-Ids, which baseline answers are keyed by across runs and harnesses:
-- with an `id` column, its value as is; a repeated value is an error naming both rows (map `id`
-  to "" to derive ids instead);
-- otherwise `f"{language}-{sha1(question)[:12]}"` over the UTF-8 of the NFC-normalized, stripped
-  question: independent of row order and of the answer, like the baseline answer it keys. Two
-  rows of one language with the same question are told apart deterministically: sorted by
-  (answer, primary topic, secondary topic), the first keeps the id and the others get `-2`,
-  `-3`, ...
-"""
+never bundled (no license could be read upstream) and not pinned (every load logs a warning and
+records the file's sha256). Where the file is looked for, how columns are matched
+(`DEFAULT_COLUMNS`, overridden by `column_map` or `$INSPECT_CULTURE_CULTURESYNTH_COLUMNS`) and
+how ids are derived: docs/culturesynth.md, "Data"."""
 
 from __future__ import annotations
 
@@ -128,10 +106,7 @@ def load_culturesynth(
     column_map: Mapping[str, str] | None = None,
 ) -> LoadedDataset:
     """Load, validate and normalize CultureSynth-7; `languages` keeps only those (codes or names).
-
-    Every row of the file is validated whatever the filter, so a bad file fails the same way for
-    every subset.
-    """
+    Every row is validated whatever the filter, so a bad file fails alike for every subset."""
     wanted = check_languages(languages)
     columns = _column_overrides(column_map)
     resolved = _resolve(path)
