@@ -85,9 +85,9 @@ def run_inspect(
     score = log.results.scores[0]
     metrics = {k: v.value for k, v in score.metrics.items()}
     metrics["n_unscored"] = float(score.unscored_samples or 0)
-    judge_scores = [sample.scores["care_judge"] for sample in log.samples or []]
+    scores = [sample.scores["care_judge"] for sample in log.samples or []]
     judged = [
-        (s.explanation, s.value if isinstance(s.value, int | float) else None) for s in judge_scores
+        (s.explanation, s.value if isinstance(s.value, int | float) else None) for s in scores
     ]
     return HarnessRun(language, "inspect", metrics, judged)
 
@@ -100,8 +100,7 @@ def run_lm_eval(
     judge_constraint: str = "grammar",
     output_path: str | None = None,
 ) -> HarnessRun:
-    """`output_path`: write the results and samples files there, as `lm_eval --output_path
-    --log_samples` does (the report reads them)."""
+    """`output_path`: where to write the results and samples files, as lm-eval does."""
     from lm_eval import simple_evaluate
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
@@ -172,13 +171,11 @@ def results_table(runs: list[HarnessRun]) -> str:
             key = "rating" if category == "all" else f"rating_{category}"
             cells = "".join(f"{_cell(metrics, key):>{width}}" for metrics in columns)
             lines.append(f"{language:<9}{category:<13}{cells}")
-        counts = "".join(f"{_counts(metrics):>{width}}" for metrics in columns)
-        lines.append(f"{language:<9}{'scored/unsc.':<13}{counts}")
+        counts = [f"{int(m.get('n_scored', 0))} / {int(m.get('n_unscored', 0))}" for m in columns]
+        lines.append(
+            f"{language:<9}{'scored/unsc.':<13}" + "".join(f"{c:>{width}}" for c in counts)
+        )
     return "\n".join(lines)
-
-
-def _counts(metrics: dict[str, Any]) -> str:
-    return f"{int(metrics.get('n_scored', 0))} / {int(metrics.get('n_unscored', 0))}"
 
 
 def main_job(

@@ -1,7 +1,5 @@
 """The output writers of `culture-evals report`: HTML page, Markdown, LaTeX tables and a tidy
-CSV, all from one `Report`. Figures are drawn by `inspect_culture.report.figures`; the writers
-only embed or link the files they find in `report.figures`.
-"""
+CSV, all from one `Report`; they embed or link the figures `report.figures` drew."""
 
 from __future__ import annotations
 
@@ -22,16 +20,6 @@ WRITERS: dict[str, tuple[str, Callable[[Report, Path], Path]]] = {
     "tex": ("tables.tex", write_latex),
     "csv": ("results.csv", write_csv),
 }
-
-__all__ = [
-    "FORMATS",
-    "parse_formats",
-    "write_csv",
-    "write_html",
-    "write_latex",
-    "write_markdown",
-    "write_outputs",
-]
 
 
 def _unknown(names: Iterable[str]) -> ValueError:

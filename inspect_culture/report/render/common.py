@@ -1,7 +1,5 @@
-"""What every writer decides alike: section order, which row columns a table shows, how
-published rows are footnoted, and the provenance of each run. Kept apart from the markup so the
-HTML, Markdown and LaTeX outputs cannot drift into different readings of the same report.
-"""
+"""What every writer decides alike (section order, the row columns a table shows, footnotes on
+published rows, each run's provenance), so the outputs cannot read one report differently."""
 
 from __future__ import annotations
 
@@ -70,27 +68,17 @@ def anchor(text: str) -> str:
     return "-".join(part for part in slug.split("-") if part) or "section"
 
 
-def benchmarks(report: Report) -> list[str]:
-    return [section.benchmark for section in sections(report)]
-
-
 def models(report: Report) -> list[str]:
     """Models of the user's runs (published rows excluded), in first-seen order."""
-    seen: dict[str, None] = {}
-    for run in report.runs:
-        seen.setdefault(run.model, None)
-    for table in report.tables:
-        for row in table.rows:
-            if row.kind != PUBLISHED:
-                seen.setdefault(row.model, None)
-    return list(seen)
+    rows = [row for table in report.tables for row in table.rows if row.kind != PUBLISHED]
+    return list(dict.fromkeys([*(run.model for run in report.runs), *(row.model for row in rows)]))
 
 
 def summary(report: Report) -> str:
     """One sentence saying what the report covers."""
     runs = len(report.runs)
     names = models(report)
-    marks = benchmarks(report)
+    marks = [section.benchmark for section in sections(report)]
     parts = [
         f"{runs} run{'s' if runs != 1 else ''}",
         f"{len(names)} model{'s' if len(names) != 1 else ''}",
@@ -103,10 +91,6 @@ def summary(report: Report) -> str:
 
 def shows_groups(table: Table) -> bool:
     return table.group_label is not None or any(row.group for row in table.rows)
-
-
-def group_header(table: Table) -> str:
-    return table.group_label or "Group"
 
 
 def group_text(table: Table, group: str | None) -> str:
@@ -174,12 +158,8 @@ def published_notes(table: Table, by_setting: bool = False) -> list[Note]:
 
 def group_starts(table: Table) -> list[bool]:
     """For each row, whether it opens a new group (the writers print a group label once)."""
-    starts: list[bool] = []
-    previous: object = object()
-    for row in table.rows:
-        starts.append(row.group != previous)
-        previous = row.group
-    return starts
+    rows = table.rows
+    return [i == 0 or row.group != rows[i - 1].group for i, row in enumerate(rows)]
 
 
 def mapping_items(values: Mapping[str, Any]) -> list[str]:
@@ -255,7 +235,7 @@ def header_labels(
     columns, escaped for the target format."""
     header = ["Model", "Harness"]
     if groups:
-        header.append(escape(group_header(table)))
+        header.append(escape(table.group_label or "Group"))
     if settings:
         header.append("Setting")
     header.extend(escape(col.label) for col in table.columns)
