@@ -19,22 +19,8 @@ from inspect_culture.benchmarks.culturesynth.spec import PairOutcome
 from inspect_culture.datasets_hub.hashing import sha256_text
 from inspect_culture.inspect_plumbing.roles import GRADER_ROLE
 from inspect_culture.run_files import RunsError
+from inspect_culture.run_files import culturesynth_runs as runs
 from inspect_culture.run_files.agreement import aligned, number
-from inspect_culture.run_files.culturesynth_runs import (
-    INSPECT,
-    LM_EVAL_OUTCOME_KEY,
-    SCORER,
-    Report,
-    RunFile,
-    answer_text,
-    find_run_files,
-    lm_eval_model,
-    lm_eval_results,
-    read_inspect_log,
-    report_to_stderr,
-    role_model,
-    task_config,
-)
 from inspect_culture.run_files.lm_eval_outputs import samples_by_id
 
 
@@ -75,12 +61,14 @@ def _pair(values: Any, where: str) -> tuple[int | None, str]:
     return (None if outcome is None else int(outcome)), str(language)
 
 
-def _inspect_outcomes(run: RunFile) -> tuple[str, RunOutcomes]:
+def _inspect_outcomes(run: runs.RunFile) -> tuple[str, RunOutcomes]:
     """(target model, its outcomes); with no grader role the task graded itself (self_grade)."""
-    log = read_inspect_log(run)
-    found = RunOutcomes(role_model((log.eval.model_roles or {}).get(GRADER_ROLE)) or log.eval.model)
+    log = runs.read_inspect_log(run)
+    found = RunOutcomes(
+        runs.role_model((log.eval.model_roles or {}).get(GRADER_ROLE)) or log.eval.model
+    )
     for sample in log.samples:
-        score = (sample.scores or {}).get(SCORER)
+        score = (sample.scores or {}).get(runs.SCORER)
         if sample.epoch != 1 or score is None:
             continue  # a failed sample has no score: it counts as unmatched
         meta = score.metadata or {}
@@ -101,16 +89,16 @@ def _lm_eval_judge(
         except json.JSONDecodeError:
             settings = None
     # the doc's judge settings, else the task's metadata
-    for found in (settings, task_config(results, task).get("metadata")):
+    for found in (settings, runs.task_config(results, task).get("metadata")):
         if isinstance(found, dict) and found.get("judge_model"):
             return str(found["judge_model"])
     return None
 
 
-def _lm_eval_outcomes(run: RunFile, report: Report) -> tuple[str, RunOutcomes]:
+def _lm_eval_outcomes(run: runs.RunFile, report: runs.Report) -> tuple[str, RunOutcomes]:
     """(target model, its outcomes) of an lm-eval samples file; one judge per run."""
-    results = lm_eval_results(run)
-    target = lm_eval_model(results)
+    results = runs.lm_eval_results(run)
+    target = runs.lm_eval_model(results)
     if target is None:
         target = run.path.parent.name  # lm-eval names the folder after the model
         report(
@@ -120,10 +108,10 @@ def _lm_eval_outcomes(run: RunFile, report: Report) -> tuple[str, RunOutcomes]:
     outcomes: dict[str, tuple[int | None, str]] = {}
     digests: dict[str, str] = {}
     for where, key, line in samples_by_id(run.path):
-        if LM_EVAL_OUTCOME_KEY not in line:
-            raise RunsError(f"{where}: no {LM_EVAL_OUTCOME_KEY!r} result (not a judged run?)")
-        outcomes[key] = _pair(line[LM_EVAL_OUTCOME_KEY], where)
-        digests[key] = _digest(answer_text(line), line["doc"].get("baseline_answer"))
+        if runs.LM_EVAL_OUTCOME_KEY not in line:
+            raise RunsError(f"{where}: no {runs.LM_EVAL_OUTCOME_KEY!r} result (not a judged run?)")
+        outcomes[key] = _pair(line[runs.LM_EVAL_OUTCOME_KEY], where)
+        digests[key] = _digest(runs.answer_text(line), line["doc"].get("baseline_answer"))
         if judge := _lm_eval_judge(line, results, run.task):
             judges.add(judge)
     if len(judges) > 1:
@@ -131,19 +119,21 @@ def _lm_eval_outcomes(run: RunFile, report: Report) -> tuple[str, RunOutcomes]:
     return target, RunOutcomes(next(iter(judges), "unknown judge"), outcomes, digests)
 
 
-def read_judged_runs(path: str | Path, report: Report = report_to_stderr) -> dict[str, RunOutcomes]:
+def read_judged_runs(
+    path: str | Path, report: runs.Report = runs.report_to_stderr
+) -> dict[str, RunOutcomes]:
     """Judged CultureSynth outcomes under `path` (a run, or a folder of runs), per target model;
     the runs of one target (e.g. one per language) are merged and must share one judge."""
-    runs = [run for run in find_run_files(path, report) if run.judged]
-    if not runs:
+    judged = [run for run in runs.find_run_files(path, report) if run.judged]
+    if not judged:
         raise RunsError(
             f"no judged CultureSynth run in {path} (expected Inspect culturesynth logs or lm-eval "
             "samples_culturesynth_<lang>_<ts>.jsonl)"
         )
     by_target: dict[str, RunOutcomes] = {}
     origin: dict[tuple[str, str], str] = {}
-    for run in runs:
-        if run.harness == INSPECT:
+    for run in judged:
+        if run.harness == runs.INSPECT:
             target, found = _inspect_outcomes(run)
         else:
             target, found = _lm_eval_outcomes(run, report)

@@ -13,22 +13,7 @@ from inspect_culture.benchmarks.culturesynth.baseline_responses import BaselineR
 from inspect_culture.datasets_hub.hashing import sha256_file
 from inspect_culture.inspect_plumbing.roles import BASELINE_ROLE
 from inspect_culture.run_files import RunsError
-from inspect_culture.run_files.culturesynth_runs import (
-    INSPECT,
-    INSPECT_JUDGED_TASK,
-    SCORER,
-    TRANSPORT_SETTINGS,
-    Report,
-    RunFile,
-    answer_text,
-    find_run_files,
-    lm_eval_model,
-    lm_eval_results,
-    read_inspect_log,
-    report_to_stderr,
-    role_model,
-    task_config,
-)
+from inspect_culture.run_files import culturesynth_runs as runs
 from inspect_culture.run_files.lm_eval_outputs import samples_by_id
 
 
@@ -45,19 +30,21 @@ class _Harvest:
 
 def _non_none(config: Any) -> dict[str, Any]:
     values = config.model_dump(exclude_none=True) if config is not None else {}
-    return {k: v for k, v in values.items() if k not in TRANSPORT_SETTINGS}
+    return {k: v for k, v in values.items() if k not in runs.TRANSPORT_SETTINGS}
 
 
-def _source(run: RunFile, dataset_sha256: str | None, role: str | None = None) -> dict[str, Any]:
+def _source(
+    run: runs.RunFile, dataset_sha256: str | None, role: str | None = None
+) -> dict[str, Any]:
     source = {"harness": run.harness, "path": str(run.path), "sha256": sha256_file(run.path)}
     source.update(task=run.task, dataset_sha256=dataset_sha256)
     return {**source, "role": role} if role else source
 
 
-def _inspect_answers(run: RunFile, role: str | None) -> _Harvest:
+def _inspect_answers(run: runs.RunFile, role: str | None) -> _Harvest:
     """The evaluated model's answers, or with `role` the baseline answers a judged log recorded."""
-    log = read_inspect_log(run)
-    if role is not None and run.task != INSPECT_JUDGED_TASK:
+    log = runs.read_inspect_log(run)
+    if role is not None and run.task != runs.INSPECT_JUDGED_TASK:
         raise RunsError(
             f"{run.path}: --role {role} needs a culturesynth log (task {run.task} has no "
             "baseline answers)"
@@ -72,7 +59,7 @@ def _inspect_answers(run: RunFile, role: str | None) -> _Harvest:
             meta: dict[str, Any] = {}
             text = None if sample.error or not sample.output else sample.output.completion
         else:
-            score = (sample.scores or {}).get(SCORER)
+            score = (sample.scores or {}).get(runs.SCORER)
             meta = (score.metadata or {}) if score else {}
             text = meta.get("baseline_answer")
         if isinstance(text, str) and text.strip():
@@ -91,7 +78,7 @@ def _inspect_answers(run: RunFile, role: str | None) -> _Harvest:
         model = log.eval.model
         settings = _non_none(log.eval.model_generate_config.merge(log.plan.config))
     else:
-        model = next(iter(models), None) or role_model((log.eval.model_roles or {}).get(role))
+        model = next(iter(models), None) or runs.role_model((log.eval.model_roles or {}).get(role))
         settings = _role_settings(log, role)
     dataset = (log.eval.metadata or {}).get("dataset") or {}
     dataset_sha256 = dataset.get("sha256") if isinstance(dataset, dict) else None
@@ -111,20 +98,20 @@ def _role_settings(log: Any, role: str) -> dict[str, Any]:
     return dict(recorded) if isinstance(recorded, dict) else {}
 
 
-def _lm_eval_answers(run: RunFile, role: str | None, report: Report) -> _Harvest:
+def _lm_eval_answers(run: runs.RunFile, role: str | None, report: runs.Report) -> _Harvest:
     if role is not None:
         raise RunsError(
             f"{run.path}: --role {role} reads the baseline answers recorded in Inspect culturesynth "
             "logs; export an lm-eval run of the baseline model itself (culturesynth_answers_<lang>) "
             "without --role"
         )
-    results = lm_eval_results(run)
+    results = runs.lm_eval_results(run)
     if results is None:
         report(
             f"{run.path}: no results_{run.stamp}.json next to it, so the generation settings are "
             "not recorded"
         )
-    kwargs = task_config(results, run.task).get("generation_kwargs")
+    kwargs = runs.task_config(results, run.task).get("generation_kwargs")
     if results is not None and not isinstance(kwargs, dict):
         report(f"{run.path}: its results file has no generation_kwargs for {run.task}")
     answers: dict[str, str] = {}
@@ -132,7 +119,7 @@ def _lm_eval_answers(run: RunFile, role: str | None, report: Report) -> _Harvest
     dataset_sha256: str | None = None
     for _, key, line in samples_by_id(run.path):
         dataset_sha256 = dataset_sha256 or line["doc"].get("dataset_sha256")
-        text = answer_text(line)
+        text = runs.answer_text(line)
         if text is None or not text.strip():
             left_out.append(key)
         else:
@@ -141,7 +128,7 @@ def _lm_eval_answers(run: RunFile, role: str | None, report: Report) -> _Harvest
         {k: v for k, v in kwargs.items() if v is not None} if isinstance(kwargs, dict) else {}
     )
     source = _source(run, dataset_sha256)
-    return _Harvest(lm_eval_model(results), settings, answers, left_out, source)
+    return _Harvest(runs.lm_eval_model(results), settings, answers, left_out, source)
 
 
 def export_baseline(
@@ -149,7 +136,7 @@ def export_baseline(
     role: str | None = None,
     model: str | None = None,
     *,
-    report: Report = report_to_stderr,
+    report: runs.Report = runs.report_to_stderr,
 ) -> BaselineResponses:
     """The answers of one baseline model keyed by question id, from Inspect logs and/or lm-eval
     samples files, so that every later run (either harness) compares against the same answers.
@@ -159,17 +146,17 @@ def export_baseline(
     Unanswered or failed questions are left out and reported; conflicting inputs are errors."""
     if role is not None and role != BASELINE_ROLE:
         raise RunsError(f"--role {role}: the only role with answers is {BASELINE_ROLE!r}")
-    runs = [run for path in inputs for run in find_run_files(path, report)]
-    if not runs:
+    found = [run for path in inputs for run in runs.find_run_files(path, report)]
+    if not found:
         raise RunsError(
             f"no CultureSynth run in {', '.join(map(str, inputs))} (expected Inspect logs of "
             "culturesynth_answers or culturesynth, or lm-eval samples_culturesynth*_<ts>.jsonl)"
         )
     harvests = [
         _inspect_answers(run, role)
-        if run.harness == INSPECT
+        if run.harness == runs.INSPECT
         else _lm_eval_answers(run, role, report)
-        for run in runs
+        for run in found
     ]
     name = model or _one_model(harvests)
     settings = _one_setting(harvests)

@@ -1,15 +1,7 @@
-"""Find and read CultureSynth-7 runs of either harness, as the harnesses write them.
-
-- Inspect logs (`.eval` or `.json`) of `culturesynth_answers` (answers only) or `culturesynth`
-  (answers of the evaluated model, the baseline's answer and the judged outcome per sample);
-- lm-eval `--log_samples` output: `samples_<task>_<timestamp>.jsonl` of
-  `culturesynth_answers_<lang>` or `culturesynth_<lang>` (`<lang>` may be `all`), next to the
-  run's `results_<timestamp>.json` (model name, generation settings).
-
-A path may be any of those files, or a folder searched recursively for them. Of several lm-eval
-samples files of one task in one folder only the newest counts (lm-eval never overwrites), as in
-`lm_eval_outputs.lm_eval_samples_file`.
-"""
+"""Find and read CultureSynth-7 runs of either harness: Inspect logs (`.eval`, `.json`) of
+`culturesynth[_answers]`, and lm-eval `samples_culturesynth[_answers]_<lang>_<ts>.jsonl` (`<lang>`
+may be `all`) next to their `results_<ts>.json`. A path may be any of those files, or a folder
+searched recursively; of several samples files of one task in one folder the newest counts."""
 
 from __future__ import annotations
 

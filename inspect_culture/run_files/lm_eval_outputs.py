@@ -1,9 +1,6 @@
-"""Read model outputs of an earlier harness run, for tasks whose input depends on them (the
-CQ-Bench VE step-2 prompt needs step 1's summaries; CultureSynth needs the baseline's answers).
-
-lm-eval writes one `samples_<task>_<timestamp>.jsonl` per task under `--output_path` when run
-with `--log_samples`; each line holds the `doc` it was given and its `filtered_resps`.
-"""
+"""Read and write lm-eval samples files (`samples_<task>_<timestamp>.jsonl`, one line per doc
+with its `filtered_resps`): for tasks whose input is an earlier run's output (CQ-Bench VE step 2
+reads step 1's summaries) and for the readers of finished runs."""
 
 from __future__ import annotations
 
