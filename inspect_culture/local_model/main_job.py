@@ -2,11 +2,9 @@
 SmolLM2-135M (llama.cpp server on 127.0.0.1) as both the evaluated model and the judge
 (`culture-evals main-job`).
 
-A 135M model is a pipeline check, not a meaningful judge: the numbers show that generation,
-judging, parsing and aggregation work end to end in both harnesses, nothing about culture. Left
-free, such a judge almost never writes "Rating: [[n]]", so the job constrains its decoding with a
-GBNF grammar (`judge_constraint=grammar`, a documented deviation): every reply ends in a rating
-in the paper's format, and every cell of the table is a number.
+A pipeline check, not a meaningful judge. Left free, a 135M judge almost never writes
+"Rating: [[n]]", so the job constrains its decoding with a GBNF grammar (`judge_constraint=grammar`,
+a documented deviation) and every cell of the table is a number.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""The figures of `culture-evals report`: PNG (to look at) and PDF (to put in a paper).
-
-Each figure is drawn from one table, only when that table has at least one row from the user's
-runs. A model keeps one colour in every figure of a report, so a reader can follow it from
-figure to figure; a run from lm-evaluation-harness is hatched, so the two harnesses' runs of
-one model stay apart. Published numbers are markers over the bars they compare with.
-
-matplotlib is optional (the `report` extra): it is imported inside the functions that draw,
-so importing this module, and `model_colours`, work without it.
-"""
+"""The figures of `culture-evals report`, PNG and PDF, each from one table with a row from the
+user's runs. A model keeps one colour in every figure; lm-eval runs are hatched; published
+numbers are markers over the bars they compare with. matplotlib (the `report` extra) is imported
+only where something is drawn."""
 
 from __future__ import annotations
 
