@@ -10,7 +10,9 @@ A benchmark's parts (tests/report/test_report_generic_section.py registers a toy
 - `load_all`: every record of every variant, for `culture-evals data info|verify`;
 - `inspect_module` and `inspect_tasks`: the Inspect task file and its tasks;
 - `lm_eval_folder`: the lm-eval task folder (its generated YAML names the task families);
-- `report`: its report section (layouts, tables, published rows); none = a generic table.
+- `report`: its report section (layouts, tables, published rows); none = a generic table;
+- `contract`: a simple benchmark's `SimpleBenchmark`, run by the generic adapters
+  (tests/extend/ registers a toy one that way).
 """
 
 from __future__ import annotations
@@ -65,12 +67,22 @@ class Benchmark:
     judge_scorers: tuple[str, ...] = ()  # Inspect scorers `inspect score --scorer` may name
     locate: str = ""  # "module:function" finding the data file, when the source's rule differs
     report: str = ""  # "module:ATTRIBUTE" of its report section; "" = the generic one
+    contract: str = ""  # "module:ATTRIBUTE" of its SimpleBenchmark: the generic adapters run it
 
     def load_source(self) -> Any:
         return resolve(self.source)
 
     def load_records(self) -> Any:
         return resolve(self.load_all)()
+
+    def simple(self) -> Any:
+        """Its `SimpleBenchmark` (benchmarks/contract.py), for the generic adapters."""
+        from inspect_culture.benchmarks.contract import SimpleBenchmark
+
+        found = resolve(self.contract) if self.contract else None
+        if not isinstance(found, SimpleBenchmark):
+            raise ValueError(f"{self.name}: its registry entry names no SimpleBenchmark contract")
+        return found
 
     def inspect_task_names(self) -> tuple[str, ...]:
         return tuple(task.name for task in self.inspect_tasks)

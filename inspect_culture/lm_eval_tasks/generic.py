@@ -1,0 +1,102 @@
+"""The lm-eval adapter of every simple benchmark (a registry entry with a `contract`): one task
+named after the benchmark, its YAML written by `write_config`. Every `!function` in it is a def
+here; the task's `dataset_kwargs` names the benchmark, and each doc and metric item carries it."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import datasets
+import yaml
+
+from inspect_culture import registry
+from inspect_culture.benchmarks.contract import SimpleBenchmark
+from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
+
+
+def load_docs(benchmark: str, **metadata: Any) -> dict[str, datasets.Dataset]:
+    """`custom_dataset`: the benchmark's records with the messages both harnesses send."""
+    entry = registry.benchmark(benchmark)
+    check_metadata_keys(benchmark, metadata, options=entry.lm_eval_options)
+    contract: SimpleBenchmark = entry.simple()
+    docs = []
+    for record in contract.load().records:
+        system, user = contract.prompt(record)
+        text = json.dumps(record, ensure_ascii=False)
+        docs.append({"benchmark": benchmark, "system": system, "prompt": user, "record": text})
+    return {"test": datasets.Dataset.from_list(docs)}
+
+
+def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Every declared metric gets the outcome record, labelled with its benchmark and name."""
+    contract: SimpleBenchmark = registry.benchmark(doc["benchmark"]).simple()
+    outcome = contract.parse(json.loads(doc["record"]), results[0])
+    return {
+        name: {"benchmark": doc["benchmark"], "metric": name, "outcome": outcome}
+        for name in contract.metric_names
+    }
+
+
+def aggregate(items: list[dict[str, Any]]) -> float:
+    """Every metric's aggregation: one cached call to the metric function serves them all."""
+    if not items:
+        return math.nan
+    outcomes = json.dumps([item["outcome"] for item in items], sort_keys=True)
+    return _scores(items[0]["benchmark"], outcomes).get(items[0]["metric"], math.nan)
+
+
+@lru_cache(maxsize=8)
+def _scores(benchmark: str, outcomes: str) -> dict[str, float]:
+    return registry.benchmark(benchmark).simple().score(json.loads(outcomes))
+
+
+class _Function(str):
+    """Written as `!function <dotted name>`."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(_Function, lambda d, v: d.represent_scalar("!function", str(v)))
+
+
+def task_config(name: str) -> dict[str, Any]:
+    """The lm-eval task of benchmark `name`, everything read from its contract."""
+    contract: SimpleBenchmark = registry.benchmark(name).simple()
+    aggregation, lower = _Function(f"{__name__}.aggregate"), contract.lower_is_better
+    return {
+        "task": name,
+        "task_alias": registry.benchmark(name).title,
+        "dataset_path": "",
+        "custom_dataset": _Function(f"{__name__}.load_docs"),
+        "dataset_kwargs": {"benchmark": name},
+        "output_type": "generate_until",
+        "test_split": "test",
+        "num_fewshot": 0,
+        "description": "system",  # the doc field: lm-eval sends a non-empty one as system message
+        "doc_to_text": "prompt",
+        "doc_to_target": "",
+        "target_delimiter": "",
+        "generation_kwargs": contract.generation.lm_eval_kwargs(),
+        "process_results": _Function(f"{__name__}.process_results"),
+        "metric_list": [
+            {"metric": m, "aggregation": aggregation, "higher_is_better": m not in lower}
+            for m in contract.metric_names
+        ],
+        "metadata": {"version": contract.version},
+    }
+
+
+def write_config(name: str, folder: Path) -> Path:
+    """`<folder>/<name>.yaml`, for `lm_eval --include_path <folder> --tasks <name>`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.yaml"
+    text = yaml.dump(task_config(name), Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+    path.write_text(text, encoding="utf-8")
+    return path

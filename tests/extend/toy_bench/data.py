@@ -1,0 +1,16 @@
+"""The toy's records: a JSONL file next to this module, with its provenance."""
+
+import json
+from pathlib import Path
+
+from inspect_culture.datasets_hub.hashing import sha256_file
+from inspect_culture.datasets_hub.loaded import LoadedDataset
+
+DATA = Path(__file__).with_name("greetings.jsonl")
+
+
+def load_toy() -> LoadedDataset:
+    lines = DATA.read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines if line.strip()]
+    provenance = {"source": "toy", "sha256": sha256_file(DATA), "rows": len(records)}
+    return LoadedDataset(records, provenance)
