@@ -19,15 +19,16 @@ from inspect_ai.solver import TaskState, generate
 
 from inspect_culture.benchmarks.care import spec
 from inspect_culture.benchmarks.care.data import first_per_category, load_care
+from inspect_culture.benchmarks.care.judging import CareJudging
 from inspect_culture.benchmarks.care.metrics import care_metrics
-from inspect_culture.benchmarks.care.parse import judge_record
-from inspect_culture.benchmarks.care.prompts import JUDGE_FILES, generation_messages, judge_prompt
+from inspect_culture.benchmarks.care.prompts import JUDGE_FILES, generation_messages
 from inspect_culture.benchmarks.care.spec import CareOutcome
 from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
 from inspect_culture.inspect_plumbing.judge import (
     grader_model,
-    judge_reply,
+    judge_sample,
+    judged_score,
     require_grader,
 )
 from inspect_culture.inspect_plumbing.live import all_unscored, is_live_refresh, live_view
@@ -167,26 +168,21 @@ def care_judge(
         timeout = as_optional_seconds("judge_timeout", judge_timeout)
         later = as_bool("judge_later", judge_later)
 
+    judging = CareJudging(options.judge_mapping)
+
     async def score(state: TaskState, target: Target) -> Score:
         grader = grader_model(options.self_grade, later)
-        meta = state.metadata
-        prompt = judge_prompt(
-            meta["category"], meta["question"], target.text, state.output.completion,
-            options.judge_mapping,
-        )  # fmt: skip
-        judge_text, error = await judge_reply(
-            grader, prompt, care_rating_format(), options.judge_constraint, timeout
+        item = {**state.metadata, "id": str(state.sample_id), "answer": target.text}
+        judged, [reply] = await judge_sample(
+            judging, item, state.output.completion, grader, options.judge_constraint, timeout
         )
-        rating, reason = judge_record(judge_text, error)
         details = {
-            **CareOutcome.judged(str(state.sample_id), meta, rating).to_record(),
+            **judged.record,
             "judge_model": str(grader) if grader else "none (judge_later)",
             "judge_mapping": options.judge_mapping,
             **spec.JUDGE_VERSIONS,
             **constraint_record(options.judge_constraint),
         }
-        if rating is None:
-            return Score.unscored(reason=reason, explanation=judge_text, metadata=details)
-        return Score(value=rating, explanation=judge_text, metadata=details)
+        return judged_score(judged, explanation=reply.text, metadata=details)
 
     return score

@@ -30,18 +30,19 @@ from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from inspect_culture.benchmarks.cqbench import spec
 from inspect_culture.benchmarks.cqbench.data import load_cqbench, load_ve_stories
+from inspect_culture.benchmarks.cqbench.judging import VeJudging
 from inspect_culture.benchmarks.cqbench.metrics import ad_metrics, ve_metrics, vs_metrics
-from inspect_culture.benchmarks.cqbench.parse import score_ad, score_ve, score_vs, ve_prediction
+from inspect_culture.benchmarks.cqbench.parse import score_ad, score_vs
 from inspect_culture.benchmarks.cqbench.prompts import (
     task_messages,
     ve_extraction_messages,
-    ve_judge_prompt,
 )
 from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
 from inspect_culture.inspect_plumbing.judge import (
     grader_model,
-    judge_reply,
+    judge_sample,
+    judged_score,
     require_grader,
 )
 from inspect_culture.inspect_plumbing.live import all_unscored
@@ -289,28 +290,18 @@ def cqbench_ve_judge(
 
     async def score(state: TaskState, target: Target) -> Score:
         grader = grader_model(params.self_grade, later)
-        gold = state.metadata["gold_values"]
-        prediction = ve_prediction(state.output.completion)
-        reply, error = await judge_reply(
-            grader,
-            ve_judge_prompt(prediction, gold),
-            ve_scores_format(len(gold)),
-            params.judge_constraint,
-            timeout,
+        item = {**state.metadata, "id": str(state.sample_id)}
+        judged, [reply] = await judge_sample(
+            VeJudging(), item, state.output.completion, grader, params.judge_constraint, timeout
         )
-        outcome = score_ve(str(state.sample_id), state.metadata, reply, error)
         metadata = {
-            **outcome.to_record(),
-            "prediction": prediction,
+            **judged.record,
+            **judged.details,
             "judge_model": str(grader) if grader else "none (judge_later)",
             "prompt_version": spec.PROMPT_VERSION,
             **constraint_record(params.judge_constraint),
         }
-        shown = {"answer": prediction, "explanation": reply, "metadata": metadata}
-        scored = [v for v in outcome.value_scores if v is not None]
-        if not scored:
-            reason = error or "the judge reply has no parsable per-value scores"
-            return Score.unscored(reason=reason, **shown)
-        return Score(value=sum(scored) / len(scored), **shown)
+        shown = {"answer": judged.details["prediction"], "explanation": reply.text}
+        return judged_score(judged, metadata=metadata, **shown)
 
     return score

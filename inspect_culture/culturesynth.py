@@ -11,7 +11,6 @@ Absolute imports only: Inspect also loads this file by path.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,12 +26,10 @@ from inspect_culture.benchmarks.culturesynth.baseline_responses import (
     read_baseline_responses,
 )
 from inspect_culture.benchmarks.culturesynth.data import load_culturesynth
+from inspect_culture.benchmarks.culturesynth.judging import CultureSynthJudging
 from inspect_culture.benchmarks.culturesynth.metrics import culturesynth_metrics
-from inspect_culture.benchmarks.culturesynth.parse import judge_games, missing_baseline
 from inspect_culture.benchmarks.culturesynth.prompts import (
     answer_messages,
-    game_positions,
-    game_prompts,
 )
 from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
@@ -45,7 +42,8 @@ from inspect_culture.inspect_plumbing.judge import (
     attempts_of,
     bounded_generate,
     grader_model,
-    judge_reply,
+    judge_sample,
+    judged_score,
     judgment_timeout,
     require_grader,
 )
@@ -278,52 +276,28 @@ def culturesynth_judge(
         )
         timeout = as_optional_seconds("judge_timeout", judge_timeout)
         later = as_bool("judge_later", judge_later)
-    fmt = pairwise_verdict_format()
+    judging = CultureSynthJudging(settings.swap, settings.seed)
 
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata
         baseline = meta.get("baseline_answer")
-        question_id = str(state.sample_id)
-        positions = game_positions(question_id, swap=settings.swap, seed=settings.seed)
-        replies: list[str | None] = []
-        if baseline is None:
-            judgement = missing_baseline(meta.get("baseline_error"))
-        else:
-            grader = grader_model(settings.self_grade, later)
-            prompts = game_prompts(
-                meta["question"], target.text, state.output.completion, baseline, positions
-            )
-            results = await asyncio.gather(
-                *(
-                    judge_reply(
-                        grader, to_chat_messages(p), fmt, settings.judge_constraint, timeout
-                    )
-                    for p in prompts
-                )
-            )
-            replies = [reply for reply, _ in results]
-            judgement = judge_games(replies, positions, [error for _, error in results])
-        outcome = judgement.record(
-            question_id, meta["language"], meta["primary_topic"], settings.seed
+        # no baseline answer: no judge request, so no grader needed
+        grader = None if baseline is None else grader_model(settings.self_grade, later)
+        item = {**meta, "id": str(state.sample_id), "answer": target.text}
+        judged, results = await judge_sample(
+            judging, item, state.output.completion, grader, settings.judge_constraint, timeout
         )
+        replies = [r.text for r in results]
         details = {
-            "pair": outcome.to_record(),
-            "target_positions": list(positions),
-            "game_outcomes": list(judgement.game_outcomes),
+            "pair": judged.record,
+            **judged.details,
             "judge_replies": replies,
             "baseline_model": meta.get("baseline_model"),
             "baseline_answer": baseline,
-            **judgement.provenance,
             **constraint_record(settings.judge_constraint),
         }
-        explanation = "\n\n---\n\n".join(r or "" for r in replies) or judgement.reason
-        shown: dict[str, Any] = {
-            "answer": state.output.completion,
-            "explanation": explanation,
-            "metadata": details,
-        }
-        if outcome.outcome is None:
-            return Score.unscored(reason=judgement.reason, **shown)
-        return Score(value=float(outcome.outcome), **shown)
+        explanation = "\n\n---\n\n".join(r or "" for r in replies) or judged.reason
+        shown = {"answer": state.output.completion, "explanation": explanation}
+        return judged_score(judged, metadata=details, **shown)
 
     return score

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import Any
 
 from inspect_ai.log import transcript
 from inspect_ai.model import (
@@ -17,6 +18,7 @@ from inspect_ai.model import (
     get_model,
     model_roles,
 )
+from inspect_ai.scorer import Score
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema
 
@@ -34,7 +36,7 @@ from inspect_culture.inspect_plumbing.judge_cache import (
     learn_identity_once,
     request_key,
 )
-from inspect_culture.inspect_plumbing.live import note_judge_later
+from inspect_culture.inspect_plumbing.live import HOW_TO_JUDGE, note_judge_later
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.inspect_plumbing.preflight import (
     bounded_call,
@@ -56,7 +58,8 @@ from inspect_culture.judging.constraints import (
     request_fields,
 )
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
-from inspect_culture.judging.reasons import status_code
+from inspect_culture.judging.protocol import Item, Judged, JudgeReply, Judging
+from inspect_culture.judging.reasons import judge_later_reason, status_code
 from inspect_culture.judging.redaction import without_userinfo
 
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
@@ -84,10 +87,7 @@ _PROBES: dict[tuple[int, str, str, str, str], asyncio.Future[str | None]] = {}
 
 
 # The reason of every sample of a generation-only run scored without a grader bound.
-JUDGE_LATER_REASON = (
-    "not judged: generation-only run (-T judge_later=true); judge it with "
-    "inspect score LOG --model-role grader=<model>"
-)
+JUDGE_LATER_REASON = judge_later_reason(HOW_TO_JUDGE)
 
 
 def grader_model(self_grade: bool, judge_later: bool = False) -> Model | None:
@@ -324,3 +324,31 @@ async def judge_reply(
     if verdict_format is None:
         return completion, error
     return reply_text(verdict_format, constraint, completion), error
+
+
+async def judge_sample(
+    judging: Judging,
+    item: Item,
+    answer: str | None,
+    grader: Model | None,
+    constraint: str = "none",
+    timeout: float | None = None,
+) -> tuple[Judged, list[JudgeReply]]:
+    """The benchmark's judge requests for one answer, sent concurrently through `judge_reply`,
+    and the outcome of their replies (parsed once, by the benchmark)."""
+    requests = judging.requests(item, answer)
+    results = await asyncio.gather(
+        *(
+            judge_reply(grader, to_chat_messages(r.messages), r.verdict_format, constraint, timeout)
+            for r in requests
+        )
+    )
+    replies = [JudgeReply(text, error) for text, error in results]
+    return judging.outcome(item, answer, replies), replies
+
+
+def judged_score(judged: Judged, **shown: Any) -> Score:
+    """The sample's score: its value, or unscored with the benchmark's reason (never 0)."""
+    if judged.value is None:
+        return Score.unscored(reason=judged.reason, **shown)
+    return Score(value=judged.value, **shown)

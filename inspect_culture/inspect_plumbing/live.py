@@ -14,10 +14,13 @@ from __future__ import annotations
 import logging
 import sys
 
+from inspect_culture.judging.reasons import all_unscored_alarm, judge_later_note
+
 log = logging.getLogger(__name__)
 _LIVE_MODULE = "inspect_ai._eval.task.run"
 _LIVE_FUNCTIONS = {"compute", "update_metrics_display_fn"}
 ALL_UNSCORED = "all_unscored"  # the metric a judged task reports when no sample was scored
+HOW_TO_JUDGE = "inspect score LOG --model-role grader=<model>"
 # Set when a sample of a generation-only run (judge_later) was left for `inspect score`: its
 # final metrics then get a calm note, not the alarm of a run whose judge failed.
 _judge_later_seen = False
@@ -50,19 +53,9 @@ def all_unscored(task: str) -> dict[str, float]:
     global _judge_later_seen
     if _judge_later_seen and not is_live_refresh():
         _judge_later_seen = False
-        print(
-            f"{task}: generation only (judge_later): nothing judged yet; judge this log with "
-            "inspect score LOG --model-role grader=<model>",
-            file=sys.stderr,
-            flush=True,
-        )
+        print(judge_later_note(task, HOW_TO_JUDGE), file=sys.stderr, flush=True)
     elif not is_live_refresh():
-        banner = (
-            f"\n{'!' * 78}\n{task}: NO SAMPLE WAS SCORED. Every judgment failed or had no "
-            "verdict,\nso this run has no result. The reasons are in each sample's score "
-            "(`inspect view`).\n"
-            f"{'!' * 78}\n"
-        )
+        banner = all_unscored_alarm(task)
         log.info(banner)  # into the eval log's messages
         print(banner, file=sys.stderr, flush=True)
     return {"n_scored": 0.0, ALL_UNSCORED: 1.0}

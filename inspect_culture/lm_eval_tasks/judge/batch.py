@@ -10,9 +10,7 @@ judging backend (a provider's batch API) replace the concurrent client.
 from __future__ import annotations
 
 import json
-import re
 import sys
-from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -21,6 +19,7 @@ from typing import Any, Generic, TypeVar, overload
 
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.constraints import VerdictFormat, constraint_record
+from inspect_culture.judging.reasons import all_unscored_alarm, judge_later_note, judge_later_reason
 from inspect_culture.lm_eval_tasks.judge.client import JudgeResult, OpenAICompatibleJudge
 from inspect_culture.lm_eval_tasks.judge.settings import (
     NUMERIC,
@@ -33,15 +32,13 @@ from inspect_culture.lm_eval_tasks.judge.settings import (
 
 JUDGE_KNOBS = (*(f"judge_{name}" for name in NUMERIC), "judge_constraint")
 JUDGE_LATER = {"judge_later": True}  # the docs' judge_settings of a generation-only run
-JUDGE_LATER_REASON = (
-    "not judged: generation-only run (judge_later); judge these outputs with `culture-evals judge`"
-)
+HOW_TO_JUDGE = "`culture-evals judge`"
+JUDGE_LATER_REASON = judge_later_reason(HOW_TO_JUDGE)
 # Placeholder settings of a judge_later batch: no judge model, no endpoint.
 NOT_JUDGED = JudgeSettings(model="", base_url=None)
 # Judges already checked in this process: (settings, verdict format name or "")
 _CHECKED: set[tuple[JudgeSettings, str]] = set()
 
-_NUMBERS = re.compile(r"\d+(?:\.\d+)?")
 Messages = list[dict[str, str]]
 T = TypeVar("T")
 JudgeBackend = Callable[
@@ -188,26 +185,10 @@ def judged_reply(settings: JudgeSettings, result: JudgeResult, **versions: str) 
 
 
 def report_unscored(task: str, reasons: Sequence[str | None], *, later: bool = False) -> None:
-    """After a task's judging: a calm note for a judge_later run; a banner on stderr when every
-    judged sample is unscored (`reasons`: why each sample is unscored, None when scored), since
-    the run's numbers then say nothing about the model."""
+    """After a task's judging: a calm note for a judge_later run; the alarm when every judged
+    sample is unscored (`reasons`: why each is, None when scored): its numbers then say nothing
+    about the model."""
     if later:
-        print(
-            f"culture-evals: {task}: generation only (judge_later): {len(reasons)} outputs left "
-            "unjudged; judge them with `culture-evals judge`",
-            file=sys.stderr,
-        )
-        return
-    if not reasons or any(reason is None for reason in reasons):
-        return
-    # group reasons that differ only in numbers (attempts, seconds): one cause, one count
-    groups = Counter(_NUMBERS.sub("#", str(reason)) for reason in reasons)
-    [(group, count)] = groups.most_common(1)
-    reason = next(r for r in reasons if _NUMBERS.sub("#", str(r)) == group)
-    bar = "!" * 78
-    print(
-        f"\n{bar}\nculture-evals: WARNING: all {len(reasons)} judged samples of {task} are "
-        f"unscored: {reason} ({count} of {len(reasons)}); the numbers of this run are not "
-        f"results\n{bar}\n",
-        file=sys.stderr,
-    )
+        print(judge_later_note(task, HOW_TO_JUDGE, len(reasons)), file=sys.stderr)
+    elif alarm := all_unscored_alarm(task, reasons):
+        print(alarm, file=sys.stderr)

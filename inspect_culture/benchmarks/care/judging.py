@@ -1,0 +1,29 @@
+"""CARE's judging: one rubric rating per answer (paper §3; `prompts.judge_prompt`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from inspect_culture.benchmarks.care import spec
+from inspect_culture.benchmarks.care.parse import judge_record
+from inspect_culture.benchmarks.care.prompts import judge_prompt
+from inspect_culture.judging.constraints import care_rating_format
+from inspect_culture.judging.protocol import Item, Judged, JudgeReply, JudgeRequest, user_message
+
+
+@dataclass(frozen=True)
+class CareJudging:
+    judge_mapping: str = spec.DEFAULT_JUDGE_MAPPING
+
+    def requests(self, item: Item, answer: str | None) -> list[JudgeRequest]:
+        prompt = judge_prompt(
+            item["category"], item["question"], item["answer"], answer or "", self.judge_mapping
+        )
+        return [JudgeRequest(user_message(prompt), care_rating_format())]
+
+    def outcome(self, item: Item, answer: str | None, replies: Sequence[JudgeReply]) -> Judged:
+        [reply] = replies
+        rating, reason = judge_record(reply.text, reply.error)
+        record = spec.CareOutcome.judged(str(item["id"]), item, rating).to_record()
+        return Judged(record, rating, None if rating is not None else reason)

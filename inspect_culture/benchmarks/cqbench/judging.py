@@ -1,0 +1,30 @@
+"""CQ-Bench VE's judging: one request per story scores every gold value (1 / 0.5 / 0); the
+story is unscored when no value is."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from inspect_culture.benchmarks.cqbench.parse import score_ve, ve_prediction, ve_unscored_reason
+from inspect_culture.benchmarks.cqbench.prompts import ve_judge_prompt
+from inspect_culture.judging.constraints import ve_scores_format
+from inspect_culture.judging.protocol import Item, Judged, JudgeReply, JudgeRequest, user_message
+
+
+@dataclass(frozen=True)
+class VeJudging:
+    def requests(self, item: Item, answer: str | None) -> list[JudgeRequest]:
+        gold = item["gold_values"]
+        prompt = ve_judge_prompt(ve_prediction(answer or ""), gold)
+        return [JudgeRequest(user_message(prompt), ve_scores_format(len(gold)))]
+
+    def outcome(self, item: Item, answer: str | None, replies: Sequence[JudgeReply]) -> Judged:
+        [reply] = replies
+        outcome = score_ve(str(item["id"]), item, reply.text, reply.error)
+        scored = [v for v in outcome.value_scores if v is not None]
+        details = {"prediction": ve_prediction(answer or "")}
+        if not scored:
+            reason = ve_unscored_reason(reply.text, len(item["gold_values"]), reply.error)
+            return Judged(outcome.to_record(), None, reason, details)
+        return Judged(outcome.to_record(), sum(scored) / len(scored), None, details)

@@ -1,0 +1,47 @@
+"""CultureSynth-7's judging: the target's answer against the baseline's, reference-guided, in
+both orders (or the seeded coin's one); no request for a question without a baseline answer,
+which is unscored with the baseline's reason."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from inspect_culture.benchmarks.culturesynth.parse import judge_games, missing_baseline
+from inspect_culture.benchmarks.culturesynth.prompts import Position, game_positions, game_prompts
+from inspect_culture.judging.constraints import pairwise_verdict_format
+from inspect_culture.judging.protocol import Item, Judged, JudgeReply, JudgeRequest
+
+
+@dataclass(frozen=True)
+class CultureSynthJudging:
+    swap: bool = True
+    seed: int = 0
+
+    def positions(self, item: Item) -> tuple[Position, ...]:
+        return game_positions(str(item["id"]), swap=self.swap, seed=self.seed)
+
+    def requests(self, item: Item, answer: str | None) -> list[JudgeRequest]:
+        baseline = item.get("baseline_answer")
+        if baseline is None:
+            return []
+        games = game_prompts(
+            item["question"], item["answer"], answer or "", baseline, self.positions(item)
+        )
+        return [JudgeRequest(tuple(game), pairwise_verdict_format()) for game in games]
+
+    def outcome(self, item: Item, answer: str | None, replies: Sequence[JudgeReply]) -> Judged:
+        positions = self.positions(item)
+        if item.get("baseline_answer") is None:
+            judgement = missing_baseline(item.get("baseline_error"))
+        else:
+            texts, errors = [r.text for r in replies], [r.error for r in replies]
+            judgement = judge_games(texts, positions, errors)
+        pair = judgement.record(str(item["id"]), item["language"], item["primary_topic"], self.seed)
+        value = None if judgement.outcome is None else float(judgement.outcome)
+        details = {
+            "target_positions": list(positions),
+            "game_outcomes": list(judgement.game_outcomes),
+            **judgement.provenance,
+        }
+        return Judged(pair.to_record(), value, judgement.reason, details)
