@@ -400,7 +400,9 @@ class BatchJudge:
             if text and text.strip():
                 outcome.text = text
                 if self.cache is not None:
-                    self.cache.put(key, text, self._identity, at_once=True)  # a rerun never asks again
+                    self.cache.put(
+                        key, text, self._identity, at_once=True
+                    )  # a rerun never asks again
                 return key
             outcome.error, outcome.retry = "empty judge response", False
             return key

@@ -4,7 +4,6 @@ exactly as lm-eval calls them after generating, so the numbers match an in-run j
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -12,8 +11,8 @@ from typing import Any
 from inspect_culture.judge_saved.errors import JudgeSavedError
 from inspect_culture.judge_saved.saved import SavedTask
 from inspect_culture.judge_saved.tasks import JudgedTask
-from inspect_culture.lm_eval_tasks.judge.batch import use_judge_backend
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError
+from inspect_culture.lm_eval_tasks.judge.batch import use_judge_backend, use_task_judge
+from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, JudgeSettings
 
 DEFAULT_FILTER = "judged"
 
@@ -119,35 +118,36 @@ def _first_unfit(
     return None, "a doc does not fit the task's judge prompt; nothing was judged"
 
 
-def _docs(saved: SavedTask, judge_settings: str) -> list[dict[str, Any]]:
-    return [{**doc, "judge_settings": judge_settings} for doc in saved.docs]
+def _docs(saved: SavedTask) -> list[dict[str, Any]]:
+    return [{**doc, "lm_eval_task": saved.task} for doc in saved.docs]
 
 
 def check_task(
-    saved: SavedTask, config: dict[str, Any], judged: JudgedTask, judge_settings: str
+    saved: SavedTask, config: dict[str, Any], judged: JudgedTask, judge: JudgeSettings
 ) -> None:
     """`check_before_judging` for one task: run for every task before the first is judged."""
     names = metric_names(config, saved.task)
-    check_before_judging(judged.load(), saved, _docs(saved, judge_settings), names)
+    with use_task_judge(saved.task, judge):
+        check_before_judging(judged.load(), saved, _docs(saved), names)
 
 
 def judge_task(
     saved: SavedTask,
     config: dict[str, Any],
     judged: JudgedTask,
-    judge_settings: str,
+    judge: JudgeSettings,
     *,
     checked: bool = False,
 ) -> TaskJudgement:
-    """Judge every logged doc of `saved` with the judge `judge_settings` (a doc field, JSON);
-    `checked`: `check_task` already passed."""
+    """Judge every logged doc of `saved` with `judge`; `checked`: `check_task` already passed."""
     module = judged.load()
     flt = filter_name(config)
     names = metric_names(config, saved.task)
-    docs = _docs(saved, judge_settings)
-    if not checked:
-        check_before_judging(module, saved, docs, names)
-    replies = module.judge_filter(saved.responses(), docs)
+    docs = _docs(saved)
+    with use_task_judge(saved.task, judge):
+        if not checked:
+            check_before_judging(module, saved, docs, names)
+        replies = module.judge_filter(saved.responses(), docs)
     items: dict[str, list[Any]] = {name: [] for name in names}
     lines = []
     for index, (line, doc, reply) in enumerate(zip(saved.lines, docs, replies, strict=True)):
@@ -173,11 +173,3 @@ def judge_task(
         _count(metrics, "n_scored", flt),
         _count(metrics, "n_unscored", flt),
     )
-
-
-def judge_settings_of(saved: SavedTask) -> dict[str, Any]:
-    """The judge settings the docs were generated with (e.g. `{"judge_later": true}`)."""
-    try:
-        return json.loads(saved.docs[0]["judge_settings"])
-    except (TypeError, json.JSONDecodeError):
-        raise JudgeSavedError(f"{saved.path}: field 'doc.judge_settings' is not JSON") from None

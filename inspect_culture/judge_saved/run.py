@@ -3,7 +3,6 @@ results in lm-eval's layout, one results file per results file read."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -18,8 +17,16 @@ from inspect_culture.judge_saved.saved import SavedRun, SavedTask, find_runs, re
 from inspect_culture.judge_saved.tasks import JudgedTask, judged_labels, judged_task
 from inspect_culture.judge_saved.write import judged_at, judged_results, timestamp, write_run
 from inspect_culture.judging.cache import open_cache
-from inspect_culture.lm_eval_tasks.judge.batch import judge_settings_field, use_judge_backend
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, resolve_judge_settings
+from inspect_culture.lm_eval_tasks.judge.batch import (
+    check_judge,
+    public_settings,
+    use_judge_backend,
+)
+from inspect_culture.lm_eval_tasks.judge.settings import (
+    JudgeConfigError,
+    JudgeSettings,
+    resolve_judge_settings,
+)
 
 BATCH_STATE_DIR = ".judge_batches"  # in the output folder: batch ids of interrupted waits
 Say = Callable[[str], None]
@@ -53,7 +60,7 @@ class _Task:
     saved: SavedTask
     config: dict[str, Any]
     judged: JudgedTask
-    settings: str  # the doc field naming the judge (JSON)
+    settings: JudgeSettings
 
 
 @dataclass(frozen=True)
@@ -62,21 +69,28 @@ class _Plan:
     tasks: list[_Task]
 
 
-def _settings_field(metadata: Mapping[str, Any], judged: JudgedTask, fields: dict[str, str]) -> str:
-    """The judge settings field of the task's verdict format: resolved (and probed) once."""
+def _judge(
+    metadata: Mapping[str, Any], judged: JudgedTask, judges: dict[str, JudgeSettings]
+) -> JudgeSettings:
+    """The judge, resolved (and probed) once per verdict format."""
     fmt = judged.probe_format.name
-    if fmt not in fields:
+    if fmt not in judges:
         try:
-            fields[fmt] = judge_settings_field(
+            found = check_judge(
                 {k: v for k, v in metadata.items() if k != "judge_later"}, judged.probe_format
             )
         except JudgeConfigError as exc:
             raise JudgeSavedError(str(exc)) from None
-    return fields[fmt]
+        assert found is not None  # judge_later is dropped above
+        judges[fmt] = found
+    return judges[fmt]
 
 
 def _plan(
-    run: SavedRun, metadata: Mapping[str, Any], fields: dict[str, str], summary: JudgeSummary
+    run: SavedRun,
+    metadata: Mapping[str, Any],
+    judges: dict[str, JudgeSettings],
+    summary: JudgeSummary,
 ) -> _Plan:
     """The run's judged tasks, each read and checked (samples, metrics, every judge prompt
     built), so that a broken task stops the command before any judge call is paid for."""
@@ -93,7 +107,7 @@ def _plan(
             )
             continue
         saved = read_samples(task, run.samples[task])
-        settings = _settings_field(metadata, found, fields)
+        settings = _judge(metadata, found, judges)
         config = run.results["configs"][task]
         check_task(saved, config, found, settings)
         tasks.append(_Task(saved, config, found, settings))
@@ -124,8 +138,8 @@ def judge_saved(
         )
     summary = JudgeSummary()
     backend = BatchJudge(batch, log=summary.batch) if batch else None
-    fields: dict[str, str] = {}  # settings field per verdict format
-    plans = [_plan(run, metadata, fields, summary) for run in find_runs(source, skip=output)]
+    judges: dict[str, JudgeSettings] = {}  # per verdict format
+    plans = [_plan(run, metadata, judges, summary) for run in find_runs(source, skip=output)]
     for plan in plans:  # every run's tasks were checked above: no judge call before that
         if not plan.tasks:
             continue
@@ -138,7 +152,7 @@ def judge_saved(
                 judged.append(
                     judge_task(task.saved, task.config, task.judged, task.settings, checked=True)
                 )
-        public = json.loads(plan.tasks[0].settings)
+        public = public_settings(plan.tasks[0].settings)
         record = {
             "model": public.get("judge_model"),
             "base_url": public.get("judge_base_url"),

@@ -131,11 +131,8 @@ def read_samples(task: str, path: Path) -> SavedTask:
                 f"{path}, line {number}: field 'doc_id' is {doc_id!r}, not a whole number "
                 "(lm-eval writes each doc's index)"
             )
-        if not isinstance(line["doc"], dict) or "judge_settings" not in line["doc"]:
-            raise JudgeSavedError(
-                f"{path}, line {number}: field 'doc.judge_settings' is missing: not a judged "
-                f"task's samples"
-            )
+        if not isinstance(line["doc"], dict):
+            raise JudgeSavedError(f"{path}, line {number}: field 'doc' is not an object")
         lines.append((number, line))
     if not lines:
         raise JudgeSavedError(f"{path}: no samples")

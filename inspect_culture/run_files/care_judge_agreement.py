@@ -16,10 +16,11 @@ from typing import Any
 
 from inspect_culture.benchmarks.care.spec import CareOutcome
 from inspect_culture.datasets_hub.hashing import sha256_text
+from inspect_culture.judging.reasons import JUDGE_LATER
 from inspect_culture.registry import benchmark
 from inspect_culture.run_files import RunsError
 from inspect_culture.run_files.agreement import aligned, number
-from inspect_culture.run_files.lm_eval_outputs import samples_by_id
+from inspect_culture.run_files.lm_eval_outputs import judge_reply_of, samples_by_id
 from inspect_culture.stats.agreement import correlations
 
 # the judged CARE tasks, as the registry names them for `culture-evals judge`
@@ -58,14 +59,11 @@ def holds(path: str | Path) -> bool:
     return bool(care_samples_files(path))
 
 
-def _judge_of(doc: Mapping[str, Any], where: str) -> str:
-    try:
-        settings = json.loads(doc.get("judge_settings") or "{}")
-    except json.JSONDecodeError:
-        raise RunsError(f"{where}: field 'doc.judge_settings' is not JSON") from None
-    if settings.get("judge_later"):
+def _judge_of(line: Mapping[str, Any], where: str) -> str:
+    reply = judge_reply_of(line)
+    if not reply.get("judge_model") and str(reply.get("error")).startswith(JUDGE_LATER):
         raise RunsError(f"{where}: not judged (judge_later run); judge it with culture-evals judge")
-    return str(settings.get("judge_model") or "unknown judge")
+    return str(reply.get("judge_model") or "unknown judge")
 
 
 def read_care_judgements(path: str | Path) -> CareJudgements:
@@ -84,7 +82,7 @@ def read_care_judgements(path: str | Path) -> CareJudgements:
                 outcome = CareOutcome.from_record(line[OUTCOME_KEY])
             except (TypeError, ValueError, KeyError):
                 raise RunsError(f"{where}: field {OUTCOME_KEY!r} is not a CARE outcome") from None
-            judges.add(_judge_of(line["doc"], where))
+            judges.add(_judge_of(line, where))
             found.ratings[(task, key)] = outcome.rating
             found.answers[(task, key)] = sha256_text(json.dumps(line.get("resps")))
         found.sources.append(str(file))

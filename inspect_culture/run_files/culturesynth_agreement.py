@@ -21,7 +21,7 @@ from inspect_culture.inspect_plumbing.roles import GRADER_ROLE
 from inspect_culture.run_files import RunsError
 from inspect_culture.run_files import culturesynth_runs as runs
 from inspect_culture.run_files.agreement import aligned, number
-from inspect_culture.run_files.lm_eval_outputs import samples_by_id
+from inspect_culture.run_files.lm_eval_outputs import judge_reply_of, samples_by_id
 
 
 @dataclass
@@ -82,14 +82,8 @@ def _inspect_outcomes(run: runs.RunFile) -> tuple[str, RunOutcomes]:
 def _lm_eval_judge(
     line: Mapping[str, Any], results: Mapping[str, Any] | None, task: str
 ) -> str | None:
-    settings = line["doc"].get("judge_settings")
-    if isinstance(settings, str):
-        try:
-            settings = json.loads(settings)
-        except json.JSONDecodeError:
-            settings = None
-    # the doc's judge settings, else the task's metadata
-    for found in (settings, runs.task_config(results, task).get("metadata")):
+    # the judge the filter used, else the task's metadata
+    for found in (judge_reply_of(line), runs.task_config(results, task).get("metadata")):
         if isinstance(found, dict) and found.get("judge_model"):
             return str(found["judge_model"])
     return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -118,3 +118,13 @@ def save_lm_eval_outputs(tracker: Any, results: dict[str, Any]) -> None:
     tracker.save_results_aggregated(results=aggregated, samples=results["samples"])
     for task_name in results["configs"]:
         tracker.save_results_samples(task_name, copy.deepcopy(results["samples"][task_name]))
+
+
+def judge_reply_of(line: Mapping[str, Any]) -> dict[str, Any]:
+    """The judge's record a judged task's filter wrote as the line's filtered response (the
+    judge used, its replies, the outcome); {} when the line has none."""
+    try:
+        reply = json.loads((line.get("filtered_resps") or [""])[0] or "{}")
+    except (json.JSONDecodeError, TypeError):
+        return {}
+    return reply if isinstance(reply, dict) else {}

@@ -97,7 +97,7 @@ def test_a_working_judge_costs_one_one_token_request_per_process(tmp_path: Path)
     with StubOpenAIServer(responder=care_responder) as judge:
         metadata = {"judge_model": "j", "judge_base_url": judge.base_url}
         for _ in range(2):
-            batch.judge_settings_field(metadata)
+            batch.check_judge(metadata)
         [check] = judge.requests
         assert last_user_text(check) == PREFLIGHT_PROMPT and check["max_tokens"] == 1
 
@@ -110,7 +110,8 @@ def test_preflight_can_be_switched_off(monkeypatch, switch: str) -> None:
         metadata["judge_preflight"] = False
     else:
         monkeypatch.setenv("INSPECT_CULTURE_JUDGE_PREFLIGHT", "off")
-    assert json.loads(batch.judge_settings_field(metadata))["judge_model"] == "j"
+    judge = batch.check_judge(metadata)
+    assert judge is not None and judge.model == "j"
 
 
 @pytest.mark.parametrize(
@@ -132,7 +133,7 @@ def test_preflight_can_be_switched_off(monkeypatch, switch: str) -> None:
 )
 def test_every_judge_option_is_checked(key: str, value: object, says: str) -> None:
     with pytest.raises(JudgeConfigError, match=says.replace("(", r"\(").replace("+", r"\+")):
-        batch.judge_settings_field({"judge_model": "m", key: value})
+        batch.check_judge({"judge_model": "m", key: value})
 
 
 def test_defaults_survive_a_one_minute_rate_limit_window() -> None:
@@ -310,9 +311,9 @@ def test_credentials_in_judge_base_url_are_never_shown() -> None:
 def test_credentials_in_judge_base_url_reach_the_judge_but_not_the_samples(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The doc field (logged with --log_samples) shows the URL without credentials, while the
-    judge calls still send them (HTTP basic auth from the URL), and the checkpoint the preflight
-    learned is found again for the cache."""
+    """What is recorded shows the URL without credentials, while the judge calls still send
+    them (HTTP basic auth from the URL), and the checkpoint the preflight learned is found
+    again for the cache."""
     import base64
 
     from inspect_culture.lm_eval_tasks.judge.client import served_identity
@@ -324,10 +325,10 @@ def test_credentials_in_judge_base_url_reach_the_judge_but_not_the_samples(
     ):
         judge.served_root = "/ckpt/v1"
         url = judge.base_url.replace("http://", "http://bob:hunter2pass@")
-        field = batch.judge_settings_field({"judge_model": "j", "judge_base_url": url})
-        assert "hunter2pass" not in field and json.loads(field)["judge_base_url"] == judge.base_url
-        settings = batch.batch_settings({"judge_settings": field})
+        settings = batch.check_judge({"judge_model": "j", "judge_base_url": url})
         assert settings is not None and settings.base_url == url
+        public = json.dumps(batch.public_settings(settings))
+        assert "hunter2pass" not in public and judge.base_url in public
         assert served_identity(settings) is not None
         results = run_lm_eval(
             model, ["care_zh"], {"judge_model": "j", "judge_base_url": url}, limit=2

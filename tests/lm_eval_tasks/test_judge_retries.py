@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from inspect_culture.judging.reasons import retry_after
+from inspect_culture.judging.constraints import care_rating_format
+from inspect_culture.judging.protocol import JudgeReply, JudgeRequest, user_message
+from inspect_culture.judging.reasons import all_unscored_alarm, retry_after
 from inspect_culture.lm_eval_tasks.judge import batch
 from inspect_culture.lm_eval_tasks.judge.client import OpenAICompatibleJudge
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeSettings
@@ -180,7 +182,8 @@ def test_judge_later_generates_without_a_judge(tmp_path: Path, monkeypatch, capf
         results = run_lm_eval(model, ["care_zh"], {"judge_later": True}, limit=3)
         assert not any(JUDGE_PREFIX in str(b["messages"]) for b in model.requests)
     samples = results["samples"]["care_zh"]
-    assert all(json.loads(s["doc"]["judge_settings"]) == {"judge_later": True} for s in samples)
+    # the judge is resolved per run, never carried in the docs
+    assert not {"judge_settings", "judge_model"} & {key for s in samples for key in s["doc"]}
     replies = [json.loads(s["filtered_resps"][0]) for s in samples]
     assert all(r["judge_text"] is None and r["judge_model"] is None for r in replies)
     assert all(r["error"] == batch.JUDGE_LATER_REASON for r in replies)
@@ -195,24 +198,26 @@ def test_judge_backend_hook_replaces_the_client(monkeypatch) -> None:
 
     def backend(settings, messages, formats):
         seen.append((settings.model, messages, formats))
-        return [batch.JudgeResult("Rating: [[4]]") for _ in messages]
+        return [JudgeReply("Rating: [[4]]") for _ in messages]
 
-    doc = {
-        "judge_settings": batch.judge_settings_field(
-            {"judge_model": "bj", "judge_preflight": False}
-        )
-    }
+    batch.resolve_task_judge("t", {"judge_model": "bj", "judge_preflight": False})
     monkeypatch.setattr(
         OpenAICompatibleJudge, "judge_all_sync", lambda *a: pytest.fail("client used")
     )
+    fmt = care_rating_format()
+    requests = [JudgeRequest(user_message(p), fmt) for p in ("p1", "p2")]
     with batch.use_judge_backend(backend):
-        settings, results = batch.judge_batch(["p1", "p2"], [doc])
+        settings, results = batch.judge_requests("t", requests)
     assert [r.text for r in results] == ["Rating: [[4]]"] * 2
     assert seen == [
-        ("bj", [[{"role": "user", "content": "p1"}], [{"role": "user", "content": "p2"}]], None)
+        (
+            "bj",
+            [[{"role": "user", "content": "p1"}], [{"role": "user", "content": "p2"}]],
+            [fmt] * 2,
+        )
     ]
     with pytest.raises(BaseException, match="client used"):
-        batch.judge_batch(["p1"], [doc])  # outside the block: the default client again
+        batch.judge_requests("t", requests[:1])  # outside the block: the default client again
 
 
 def test_judge_later_in_the_pairwise_and_value_extraction_filters(capfd) -> None:
@@ -221,9 +226,10 @@ def test_judge_later_in_the_pairwise_and_value_extraction_filters(capfd) -> None
     from inspect_culture.lm_eval_tasks.cqbench import ve
     from inspect_culture.lm_eval_tasks.culturesynth import utils as culturesynth
 
-    later = {"judge_settings": batch.judge_settings_field({"judge_later": True})}
+    for task in ("culturesynth_zh", "cqbench_ve_social"):
+        batch.resolve_task_judge(task, {"judge_later": True})
     pair_doc = {
-        **later, "id": "q1", "question": "Q?", "answer": "A", "baseline_answer": "B",
+        "id": "q1", "question": "Q?", "answer": "A", "baseline_answer": "B",
         "swap": True, "seed": 0, "language": "zh", "primary_topic": "t",
         "lm_eval_task": "culturesynth_zh",
     }  # fmt: skip
@@ -233,7 +239,7 @@ def test_judge_later_in_the_pairwise_and_value_extraction_filters(capfd) -> None
     outcome = next(iter(culturesynth.process_results(pair_doc, [reply]).values()))
     assert outcome["outcome"] is None
     ve_doc = {
-        **later, "id": "s1", "category": "social", "gold_values": ["honesty", "care"],
+        "id": "s1", "category": "social", "gold_values": ["honesty", "care"],
         "stories_without_summary": 0, "lm_eval_task": "cqbench_ve_social",
     }  # fmt: skip
     [reply] = ve.judge_filter(["[Final answer]: honesty"], [ve_doc])
@@ -246,10 +252,10 @@ def test_judge_later_in_the_pairwise_and_value_extraction_filters(capfd) -> None
 
 def test_the_alarm_names_the_most_common_cause_and_stays_quiet_otherwise(capfd) -> None:
     timeout = "judge call failed after {} attempts over {} s: no reply within 1 s (timeout)"
-    batch.report_unscored("care_zh", [timeout.format(3, 1.2), timeout.format(4, 9.5), "no rating"])
-    err = capfd.readouterr().err
+    err = all_unscored_alarm(
+        "care_zh", [timeout.format(3, 1.2), timeout.format(4, 9.5), "no rating"]
+    )
     assert "all 3 judged samples of care_zh are unscored: " + timeout.format(3, 1.2) in err
     assert "(2 of 3)" in err
-    batch.report_unscored("care_zh", ["no rating", None])  # one sample scored: no alarm
-    batch.report_unscored("care_zh", [])
-    assert capfd.readouterr().err == ""
+    assert all_unscored_alarm("care_zh", ["no rating", None]) is None  # one scored: no alarm
+    assert all_unscored_alarm("care_zh", []) is None

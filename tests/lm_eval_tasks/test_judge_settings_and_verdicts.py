@@ -72,12 +72,12 @@ def test_a_null_seed_reaches_the_scoring_calls(monkeypatch: pytest.MonkeyPatch) 
         "judge_seed": None,
         "judge_preflight": False,  # nothing listens on port 9
     }
-    doc = {"judge_settings": batch.judge_settings_field(metadata)}
+    batch.resolve_task_judge("t", metadata)
     sent: list = []
     monkeypatch.setattr(
         batch.OpenAICompatibleJudge, "judge_all_sync", lambda self, *a: sent.append(self) or []
     )
-    settings, _ = batch.judge_batch(["prompt"], [doc])
+    settings, _ = batch.judge_requests("t", [])
     assert settings.seed is None and sent[0].settings.seed is None
 
 

@@ -60,6 +60,7 @@ def run_lm_eval(
     limit: int | None = None,
     num_concurrent: int = 4,
     output_path: Path | None = None,
+    **evaluate_args: Any,
 ) -> dict[str, Any]:
     """`output_path` writes the per-task samples files as `lm_eval --log_samples --output_path`."""
     from lm_eval import simple_evaluate
@@ -86,6 +87,7 @@ def run_lm_eval(
         log_samples=True,
         limit=limit,
         evaluation_tracker=tracker,
+        **evaluate_args,
     )
     if tracker is not None:  # as lm-eval's CLI does after the run
         save_lm_eval_outputs(tracker, results)

@@ -8,7 +8,6 @@ is checked when the task loads, before any generation.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,20 +15,17 @@ import datasets
 
 from inspect_culture.benchmarks.care import spec
 from inspect_culture.benchmarks.care.data import first_per_category, load_care
+from inspect_culture.benchmarks.care.judging import CareJudging
 from inspect_culture.benchmarks.care.metrics import care_metrics
-from inspect_culture.benchmarks.care.parse import judge_record
-from inspect_culture.benchmarks.care.prompts import generation_messages, judge_prompt
+from inspect_culture.benchmarks.care.prompts import generation_messages
 from inspect_culture.benchmarks.choices import check_fixed
 from inspect_culture.judging.constraints import care_rating_format
 from inspect_culture.lm_eval_tasks.aggregation import cached_metrics
 from inspect_culture.lm_eval_tasks.care._generate_configs import METRICS, template
 from inspect_culture.lm_eval_tasks.judge.batch import (
-    NOT_JUDGED,
-    OnDemand,
-    judge_batch,
-    judge_settings_field,
-    judged_reply,
-    report_unscored,
+    judged_filter,
+    judged_outcome,
+    resolve_task_judge,
 )
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 from inspect_culture.registry import benchmark
@@ -52,14 +48,13 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
         judge_mapping=metadata.get("judge_mapping", spec.DEFAULT_JUDGE_MAPPING),
     )
     # fails here, before generation, if unset (or if the judge ignores a verdict constraint)
-    judge_settings = judge_settings_field(metadata, care_rating_format())
+    resolve_task_judge(name, metadata, care_rating_format())
     loaded = load_care(language)
     per_task = {
         "lm_eval_task": name,
         "prompting": prompting,
         "judge_mapping": options.judge_mapping,
         "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
-        "judge_settings": judge_settings,
         "dataset_revision": loaded.provenance["revision"],
         "dataset_rows": loaded.provenance["rows"],
     }
@@ -74,32 +69,12 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
 
 def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) -> list[str]:
     """Judge every response of the task in one concurrent batch (after `take_first`)."""
-    if not docs:
-        return []
-    resps, docs = list(resps), list(docs)  # callers may hand iterators
-    if len(resps) != len(docs):
-        raise ValueError(f"{len(resps)} responses for {len(docs)} docs")
-
-    def prompt(i: int) -> str:
-        doc = docs[i]
-        return judge_prompt(
-            doc["category"], doc["question"], doc["answer"], resps[i] or "", doc["judge_mapping"]
-        )
-
-    prompts = OnDemand(len(docs), prompt)  # built as the judge's workers take them
-    settings, results = judge_batch(prompts, docs, [care_rating_format()] * len(prompts))
-    report_unscored(
-        docs[0].get("lm_eval_task", "CARE"),
-        [judge_record(r.text, r.error).reason for r in results],
-        later=settings is NOT_JUDGED,
-    )
-    return [judged_reply(settings, result, **spec.JUDGE_VERSIONS) for result in results]
+    mapping = docs[0]["judge_mapping"] if docs else spec.DEFAULT_JUDGE_MAPPING
+    return judged_filter(CareJudging(mapping), resps, docs, spec.JUDGE_VERSIONS)
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
-    reply = json.loads(results[0])
-    rating = judge_record(reply["judge_text"], reply["error"]).rating
-    outcome = spec.CareOutcome.judged(doc["id"], doc, rating).to_record()
+    outcome = judged_outcome(results)
     return {name: outcome for name in METRICS}
 
 

@@ -14,7 +14,6 @@ Inspect task does within one run.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -23,11 +22,10 @@ import datasets
 
 from inspect_culture.benchmarks.cqbench import spec
 from inspect_culture.benchmarks.cqbench.data import load_ve_stories
+from inspect_culture.benchmarks.cqbench.judging import VeJudging
 from inspect_culture.benchmarks.cqbench.metrics import ve_metrics
-from inspect_culture.benchmarks.cqbench.parse import score_ve, ve_prediction
 from inspect_culture.benchmarks.cqbench.prompts import (
     ve_extraction_messages,
-    ve_judge_prompt,
     ve_summary_messages,
 )
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
@@ -36,12 +34,10 @@ from inspect_culture.lm_eval_tasks.aggregation import cached_metrics
 from inspect_culture.lm_eval_tasks.cqbench._generate_configs import VE_METRICS
 from inspect_culture.lm_eval_tasks.cqbench.utils import check_cqbench_keys
 from inspect_culture.lm_eval_tasks.judge.batch import (
-    NOT_JUDGED,
     check_judge_config,
-    judge_batch,
-    judge_settings_field,
-    judged_reply,
-    report_unscored,
+    judged_filter,
+    judged_outcome,
+    resolve_task_judge,
 )
 from inspect_culture.run_files.lm_eval_outputs import lm_eval_samples_file, read_lm_eval_samples
 
@@ -116,7 +112,7 @@ def load_extraction_docs(
         raise DatasetUnavailableError(f"{summaries.path}: no summary for any {setting} story")
     # local checks first; then the judge: fails here, before generation, if unset, unreachable
     # or ignoring a verdict constraint (one request)
-    judge_settings = judge_settings_field(metadata, ve_scores_format(2))
+    resolve_task_judge(f"cqbench_ve_{setting}", metadata, ve_scores_format(2))
     if missing:
         log.warning(
             "cqbench_ve_%s: %d of %d stories have no step-1 summary in %s and are not evaluated "
@@ -130,7 +126,6 @@ def load_extraction_docs(
             summaries_file=str(summaries.path),
             summaries_sha256=summaries.sha256,
             stories_without_summary=len(missing),
-            judge_settings=judge_settings,
             dataset_revision=revision,
             lm_eval_task=f"cqbench_ve_{setting}",
         )
@@ -146,36 +141,13 @@ def process_results_summary(doc: dict[str, Any], results: Sequence[str]) -> dict
 
 def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) -> list[str]:
     """Judge every story's extracted values in one concurrent batch (after `take_first`)."""
-    if not docs:
-        return []
-    prompts = [
-        ve_judge_prompt(ve_prediction(resp), doc["gold_values"])
-        for resp, doc in zip(resps, docs, strict=True)
-    ]
-    formats = [ve_scores_format(len(doc["gold_values"])) for doc in docs]
-    settings, results = judge_batch(prompts, docs, formats)
-    report_unscored(
-        docs[0].get("lm_eval_task", "cqbench_ve"),
-        [_unscored_reason(doc, r) for doc, r in zip(docs, results, strict=True)],
-        later=settings is NOT_JUDGED,
-    )
-    return [judged_reply(settings, r, prompt_version=spec.PROMPT_VERSION) for r in results]
-
-
-def _unscored_reason(doc: dict[str, Any], result: Any) -> str | None:
-    if result.error:
-        return result.error
-    outcome = score_ve(doc["id"], doc, result.text, None)
-    unscored = all(score is None for score in outcome.value_scores)
-    return "no per-value verdict in the judge's reply" if unscored else None
+    return judged_filter(VeJudging(), resps, docs, {"prompt_version": spec.PROMPT_VERSION})
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict]:
     """The outcome record, plus the run's count of stories without a step-1 summary (the same in
     every item: lm-eval's aggregation sees only the items)."""
-    reply = json.loads(results[0])
-    outcome = score_ve(doc["id"], doc, reply["judge_text"], reply["error"])
-    item = {**outcome.to_record(), "stories_without_summary": doc["stories_without_summary"]}
+    item = {**judged_outcome(results), "stories_without_summary": doc["stories_without_summary"]}
     return {name: item for name in VE_METRICS}
 
 

@@ -9,9 +9,7 @@ baseline model to make that file.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from itertools import islice
 from typing import Any
 
 import datasets
@@ -19,11 +17,10 @@ import datasets
 from inspect_culture.benchmarks.culturesynth import spec
 from inspect_culture.benchmarks.culturesynth.baseline_responses import read_baseline_responses
 from inspect_culture.benchmarks.culturesynth.data import load_culturesynth
+from inspect_culture.benchmarks.culturesynth.judging import CultureSynthJudging
 from inspect_culture.benchmarks.culturesynth.metrics import culturesynth_metrics
-from inspect_culture.benchmarks.culturesynth.parse import judge_games, missing_baseline
-from inspect_culture.benchmarks.culturesynth.prompts import game_positions, game_prompts
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
-from inspect_culture.judging.constraints import constraint_record, pairwise_verdict_format
+from inspect_culture.judging.constraints import pairwise_verdict_format
 from inspect_culture.lm_eval_tasks.aggregation import cached_metrics
 from inspect_culture.lm_eval_tasks.culturesynth._generate_configs import (
     ANSWERS,
@@ -32,11 +29,10 @@ from inspect_culture.lm_eval_tasks.culturesynth._generate_configs import (
     _template,
 )
 from inspect_culture.lm_eval_tasks.judge.batch import (
-    NOT_JUDGED,
     check_judge_config,
-    judge_batch,
-    judge_settings_field,
-    report_unscored,
+    judged_filter,
+    judged_outcome,
+    resolve_task_judge,
 )
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 from inspect_culture.registry import benchmark
@@ -90,7 +86,7 @@ def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
     baseline.check_questions([r["id"] for r in records], provenance.get("sha256"))
     # local checks first; then the judge: fails here, before generation, if unset, unreachable
     # or ignoring a verdict constraint (one request)
-    judge_settings = judge_settings_field(metadata, pairwise_verdict_format())
+    resolve_task_judge(f"culturesynth_{language or 'all'}", metadata, pairwise_verdict_format())
     docs = [
         {
             **r,
@@ -100,7 +96,6 @@ def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
             "swap": settings.swap,
             "seed": settings.seed,
             "lm_eval_task": f"culturesynth_{language or 'all'}",
-            "judge_settings": judge_settings,
             "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
             "pairwise_parser_version": spec.PAIRWISE_PARSER_VERSION,
             "dataset_sha256": provenance["sha256"],
@@ -110,63 +105,20 @@ def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
     return {"test": datasets.Dataset.from_list(docs)}
 
 
-def _positions(doc: dict[str, Any]) -> tuple[str, ...]:
-    return game_positions(doc["id"], swap=doc["swap"], seed=doc["seed"])
-
-
 def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) -> list[str]:
     """Judge every game of the task in one concurrent batch (after `take_first`): two games per
     question with swap, one without; none for a question without a baseline answer."""
-    if not docs:
-        return []
-    games = [
-        game_prompts(doc["question"], doc["answer"], resp or "", doc["baseline_answer"], _positions(doc))
-        if doc["baseline_answer"] is not None
-        else []
-        for resp, doc in zip(resps, docs, strict=True)
-    ]  # fmt: skip
-    prompts = [p for doc_games in games for p in doc_games]
-    games_positions = [_positions(d) for d, g in zip(docs, games, strict=True) if g]
-    settings, results = judge_batch(prompts, docs, [pairwise_verdict_format()] * len(prompts))
-    replies, pending = [], iter(results)
-    reasons: list[str | None] = []
-    for doc_games in games:
-        mine = list(islice(pending, len(doc_games)))
-        if mine:  # a question without a baseline answer is not a judged sample
-            reasons.append(_unscored_reason(mine, games_positions.pop(0)))
-        replies.append(
-            json.dumps(
-                {
-                    "judge_model": settings.model or None,
-                    "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
-                    "pairwise_parser_version": spec.PAIRWISE_PARSER_VERSION,
-                    **constraint_record(settings.constraint),
-                    "games": [{"text": r.text, "error": r.error, "cached": r.cached} for r in mine],
-                },
-                ensure_ascii=False,
-            )
-        )
-    report_unscored(
-        docs[0].get("lm_eval_task", "CultureSynth"), reasons, later=settings is NOT_JUDGED
-    )
-    return replies
-
-
-def _unscored_reason(results: list[Any], positions: tuple[str, ...]) -> str | None:
-    return judge_games([r.text for r in results], positions, [r.error for r in results]).reason
+    judging = CultureSynthJudging(docs[0]["swap"], docs[0]["seed"]) if docs else None
+    versions = {
+        "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
+        "pairwise_parser_version": spec.PAIRWISE_PARSER_VERSION,
+    }
+    return judged_filter(judging, resps, docs, versions, games=True) if judging else []
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
-    reply = json.loads(results[0])
-    if doc["baseline_answer"] is None:
-        judgement = missing_baseline()
-    else:
-        games = reply["games"]
-        judgement = judge_games(
-            [g["text"] for g in games], _positions(doc), [g["error"] for g in games]
-        )
-    outcome = judgement.record(doc["id"], doc["language"], doc["primary_topic"], doc["seed"])
-    return {name: outcome.to_record() for name in METRICS}
+    outcome = judged_outcome(results)
+    return {name: outcome for name in METRICS}
 
 
 def process_answers(doc: dict[str, Any], results: Sequence[str]) -> dict[str, float]:

@@ -1,10 +1,13 @@
-"""The judge in lm-eval: settings resolved when a task loads (so a missing or unreachable judge,
-a bad cache path or a judge that ignores the verdict constraint fails before any generation)
-and one concurrent, bounded batch of judge calls per task, run from a filter.
+"""The judge in lm-eval. Its settings are resolved once per task and process, when the task
+loads (so a missing or unreachable judge, a bad cache path or a judge that ignores the verdict
+constraint fails before any generation), and kept here, never in the docs: a rerun with
+`--cache_requests true` and another judge uses that other judge. One concurrent, bounded batch
+of judge calls per task runs from a filter; the benchmark's `judging` builds the requests and
+reads the replies, once (the filtered response carries the outcome to `process_results`).
 
-Each doc carries the public judge settings as JSON (`judge_settings`); the API key stays in the
-environment and never reaches docs, samples or results. `use_judge_backend` lets another
-judging backend (a provider's batch API) replace the concurrent client.
+`use_judge_backend` lets another judging backend (a provider's batch API) replace the
+concurrent client; `use_task_judge` sets a task's judge without loading it (`culture-evals
+judge`). The API key stays in the environment and never reaches docs, samples or results.
 """
 
 from __future__ import annotations
@@ -14,15 +17,14 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import replace
-from typing import Any, Generic, TypeVar, overload
+from typing import Any
 
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.constraints import VerdictFormat, constraint_record
+from inspect_culture.judging.protocol import Judged, JudgeReply, JudgeRequest, Judging
 from inspect_culture.judging.reasons import all_unscored_alarm, judge_later_note, judge_later_reason
-from inspect_culture.lm_eval_tasks.judge.client import JudgeResult, OpenAICompatibleJudge
+from inspect_culture.lm_eval_tasks.judge.client import OpenAICompatibleJudge
 from inspect_culture.lm_eval_tasks.judge.settings import (
-    NUMERIC,
     JudgeConfigError,
     JudgeSettings,
     judge_later,
@@ -30,27 +32,24 @@ from inspect_culture.lm_eval_tasks.judge.settings import (
     resolve_judge_settings,
 )
 
-JUDGE_KNOBS = (*(f"judge_{name}" for name in NUMERIC), "judge_constraint")
-JUDGE_LATER = {"judge_later": True}  # the docs' judge_settings of a generation-only run
 HOW_TO_JUDGE = "`culture-evals judge`"
 JUDGE_LATER_REASON = judge_later_reason(HOW_TO_JUDGE)
-# Placeholder settings of a judge_later batch: no judge model, no endpoint.
-NOT_JUDGED = JudgeSettings(model="", base_url=None)
 # Judges already checked in this process: (settings, verdict format name or "")
 _CHECKED: set[tuple[JudgeSettings, str]] = set()
+# Each task's judge, as resolved when it loaded in this process; None: generation only
+_TASK_JUDGES: dict[str, JudgeSettings | None] = {}
 
 Messages = list[dict[str, str]]
-T = TypeVar("T")
 JudgeBackend = Callable[
-    [JudgeSettings, list[Messages], "list[VerdictFormat] | None"], list[JudgeResult]
+    [JudgeSettings, list[Messages], "list[VerdictFormat] | None"], list[JudgeReply]
 ]
 _BACKEND: ContextVar[JudgeBackend | None] = ContextVar("judge_backend", default=None)
 
 
 @contextmanager
 def use_judge_backend(backend: JudgeBackend) -> Iterator[None]:
-    """Within the block, `judge_batch` hands every batch to `backend(settings, messages,
-    formats)` (one JudgeResult per message list, in order) instead of the concurrent client."""
+    """Within the block, every task's batch goes to `backend(settings, messages, formats)`
+    (one JudgeReply per message list, in order) instead of the concurrent client."""
     token = _BACKEND.set(backend)
     try:
         yield
@@ -66,14 +65,14 @@ def check_judge_config(metadata: Mapping[str, Any]) -> None:
         open_cache()
 
 
-def judge_settings_field(
+def check_judge(
     metadata: Mapping[str, Any], verdict_format: VerdictFormat | None = None
-) -> str:
+) -> JudgeSettings | None:
     """Resolve the judge from `--metadata` / environment (raises if unset), open the cache and
     check, with one small request, that the judge answers (and applies the verdict constraint,
-    when one is on): all before any generation. Returns the public part, for the docs."""
+    when one is on): all before any generation. None for a generation-only run."""
     if judge_later(metadata):
-        return json.dumps(JUDGE_LATER)
+        return None
     judge = resolve_judge_settings(metadata)
     open_cache()  # a bad cache path fails now, not after generation
     if preflight_on(metadata):
@@ -85,110 +84,119 @@ def judge_settings_field(
                 raise JudgeConfigError(failure)
             client.learn_identity_sync()  # the checkpoint the cache's replies come from
             _CHECKED.add(key)
-    if judge.base_url and judge.shown_url() != judge.base_url:
-        _FULL_URLS[judge.shown_url()] = judge.base_url
-    return json.dumps(
-        {
-            **judge.public(),
-            **judge.generation_settings(),
-            **{k: metadata[k] for k in JUDGE_KNOBS if k in metadata},
-            **constraint_record(judge.constraint),
-        }
-    )
+    return judge
 
 
-class OnDemand(Sequence[T], Generic[T]):
-    """Items made when first read, once each. The judge's workers read prompts as they take
-    them, so the first requests leave at once and the rest are built while they are in flight,
-    instead of all N (answers fenced, thousands of characters each) before the first call."""
-
-    def __init__(self, size: int, make: Callable[[int], T]) -> None:
-        self._make = make
-        self._items: list[Any] = [_UNMADE] * size
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    @overload
-    def __getitem__(self, index: int) -> T: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[T]: ...
-    def __getitem__(self, index: int | slice) -> T | list[T]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        item = self._items[index]
-        if item is _UNMADE:
-            item = self._items[index] = self._make(index % len(self._items))
-        return item
+def resolve_task_judge(
+    task: str, metadata: Mapping[str, Any], verdict_format: VerdictFormat | None = None
+) -> JudgeSettings | None:
+    """`check_judge`, kept as the task's judge for this process (its filter reads it)."""
+    judge = _TASK_JUDGES[task] = check_judge(metadata, verdict_format)
+    return judge
 
 
-_UNMADE = object()
+@contextmanager
+def use_task_judge(task: str, judge: JudgeSettings) -> Iterator[None]:
+    """Within the block, `task` is judged by `judge` (saved outputs judged after the run)."""
+    before = _TASK_JUDGES.get(task, _UNSET)
+    _TASK_JUDGES[task] = judge
+    try:
+        yield
+    finally:
+        if before is _UNSET:
+            _TASK_JUDGES.pop(task, None)
+        else:
+            _TASK_JUDGES[task] = before  # type: ignore[assignment]
 
 
-# The doc field (logged with the samples) shows the judge URL without credentials; the calls
-# need them back: the URL as given, by its shown form, for this process.
-_FULL_URLS: dict[str, str] = {}
+_UNSET = object()
 
 
-def batch_settings(doc: Mapping[str, Any]) -> JudgeSettings | None:
-    """The judge settings a doc was loaded with; None for a generation-only (judge_later) run."""
-    config = json.loads(doc["judge_settings"])
-    if config.get("judge_later"):
-        return None
-    # a null judge_seed means "send no seed" (endpoints without seed support): keep it
-    settings = resolve_judge_settings(
-        {k: v for k, v in config.items() if v is not None or k == "judge_seed"}
-    )
-    full = _FULL_URLS.get(settings.base_url or "")
-    return settings if full is None else replace(settings, base_url=full)
+def task_judge(task: str) -> JudgeSettings | None:
+    try:
+        return _TASK_JUDGES[task]
+    except KeyError:
+        raise JudgeConfigError(
+            f"{task}: no judge was resolved for this task in this process (its loader checks "
+            "the judge before generation; a filter cannot run before the task loads)"
+        ) from None
 
 
-def judge_batch(
-    prompts: Sequence[str | list[dict[str, str]]],
-    docs: Sequence[Mapping[str, Any]],
-    formats: Sequence[VerdictFormat] | None = None,
-) -> tuple[JudgeSettings, list[JudgeResult]]:
-    """Judge every prompt of a task concurrently (bounded, retried, cached); a prompt is one
-    user message, or a full message list (system + user). `formats`: the verdict format of each
-    prompt, which a constrained judge must follow. A judge_later run judges nothing: every
-    result is unscored with JUDGE_LATER_REASON."""
-    settings = batch_settings(docs[0])
+def judge_requests(
+    task: str, requests: Sequence[JudgeRequest]
+) -> tuple[JudgeSettings | None, list[JudgeReply]]:
+    """Every request of a task, concurrently (bounded, retried, cached), in order; a
+    generation-only run asks nothing: every reply says how to judge it later."""
+    settings = task_judge(task)
     if settings is None:
-        return NOT_JUDGED, [JudgeResult(None, error=JUDGE_LATER_REASON) for _ in prompts]
-
-    def message_list(index: int) -> Messages:
-        prompt = prompts[index]
-        return [{"role": "user", "content": prompt}] if isinstance(prompt, str) else list(prompt)
-
-    messages = OnDemand(len(prompts), message_list)
+        return None, [JudgeReply(None, error=JUDGE_LATER_REASON) for _ in requests]
+    messages = [[dict(m) for m in r.messages] for r in requests]
+    formats = [r.verdict_format for r in requests]
     backend = _BACKEND.get()
     if backend is not None:
-        formats_list = None if formats is None else list(formats)
-        return settings, backend(settings, list(messages), formats_list)
+        return settings, backend(settings, messages, formats)
     judge = OpenAICompatibleJudge(settings, open_cache())
     return settings, judge.judge_all_sync(messages, formats)
 
 
-def judged_reply(settings: JudgeSettings, result: JudgeResult, **versions: str) -> str:
-    """The filtered response: a JSON record of the judge's reply, or of why it failed."""
-    return json.dumps(
-        {
-            "judge_model": settings.model or None,
-            **versions,
-            **constraint_record(settings.constraint),
-            "judge_text": result.text,
-            "error": result.error,
-            "cached": result.cached,
-        },
-        ensure_ascii=False,
-    )
-
-
-def report_unscored(task: str, reasons: Sequence[str | None], *, later: bool = False) -> None:
-    """After a task's judging: a calm note for a judge_later run; the alarm when every judged
-    sample is unscored (`reasons`: why each is, None when scored): its numbers then say nothing
-    about the model."""
-    if later:
+def judged_filter(
+    judging: Judging,
+    resps: Sequence[str | None],
+    docs: Sequence[Mapping[str, Any]],
+    versions: Mapping[str, str],
+    *,
+    games: bool = False,
+) -> list[str]:
+    """Judge every response of a task in one batch (after `take_first`): the filtered
+    response of each doc is a JSON record of its judge replies (`judge_text`, or `games` for a
+    pairwise benchmark), the judge used, and the outcome with its reason."""
+    resps, docs = list(resps), list(docs)  # callers may hand iterators
+    if len(resps) != len(docs):
+        raise ValueError(f"{len(resps)} responses for {len(docs)} docs")
+    if not docs:
+        return []
+    task = str(docs[0]["lm_eval_task"])
+    per_doc = [judging.requests(doc, resp) for doc, resp in zip(docs, resps, strict=True)]
+    settings, replies = judge_requests(task, [r for requests in per_doc for r in requests])
+    judged: list[Judged] = []
+    start = 0
+    for doc, resp, requests in zip(docs, resps, per_doc, strict=True):
+        judged.append(judging.outcome(doc, resp, replies[start : start + len(requests)]))
+        start += len(requests)
+    reasons = [j.reason for j, requests in zip(judged, per_doc, strict=True) if requests]
+    if settings is None:
         print(judge_later_note(task, HOW_TO_JUDGE, len(reasons)), file=sys.stderr)
     elif alarm := all_unscored_alarm(task, reasons):
         print(alarm, file=sys.stderr)
+    head = {
+        "judge_model": settings.model if settings else None,
+        **versions,
+        **constraint_record(settings.constraint if settings else "none"),
+    }
+    out, start = [], 0
+    for requests, result in zip(per_doc, judged, strict=True):
+        mine = replies[start : start + len(requests)]
+        start += len(requests)
+        shown = [{"text": r.text, "error": r.error, "cached": r.cached} for r in mine]
+        if games:
+            fields: dict[str, Any] = {"games": shown}
+        else:
+            [one] = shown
+            fields = {"judge_text": one["text"], "error": one["error"], "cached": one["cached"]}
+        record = {**head, **fields, "outcome": result.record, "reason": result.reason}
+        out.append(json.dumps(record, ensure_ascii=False))
+    return out
+
+
+def judged_outcome(results: Sequence[str]) -> dict[str, Any]:
+    """The outcome record `judged_filter` put in a doc's filtered response (no parse again)."""
+    return json.loads(results[0])["outcome"]
+
+
+def public_settings(settings: JudgeSettings) -> dict[str, Any]:
+    """What a results file records of the judge used: never the key, never URL credentials."""
+    return {
+        **settings.public(),
+        **settings.generation_settings(),
+        **constraint_record(settings.constraint),
+    }

@@ -29,6 +29,7 @@ from inspect_culture.judging.constraints import (
     reply_text,
     request_fields,
 )
+from inspect_culture.judging.protocol import JudgeReply
 from inspect_culture.judging.reasons import HTTPFailure, call_failed, classify, empty_reply
 from inspect_culture.judging.redaction import redact
 from inspect_culture.lm_eval_tasks.judge.errors import preflight_message
@@ -76,11 +77,7 @@ def request_body(
     return body
 
 
-@dataclass(frozen=True)
-class JudgeResult:
-    text: str | None
-    error: str | None = None
-    cached: bool = False
+JudgeResult = JudgeReply  # the concurrent client's and the Batch API's reply
 
 
 def _run_sync(make: Any) -> Any:

@@ -9,7 +9,7 @@ import pytest
 from inspect_culture.benchmarks.care.prompts import RESPONSE_CLOSE, RESPONSE_OPEN
 from inspect_culture.care import care
 from inspect_culture.inspect_plumbing.judge import NO_GRADER
-from inspect_culture.lm_eval_tasks.care.utils import load_care_zh
+from inspect_culture.lm_eval_tasks.care.utils import load_docs
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError
 from tests.support.harness_runs import (
     inspect_eval_on_stub,
@@ -20,6 +20,7 @@ from tests.support.harness_runs import (
 from tests.support.openai_stub import StubOpenAIServer, care_responder
 
 pytestmark = pytest.mark.slow
+ZH = {"language": "zh", "prompting": "zero_shot"}  # care_zh's variant
 JUDGE_PREFIX = "Please serve as"
 
 
@@ -128,9 +129,9 @@ def test_lm_eval_without_judge_fails_before_generation(monkeypatch) -> None:
             run_lm_eval(server, ["care_zh"])
         assert server.requests == []
     with pytest.raises(JudgeConfigError):
-        load_care_zh()
+        load_docs(ZH)
     with pytest.raises(ValueError, match="language is fixed per task"):
-        load_care_zh(language="ja", judge_model="j")
+        load_docs(ZH, language="ja", judge_model="j")
 
 
 def test_lm_eval_judges_concurrently_and_caches(tmp_path: Path, monkeypatch) -> None:

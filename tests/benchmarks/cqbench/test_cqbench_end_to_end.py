@@ -93,12 +93,14 @@ def test_vs_parity_and_empty_handling(cqbench_mirror, tmp_path: Path) -> None:
 
 
 def test_metadata_cannot_change_the_setting(cqbench_mirror) -> None:
-    from inspect_culture.lm_eval_tasks.cqbench.utils import load_cqbench_ad_social
+    from inspect_culture.lm_eval_tasks.cqbench.utils import load_docs
+
+    social = {"family": "ad", "setting": "social", "reasoning": False}
 
     with pytest.raises(ValueError, match="setting is fixed per task"):
-        load_cqbench_ad_social(setting="ethical")
+        load_docs(social, setting="ethical")
     with pytest.raises(ValueError, match="shots=3"):
-        load_cqbench_ad_social(shots=3)
+        load_docs(social, shots=3)
 
 
 def test_ve_without_grader_fails_before_generation(cqbench_mirror, tmp_path: Path) -> None:

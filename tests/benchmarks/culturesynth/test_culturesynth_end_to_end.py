@@ -201,10 +201,14 @@ def test_lm_eval_loader_uses_validate_defaults(mirror: Path) -> None:
 
     judge = {"judge_model": "j", "judge_base_url": "http://127.0.0.1:9", "judge_preflight": False}
     defaults = spec.validate()
-    [doc, *_] = utils.load_culturesynth_zh(baseline_responses=str(mirror), **judge)["test"]
+    [doc, *_] = utils.load_judged_docs({"language": "zh"}, baseline_responses=str(mirror), **judge)[
+        "test"
+    ]
     assert (doc["swap"], doc["seed"]) == (defaults.swap, defaults.seed)
     given = {"swap": not defaults.swap, "seed": defaults.seed + 7}
-    [doc, *_] = utils.load_culturesynth_zh(baseline_responses=str(mirror), **judge, **given)["test"]
+    [doc, *_] = utils.load_judged_docs(
+        {"language": "zh"}, baseline_responses=str(mirror), **judge, **given
+    )["test"]
     assert (doc["swap"], doc["seed"]) == (given["swap"], given["seed"])
 
 

@@ -347,7 +347,6 @@ def _judged_line(
     qid: str, outcome: int | None, judge: str, answer: str = "TARGET"
 ) -> dict[str, Any]:
     line = _answer_line(qid, answer)
-    line["doc"]["judge_settings"] = json.dumps({"judge_model": judge, "judge_base_url": None})
     line["doc"]["baseline_answer"] = "BASELINE"
     item = PairOutcome(qid, outcome, line["doc"]["language"], "Arts", None, None, 0).to_record()
     line["filtered_resps"] = [json.dumps({"judge_model": judge, "games": []})]

@@ -30,7 +30,7 @@ def test_task_manager_loads_every_task_and_group(normad_mirror: Path) -> None:
 
 
 def test_every_metric_gets_the_outcome_record(normad_mirror: Path) -> None:
-    doc = utils.load_rot()["test"][0]  # id "0", gold "yes"
+    doc = utils.load_docs({"context": "rot"})["test"][0]  # id "0", gold "yes"
     scored = utils.process_results(doc, ["Yes"])
     assert list(scored) == list(spec.all_metric_names())
     record = scored["accuracy"]
@@ -42,15 +42,15 @@ def test_every_metric_gets_the_outcome_record(normad_mirror: Path) -> None:
 
 def test_bad_parser_metadata_names_allowed_values(normad_mirror: Path) -> None:
     with pytest.raises(ValueError, match="parser='fuzzy'.*strict, upstream"):
-        utils.load_rot(parser="fuzzy")
+        utils.load_docs({"context": "rot"}, parser="fuzzy")
 
 
 def test_metadata_cannot_relabel_the_context(normad_mirror: Path) -> None:
     with pytest.raises(ValueError, match="context is fixed per task.*context=.none."):
-        utils.load_rot(context="none")
-    assert utils.load_none(context="none")["test"][0]["context"] == "none"
+        utils.load_docs({"context": "rot"}, context="none")
+    assert utils.load_docs({"context": "none"}, context="none")["test"][0]["context"] == "none"
     with pytest.raises(ValueError, match="dataset_revision='main'"):
-        utils.load_rot(dataset_revision="main")
+        utils.load_docs({"context": "rot"}, dataset_revision="main")
 
 
 @pytest.mark.slow
