@@ -9,9 +9,7 @@ timeout. Switched off with `-T judge_preflight=false` (offline replays)."""
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Awaitable, Callable
-from urllib.parse import urlparse
 
 from inspect_ai.model import ChatMessageUser, GenerateConfig, Model
 
@@ -22,63 +20,46 @@ from inspect_culture.inspect_plumbing.failures import (
     unwrap,
     what_happened,
 )
+from inspect_culture.judging.preflight import (
+    PREFLIGHT_PROMPT,
+    PREFLIGHT_TIMEOUT,
+    Knobs,
+    endpoint_problem,
+)
+from inspect_culture.judging.preflight import failure_message as shared_message
+from inspect_culture.judging.preflight import fix_for as fix_for_status
+from inspect_culture.judging.preflight import warn_rate_limited as shared_warning
 from inspect_culture.judging.reasons import status_code
-from inspect_culture.judging.redaction import without_userinfo
 
-PREFLIGHT_TIMEOUT = 30.0  # seconds: the check's own wall-clock limit
 PREFLIGHT_CONFIG = GenerateConfig(max_tokens=1, temperature=0.0, max_retries=0, timeout=30)
-PREFLIGHT_PROMPT = "Reply with the single word OK."
 _PREFLIGHTS: dict[tuple[int, str, str, str], asyncio.Future[str | None]] = {}
-_ENDPOINT_SUFFIXES = ("/chat/completions", "/completions", "/responses")
 OFFLINE_PROVIDERS = ("mockllm/", "none/")
-SWITCH_OFF = "(a one-token check before generation; -T judge_preflight=false switches it off)"
+KNOBS = Knobs(
+    key="the API key for this endpoint (the provider's API key environment variable, e.g. "
+    "OPENAI_API_KEY, or model_args api_key)",
+    base_url="base_url",
+    concurrency="--max-connections",
+    switch_off="a one-token check before generation; -T judge_preflight=false switches it off",
+)
 
 
 def wrong_path(model: Model) -> str | None:
-    """A base_url that names an endpoint instead of the API root."""
     base_url = getattr(model.api, "base_url", None)
-    if not base_url:
-        return None
-    base_url = without_userinfo(str(base_url))
-    path = urlparse(base_url).path.rstrip("/")
-    for suffix in _ENDPOINT_SUFFIXES:
-        if path.endswith(suffix):
-            root = base_url.rstrip("/").removesuffix(suffix)
-            return (
-                f"base_url {base_url} names an endpoint ({suffix}), not the API root; "
-                f"Inspect appends the endpoint itself: use base_url {root}"
-            )
-    return None
+    return endpoint_problem(str(base_url) if base_url else None, "base_url")
 
 
 def fix_for(exc: BaseException | None, model: Model) -> str:
-    if exc is not None:
-        exc, _ = unwrap(exc)
-    code = status_code(exc) if exc is not None else None
-    if code in (401, 403):
-        return (
-            "check the API key for this endpoint (the provider's API key environment variable, "
-            "e.g. OPENAI_API_KEY, or model_args api_key)"
-        )
-    if code == 404:
-        return (
-            f"check the model name ({sent_model_name(model)!r} is what is sent) and that "
-            "base_url ends at the API root, e.g. http://host:port/v1"
-        )
-    if code == 429:
-        return "the endpoint is rate limiting; wait, or lower --max-connections"
-    if code is not None and code >= 500:
-        return "the server failed; check its logs"
-    if isinstance(exc, TimeoutError):
-        return "check that the server is up and not overloaded"
-    return "check that the server is running and that base_url (host and port) is right"
+    inner = unwrap(exc)[0] if exc is not None else None
+    code = status_code(inner) if inner is not None else None
+    return fix_for_status(code, isinstance(inner, TimeoutError), sent_model_name(model), KNOBS)
 
 
 def failure_message(role: str, model: Model, problem: str, fix: str) -> str:
-    return (
-        f"The {role} model {model} at {endpoint(model)} cannot answer: {problem}. "
-        f"Fix: {fix}. Nothing was generated {SWITCH_OFF}."
-    )
+    return shared_message(f"{role} model {str(model)!r}", endpoint(model), problem, fix, KNOBS)
+
+
+def warn_rate_limited(role: str, model: Model, unchecked: str = "") -> None:
+    shared_warning(f"{role} model {str(model)!r}", endpoint(model), unchecked)
 
 
 async def bounded_call(
@@ -132,18 +113,6 @@ async def _check(model: Model, role: str, timeout: float) -> str | None:
     if exc is not None:
         return failure_message(role, model, what_happened(exc), fix_for(exc, model))
     return None
-
-
-def warn_rate_limited(role: str, model: Model, unchecked: str = "") -> None:
-    """Rate limited: the endpoint, key and model were reached, and the judgments' own retries
-    wait the limit out, so the run goes on (with a word on what could not be checked)."""
-    print(
-        f"inspect_culture: the {role} model {model} at {endpoint(model)} is rate limiting "
-        f"(HTTP 429) at the check before generation; going on, its calls will be retried"
-        f"{unchecked}",
-        file=sys.stderr,
-        flush=True,
-    )
 
 
 async def preflight(model: Model, role: str, timeout: float | None = None) -> str | None:

@@ -92,7 +92,7 @@ def test_base_url_naming_the_endpoint_is_refused_with_the_root_to_use(tmp_path: 
         log = _run(care(language="zh", per_category=1), model_server, tmp_path,
                    model_roles={"grader": _grader(wrong)})  # fmt: skip
     message = _assert_stopped(log, model_server, wrong, "/chat/completions")
-    assert f"use base_url {judge.base_url}" in message
+    assert f"use {judge.base_url}" in message
     assert judge.requests == []
 
 

@@ -21,7 +21,7 @@ from inspect_culture.judging.constraints import (
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError
 from tests.support.harness_runs import (
     inspect_eval_on_stub,
-    lm_eval_metrics,
+    lm_eval_all_metrics,
     run_lm_eval,
     stub_grader,
 )
@@ -92,7 +92,7 @@ def test_care_constrained_parity_and_no_unscored(
             lm_server, ["care_zh"], _lm_metadata(lm_server, constraint, per_category=2)
         )
     ours = _inspect_metrics(log)
-    theirs = lm_eval_metrics(results, "care_zh", "judged")
+    theirs = lm_eval_all_metrics(results, "care_zh", "judged")
     assert log.results.scores[0].unscored_samples == 0
     assert theirs.pop("n_unscored") == 0 and theirs.pop("unscored_rate") == 0
     assert theirs == pytest.approx(ours)

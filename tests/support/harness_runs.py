@@ -94,6 +94,31 @@ def run_lm_eval(
     return results
 
 
+# task-name prefix -> the adapter's function computing every metric from the outcome records
+_ALL_METRICS = {
+    "normad": "inspect_culture.lm_eval_tasks.normad.utils:all_metrics",
+    "care": "inspect_culture.lm_eval_tasks.care.utils:all_metrics",
+    "culturesynth": "inspect_culture.lm_eval_tasks.culturesynth.utils:all_metrics",
+    "cqbench_ad": "inspect_culture.lm_eval_tasks.cqbench.utils:all_ad_metrics",
+    "cqbench_vs": "inspect_culture.lm_eval_tasks.cqbench.utils:all_vs_metrics",
+    "cqbench_ve": "inspect_culture.lm_eval_tasks.cqbench.ve:all_metrics",
+}
+
+
+def lm_eval_all_metrics(
+    results: dict[str, Any], task: str, filter_name: str = "none"
+) -> dict[str, float]:
+    """`lm_eval_metrics` plus the breakdowns lm-eval's table leaves out (it shows the headline
+    metrics only), computed as `culture-evals report` does: the benchmark's metric function over
+    the outcome records of the run's samples."""
+    from inspect_culture.registry import resolve
+
+    prefix = max((p for p in _ALL_METRICS if task.startswith(p)), key=len)
+    samples = [s for s in results["samples"][task] if s["filter"] == filter_name]
+    records = [s[s["metrics"][0]] for s in samples]
+    return {**resolve(_ALL_METRICS[prefix])(records), **lm_eval_metrics(results, task, filter_name)}
+
+
 def lm_eval_metrics(
     results: dict[str, Any], task: str, filter_name: str = "none"
 ) -> dict[str, float]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +28,7 @@ from inspect_culture.judging.constraints import (
     reply_text,
     request_fields,
 )
+from inspect_culture.judging.preflight import PREFLIGHT_PROMPT, PREFLIGHT_TIMEOUT, warn_rate_limited
 from inspect_culture.judging.protocol import JudgeReply
 from inspect_culture.judging.reasons import HTTPFailure, call_failed, classify, empty_reply
 from inspect_culture.judging.redaction import redact
@@ -36,8 +36,6 @@ from inspect_culture.lm_eval_tasks.judge.errors import preflight_message
 from inspect_culture.lm_eval_tasks.judge.settings import DEFAULT_BASE_URL, JudgeSettings
 
 Messages = Sequence[Mapping[str, str]]
-PREFLIGHT_PROMPT = "Reply with the single word OK."  # as the Inspect path's check
-PREFLIGHT_TIMEOUT = 30.0  # seconds, at most (less when judge_timeout is shorter)
 IDENTITY_TIMEOUT = 5.0  # seconds: the /models lookup is best effort
 
 
@@ -227,12 +225,8 @@ class OpenAICompatibleJudge:
                 f"; judge_constraint={self.settings.constraint} could not be checked before "
                 "generation"
             )  # fmt: skip
-            print(
-                f"culture-evals: the judge {self.settings.model!r} at "
-                f"{self.settings.shown_url()} is rate limiting (HTTP 429) at the "
-                f"check before generation; going on, its calls will be retried{unchecked}",
-                file=sys.stderr,
-                flush=True,
+            warn_rate_limited(
+                f"judge {self.settings.model!r}", self.settings.shown_url(), unchecked
             )
             return None
         if failure is not None and not rejected:

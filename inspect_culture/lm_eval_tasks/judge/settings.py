@@ -21,6 +21,7 @@ from inspect_culture.judging.constraints import (
     check_constraint,
 )
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
+from inspect_culture.judging.preflight import endpoint_problem
 from inspect_culture.judging.redaction import without_userinfo
 
 MODEL_ENV = "INSPECT_CULTURE_JUDGE_MODEL"
@@ -92,13 +93,8 @@ def check_base_url(value: Any) -> str:
             f"judge_base_url={value!r}: must be an http:// or https:// URL of the API root, "
             "e.g. http://127.0.0.1:8000/v1"
         )
-    path = parsed.path.rstrip("/")
-    for suffix in ("/chat/completions", "/completions"):
-        if path.endswith(suffix):
-            raise JudgeConfigError(
-                f"judge_base_url={value!r}: should end in /v1 (the API root), not {suffix}; the "
-                f"judge appends /chat/completions itself: use {value.rstrip('/')[: -len(suffix)]}"
-            )
+    if problem := endpoint_problem(value, "judge_base_url"):
+        raise JudgeConfigError(problem)
     return value
 
 

@@ -13,7 +13,7 @@ from inspect_culture.lm_eval_tasks.care.utils import load_docs
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError
 from tests.support.harness_runs import (
     inspect_eval_on_stub,
-    lm_eval_metrics,
+    lm_eval_all_metrics,
     run_lm_eval,
     stub_grader,
 )
@@ -46,7 +46,7 @@ def test_parity_same_outputs_same_numbers(tmp_path: Path, monkeypatch) -> None:
         results = run_lm_eval(server, ["care_zh_cot"], metadata=metadata)
         lm_prompts = sorted(str(r["messages"]) for r in server.requests)
     ours = _inspect_metrics(log)
-    lm = lm_eval_metrics(results, "care_zh_cot", "judged")
+    lm = lm_eval_all_metrics(results, "care_zh_cot", "judged")
     assert lm_prompts == inspect_prompts  # same model inputs and same judge prompts
     assert lm.pop("n_unscored") == log.results.scores[0].unscored_samples > 0
     lm.pop("unscored_rate")
@@ -97,7 +97,7 @@ def test_answer_cannot_game_the_judge(tmp_path: Path, monkeypatch) -> None:
             server, ["care_ar"], {"judge_model": "j", "judge_base_url": server.base_url}, limit=6
         )
     assert _inspect_metrics(log)["rating"] == 2.0
-    assert lm_eval_metrics(lm, "care_ar", "judged")["rating"] == 2.0
+    assert lm_eval_all_metrics(lm, "care_ar", "judged")["rating"] == 2.0
 
 
 def test_unparsable_and_failed_judgments_are_unscored_not_zero(tmp_path: Path, monkeypatch) -> None:
@@ -113,7 +113,7 @@ def test_unparsable_and_failed_judgments_are_unscored_not_zero(tmp_path: Path, m
     with StubOpenAIServer(responder=responder, fault=fault) as server:
         metadata = {"judge_model": "j", "judge_base_url": server.base_url, "judge_max_retries": 0}
         results = run_lm_eval(server, ["care_ja"], metadata, limit=8)
-    metrics = lm_eval_metrics(results, "care_ja", "judged")
+    metrics = lm_eval_all_metrics(results, "care_ja", "judged")
     assert metrics["n_unscored"] == 8 and metrics["n_scored"] == 0
     assert "rating" not in metrics  # NaN, not 0
     replies = [json.loads(s["filtered_resps"][0]) for s in results["samples"]["care_ja"]]
@@ -144,7 +144,7 @@ def test_lm_eval_judges_concurrently_and_caches(tmp_path: Path, monkeypatch) -> 
         assert server.max_in_flight == 6  # generation ran one at a time, the judge six at a time
         second = run_lm_eval(server, ["care_zh"], metadata, limit=24, num_concurrent=1)
         assert _judge_calls(server) == 24  # re-scoring repeated no judge call
-    assert lm_eval_metrics(first, "care_zh", "judged") == lm_eval_metrics(
+    assert lm_eval_all_metrics(first, "care_zh", "judged") == lm_eval_all_metrics(
         second, "care_zh", "judged"
     )
     assert '"cached": true' in second["samples"]["care_zh"][0]["filtered_resps"][0]

@@ -7,7 +7,7 @@ import pytest
 
 from inspect_culture.cqbench import cqbench_ad, cqbench_ve, cqbench_vs
 from tests.support.cqbench_data import use_zip_mirror
-from tests.support.harness_runs import inspect_eval_on_stub, lm_eval_metrics, run_lm_eval
+from tests.support.harness_runs import inspect_eval_on_stub, lm_eval_all_metrics, run_lm_eval
 from tests.support.openai_stub import StubOpenAIServer
 
 pytestmark = pytest.mark.slow
@@ -54,7 +54,7 @@ def test_ad_parity(cqbench_mirror, tmp_path: Path, reasoning: bool) -> None:
         )
         inspect_prompts = sorted(str(r["messages"]) for r in server.requests)
         server.requests.clear()
-        lm = lm_eval_metrics(
+        lm = lm_eval_all_metrics(
             run_lm_eval(server, [f"cqbench_ad_social{suffix}"]), f"cqbench_ad_social{suffix}"
         )
         assert sorted(str(r["messages"]) for r in server.requests) == inspect_prompts
@@ -74,7 +74,7 @@ def test_ad_merged_and_upstream_rendering(cqbench_mirror, tmp_path: Path) -> Non
         assert sum(upstream_list in p for p in server.prompts()) == 4  # in both harnesses
     # "Very often" matches no option of the agree-scale questions and is not the partner of
     # "Not often": every question is wrong
-    assert lm_eval_metrics(lm, "cqbench_ad_social")["accuracy"] == 0.0
+    assert lm_eval_all_metrics(lm, "cqbench_ad_social")["accuracy"] == 0.0
 
 
 def test_vs_parity_and_empty_handling(cqbench_mirror, tmp_path: Path) -> None:
@@ -82,7 +82,7 @@ def test_vs_parity_and_empty_handling(cqbench_mirror, tmp_path: Path) -> None:
         ours = _metrics(
             inspect_eval_on_stub(cqbench_vs(setting="social", reasoning=True), server, tmp_path)
         )
-        lm = lm_eval_metrics(
+        lm = lm_eval_all_metrics(
             run_lm_eval(server, ["cqbench_vs_social_reasoning"]), "cqbench_vs_social_reasoning"
         )
     assert lm == pytest.approx(ours)

@@ -17,7 +17,7 @@ from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError
 from tests.support.cqbench_data import use_zip_mirror
 from tests.support.harness_runs import (
     inspect_eval_on_stub,
-    lm_eval_metrics,
+    lm_eval_all_metrics,
     run_lm_eval,
     stub_grader,
 )
@@ -133,7 +133,7 @@ def test_ve_parity_and_known_answer(mirror, tmp_path: Path) -> None:
 
     with StubOpenAIServer(responder=responder) as lm_server:
         results = _run_lm_eval_ve(lm_server, tmp_path / "out")
-    theirs = lm_eval_metrics(results, "cqbench_ve_ethical", "judged")
+    theirs = lm_eval_all_metrics(results, "cqbench_ve_ethical", "judged")
 
     assert ours == EXPECTED
     _assert_same_numbers(ours, theirs)
@@ -176,7 +176,7 @@ def test_ve_stories_without_summary_are_counted(mirror, tmp_path: Path) -> None:
     with StubOpenAIServer(responder=responder) as server:
         results = _run_lm_eval_ve(server, tmp_path / "out", limit=1)  # step 1 summarizes one story
         step2 = [s for s in server.prompts() if "identify the most prevalent" in s]
-    metrics = lm_eval_metrics(results, "cqbench_ve_ethical", "judged")
+    metrics = lm_eval_all_metrics(results, "cqbench_ve_ethical", "judged")
     assert len(step2) == 1 and "Cara" in step2[0]
     assert metrics["stories_without_summary"] == 2
     assert metrics["recall"] == 0.5 and metrics["n_scored"] == 2
@@ -218,7 +218,7 @@ def test_ve_constrained_judge_scores_every_value_in_both_harnesses(mirror, tmp_p
     ours = _metrics(log)
     with StubOpenAIServer(responder=judge) as lm_server:
         results = _run_lm_eval_ve(lm_server, tmp_path / "out", judge_constraint="grammar")
-    theirs = lm_eval_metrics(results, "cqbench_ve_ethical", "judged")
+    theirs = lm_eval_all_metrics(results, "cqbench_ve_ethical", "judged")
     # 2 + 3 + 2 gold values, each with a verdict line (the unconstrained judge left 3 unscored)
     assert ours["n_scored"] == theirs["n_scored"] == 7
     assert theirs["n_unscored"] == log.results.scores[0].unscored_samples == 0

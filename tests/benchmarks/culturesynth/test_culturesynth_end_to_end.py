@@ -26,7 +26,7 @@ from tests.support.culturesynth_data import (
 )
 from tests.support.harness_runs import (
     inspect_eval_on_stub,
-    lm_eval_metrics,
+    lm_eval_all_metrics,
     run_lm_eval,
     stub_grader,
 )
@@ -117,7 +117,7 @@ def test_parity_known_answer_and_same_prompts(
     with StubOpenAIServer(responder=responder) as lm_server:
         metadata = _lm_eval_metadata(lm_server, mirror, swap=swap, seed=seed)
         results = run_lm_eval(lm_server, ["culturesynth_all"], metadata)
-    theirs = lm_eval_metrics(results, "culturesynth_all", "judged")
+    theirs = lm_eval_all_metrics(results, "culturesynth_all", "judged")
     _same(ours, theirs)
     judge_calls = _judge_requests(inspect_server)
     assert judge_calls == _judge_requests(lm_server)
@@ -153,8 +153,8 @@ def test_lm_eval_language_tasks_match_inspect(mirror: Path, tmp_path: Path) -> N
         results = run_lm_eval(
             server, ["culturesynth_zh", "culturesynth_fr"], _lm_eval_metadata(server, mirror)
         )
-    zh = lm_eval_metrics(results, "culturesynth_zh", "judged")
-    fr = lm_eval_metrics(results, "culturesynth_fr", "judged")
+    zh = lm_eval_all_metrics(results, "culturesynth_zh", "judged")
+    fr = lm_eval_all_metrics(results, "culturesynth_fr", "judged")
     assert zh["net_win_rate"] == EXPECTED_SWAP["net_win_rate_zh"] and zh["n_scored"] == 3
     assert fr["net_win_rate"] == 100.0 and fr["n_missing_baseline"] == 1
     samples = results["samples"]["culturesynth_fr"]
@@ -256,7 +256,7 @@ def test_constrained_judge_same_requests_and_numbers(
     with StubOpenAIServer(responder=judge) as lm_server:
         metadata = _lm_eval_metadata(lm_server, mirror, judge_constraint=constraint)
         results = run_lm_eval(lm_server, ["culturesynth_all"], metadata)
-    theirs = lm_eval_metrics(results, "culturesynth_all", "judged")
+    theirs = lm_eval_all_metrics(results, "culturesynth_all", "judged")
     _same(ours, theirs)
     assert ours["n_scored"] == len(QUESTIONS) - 1 and ours["n_unscored"] == 1  # only MISSING
 

@@ -1,5 +1,4 @@
 import json
-import math
 import subprocess
 import sys
 from pathlib import Path
@@ -9,10 +8,11 @@ import pytest
 from inspect_culture.benchmarks.normad import spec
 from inspect_culture.lm_eval_tasks import include_path
 from inspect_culture.lm_eval_tasks.normad import utils
-from tests.support.harness_runs import lm_eval_metrics, run_lm_eval
+from tests.support.harness_runs import lm_eval_all_metrics, lm_eval_metrics, run_lm_eval
 from tests.support.openai_stub import StubOpenAIServer
 
 TASKS = ["normad_rot", "normad_value_country", "normad_country", "normad_none"]
+ROT = {"context": "rot"}  # normad_rot's variant
 
 
 def test_task_manager_loads_every_task_and_group(normad_mirror: Path) -> None:
@@ -29,15 +29,15 @@ def test_task_manager_loads_every_task_and_group(normad_mirror: Path) -> None:
         assert {d["context"] for d in task.eval_docs} == {name.removeprefix("normad_")}
 
 
-def test_every_metric_gets_the_outcome_record(normad_mirror: Path) -> None:
+def test_every_headline_metric_gets_the_outcome_record(normad_mirror: Path) -> None:
     doc = utils.load_docs({"context": "rot"})["test"][0]  # id "0", gold "yes"
     scored = utils.process_results(doc, ["Yes"])
-    assert list(scored) == list(spec.all_metric_names())
+    assert list(scored) == list(spec.HEADLINE_METRICS)
     record = scored["accuracy"]
     assert (record["sample_id"], record["gold"], record["pred"]) == ("0", "yes", "yes")
     wrong = utils.process_results({**doc, "id": "1"}, ["No"])["accuracy"]
     assert utils.agg_accuracy([record, wrong]) == 0.5
-    assert utils.agg_precision_no([record, wrong]) == 0.0
+    assert utils.all_metrics([record, wrong])["precision_no"] == 0.0
 
 
 def test_bad_parser_metadata_names_allowed_values(normad_mirror: Path) -> None:
@@ -54,11 +54,14 @@ def test_metadata_cannot_relabel_the_context(normad_mirror: Path) -> None:
 
 
 @pytest.mark.slow
-def test_group_run_reports_breakdowns(normad_mirror: Path, stub_server: StubOpenAIServer) -> None:
+def test_group_run_headline_and_breakdowns(
+    normad_mirror: Path, stub_server: StubOpenAIServer
+) -> None:
     results = run_lm_eval(stub_server, ["normad"])
     assert results["n-samples"]["normad_rot"]["original"] == 16
     per_task = [lm_eval_metrics(results, t) for t in TASKS]
-    for metrics in per_task:
+    for task, metrics in zip(TASKS, per_task, strict=True):
+        assert set(metrics) == set(spec.HEADLINE_METRICS)  # lm-eval's table: headline only
         assert {
             "accuracy",
             "macro_f1",
@@ -68,11 +71,11 @@ def test_group_run_reports_breakdowns(normad_mirror: Path, stub_server: StubOpen
             "accuracy_subcategory_eating",
             "accuracy_country_egypt",
             "recall_no",
-        } <= set(metrics)
+        } <= set(lm_eval_all_metrics(results, task))  # from the samples' outcome records
     group = results["results"]["normad"]
     assert group["accuracy,none"] == pytest.approx(sum(m["accuracy"] for m in per_task) / 4)
-    # groups absent from the data are NaN in lm-eval (it needs every declared key)
-    assert math.isnan(results["results"]["normad_rot"]["accuracy_iw_catholic_europe,none"])
+    # no breakdown row in lm-eval's table (they were ~100 rows, mostly NaN)
+    assert "accuracy_iw_catholic_europe,none" not in results["results"]["normad_rot"]
     # each doc carries the dataset provenance into the samples log
     doc = results["samples"]["normad_rot"][0]["doc"]
     assert doc["dataset_revision"].startswith("311049f") and doc["dataset_rows"] == 16

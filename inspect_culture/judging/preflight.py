@@ -1,0 +1,79 @@
+"""The check before generation, in the same words in both harnesses: a wrong API root, what a
+failure of the one-request check means and what to fix, and the rate-limit note. Each harness
+sends the request its own way (Inspect through the role model, lm-eval through the judge
+client); what it found is judged and said here."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from urllib.parse import urlparse
+
+from inspect_culture.judging.redaction import without_userinfo
+
+PREFLIGHT_PROMPT = "Reply with the single word OK."
+PREFLIGHT_TIMEOUT = 30.0  # seconds: the check's own wall-clock limit
+_ENDPOINT_SUFFIXES = ("/chat/completions", "/completions", "/responses")
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """How the harness names what a user can change: in messages, fixes name these."""
+
+    key: str  # where the API key comes from
+    base_url: str  # the option naming the API root
+    concurrency: str  # the option bounding concurrent calls
+    switch_off: str  # what the check is and how to skip it
+
+
+def endpoint_problem(base_url: str | None, knob: str) -> str | None:
+    """A base URL that names an endpoint (`.../chat/completions`) instead of the API root."""
+    if not base_url:
+        return None
+    shown = without_userinfo(base_url)
+    path = urlparse(shown).path.rstrip("/")
+    for suffix in _ENDPOINT_SUFFIXES:
+        if path.endswith(suffix):
+            root = shown.rstrip("/").removesuffix(suffix)
+            return (
+                f"{knob} {shown} should end in /v1 (the API root), not {suffix}, which is "
+                f"appended to it: use {root}"
+            )
+    return None
+
+
+def fix_for(status: int | None, timed_out: bool, model_name: str, knobs: Knobs) -> str:
+    if status in (401, 403):
+        return f"check {knobs.key}: the endpoint refused the key it was sent"
+    if status == 404:
+        return (
+            f"check that the model name ({model_name!r} is what is sent) is in the model list at "
+            f"that endpoint (GET <{knobs.base_url}>/models) and that {knobs.base_url} is the API "
+            "root, ending in /v1, not /chat/completions"
+        )
+    if status == 429:
+        return f"the endpoint is rate limiting; wait, or lower {knobs.concurrency}"
+    if status is not None and status >= 500:
+        return "the server failed; check its logs"
+    if timed_out:
+        return "check that the server is up and not overloaded"
+    return f"check that the server is running and that {knobs.base_url} (host, port) is right"
+
+
+def failure_message(who: str, url: str, problem: str, fix: str, knobs: Knobs) -> str:
+    """The one message that stops a run whose judge (or baseline) cannot answer."""
+    return (
+        f"The {who} at {url} cannot answer: {problem}. Fix: {fix}. Nothing was generated "
+        f"({knobs.switch_off})."
+    )
+
+
+def warn_rate_limited(who: str, url: str, unchecked: str = "") -> None:
+    """Rate limited at the check: endpoint, key and model were reached, and the judgments' own
+    retries wait the limit out, so the run goes on (with a word on what went unchecked)."""
+    print(
+        f"culture-evals: the {who} at {url} is rate limiting (HTTP 429) at the check before "
+        f"generation; going on, its calls will be retried{unchecked}",
+        file=sys.stderr,
+        flush=True,
+    )
