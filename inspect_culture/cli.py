@@ -117,9 +117,9 @@ def _judge_metadata(args: argparse.Namespace) -> dict[str, object]:
 
 
 def _cmd_judge(args: argparse.Namespace) -> int:
-    from inspect_culture.judge_saved.errors import JudgeSavedError
-    from inspect_culture.judge_saved.openai_batch import BatchOptions
-    from inspect_culture.judge_saved.run import BATCH_STATE_DIR, judge_saved
+    from inspect_culture.judge_later.errors import JudgeLaterError
+    from inspect_culture.judge_later.openai_batch import BatchOptions
+    from inspect_culture.judge_later.run import BATCH_STATE_DIR, judge_outputs
 
     if args.poll_interval <= 0 or args.max_rounds < 1:
         raise SystemExit("culture-evals judge: --poll-interval must be > 0, --max-rounds >= 1")
@@ -130,10 +130,10 @@ def _cmd_judge(args: argparse.Namespace) -> int:
         else None
     )
     try:
-        summary = judge_saved(
+        summary = judge_outputs(
             Path(args.source), output, _judge_metadata(args), batch=batch, say=_warn
         )
-    except (JudgeSavedError, OSError) as exc:
+    except (JudgeLaterError, OSError) as exc:
         raise SystemExit(f"culture-evals judge: {exc}") from None
     for skipped in summary.skipped:
         _warn(f"skipped {skipped}")

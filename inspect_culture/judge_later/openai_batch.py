@@ -22,7 +22,7 @@ from typing import Any
 import openai
 
 from inspect_culture.datasets_hub.hashing import sha256_text
-from inspect_culture.judge_saved.errors import JudgeSavedError
+from inspect_culture.judge_later.errors import JudgeLaterError
 from inspect_culture.judging.cache import JudgeCache, open_cache
 from inspect_culture.judging.constraints import VerdictFormat, reply_text
 from inspect_culture.judging.reasons import COULD_NOT_CONNECT
@@ -93,7 +93,7 @@ def split_requests(
     for key in keys:
         line = _line(key, bodies[key])
         if len(line) > MAX_BYTES:
-            raise JudgeSavedError(
+            raise JudgeLaterError(
                 f"one judge request is {len(line) / 1e6:.1f} MB, more than the Batch API's "
                 f"{MAX_BYTES / 1e6:.1f} MB per input file; judge without --batch"
             )
@@ -170,7 +170,7 @@ class BatchJudge:
         try:
             outcomes = self._run(settings, sorted(set(keys)), bodies) if bodies else {}
         except openai.OpenAIError as exc:
-            raise JudgeSavedError(api_failure(exc, settings)) from None
+            raise JudgeLaterError(api_failure(exc, settings)) from None
         results = []
         for key, fmt in zip(keys, fmts, strict=True):
             if key in cached:
@@ -272,7 +272,7 @@ class BatchJudge:
                 return state
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
             pass
-        raise JudgeSavedError(
+        raise JudgeLaterError(
             f"{path}: unreadable batch state (ids of batches already paid for); fix or delete it "
             "(deleting it submits a new batch for the requests not yet in the judge cache)"
         )
@@ -347,7 +347,7 @@ class BatchJudge:
         except openai.APIStatusError as exc:
             if exc.status_code not in (404, 405, 501):
                 raise
-            raise JudgeSavedError(
+            raise JudgeLaterError(
                 f"{state_path}: the batch for input file {entry['input_file_id']} may exist (its "
                 f"create reply was lost) and the server cannot list batches (HTTP "
                 f"{exc.status_code}) to find it; look it up on the server and write its id as "

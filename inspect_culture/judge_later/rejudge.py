@@ -8,9 +8,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from inspect_culture.judge_saved.errors import JudgeSavedError
-from inspect_culture.judge_saved.saved import SavedTask
-from inspect_culture.judge_saved.tasks import JudgedTask
+from inspect_culture.judge_later.errors import JudgeLaterError
+from inspect_culture.judge_later.saved import SavedTask
+from inspect_culture.judge_later.tasks import JudgedTask
 from inspect_culture.lm_eval_tasks.judge.batch import use_judge_backend, use_task_judge
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, JudgeSettings
 
@@ -37,7 +37,7 @@ def filter_name(config: dict[str, Any]) -> str:
 def metric_names(config: dict[str, Any], task: str) -> list[str]:
     names = [m["metric"] for m in config.get("metric_list") or [] if isinstance(m, dict)]
     if not names:
-        raise JudgeSavedError(f"results file: configs.{task}.metric_list is missing or empty")
+        raise JudgeLaterError(f"results file: configs.{task}.metric_list is missing or empty")
     return names
 
 
@@ -63,14 +63,14 @@ def check_before_judging(
     unknown = [name for name in names if not callable(getattr(module, f"agg_{name}", None))]
     if unknown:
         known = sorted(n.removeprefix("agg_") for n in dir(module) if n.startswith("agg_"))
-        raise JudgeSavedError(
+        raise JudgeLaterError(
             f"results file: configs.{saved.task}.metric_list names {', '.join(map(repr, unknown))}, "
             f"which this version of the task does not compute (it computes: {', '.join(known)}); "
             "was the run made with another version of inspect-culture?"
         )
     if not _builds(module, saved.responses(), docs):
         at, exc = _first_unfit(module, saved, docs)
-        raise JudgeSavedError(f"{saved.where(at) if at is not None else saved.path}: {exc}")
+        raise JudgeLaterError(f"{saved.where(at) if at is not None else saved.path}: {exc}")
 
 
 _UNFIT = (KeyError, TypeError, ValueError, AttributeError, IndexError)
@@ -84,8 +84,8 @@ def _builds(module: Any, responses: list[str | None], docs: list[dict[str, Any]]
     except _Checked:
         return True
     except JudgeConfigError as exc:  # the judge options, not the docs
-        raise JudgeSavedError(str(exc)) from None
-    except JudgeSavedError:
+        raise JudgeLaterError(str(exc)) from None
+    except JudgeLaterError:
         raise
     except _UNFIT:
         return False
@@ -154,7 +154,7 @@ def judge_task(
         try:
             per_doc = module.process_results(doc, [reply])
         except KeyError as exc:  # the verdicts stay in the judge cache: a rerun pays nothing
-            raise JudgeSavedError(
+            raise JudgeLaterError(
                 f"{saved.where(index)}: field 'doc.{exc.args[0]}' is missing, which scoring "
                 "needs; the verdicts are in the judge cache"
             ) from None

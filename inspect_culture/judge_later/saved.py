@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspect_culture.judge_saved.errors import JudgeSavedError
+from inspect_culture.judge_later.errors import JudgeLaterError
 
 RESULTS_PREFIX = "results_"
 
@@ -56,12 +56,12 @@ def _first_response(line: dict[str, Any], path: Path) -> str | None:
     first: Any = resps
     while isinstance(first, list):
         if not first:
-            raise JudgeSavedError(
+            raise JudgeLaterError(
                 f"{path}, doc_id {line.get('doc_id')}: field 'resps' is empty (no generation)"
             )
         first = first[0]
     if first is not None and not isinstance(first, str):
-        raise JudgeSavedError(
+        raise JudgeLaterError(
             f"{path}, doc_id {line.get('doc_id')}: field 'resps' holds {type(first).__name__}, "
             "not generated text (was this a generation task?)"
         )
@@ -80,9 +80,9 @@ def find_runs(root: Path, skip: Path | None = None) -> list[SavedRun]:
         if own is not None and own.is_relative_to(root.resolve()):  # not when -o holds root
             paths = [p for p in paths if not p.resolve().is_relative_to(own)]
     else:
-        raise JudgeSavedError(f"{root}: no such file or folder (expected an lm-eval --output_path)")
+        raise JudgeLaterError(f"{root}: no such file or folder (expected an lm-eval --output_path)")
     if not paths:
-        raise JudgeSavedError(
+        raise JudgeLaterError(
             f"{root}: no results_<timestamp>.json below it; pass the --output_path of an lm_eval "
             "run made with --log_samples"
         )
@@ -91,12 +91,12 @@ def find_runs(root: Path, skip: Path | None = None) -> list[SavedRun]:
         try:
             results = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise JudgeSavedError(f"{path}: not a readable JSON results file ({exc})") from None
+            raise JudgeLaterError(f"{path}: not a readable JSON results file ({exc})") from None
         if not isinstance(results, dict) or not isinstance(results.get("configs"), dict):
-            raise JudgeSavedError(f"{path}: no 'configs' field: not an lm-eval results file")
+            raise JudgeLaterError(f"{path}: no 'configs' field: not an lm-eval results file")
         for task, config in results["configs"].items():
             if not isinstance(config, dict):
-                raise JudgeSavedError(
+                raise JudgeLaterError(
                     f"{path}: field 'configs.{task}' is {type(config).__name__}, not an object: "
                     "not an lm-eval results file"
                 )
@@ -114,30 +114,30 @@ def read_samples(task: str, path: Path) -> SavedTask:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise JudgeSavedError(f"{path}: cannot read ({exc})") from None
+        raise JudgeLaterError(f"{path}: cannot read ({exc})") from None
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
         try:
             line = json.loads(raw)
         except json.JSONDecodeError as exc:
-            raise JudgeSavedError(f"{path}, line {number}: not JSON ({exc.msg})") from None
+            raise JudgeLaterError(f"{path}, line {number}: not JSON ({exc.msg})") from None
         for name in ("doc_id", "doc", "resps"):
             if not isinstance(line, dict) or name not in line:
-                raise JudgeSavedError(f"{path}, line {number}: field {name!r} is missing")
+                raise JudgeLaterError(f"{path}, line {number}: field {name!r} is missing")
         doc_id = line["doc_id"]
         if isinstance(doc_id, bool) or not isinstance(doc_id, int):
-            raise JudgeSavedError(
+            raise JudgeLaterError(
                 f"{path}, line {number}: field 'doc_id' is {doc_id!r}, not a whole number "
                 "(lm-eval writes each doc's index)"
             )
         if not isinstance(line["doc"], dict):
-            raise JudgeSavedError(f"{path}, line {number}: field 'doc' is not an object")
+            raise JudgeLaterError(f"{path}, line {number}: field 'doc' is not an object")
         lines.append((number, line))
     if not lines:
-        raise JudgeSavedError(f"{path}: no samples")
+        raise JudgeLaterError(f"{path}: no samples")
     ids = [line["doc_id"] for _, line in lines]
     if len(set(ids)) != len(ids):
-        raise JudgeSavedError(f"{path}: a doc_id appears twice (several repeats or runs merged?)")
+        raise JudgeLaterError(f"{path}: a doc_id appears twice (several repeats or runs merged?)")
     ordered = sorted(lines, key=lambda pair: pair[1]["doc_id"])
     return SavedTask(task, path, [line for _, line in ordered], tuple(n for n, _ in ordered))

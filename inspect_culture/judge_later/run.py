@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from inspect_culture import __version__
-from inspect_culture.judge_saved.errors import JudgeSavedError
-from inspect_culture.judge_saved.openai_batch import BatchJudge, BatchLog, BatchOptions
-from inspect_culture.judge_saved.rejudge import TaskJudgement, check_task, judge_task
-from inspect_culture.judge_saved.saved import SavedRun, SavedTask, find_runs, read_samples
-from inspect_culture.judge_saved.tasks import JudgedTask, judged_labels, judged_task
-from inspect_culture.judge_saved.write import judged_at, judged_results, timestamp, write_run
+from inspect_culture.judge_later.errors import JudgeLaterError
+from inspect_culture.judge_later.openai_batch import BatchJudge, BatchLog, BatchOptions
+from inspect_culture.judge_later.rejudge import TaskJudgement, check_task, judge_task
+from inspect_culture.judge_later.saved import SavedRun, SavedTask, find_runs, read_samples
+from inspect_culture.judge_later.tasks import JudgedTask, judged_labels, judged_task
+from inspect_culture.judge_later.write import judged_at, judged_results, timestamp, write_run
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.lm_eval_tasks.judge.batch import (
     check_judge,
@@ -80,7 +80,7 @@ def _judge(
                 {k: v for k, v in metadata.items() if k != "judge_later"}, judged.probe_format
             )
         except JudgeConfigError as exc:
-            raise JudgeSavedError(str(exc)) from None
+            raise JudgeLaterError(str(exc)) from None
         assert found is not None  # judge_later is dropped above
         judges[fmt] = found
     return judges[fmt]
@@ -114,7 +114,7 @@ def _plan(
     return _Plan(run, tasks)
 
 
-def judge_saved(
+def judge_outputs(
     source: Path,
     output: Path,
     metadata: Mapping[str, Any],
@@ -126,11 +126,11 @@ def judge_saved(
     same `judge_*` keys as lm-eval's --metadata) and write the results under `output`."""
     source, output = source.expanduser(), output.expanduser()
     if output.resolve() == (source if source.is_dir() else source.parent).resolve():
-        raise JudgeSavedError(f"-o {output}: must differ from the run folder it reads")
+        raise JudgeLaterError(f"-o {output}: must differ from the run folder it reads")
     try:  # bad options fail before any file is read
         resolve_judge_settings({k: v for k, v in metadata.items() if k != "judge_later"})
     except JudgeConfigError as exc:
-        raise JudgeSavedError(str(exc)) from None
+        raise JudgeLaterError(str(exc)) from None
     if open_cache() is None:
         say(
             "the judge cache is off (INSPECT_CULTURE_JUDGE_CACHE=off): an interrupted run will "
@@ -172,7 +172,7 @@ def judge_saved(
         summary.written.append(write_run(folder, timestamp(), results, judged))
         summary.tasks.extend(judged)
     if not summary.tasks:
-        raise JudgeSavedError(
+        raise JudgeLaterError(
             f"{source}: no judged task ({', '.join(judged_labels())}) with logged samples; "
             + ("; ".join(summary.skipped) or "nothing found")
         )

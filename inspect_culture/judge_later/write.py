@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from inspect_culture.judge_saved.rejudge import TaskJudgement
+from inspect_culture.judge_later.rejudge import TaskJudgement
 
 JUDGE_RECORD = "judge"  # the results-file field recording the judge used
 

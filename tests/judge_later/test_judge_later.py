@@ -367,8 +367,8 @@ def test_an_output_folder_inside_the_run_is_not_judged_again(
 def test_group_aggregates_follow_the_groups_weight_by_size() -> None:
     """lm-eval's rule, per the group's aggregate_metric_list: CARE's `rating` is weighted by
     subtask size, CQ-Bench VE's `recall` is not (the plain mean of the categories)."""
-    from inspect_culture.judge_saved.rejudge import TaskJudgement
-    from inspect_culture.judge_saved.write import judged_results
+    from inspect_culture.judge_later.rejudge import TaskJudgement
+    from inspect_culture.judge_later.write import judged_results
 
     def run(group: str, metric: str, tasks: dict[str, tuple[float, int]]) -> dict:
         original = {
@@ -401,7 +401,7 @@ def test_group_stderr_and_weighting_follow_lm_eval(monkeypatch) -> None:
     `filter_list` applies to every filter, a single entry may be a bare mapping."""
     from lm_eval.api.metrics import pooled_sample_stderr, unweighted_mean_stderr
 
-    from inspect_culture.judge_saved import write
+    from inspect_culture.judge_later import write
 
     results = {
         "a": {"m,judged": 1.0, "m_stderr,judged": 0.1, "sample_len": 2},
@@ -444,7 +444,7 @@ def test_a_broken_later_task_stops_before_the_first_task_is_judged(
 
 
 def test_find_runs_skips_only_an_output_folder_inside_the_source(tmp_path: Path) -> None:
-    from inspect_culture.judge_saved.saved import find_runs
+    from inspect_culture.judge_later.saved import find_runs
 
     run = tmp_path / "runs" / "gen" / "model"
     run.mkdir(parents=True)
