@@ -28,7 +28,6 @@ from inspect_culture.inspect_plumbing.failures import (
     guard_secrets,
     judge_failure_reason,
     output_error_reason,
-    unwrap,
     what_happened,
 )
 from inspect_culture.inspect_plumbing.judge_cache import (
@@ -41,10 +40,9 @@ from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.inspect_plumbing.preflight import (
     bounded_call,
     failure_message,
-    fix_for,
+    outcome_of,
     preflight,
     start_local_server,
-    warn_rate_limited,
     wrong_path,
 )
 from inspect_culture.inspect_plumbing.roles import GRADER_ROLE, prerequisite_error, role_model
@@ -53,13 +51,12 @@ from inspect_culture.judging.constraints import (
     PROBE_MESSAGES,
     JudgeConstraintError,
     VerdictFormat,
-    probe_failure,
     reply_text,
     request_fields,
 )
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply, Judging
-from inspect_culture.judging.reasons import judge_later_reason, status_code
+from inspect_culture.judging.reasons import judge_later_reason
 from inspect_culture.judging.redaction import without_userinfo
 
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
@@ -170,23 +167,11 @@ async def _probe(grader: Model, constraint: str, fmt: VerdictFormat) -> str | No
         )
         outputs.append((output.completion, output.error))
 
-    exc = await bounded_call(call, preflight_module.PREFLIGHT_TIMEOUT)
-    if exc is not None and status_code(unwrap(exc)[0]) == 429:
-        unchecked = f"; judge_constraint={constraint} could not be checked before generation"
-        warn_rate_limited("grader", grader, unchecked)
-        return None
-    if isinstance(exc, TimeoutError):
-        return failure_message(
-            "grader",
-            grader,
-            f"no reply within {preflight_module.PREFLIGHT_TIMEOUT:g} s",
-            fix_for(exc, grader),
-        )
-    if exc is not None and status_code(unwrap(exc)[0]) != 400:
-        return failure_message("grader", grader, what_happened(exc), fix_for(exc, grader))
-    reply, error = outputs[0] if outputs else (None, what_happened(exc) if exc else None)
+    limit = preflight_module.PREFLIGHT_TIMEOUT
+    exc = await bounded_call(call, limit)
+    reply, error = outputs[0] if outputs else (None, None)
     max_tokens = config.max_tokens or DEFAULT_MAX_TOKENS
-    return probe_failure(fmt, constraint, max_tokens, reply, error, f"{grader}")
+    return outcome_of(exc, reply, "grader", grader, fmt, constraint, max_tokens, limit, error)
 
 
 def judge_config(

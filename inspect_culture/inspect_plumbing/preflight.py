@@ -16,20 +16,23 @@ from inspect_ai.model import ChatMessageUser, GenerateConfig, Model
 from inspect_culture.inspect_plumbing.failures import (
     endpoint,
     guard_secrets,
+    model_secrets,
     sent_model_name,
     unwrap,
     what_happened,
 )
+from inspect_culture.judging.constraints import VerdictFormat
+from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS
 from inspect_culture.judging.preflight import (
     PREFLIGHT_PROMPT,
     PREFLIGHT_TIMEOUT,
     Knobs,
+    check_outcome,
     endpoint_problem,
 )
 from inspect_culture.judging.preflight import failure_message as shared_message
-from inspect_culture.judging.preflight import fix_for as fix_for_status
-from inspect_culture.judging.preflight import warn_rate_limited as shared_warning
-from inspect_culture.judging.reasons import status_code
+from inspect_culture.judging.reasons import Failure, classify
+from inspect_culture.judging.redaction import redact
 
 PREFLIGHT_CONFIG = GenerateConfig(max_tokens=1, temperature=0.0, max_retries=0, timeout=30)
 _PREFLIGHTS: dict[tuple[int, str, str, str], asyncio.Future[str | None]] = {}
@@ -48,18 +51,8 @@ def wrong_path(model: Model) -> str | None:
     return endpoint_problem(str(base_url) if base_url else None, "base_url")
 
 
-def fix_for(exc: BaseException | None, model: Model) -> str:
-    inner = unwrap(exc)[0] if exc is not None else None
-    code = status_code(inner) if inner is not None else None
-    return fix_for_status(code, isinstance(inner, TimeoutError), sent_model_name(model), KNOBS)
-
-
 def failure_message(role: str, model: Model, problem: str, fix: str) -> str:
     return shared_message(f"{role} model {str(model)!r}", endpoint(model), problem, fix, KNOBS)
-
-
-def warn_rate_limited(role: str, model: Model, unchecked: str = "") -> None:
-    shared_warning(f"{role} model {str(model)!r}", endpoint(model), unchecked)
 
 
 async def bounded_call(
@@ -104,15 +97,29 @@ async def _check(model: Model, role: str, timeout: float) -> str | None:
             [ChatMessageUser(content=PREFLIGHT_PROMPT)], config=PREFLIGHT_CONFIG, cache=False
         )
 
-    exc = await bounded_call(call, timeout)
-    if isinstance(exc, TimeoutError):
-        return failure_message(role, model, f"no reply within {timeout:g} s", fix_for(exc, model))
-    if exc is not None and status_code(unwrap(exc)[0]) == 429:
-        warn_rate_limited(role, model)
-        return None
-    if exc is not None:
-        return failure_message(role, model, what_happened(exc), fix_for(exc, model))
-    return None
+    return outcome_of(await bounded_call(call, timeout), None, role, model, timeout=timeout)
+
+
+def outcome_of(
+    exc: BaseException | None,
+    reply: str | None,
+    role: str,
+    model: Model,
+    fmt: VerdictFormat | None = None,
+    constraint: str = "none",
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    timeout: float = PREFLIGHT_TIMEOUT,
+    output_error: str | None = None,
+) -> str | None:
+    """The shared verdict on what the request before generation showed (`check_outcome`)."""
+    failure = None if exc is None else classify(unwrap(exc)[0], timeout, model_secrets(model))
+    if failure is None and output_error:  # an error the provider returned as output
+        failure = Failure(redact(output_error, model_secrets(model))[:300], False)
+    name, url = str(model), endpoint(model)
+    return check_outcome(
+        failure, reply, f"{role} model", name, url, sent_model_name(model), KNOBS, fmt,
+        constraint, max_tokens,
+    )  # fmt: skip
 
 
 async def preflight(model: Model, role: str, timeout: float | None = None) -> str | None:

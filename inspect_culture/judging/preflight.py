@@ -9,6 +9,9 @@ import sys
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
+from inspect_culture.judging.constraints import VerdictFormat, probe_failure
+from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS
+from inspect_culture.judging.reasons import Failure
 from inspect_culture.judging.redaction import without_userinfo
 
 PREFLIGHT_PROMPT = "Reply with the single word OK."
@@ -77,3 +80,35 @@ def warn_rate_limited(who: str, url: str, unchecked: str = "") -> None:
         file=sys.stderr,
         flush=True,
     )
+
+
+def check_outcome(
+    failure: Failure | None,
+    reply: str | None,
+    role: str,
+    shown_name: str,
+    url: str,
+    model_name: str,
+    knobs: Knobs,
+    fmt: VerdictFormat | None = None,
+    constraint: str = "none",
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+) -> str | None:
+    """What the one request before generation showed: None to go on, else the message to stop
+    with. Unconstrained (a one-token request), any answer passes, also a 400 or 422 refusing
+    the one-token cap: endpoint, key and model answered. With a verdict format (the constraint
+    probe), the reply must follow it. Rate limited: a warning, and the run goes on."""
+    who = f"{role} {shown_name!r}"
+    if failure is not None and failure.status == 429:
+        unchecked = f"; judge_constraint={constraint} could not be checked before generation"
+        warn_rate_limited(who, url, unchecked if fmt is not None else "")
+        return None
+    rejected = failure is not None and failure.status in (400, 422)
+    if failure is not None and not (rejected and (fmt is None or constraint != "none")):
+        timed_out = "no reply within" in failure.what
+        fix = fix_for(failure.status, timed_out, model_name, knobs)
+        return failure_message(who, url, failure.what, fix, knobs)
+    if fmt is None:
+        return None
+    error = failure.what if failure is not None else None
+    return probe_failure(fmt, constraint, max_tokens, reply, error, f"{shown_name!r} at {url}")

@@ -295,13 +295,16 @@ def test_rate_limited_constraint_probe_passes_the_check(
 
 
 def test_credentials_in_judge_base_url_are_never_shown() -> None:
+    from inspect_culture.judging.preflight import check_outcome
     from inspect_culture.judging.reasons import Failure
-    from inspect_culture.lm_eval_tasks.judge.errors import preflight_message
+    from inspect_culture.lm_eval_tasks.judge.settings import KNOBS
 
     settings = resolve_judge_settings(
         {"judge_model": "j", "judge_base_url": "https://bob:hunter2pass@judge.example/v1"}, {}
     )
-    message = preflight_message(settings, Failure("HTTP 401 (unauthorized)", False, 401))
+    refused = Failure("HTTP 401 (unauthorized)", False, 401)
+    message = check_outcome(refused, None, "judge", "j", settings.shown_url(), "j", KNOBS)
+    assert message is not None
     shown = (message, settings.endpoint(), json.dumps(settings.public()))
     for text in shown:
         assert "hunter2pass" not in text and "bob" not in text, text

@@ -24,16 +24,14 @@ from inspect_culture.judging.constraints import (
     PROBE_MESSAGES,
     JudgeConstraintError,
     VerdictFormat,
-    probe_failure,
     reply_text,
     request_fields,
 )
-from inspect_culture.judging.preflight import PREFLIGHT_PROMPT, PREFLIGHT_TIMEOUT, warn_rate_limited
+from inspect_culture.judging.preflight import PREFLIGHT_PROMPT, PREFLIGHT_TIMEOUT, check_outcome
 from inspect_culture.judging.protocol import JudgeReply
 from inspect_culture.judging.reasons import HTTPFailure, call_failed, classify, empty_reply
 from inspect_culture.judging.redaction import redact
-from inspect_culture.lm_eval_tasks.judge.errors import preflight_message
-from inspect_culture.lm_eval_tasks.judge.settings import DEFAULT_BASE_URL, JudgeSettings
+from inspect_culture.lm_eval_tasks.judge.settings import DEFAULT_BASE_URL, KNOBS, JudgeSettings
 
 Messages = Sequence[Mapping[str, str]]
 IDENTITY_TIMEOUT = 5.0  # seconds: the /models lookup is best effort
@@ -215,29 +213,12 @@ class OpenAICompatibleJudge:
                 )
         except Exception as exc:  # noqa: BLE001 - reported in words
             failure = classify(exc, limit, (self.settings.api_key,))
-        rejected = failure is not None and failure.status in (400, 422)
-        if fmt is None and (failure is None or rejected):
-            return None  # the endpoint, key and model answered (a 400 may refuse the 1-token cap)
-        if failure is not None and failure.status == 429:
-            # rate limited: endpoint, key and model were reached; the judgments' own retries
-            # (Retry-After, judge_retry_budget) wait the limit out, so the run goes on
-            unchecked = "" if fmt is None else (
-                f"; judge_constraint={self.settings.constraint} could not be checked before "
-                "generation"
-            )  # fmt: skip
-            warn_rate_limited(
-                f"judge {self.settings.model!r}", self.settings.shown_url(), unchecked
-            )
-            return None
-        if failure is not None and not rejected:
-            return preflight_message(self.settings, failure)
-        judge = f"{self.settings.model!r} at {self.settings.shown_url()}"
-        error = failure.what if failure is not None else None
-        assert fmt is not None
-        found = probe_failure(
-            fmt, self.settings.constraint, self.settings.max_tokens, text, error, judge
-        )
-        return None if found is None else redact(found, (self.settings.api_key,))
+        settings = self.settings
+        found = check_outcome(
+            failure, text, "judge", settings.model, settings.shown_url(), settings.model, KNOBS,
+            fmt, settings.constraint, settings.max_tokens,
+        )  # fmt: skip
+        return None if found is None else redact(found, (settings.api_key,))
 
     def preflight_sync(self, fmt: VerdictFormat | None = None) -> str | None:
         return _run_sync(lambda: self.preflight(fmt))

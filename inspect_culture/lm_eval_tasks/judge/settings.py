@@ -21,7 +21,7 @@ from inspect_culture.judging.constraints import (
     check_constraint,
 )
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
-from inspect_culture.judging.preflight import endpoint_problem
+from inspect_culture.judging.preflight import Knobs, endpoint_problem
 from inspect_culture.judging.redaction import without_userinfo
 
 MODEL_ENV = "INSPECT_CULTURE_JUDGE_MODEL"
@@ -96,6 +96,17 @@ def check_base_url(value: Any) -> str:
     if problem := endpoint_problem(value, "judge_base_url"):
         raise JudgeConfigError(problem)
     return value
+
+
+# What the check before generation names when it says what to fix.
+KNOBS = Knobs(
+    key=f"{API_KEY_ENV} (or OPENAI_API_KEY)",
+    base_url="judge_base_url",
+    concurrency="judge_concurrency",
+    switch_off="a one-request check when the task loads; --metadata "
+    f"'{{\"judge_preflight\": false}}' or {PREFLIGHT_ENV}=off skips it, e.g. for offline replays "
+    "from the judge cache",
+)
 
 
 @dataclass(frozen=True)
