@@ -14,6 +14,7 @@ from inspect_culture.report.run_info import (
     inspect_task_name,
 )
 from inspect_culture.report.section import inspect_owner
+from inspect_culture.run_files.inspect_logs import UnreadableLog, first_line, read_log
 
 
 class NotReportable(ValueError):
@@ -21,12 +22,10 @@ class NotReportable(ValueError):
 
 
 def read_inspect_log(path: Path) -> RunInfo:
-    from inspect_ai.log import read_eval_log
-
     try:
-        log = read_eval_log(str(path), header_only=True)
-    except Exception as exc:  # noqa: BLE001 (any reader failure means: not a usable log)
-        raise NotReportable(f"not a readable Inspect log ({_short(exc)})") from None
+        log = read_log(path, header_only=True)
+    except UnreadableLog as exc:
+        raise NotReportable(str(exc)) from None
     task = inspect_task_name(log.eval.task)
     owner = inspect_owner(task)
     if owner is None:
@@ -35,7 +34,7 @@ def read_inspect_log(path: Path) -> RunInfo:
     if task in section.inspect_without_table:
         raise NotReportable(f"task {task!r}: {section.inspect_without_table[task]}")
     if log.status != "success":
-        detail = f": {_first_line(log.error.message)}" if log.error else ""
+        detail = f": {first_line(log.error.message)}" if log.error else ""
         raise NotReportable(f"the run ended with status {log.status!r}{detail}")
     if not log.results or not log.results.scores:
         raise NotReportable("the log holds no scores (run with --no-score? score it first)")
@@ -84,11 +83,3 @@ def _limit(limit: Any) -> int | None:
 
 def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value == value
-
-
-def _first_line(text: str) -> str:
-    return (text or "").strip().splitlines()[0][:200] if text and text.strip() else "no message"
-
-
-def _short(exc: Exception) -> str:
-    return f"{type(exc).__name__}: {_first_line(str(exc))}"

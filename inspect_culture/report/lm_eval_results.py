@@ -1,7 +1,7 @@
 """Read an lm-eval `results_<timestamp>.json` into one `RunInfo` per task of ours (and one per
-group, which tables use for averages). Only the results file is read; the matching
-`samples_<task>_<timestamp>.jsonl` is located, not opened (`records.py` opens it when a table
-needs per-question records)."""
+group, which tables use for averages). Only the results file is read; the matching samples file
+is located (`run_files/lm_eval_outputs.py`), not opened (`records.py` opens it when a table needs
+per-question records)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from inspect_culture.report.inspect_logs import NotReportable
 from inspect_culture.report.model import RunInfo
 from inspect_culture.report.run_info import canonical_lm_eval_model, dataset_label
 from inspect_culture.report.section import lm_eval_owner
-
-RESULTS_PREFIX = "results_"
+from inspect_culture.run_files.lm_eval_outputs import RESULTS_PREFIX as RESULTS_PREFIX
+from inspect_culture.run_files.lm_eval_outputs import samples_beside
 
 
 def looks_like_lm_eval(data: Any) -> bool:
@@ -66,7 +66,7 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
                     **{k: v for k, v in metadata.items() if k.endswith("_version")},
                 },
                 unscored=_unscored(result),
-                records_source=None if task in groups else samples_file(path, task),
+                records_source=None if task in groups else samples_beside(path, task),
             )
         )
     if not runs:
@@ -75,14 +75,6 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
             raise NotReportable(f"its tasks have no report table ({named})")
         raise NotReportable(f"an lm-eval results file, but none of its tasks is ours ({named})")
     return runs
-
-
-def samples_file(results: Path, task: str) -> Path | None:
-    """`samples_<task>_<timestamp>.jsonl` beside `results_<timestamp>.json` (written by
-    `--log_samples`); None when the run did not log samples."""
-    stamp = results.stem.removeprefix(RESULTS_PREFIX)
-    candidate = results.with_name(f"samples_{task}_{stamp}.jsonl")
-    return candidate if candidate.is_file() else None
 
 
 def _group_metadata(task: str, data: dict[str, Any], configs: dict[str, Any]) -> dict[str, Any]:

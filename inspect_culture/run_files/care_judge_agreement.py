@@ -20,12 +20,16 @@ from inspect_culture.judging.reasons import JUDGE_LATER
 from inspect_culture.registry import benchmark
 from inspect_culture.run_files import RunsError
 from inspect_culture.run_files.agreement import aligned, number
-from inspect_culture.run_files.lm_eval_outputs import judge_reply_of, samples_by_id
+from inspect_culture.run_files.lm_eval_outputs import (
+    SAMPLES_NAME,
+    judge_reply_of,
+    newest_samples,
+    samples,
+)
 from inspect_culture.stats.agreement import correlations
 
 # the judged CARE tasks, as the registry names them for `culture-evals judge`
-_TASK = benchmark("care").lm_eval_judged[0].pattern
-_SAMPLES = re.compile(rf"samples_(?P<task>{_TASK})_(?P<stamp>.+)\.jsonl")
+_TASK = re.compile(benchmark("care").lm_eval_judged[0].pattern)
 OUTCOME_KEY = "rating"  # the per-doc CareOutcome record lm-eval logs under each metric name
 SCALE = range(1, 11)
 
@@ -46,13 +50,7 @@ def care_samples_files(path: str | Path) -> list[Path]:
     if not path.exists():
         raise RunsError(f"{path} does not exist")
     files = [path] if path.is_file() else sorted(path.rglob("samples_care_*.jsonl"))
-    newest: dict[tuple[Path, str], Path] = {}
-    for file in files:
-        if match := _SAMPLES.fullmatch(file.name):
-            key = (file.parent, match["task"])
-            if key not in newest or newest[key].name < file.name:
-                newest[key] = file
-    return sorted(newest.values())
+    return newest_samples(files, _TASK)
 
 
 def holds(path: str | Path) -> bool:
@@ -74,8 +72,8 @@ def read_care_judgements(path: str | Path) -> CareJudgements:
     judges: set[str] = set()
     found = CareJudgements("")
     for file in files:
-        task = _SAMPLES.fullmatch(file.name)["task"]  # type: ignore[index]
-        for where, key, line in samples_by_id(file):
+        task = SAMPLES_NAME.match(file.name)["task"]  # type: ignore[index]
+        for where, key, line in samples(file):
             if OUTCOME_KEY not in line:
                 raise RunsError(f"{where}: no {OUTCOME_KEY!r} result (not a judged CARE run?)")
             try:

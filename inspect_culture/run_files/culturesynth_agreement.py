@@ -21,7 +21,14 @@ from inspect_culture.inspect_plumbing.roles import GRADER_ROLE
 from inspect_culture.run_files import RunsError
 from inspect_culture.run_files import culturesynth_runs as runs
 from inspect_culture.run_files.agreement import aligned, number
-from inspect_culture.run_files.lm_eval_outputs import judge_reply_of, samples_by_id
+from inspect_culture.run_files.lm_eval_outputs import (
+    answer_text,
+    judge_reply_of,
+    model_of,
+    results_of,
+    samples,
+    task_config,
+)
 
 
 @dataclass
@@ -83,7 +90,7 @@ def _lm_eval_judge(
     line: Mapping[str, Any], results: Mapping[str, Any] | None, task: str
 ) -> str | None:
     # the judge the filter used, else the task's metadata
-    for found in (judge_reply_of(line), runs.task_config(results, task).get("metadata")):
+    for found in (judge_reply_of(line), task_config(results, task).get("metadata")):
         if isinstance(found, dict) and found.get("judge_model"):
             return str(found["judge_model"])
     return None
@@ -91,8 +98,8 @@ def _lm_eval_judge(
 
 def _lm_eval_outcomes(run: runs.RunFile, report: runs.Report) -> tuple[str, RunOutcomes]:
     """(target model, its outcomes) of an lm-eval samples file; one judge per run."""
-    results = runs.lm_eval_results(run)
-    target = runs.lm_eval_model(results)
+    results = results_of(run.path, RunsError)
+    target = model_of(results)
     if target is None:
         target = run.path.parent.name  # lm-eval names the folder after the model
         report(
@@ -101,11 +108,11 @@ def _lm_eval_outcomes(run: runs.RunFile, report: runs.Report) -> tuple[str, RunO
     judges: set[str] = set()
     outcomes: dict[str, tuple[int | None, str]] = {}
     digests: dict[str, str] = {}
-    for where, key, line in samples_by_id(run.path):
+    for where, key, line in samples(run.path):
         if runs.LM_EVAL_OUTCOME_KEY not in line:
             raise RunsError(f"{where}: no {runs.LM_EVAL_OUTCOME_KEY!r} result (not a judged run?)")
         outcomes[key] = _pair(line[runs.LM_EVAL_OUTCOME_KEY], where)
-        digests[key] = _digest(runs.answer_text(line), line["doc"].get("baseline_answer"))
+        digests[key] = _digest(answer_text(line), line["doc"].get("baseline_answer"))
         if judge := _lm_eval_judge(line, results, run.task):
             judges.add(judge)
     if len(judges) > 1:

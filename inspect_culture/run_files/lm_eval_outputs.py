@@ -1,12 +1,16 @@
-"""Read and write lm-eval samples files (`samples_<task>_<timestamp>.jsonl`, one line per doc
-with its `filtered_resps`): for tasks whose input is an earlier run's output (CQ-Bench VE step 2
-reads step 1's summaries) and for the readers of finished runs."""
+"""The one reader (and writer) of lm-eval output folders (`lm_eval --output_path ... --log_samples`):
+each `results_<timestamp>.json` (results, config, per-task configs with their metadata, model
+name) and beside it one `samples_<task>_<timestamp>.jsonl` per task, one JSON line per doc. The
+report, `culture-evals judge`, the CultureSynth and CARE run readers and CQ-Bench VE step 2 read
+through it. Every error is one line naming the file, line and field, raised as the caller's
+error class (`error`)."""
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +19,203 @@ from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataVal
 from inspect_culture.datasets_hub.hashing import sha256_file
 
 log = logging.getLogger(__name__)
+
+RESULTS_PREFIX = "results_"
+SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>[^_]+)\.jsonl$")
+Error = Callable[[str], Exception]
+
+
+@dataclass(frozen=True)
+class LmEvalRun:
+    """One results file of an lm-eval run and its samples files."""
+
+    results_path: Path
+    results: dict[str, Any]
+    samples: dict[str, Path]  # task -> samples file
+
+    @property
+    def stamp(self) -> str:
+        return self.results_path.stem.removeprefix(RESULTS_PREFIX)
+
+
+def is_results_file(path: Path) -> bool:
+    return path.suffix == ".json" and path.name.startswith(RESULTS_PREFIX)
+
+
+def samples_beside(results: Path, task: str) -> Path | None:
+    """`samples_<task>_<timestamp>.jsonl` beside `results_<timestamp>.json` (written by
+    `--log_samples`); None when the run did not log samples."""
+    stamp = results.stem.removeprefix(RESULTS_PREFIX)
+    found = results.with_name(f"samples_{task}_{stamp}.jsonl")
+    return found if found.is_file() else None
+
+
+def read_results(path: Path, error: Error = DataValidationError) -> dict[str, Any]:
+    """A results file whose `configs` are objects, one per task."""
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise error(f"{path}: not a readable JSON results file ({exc})") from None
+    if not isinstance(results, dict) or not isinstance(results.get("configs"), dict):
+        raise error(f"{path}: no 'configs' field: not an lm-eval results file")
+    for task, config in results["configs"].items():
+        if not isinstance(config, dict):
+            raise error(
+                f"{path}: field 'configs.{task}' is {type(config).__name__}, not an object: "
+                "not an lm-eval results file"
+            )
+    return results
+
+
+def find_runs(
+    root: Path, skip: Path | None = None, error: Error = DataValidationError
+) -> list[LmEvalRun]:
+    """Every results file under `root` (a folder, or one results file) with its samples files,
+    except those under `skip` (an output folder, when it lies inside the run folder)."""
+    root = root.expanduser()
+    if root.is_file():
+        paths = [root]
+    elif root.is_dir():
+        paths = sorted(root.rglob(f"{RESULTS_PREFIX}*.json"))
+        own = skip.expanduser().resolve() if skip is not None else None
+        if own is not None and own.is_relative_to(root.resolve()):  # not when -o holds root
+            paths = [p for p in paths if not p.resolve().is_relative_to(own)]
+    else:
+        raise error(f"{root}: no such file or folder (expected an lm-eval --output_path)")
+    if not paths:
+        raise error(
+            f"{root}: no results_<timestamp>.json below it; pass the --output_path of an lm_eval "
+            "run made with --log_samples"
+        )
+    runs = []
+    for path in paths:
+        results = read_results(path, error)
+        samples = {task: samples_beside(path, task) for task in results["configs"]}
+        runs.append(LmEvalRun(path, results, {t: p for t, p in samples.items() if p}))
+    return runs
+
+
+def results_of(samples: Path, error: Error = DataValidationError) -> dict[str, Any] | None:
+    """The results of a samples file's run: `results_<ts>.json`, or `<name>_<ts>.json` when
+    lm-eval's --output_path was itself a .json path; None when there is none."""
+    stamp = SAMPLES_NAME.match(samples.name)["stamp"]  # type: ignore[index]
+    candidates = [samples.parent / f"{RESULTS_PREFIX}{stamp}.json"]
+    for candidate in candidates + sorted(samples.parent.glob(f"*_{stamp}.json")):
+        if candidate.is_file():
+            try:
+                data = json.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise error(f"{candidate}: not a readable JSON results file ({exc})") from None
+            if isinstance(data, dict):
+                return data
+    return None
+
+
+def model_of(results: Mapping[str, Any] | None) -> str | None:
+    """`model_name` of the results, else the model argument lm-eval names its folder after."""
+    if not results:
+        return None
+    if results.get("model_name"):
+        return str(results["model_name"])
+    args = (results.get("config") or {}).get("model_args")
+    if isinstance(args, str):
+        args = dict(part.split("=", 1) for part in args.split(",") if "=" in part)
+    if isinstance(args, dict):
+        for key in ("peft", "delta", "pretrained", "model", "path", "engine"):
+            if args.get(key):
+                return str(args[key])
+    return None
+
+
+def task_config(results: Mapping[str, Any] | None, task: str) -> dict[str, Any]:
+    config = ((results or {}).get("configs") or {}).get(task)
+    return config if isinstance(config, dict) else {}
+
+
+def newest_samples(
+    files: Iterable[Path], tasks: re.Pattern[str], say: Callable[[str], None] | None = None
+) -> list[Path]:
+    """The samples files among `files` of the tasks `tasks` fully matches, the newest per folder
+    and task; `say` hears of every older one left out."""
+    newest: dict[tuple[Path, str], tuple[str, Path]] = {}
+    for file in files:
+        match = SAMPLES_NAME.match(file.name)
+        if not match or not tasks.fullmatch(match["task"]):
+            continue
+        key, found = (file.parent, match["task"]), (match["stamp"], file)
+        if key in newest:
+            older, found = sorted((newest[key], found))
+            if say:
+                say(f"{older[1]}: ignored, {found[1]} is a newer run of {key[1]}")
+        newest[key] = found
+    return sorted((file for _, file in newest.values()), key=str)
+
+
+def samples(
+    path: Path, error: Error = DataValidationError, by: str = "doc.id"
+) -> Iterator[tuple[str, Any, dict[str, Any]]]:
+    """(where, key, line) of every line of a samples file, `where` ("<file>, line <n>") for
+    messages. `key` is the doc's `id` (our question id, as text), or with by="doc_id" lm-eval's
+    index of the doc (a whole number, and the line must hold `resps`); a key twice is an error."""
+    try:
+        content = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise error(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read ({exc})") from None
+    seen: set[Any] = set()
+    for number, text in enumerate(content.splitlines(), start=1):
+        if not text.strip():
+            continue
+        where = f"{path}, line {number}"
+        try:
+            line = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise error(f"{where}: not JSON ({exc.msg})") from None
+        doc = line.get("doc") if isinstance(line, dict) else None
+        if by == "doc_id":
+            for name in ("doc_id", "doc", "resps"):
+                if not isinstance(line, dict) or name not in line:
+                    raise error(f"{where}: field {name!r} is missing")
+            key = line["doc_id"]
+            if isinstance(key, bool) or not isinstance(key, int):
+                raise error(
+                    f"{where}: field 'doc_id' is {key!r}, not a whole number (lm-eval writes "
+                    "each doc's index)"
+                )
+            if not isinstance(doc, dict):
+                raise error(f"{where}: field 'doc' is not an object")
+        elif not isinstance(doc, dict) or "id" not in doc:
+            raise error(f"{where}: field 'doc.id' is missing")
+        else:
+            key = str(doc["id"])
+        if key in seen:
+            label = "doc_id" if by == "doc_id" else "doc id"
+            raise error(f"{where}: {label} {key!r} appears twice (several repeats or runs merged?)")
+        seen.add(key)
+        yield where, key, line
+
+
+def judge_reply_of(line: Mapping[str, Any]) -> dict[str, Any]:
+    """The judge's record a judged task's filter wrote as the line's filtered response (the
+    judge used, its replies, the outcome); {} when the line has none."""
+    try:
+        reply = json.loads((line.get("filtered_resps") or [""])[0] or "{}")
+    except (json.JSONDecodeError, TypeError):
+        return {}
+    return reply if isinstance(reply, dict) else {}
+
+
+def answer_text(line: Mapping[str, Any]) -> str | None:
+    """The model's raw answer, `resps[0][0]` (the filters of an answers task keep it as is)."""
+    try:
+        text = line.get("resps")[0][0]  # type: ignore[index]
+    except (TypeError, IndexError, KeyError):
+        return None
+    return text if isinstance(text, str) else None
+
+
+# --- CQ-Bench VE step 2: an earlier run's responses as input ------------------------------------
 
 
 @dataclass(frozen=True)
@@ -53,56 +254,18 @@ def lm_eval_samples_file(path: str | Path, task: str) -> Path:
     return candidates[-1]
 
 
-def _response(line: dict[str, Any], where: str) -> str:
-    filtered = line.get("filtered_resps")
-    if isinstance(filtered, list) and filtered:
-        first = filtered[0]
-        while isinstance(first, list) and first:  # unfiltered runs keep one list per request
-            first = first[0]
-        if isinstance(first, str):
-            return first
-    raise DataValidationError(f"{where}: field 'filtered_resps' holds no text response")
-
-
-def iter_lm_eval_samples(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(where, line) for every sample line of an lm-eval samples file, each with `doc["id"]`;
-    `where` names the file and line for error messages."""
-    try:
-        content = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise DataValidationError(f"{path}: not UTF-8 text") from None
-    for number, text in enumerate(content.splitlines(), start=1):
-        if not text.strip():
-            continue
-        where = f"{path}, line {number}"
-        try:
-            line = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise DataValidationError(f"{where}: not JSON ({exc.msg})") from None
-        doc = line.get("doc") if isinstance(line, dict) else None
-        if not isinstance(doc, dict) or "id" not in doc:
-            raise DataValidationError(f"{where}: field 'doc.id' is missing")
-        yield where, line
-
-
-def samples_by_id(path: Path) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """(where, doc id, line) of every sample of an lm-eval samples file; an id twice is an error."""
-    seen: set[str] = set()
-    for where, line in iter_lm_eval_samples(path):
-        key = str(line["doc"]["id"])
-        if key in seen:
-            raise DataValidationError(f"{where}: doc id {key!r} appears twice")
-        seen.add(key)
-        yield where, key, line
-
-
 def read_lm_eval_samples(path: Path) -> RunOutputs:
     """Responses of one lm-eval samples file, keyed by doc id."""
     responses: dict[str, str] = {}
     docs: dict[str, dict[str, Any]] = {}
-    for where, key, line in samples_by_id(path):
-        responses[key] = _response(line, where)
-        docs[key] = line["doc"]
+    for where, key, line in samples(path):
+        filtered = line.get("filtered_resps")
+        first = filtered[0] if isinstance(filtered, list) and filtered else None
+        while isinstance(first, list) and first:  # unfiltered runs keep one list per request
+            first = first[0]
+        if not isinstance(first, str):
+            raise DataValidationError(f"{where}: field 'filtered_resps' holds no text response")
+        responses[key], docs[key] = first, line["doc"]
     if not responses:
         raise DataValidationError(f"{path}: no samples in the file")
     return RunOutputs(responses, docs, path, sha256_file(path))
@@ -118,13 +281,3 @@ def save_lm_eval_outputs(tracker: Any, results: dict[str, Any]) -> None:
     tracker.save_results_aggregated(results=aggregated, samples=results["samples"])
     for task_name in results["configs"]:
         tracker.save_results_samples(task_name, copy.deepcopy(results["samples"][task_name]))
-
-
-def judge_reply_of(line: Mapping[str, Any]) -> dict[str, Any]:
-    """The judge's record a judged task's filter wrote as the line's filtered response (the
-    judge used, its replies, the outcome); {} when the line has none."""
-    try:
-        reply = json.loads((line.get("filtered_resps") or [""])[0] or "{}")
-    except (json.JSONDecodeError, TypeError):
-        return {}
-    return reply if isinstance(reply, dict) else {}
