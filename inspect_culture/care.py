@@ -19,7 +19,7 @@ from inspect_ai.solver import TaskState, generate
 
 from inspect_culture.benchmarks.care import spec
 from inspect_culture.benchmarks.care.data import first_per_category, load_care
-from inspect_culture.benchmarks.care.judging import CareJudging
+from inspect_culture.benchmarks.care.judging import CareJudging, care_rating_format
 from inspect_culture.benchmarks.care.metrics import care_metrics
 from inspect_culture.benchmarks.care.prompts import JUDGE_FILES, generation_messages
 from inspect_culture.benchmarks.care.spec import CareOutcome
@@ -34,7 +34,7 @@ from inspect_culture.inspect_plumbing.judge import (
 from inspect_culture.inspect_plumbing.live import all_unscored, is_live_refresh, live_view
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.inspect_plumbing.params import as_bool, as_optional_int, as_optional_seconds
-from inspect_culture.judging.constraints import care_rating_format, constraint_record
+from inspect_culture.judging.constraints import constraint_record
 
 
 @task

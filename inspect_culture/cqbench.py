@@ -30,7 +30,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from inspect_culture.benchmarks.cqbench import spec
 from inspect_culture.benchmarks.cqbench.data import load_cqbench, load_ve_stories
-from inspect_culture.benchmarks.cqbench.judging import VeJudging
+from inspect_culture.benchmarks.cqbench.judging import VeJudging, ve_scores_format
 from inspect_culture.benchmarks.cqbench.metrics import ad_metrics, ve_metrics, vs_metrics
 from inspect_culture.benchmarks.cqbench.parse import score_ad, score_vs
 from inspect_culture.benchmarks.cqbench.prompts import (
@@ -48,7 +48,7 @@ from inspect_culture.inspect_plumbing.judge import (
 from inspect_culture.inspect_plumbing.live import all_unscored
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.inspect_plumbing.params import as_bool, as_optional_seconds
-from inspect_culture.judging.constraints import constraint_record, ve_scores_format
+from inspect_culture.judging.constraints import constraint_record
 
 # the record fields each task's scorer (and VE's second step) reads from the sample
 _SAMPLE_FIELDS = {

@@ -26,7 +26,10 @@ from inspect_culture.benchmarks.culturesynth.baseline_responses import (
     read_baseline_responses,
 )
 from inspect_culture.benchmarks.culturesynth.data import load_culturesynth
-from inspect_culture.benchmarks.culturesynth.judging import CultureSynthJudging
+from inspect_culture.benchmarks.culturesynth.judging import (
+    CultureSynthJudging,
+    pairwise_verdict_format,
+)
 from inspect_culture.benchmarks.culturesynth.metrics import culturesynth_metrics
 from inspect_culture.benchmarks.culturesynth.prompts import (
     answer_messages,
@@ -52,7 +55,7 @@ from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.inspect_plumbing.params import as_bool, as_optional_seconds
 from inspect_culture.inspect_plumbing.preflight import preflight
 from inspect_culture.inspect_plumbing.roles import BASELINE_ROLE, prerequisite_error, role_model
-from inspect_culture.judging.constraints import constraint_record, pairwise_verdict_format
+from inspect_culture.judging.constraints import constraint_record
 
 GENERATION = GenerateConfig(**spec.GENERATION.inspect_config())
 # Baseline answers never expire: every target model compared against the same baseline model

@@ -147,28 +147,6 @@ def _gbnf_literal(text: str) -> str:
     return json.dumps(text, ensure_ascii=True)  # GBNF string escapes match JSON's
 
 
-def care_rating_format() -> VerdictFormat:
-    """CARE: "Rating: [[n]]", n in 1-10 (the judge prompt's own example format)."""
-    return VerdictFormat(
-        "CARE rating",
-        ("Rating: [[", ("rating", tuple(str(n) for n in range(1, 11))), "]]"),
-    )
-
-
-def pairwise_verdict_format() -> VerdictFormat:
-    """CultureSynth-7 (Fig. 18): "[[A]]", "[[B]]" or "[[C]]"."""
-    return VerdictFormat("pairwise verdict", ("[[", ("verdict", ("A", "B", "C")), "]]"))
-
-
-def ve_scores_format(n_values: int) -> VerdictFormat:
-    """CQ-Bench VE `llm_judge`: a `[Final answer]:` block with one `[Ground truth k]:s` line per
-    gold value, s in 0 / 0.5 / 1."""
-    slots: list[Slot] = ["[Final answer]:"]
-    for k in range(1, n_values + 1):
-        slots += [f"\n[Ground truth {k}]:", (f"ground_truth_{k}", ("0", "0.5", "1"))]
-    return VerdictFormat("CQ-Bench VE scores", tuple(slots), prefix="[Reasoning]:\n")
-
-
 def check_constraint(value: object) -> str:
     if value is None:
         return "none"

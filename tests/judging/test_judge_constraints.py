@@ -10,20 +10,20 @@ import re
 
 import pytest
 
+from inspect_culture.benchmarks.care.judging import care_rating_format
 from inspect_culture.benchmarks.care.parse import parse_rating
+from inspect_culture.benchmarks.cqbench.judging import ve_scores_format
 from inspect_culture.benchmarks.cqbench.parse import parse_ve_judgement
+from inspect_culture.benchmarks.culturesynth.judging import pairwise_verdict_format
 from inspect_culture.benchmarks.culturesynth.parse import parse_pairwise_verdict
 from inspect_culture.judging.constraints import (
     CONSTRAINTS,
     JudgeConstraintError,
-    care_rating_format,
     check_constraint,
     conforms,
-    pairwise_verdict_format,
     probe_failure,
     reply_text,
     request_fields,
-    ve_scores_format,
 )
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, resolve_judge_settings
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from inspect_culture.judging.constraints import care_rating_format
+from inspect_culture.benchmarks.care.judging import care_rating_format
 from inspect_culture.judging.protocol import JudgeReply, JudgeRequest, user_message
 from inspect_culture.judging.reasons import all_unscored_alarm, retry_after
 from inspect_culture.lm_eval_tasks.judge import batch

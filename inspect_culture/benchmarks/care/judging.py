@@ -8,8 +8,16 @@ from dataclasses import dataclass
 from inspect_culture.benchmarks.care import spec
 from inspect_culture.benchmarks.care.parse import judge_record
 from inspect_culture.benchmarks.care.prompts import judge_prompt
-from inspect_culture.judging.constraints import care_rating_format
+from inspect_culture.judging.constraints import VerdictFormat
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply, JudgeRequest, user_message
+
+
+def care_rating_format() -> VerdictFormat:
+    """CARE: "Rating: [[n]]", n in 1-10 (the judge prompt's own example format)."""
+    return VerdictFormat(
+        "CARE rating",
+        ("Rating: [[", ("rating", tuple(str(n) for n in range(1, 11))), "]]"),
+    )
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,17 @@ from dataclasses import dataclass
 
 from inspect_culture.benchmarks.cqbench.parse import score_ve, ve_prediction, ve_unscored_reason
 from inspect_culture.benchmarks.cqbench.prompts import ve_judge_prompt
-from inspect_culture.judging.constraints import ve_scores_format
+from inspect_culture.judging.constraints import Slot, VerdictFormat
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply, JudgeRequest, user_message
+
+
+def ve_scores_format(n_values: int) -> VerdictFormat:
+    """CQ-Bench VE `llm_judge`: a `[Final answer]:` block with one `[Ground truth k]:s` line per
+    gold value, s in 0 / 0.5 / 1."""
+    slots: list[Slot] = ["[Final answer]:"]
+    for k in range(1, n_values + 1):
+        slots += [f"\n[Ground truth {k}]:", (f"ground_truth_{k}", ("0", "0.5", "1"))]
+    return VerdictFormat("CQ-Bench VE scores", tuple(slots), prefix="[Reasoning]:\n")
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,13 @@ from dataclasses import dataclass
 
 from inspect_culture.benchmarks.culturesynth.parse import judge_games, missing_baseline
 from inspect_culture.benchmarks.culturesynth.prompts import Position, game_positions, game_prompts
-from inspect_culture.judging.constraints import pairwise_verdict_format
+from inspect_culture.judging.constraints import VerdictFormat
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply, JudgeRequest
+
+
+def pairwise_verdict_format() -> VerdictFormat:
+    """CultureSynth-7 (Fig. 18): "[[A]]", "[[B]]" or "[[C]]"."""
+    return VerdictFormat("pairwise verdict", ("[[", ("verdict", ("A", "B", "C")), "]]"))
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,12 @@ import datasets
 
 from inspect_culture.benchmarks.care import spec
 from inspect_culture.benchmarks.care.data import first_per_category, load_care
-from inspect_culture.benchmarks.care.judging import CareJudging
+from inspect_culture.benchmarks.care.judging import CareJudging, care_rating_format
 from inspect_culture.benchmarks.care.metrics import care_metrics
 from inspect_culture.benchmarks.care.prompts import generation_messages
 from inspect_culture.benchmarks.choices import check_fixed
-from inspect_culture.judging.constraints import care_rating_format
-from inspect_culture.lm_eval_tasks.aggregation import cached_metrics
-from inspect_culture.lm_eval_tasks.care._generate_configs import METRICS, template
+from inspect_culture.lm_eval_tasks.aggregation import OutcomeMetrics
+from inspect_culture.lm_eval_tasks.care._generate_configs import template
 from inspect_culture.lm_eval_tasks.judge.batch import (
     judged_filter,
     judged_outcome,
@@ -30,9 +29,6 @@ from inspect_culture.lm_eval_tasks.judge.batch import (
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 from inspect_culture.registry import benchmark
 
-# What `--metadata` may set besides the judge (the task fixes language and prompting).
-OPTIONS = benchmark("care").lm_eval_options
-
 
 def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
     """`custom_dataset` of every task. Language and prompting are fixed by the task's `variant`
@@ -40,7 +36,8 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
     per_category only."""
     language, prompting = variant["language"], variant["prompting"]
     name = spec.task_name(language, prompting)
-    check_metadata_keys(name, metadata, options=OPTIONS, yaml_metadata=template()["metadata"])
+    options, yaml_metadata = benchmark("care").lm_eval_options, template()["metadata"]
+    check_metadata_keys(name, metadata, options=options, yaml_metadata=yaml_metadata)
     check_fixed(name, metadata, language=language, prompting=prompting)
     options = spec.validate(
         language=language,
@@ -75,36 +72,31 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
     outcome = judged_outcome(results)
-    return {name: outcome for name in METRICS}
+    return {name: outcome for name in spec.HEADLINE_METRICS}
 
 
-def all_metrics(items: list[Any]) -> dict[str, float]:
-    """Every CARE metric of the outcome records (per category and scope included)."""
-    return care_metrics([spec.CareOutcome.from_record(i) for i in items])
-
-
-_metric = cached_metrics(all_metrics)
+all_metrics = OutcomeMetrics(care_metrics, spec.CareOutcome)  # per category and scope included
 
 
 def agg_n_scored(items: list[Any]) -> float:
-    return _metric(items, "n_scored")
+    return all_metrics.value(items, "n_scored")
 
 
 def agg_n_unscored(items: list[Any]) -> float:
-    return _metric(items, "n_unscored")
+    return all_metrics.value(items, "n_unscored")
 
 
 def agg_unscored_rate(items: list[Any]) -> float:
-    return _metric(items, "unscored_rate")
+    return all_metrics.value(items, "unscored_rate")
 
 
 def agg_rating(items: list[Any]) -> float:
-    return _metric(items, "rating")
+    return all_metrics.value(items, "rating")
 
 
 def agg_rating_ci_low(items: list[Any]) -> float:
-    return _metric(items, "rating_ci_low")
+    return all_metrics.value(items, "rating_ci_low")
 
 
 def agg_rating_ci_high(items: list[Any]) -> float:
-    return _metric(items, "rating_ci_high")
+    return all_metrics.value(items, "rating_ci_high")

@@ -22,16 +22,14 @@ import datasets
 
 from inspect_culture.benchmarks.cqbench import spec
 from inspect_culture.benchmarks.cqbench.data import load_ve_stories
-from inspect_culture.benchmarks.cqbench.judging import VeJudging
+from inspect_culture.benchmarks.cqbench.judging import VeJudging, ve_scores_format
 from inspect_culture.benchmarks.cqbench.metrics import ve_metrics
 from inspect_culture.benchmarks.cqbench.prompts import (
     ve_extraction_messages,
     ve_summary_messages,
 )
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
-from inspect_culture.judging.constraints import ve_scores_format
-from inspect_culture.lm_eval_tasks.aggregation import cached_metrics
-from inspect_culture.lm_eval_tasks.cqbench._generate_configs import VE_METRICS
+from inspect_culture.lm_eval_tasks.aggregation import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.cqbench.utils import check_cqbench_keys
 from inspect_culture.lm_eval_tasks.judge.batch import (
     check_judge_config,
@@ -135,7 +133,7 @@ def load_extraction_docs(
 
 
 def process_results_summary(doc: dict[str, Any], results: Sequence[str]) -> dict[str, float]:
-    [name] = spec.VE_SUMMARY_METRICS  # the empty-summary rate (lm-eval's `mean`)
+    [name] = spec.HEADLINE_METRICS["ve_summary"]  # the empty-summary rate (lm-eval's `mean`)
     return {name: float(not (results[0] or "").strip())}
 
 
@@ -148,7 +146,7 @@ def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, di
     """The outcome record, plus the run's count of stories without a step-1 summary (the same in
     every item: lm-eval's aggregation sees only the items)."""
     item = {**judged_outcome(results), "stories_without_summary": doc["stories_without_summary"]}
-    return {name: item for name in VE_METRICS}
+    return {name: item for name in spec.HEADLINE_METRICS["ve"]}
 
 
 def all_metrics(items: list[dict[str, Any]]) -> dict[str, float]:
@@ -158,7 +156,7 @@ def all_metrics(items: list[dict[str, Any]]) -> dict[str, float]:
     return {**metrics, "stories_without_summary": without}
 
 
-_metric = cached_metrics(all_metrics)
+_metric = OutcomeMetrics(all_metrics).value
 
 
 def agg_recall(items: list[Any]) -> float:

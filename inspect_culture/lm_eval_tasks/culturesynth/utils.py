@@ -17,17 +17,14 @@ import datasets
 from inspect_culture.benchmarks.culturesynth import spec
 from inspect_culture.benchmarks.culturesynth.baseline_responses import read_baseline_responses
 from inspect_culture.benchmarks.culturesynth.data import load_culturesynth
-from inspect_culture.benchmarks.culturesynth.judging import CultureSynthJudging
+from inspect_culture.benchmarks.culturesynth.judging import (
+    CultureSynthJudging,
+    pairwise_verdict_format,
+)
 from inspect_culture.benchmarks.culturesynth.metrics import culturesynth_metrics
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
-from inspect_culture.judging.constraints import pairwise_verdict_format
-from inspect_culture.lm_eval_tasks.aggregation import cached_metrics
-from inspect_culture.lm_eval_tasks.culturesynth._generate_configs import (
-    ANSWERS,
-    JUDGED,
-    METRICS,
-    _template,
-)
+from inspect_culture.lm_eval_tasks.aggregation import OutcomeMetrics
+from inspect_culture.lm_eval_tasks.culturesynth._generate_configs import ANSWERS, JUDGED, template
 from inspect_culture.lm_eval_tasks.judge.batch import (
     check_judge_config,
     judged_filter,
@@ -37,8 +34,6 @@ from inspect_culture.lm_eval_tasks.judge.batch import (
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 from inspect_culture.registry import benchmark
 
-# What `--metadata` may set besides the judge: the judged tasks' options and the baseline file.
-OPTIONS = benchmark("culturesynth").lm_eval_options
 _FIELDS = ("id", "question", "answer", "language", "primary_topic", "secondary_topic")
 
 
@@ -53,8 +48,8 @@ def _language(kind: str, variant: Mapping[str, Any], metadata: dict[str, Any]) -
     check_metadata_keys(
         f"{kind}_{language or 'all'}",
         metadata,
-        options=OPTIONS,
-        yaml_metadata=_template(kind)["metadata"],
+        options=benchmark("culturesynth").lm_eval_options,
+        yaml_metadata=template(kind)["metadata"],
     )
     spec.validate(metadata.get("language", language), task_language=language)
     return language
@@ -118,44 +113,40 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
     outcome = judged_outcome(results)
-    return {name: outcome for name in METRICS}
+    return {name: outcome for name in spec.HEADLINE_METRICS}
 
 
 def process_answers(doc: dict[str, Any], results: Sequence[str]) -> dict[str, float]:
     return {spec.ANSWERED: float(bool((results[0] or "").strip()))}
 
 
-def all_metrics(items: list[Any]) -> dict[str, float]:
-    """Every CultureSynth metric of the outcome records (per language and topic included)."""
-    return culturesynth_metrics([spec.PairOutcome.from_record(i) for i in items])
-
-
-_metric = cached_metrics(all_metrics)
+# per language and topic included
+all_metrics = OutcomeMetrics(culturesynth_metrics, spec.PairOutcome)
 
 
 def agg_n_scored(items: list[Any]) -> float:
-    return _metric(items, "n_scored")
+    return all_metrics.value(items, "n_scored")
 
 
 def agg_n_unscored(items: list[Any]) -> float:
-    return _metric(items, "n_unscored")
+    return all_metrics.value(items, "n_unscored")
 
 
 def agg_n_missing_baseline(items: list[Any]) -> float:
-    return _metric(items, "n_missing_baseline")
+    return all_metrics.value(items, "n_missing_baseline")
 
 
 def agg_net_win_rate(items: list[Any]) -> float:
-    return _metric(items, "net_win_rate")
+    return all_metrics.value(items, "net_win_rate")
 
 
 def agg_net_win_rate_ci_low(items: list[Any]) -> float:
-    return _metric(items, "net_win_rate_ci_low")
+    return all_metrics.value(items, "net_win_rate_ci_low")
 
 
 def agg_net_win_rate_ci_high(items: list[Any]) -> float:
-    return _metric(items, "net_win_rate_ci_high")
+    return all_metrics.value(items, "net_win_rate_ci_high")
 
 
 def agg_weighted_average(items: list[Any]) -> float:
-    return _metric(items, "weighted_average")
+    return all_metrics.value(items, "weighted_average")

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from inspect_culture.benchmarks.care import spec
+from inspect_culture.benchmarks.care.judging import care_rating_format
 from inspect_culture.benchmarks.care.parse import AMBIGUOUS, NO_RATING, judge_record, parse_rating
 from inspect_culture.benchmarks.care.prompts import (
     RESPONSE_CLOSE,
@@ -17,7 +18,7 @@ from inspect_culture.benchmarks.care.prompts import (
     judge_template_for,
     neutralise_response,
 )
-from inspect_culture.judging.constraints import care_rating_format, reply_text
+from inspect_culture.judging.constraints import reply_text
 from tests.support.gaming_variants import BENIGN_ANSWERS, independent_fold, variants
 
 CLOSE = variants(RESPONSE_CLOSE, ("<", ">"))

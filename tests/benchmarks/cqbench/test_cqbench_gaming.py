@@ -9,6 +9,7 @@ import re
 import pytest
 
 from inspect_culture.benchmarks.cqbench import spec
+from inspect_culture.benchmarks.cqbench.judging import ve_scores_format
 from inspect_culture.benchmarks.cqbench.parse import (
     AMBIGUOUS,
     NO_VE_SCORES,
@@ -22,7 +23,7 @@ from inspect_culture.benchmarks.cqbench.prompts import (
     prompt,
     ve_judge_prompt,
 )
-from inspect_culture.judging.constraints import reply_text, ve_scores_format
+from inspect_culture.judging.constraints import reply_text
 from tests.support.gaming_variants import BENIGN_ANSWERS, independent_fold, variants
 
 GOLD = ["Honesty matters--agree", "Lying is acceptable--disagree", "Family first--agree"]

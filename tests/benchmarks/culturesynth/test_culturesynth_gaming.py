@@ -9,6 +9,7 @@ import re
 import pytest
 
 from inspect_culture.benchmarks.culturesynth import spec
+from inspect_culture.benchmarks.culturesynth.judging import pairwise_verdict_format
 from inspect_culture.benchmarks.culturesynth.parse import (
     AMBIGUOUS,
     NO_VERDICT,
@@ -21,7 +22,7 @@ from inspect_culture.benchmarks.culturesynth.prompts import (
     neutralise_answer,
     prompt_text,
 )
-from inspect_culture.judging.constraints import pairwise_verdict_format, reply_text
+from inspect_culture.judging.constraints import reply_text
 from tests.support.gaming_variants import BENIGN_ANSWERS, independent_fold, variants
 
 DELIMITERS = (
