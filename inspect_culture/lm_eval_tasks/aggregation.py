@@ -10,18 +10,18 @@ from functools import lru_cache
 from typing import Any
 
 
-def cached_metrics(
-    compute: Callable[[list[Any]], dict[str, float]],
-) -> Callable[[list[Any], str], float]:
-    """`metric(items, name)`: `compute` runs once per task, not once per metric (the items are
-    keyed by their JSON text); a name the items give no value for is NaN."""
+class OutcomeMetrics:
+    """`compute` over the items as `outcome` records (or as they are, without `outcome`);
+    `value(items, name)` runs it once per task, not once per metric (the items are keyed by
+    their JSON text), and is NaN for a name the items give no value for."""
 
-    @lru_cache(maxsize=8)
-    def cached(key: str) -> dict[str, float]:
-        return compute(json.loads(key))
+    def __init__(self, compute: Callable[[list[Any]], dict[str, float]], outcome: Any = None):
+        self.compute, self.outcome = compute, outcome
+        self._cached = lru_cache(maxsize=8)(lambda key: self(json.loads(key)))
 
-    def metric(items: list[Any], name: str) -> float:
+    def __call__(self, items: list[Any]) -> dict[str, float]:
+        return self.compute([self.outcome.from_record(i) for i in items] if self.outcome else items)
+
+    def value(self, items: list[Any], name: str) -> float:
         key = json.dumps(items, sort_keys=True, ensure_ascii=False)
-        return cached(key).get(name, math.nan)
-
-    return metric
+        return self._cached(key).get(name, math.nan)

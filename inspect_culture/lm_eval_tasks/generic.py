@@ -17,6 +17,7 @@ import yaml
 from inspect_culture import registry
 from inspect_culture.benchmarks.contract import SimpleBenchmark
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
+from inspect_culture.lm_eval_tasks.yaml_generation import Dumper, Function
 
 
 def load_docs(benchmark: str, **metadata: Any) -> dict[str, datasets.Dataset]:
@@ -55,26 +56,15 @@ def _scores(benchmark: str, outcomes: str) -> dict[str, float]:
     return registry.benchmark(benchmark).simple().score(json.loads(outcomes))
 
 
-class _Function(str):
-    """Written as `!function <dotted name>`."""
-
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-_Dumper.add_representer(_Function, lambda d, v: d.represent_scalar("!function", str(v)))
-
-
 def task_config(name: str) -> dict[str, Any]:
     """The lm-eval task of benchmark `name`, everything read from its contract."""
     contract: SimpleBenchmark = registry.benchmark(name).simple()
-    aggregation, lower = _Function(f"{__name__}.aggregate"), contract.lower_is_better
+    aggregation, lower = Function(f"{__name__}.aggregate"), contract.lower_is_better
     return {
         "task": name,
         "task_alias": registry.benchmark(name).title,
         "dataset_path": "",
-        "custom_dataset": _Function(f"{__name__}.load_docs"),
+        "custom_dataset": Function(f"{__name__}.load_docs"),
         "dataset_kwargs": {"benchmark": name},
         "output_type": "generate_until",
         "test_split": "test",
@@ -84,7 +74,7 @@ def task_config(name: str) -> dict[str, Any]:
         "doc_to_target": "",
         "target_delimiter": "",
         "generation_kwargs": contract.generation.lm_eval_kwargs(),
-        "process_results": _Function(f"{__name__}.process_results"),
+        "process_results": Function(f"{__name__}.process_results"),
         "metric_list": [
             {"metric": m, "aggregation": aggregation, "higher_is_better": m not in lower}
             for m in contract.metric_names
@@ -97,6 +87,6 @@ def write_config(name: str, folder: Path) -> Path:
     """`<folder>/<name>.yaml`, for `lm_eval --include_path <folder> --tasks <name>`."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.yaml"
-    text = yaml.dump(task_config(name), Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+    text = yaml.dump(task_config(name), Dumper=Dumper, sort_keys=False, allow_unicode=True)
     path.write_text(text, encoding="utf-8")
     return path

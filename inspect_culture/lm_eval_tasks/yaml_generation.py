@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from inspect_culture.benchmarks.spec_types import GenerationSettings
+
 GENERATED_SUFFIXES = (".yaml", "_yaml")
 
 
@@ -27,56 +29,66 @@ class OneLine(dict):
     """A mapping written on one line (`{metric: ..., aggregation: ...}`): one metric per line."""
 
 
-class _Dumper(yaml.SafeDumper):
+class Dumper(yaml.SafeDumper):
     pass
 
 
-_Dumper.add_representer(
+Dumper.add_representer(
     Function, lambda dumper, value: dumper.represent_scalar("!function", str(value))
 )
-_Dumper.add_representer(
+Dumper.add_representer(
     OneLine,
     lambda dumper, value: dumper.represent_mapping("tag:yaml.org,2002:map", value, flow_style=True),
 )
 
 
-def function(module: str, name: str) -> Function:
-    return Function(f"{module}.{name}")
-
-
 def generation_template(
+    module: str,
+    generation: GenerationSettings,
+    load: str,
+    process_results: str,
+    metrics: Iterable[str],
     *,
-    generation: Mapping[str, Any],
-    custom_dataset: Function,
-    process_results: Function,
-    metric_list: list[dict[str, Any]],
+    metadata: Mapping[str, Any],
+    lower_is_better: Container[str] = (),
+    prefix: str | None = "agg_",
     doc_to_text: str = "{{user_prompt}}",
     doc_to_target: str = "",
     description: str | None = None,
-    judge_filter: Function | None = None,
-    metadata: Mapping[str, Any] | None = None,
+    judged: bool = False,
 ) -> dict[str, Any]:
-    """A `generate_until` template over our own loader's docs: `custom_dataset` is called with
-    the metadata and each task's `dataset_kwargs` (see `variant_task`); a judged benchmark
-    judges in the `judged` filter, before `process_results`. `metadata` is the same for every
-    task of a benchmark, so it sits here; a task file must not set its own (lm-eval's `include`
-    would replace this one, not merge it)."""
+    """A `generate_until` template over our own loader's docs: `module`'s `load` is called with
+    the metadata and each task's `dataset_kwargs` (see `variant_task`); a `judged` benchmark
+    judges in the `judged` filter (`module`'s `judge_filter`), before `process_results`. Each
+    metric is aggregated by `module`'s `def <prefix><name>` (see aggregation.py), or by lm-eval's
+    plain mean when `prefix` is None. `metadata` is the same for every task of a benchmark, so it
+    sits here; a task file must not set its own (lm-eval's `include` would replace this one, not
+    merge it)."""
     template: dict[str, Any] = {
-        "dataset_path": "", "dataset_name": "", "custom_dataset": custom_dataset,
+        "dataset_path": "", "dataset_name": "", "custom_dataset": Function(f"{module}.{load}"),
         "output_type": "generate_until", "test_split": "test", "num_fewshot": 0,
     }  # fmt: skip
     if description is not None:
         template["description"] = description
     template |= {
         "doc_to_text": doc_to_text, "doc_to_target": doc_to_target, "target_delimiter": "",
-        "generation_kwargs": dict(generation), "repeats": 1,
+        "generation_kwargs": generation.lm_eval_kwargs(), "repeats": 1,
     }  # fmt: skip
-    if judge_filter is not None:
-        steps = [{"function": "take_first"}, {"function": "custom", "filter_fn": judge_filter}]
-        template["filter_list"] = [{"name": "judged", "filter": steps}]
-    template |= {"process_results": process_results, "metric_list": metric_list}
-    if metadata is not None:
-        template["metadata"] = dict(metadata)
+    if judged:
+        judge = {"function": "custom", "filter_fn": Function(f"{module}.judge_filter")}
+        template["filter_list"] = [
+            {"name": "judged", "filter": [{"function": "take_first"}, judge]}
+        ]
+    template["process_results"] = Function(f"{module}.{process_results}")
+    template["metric_list"] = [
+        OneLine(
+            metric=name,
+            aggregation=Function(f"{module}.{prefix}{name}") if prefix is not None else "mean",
+            higher_is_better=name not in lower_is_better,
+        )
+        for name in metrics
+    ]
+    template["metadata"] = dict(metadata)
     return template
 
 
@@ -91,30 +103,8 @@ def variant_task(template: str, task: str, alias: str, **variant: Any) -> dict[s
     }  # fmt: skip
 
 
-def metric_list(
-    module: str,
-    names: Iterable[str],
-    lower_is_better: Container[str] = (),
-    prefix: str | None = "agg_",
-) -> list[dict[str, Any]]:
-    """One entry per metric, each aggregated by the `def <prefix><name>` of `module` (see
-    aggregation.py), or by lm-eval's plain mean when `prefix` is None."""
-    return [
-        OneLine(
-            metric=name,
-            aggregation=function(module, prefix + name) if prefix is not None else "mean",
-            higher_is_better=name not in lower_is_better,
-        )
-        for name in names
-    ]
-
-
 def group(
-    name: str,
-    alias: str,
-    tasks: list[str],
-    version: Any,
-    aggregate: Sequence[Mapping[str, Any]] = (),
+    name: str, alias: str, tasks: list[str], version: Any, aggregate: Sequence[dict] = ()
 ) -> dict[str, Any]:
     """A group; each `aggregate` entry is averaged over its tasks (weighting as it says)."""
     config: dict[str, Any] = {"group": name, "group_alias": alias, "task": tasks}
@@ -129,7 +119,7 @@ def render(mapping: Mapping[str, Any], *, generator: str, comment: str = "") -> 
     header = f"# Generated by {generator}; do not edit: change the spec and re-run it.\n"
     for line in comment.strip().splitlines():
         header += f"# {line}\n" if line else "#\n"
-    body = yaml.dump(dict(mapping), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000)
+    body = yaml.dump(dict(mapping), Dumper=Dumper, sort_keys=False, allow_unicode=True, width=1000)
     return header + body
 
 
@@ -147,14 +137,11 @@ def main(generate: Callable[[], dict[str, str]], script: str) -> int:
     produces; with --check, only report them."""
     parser = argparse.ArgumentParser(description="Regenerate this folder's lm-eval task YAML.")
     parser.add_argument("--check", action="store_true", help="only report stale files")
-    args = parser.parse_args()
-    folder = Path(script).resolve().parent
-    files = generate()
+    check = parser.parse_args().check
+    folder, files = Path(script).resolve().parent, generate()
     on_disk = checked_in(folder)
-    stale = sorted(
-        name for name in on_disk.keys() | files.keys() if on_disk.get(name) != files.get(name)
-    )
-    if args.check:
+    stale = sorted(n for n in on_disk.keys() | files.keys() if on_disk.get(n) != files.get(n))
+    if check:
         for name in stale:
             print(f"stale: {folder / name}", file=sys.stderr)
         return 1 if stale else 0

@@ -51,7 +51,6 @@ CATEGORIES: tuple[Category, ...] = (
 )
 CATEGORY_SLUGS: tuple[str, ...] = tuple(c.slug for c in CATEGORIES)
 SLUG_BY_UPSTREAM: dict[str, str] = {c.upstream: c.slug for c in CATEGORIES}
-SCOPE_SLUGS: tuple[str, ...] = ("nationwide", "sub_nationwide", "continent_wide", "worldwide")
 
 # Paper App. B: temperature 0.7, top_p 1, max_tokens 1024.
 GENERATION = GenerationSettings(temperature=0.7, max_tokens=1024, top_p=1.0)
@@ -97,15 +96,11 @@ def task_name(language: str, prompting: str) -> str:
     return f"care_{language}" + ("" if prompting == "zero_shot" else f"_{prompting}")
 
 
-def metric_names() -> tuple[str, ...]:
-    """Every name `metrics.care_metrics` can return, in a stable order (lm-eval declares them)."""
-    names = ["n_scored", "n_unscored", "unscored_rate"]
-    for prefix in ("rating", *(f"rating_{c}" for c in CATEGORY_SLUGS)):
-        names += [prefix, f"{prefix}_ci_low", f"{prefix}_ci_high"]
-    names += [f"rating_scope_{s}" for s in SCOPE_SLUGS]
-    return tuple(names)
-
-
+# lm-eval's table: the rating with its interval and the counts; the per-category and per-scope
+# ratings are `culture-evals report`'s (from the outcome records)
+HEADLINE_METRICS = (
+    "n_scored", "n_unscored", "unscored_rate", "rating", "rating_ci_low", "rating_ci_high",
+)  # fmt: skip
 # Lower is better; only lm-eval reports them (Inspect counts `unscored_samples` itself).
 UNSCORED_COUNTS: tuple[str, ...] = ("n_unscored", "unscored_rate")
 GROUP_METRIC = "rating"  # what the lm-eval group averages over the languages

@@ -114,24 +114,20 @@ def validate(
     return result
 
 
-AD_METRICS: tuple[str, ...] = ("accuracy", "macro_f1", "unparsed_rate") + tuple(
-    f"accuracy_{c}" for c in CATEGORIES
-)
-VS_METRICS: tuple[str, ...] = (
-    "precision", "recall", "f1", "mean_story_f1", "empty_rate", "n_stories",
-) + tuple(f"f1_{c}" for c in STORY_CATEGORIES)  # fmt: skip
-VE_METRICS: tuple[str, ...] = ("recall", "n_scored", "n_unscored") + tuple(
-    f"recall_{c}" for c in STORY_CATEGORIES
-)
+# lm-eval's table: each family's headline metrics (VE step 2 adds the count of stories step 1
+# left out); per category they are `culture-evals report`'s (from the outcome records)
+HEADLINE_METRICS: dict[str, tuple[str, ...]] = {
+    "ad": ("accuracy", "macro_f1", "unparsed_rate"),
+    "vs": ("precision", "recall", "f1", "mean_story_f1", "empty_rate", "n_stories"),
+    "ve_summary": ("empty_summary_rate",),  # lm-eval runs VE as two tasks: step 1's metric
+    "ve": ("recall", "n_scored", "n_unscored", "stories_without_summary"),
+}
 # lm-eval only: its count of unscored gold values. Inspect makes a story none of whose values
 # was scored an unscored sample, outside the metric (its `unscored_samples`), so its own count
 # would leave that story's values out; its VE metric omits the name rather than differ.
 UNSCORED_COUNTS: tuple[str, ...] = ("n_unscored",)
 # what each family's lm-eval group averages over its settings
 GROUP_METRICS = {"ad": "accuracy", "vs": "f1", "ve": "recall"}
-# lm-eval runs VE as two tasks: step 1's metric, and step 2's count of stories step 1 left out.
-VE_SUMMARY_METRICS: tuple[str, ...] = ("empty_summary_rate",)
-VE_STEP2_METRICS: tuple[str, ...] = (*VE_METRICS, "stories_without_summary")
 LOWER_IS_BETTER: frozenset[str] = frozenset(
     {"unparsed_rate", "empty_rate", "n_unscored", "stories_without_summary", "empty_summary_rate"}
 )

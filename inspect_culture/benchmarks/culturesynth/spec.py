@@ -41,6 +41,12 @@ MISSING_BASELINE = "no baseline answer for this question"
 # metrics (`Score.unscored`) and counts them in the results' `unscored_samples`.
 UNSCORED_COUNTS = ("n_unscored", "n_missing_baseline")
 LOWER_IS_BETTER = frozenset({*UNSCORED_COUNTS, "loss_rate"})
+# lm-eval's table: the net win rate with its interval and the counts; per language and topic,
+# wins, ties, losses and position consistency are `culture-evals report`'s (outcome records)
+HEADLINE_METRICS = (
+    "n_scored", *UNSCORED_COUNTS, "net_win_rate", "net_win_rate_ci_low", "net_win_rate_ci_high",
+    "weighted_average",
+)  # fmt: skip
 # The answers-only tasks' one metric (lm-eval): the share of questions with a non-empty answer.
 ANSWERED = "answered"
 GROUP_METRIC = "net_win_rate"  # what the lm-eval group averages over the languages
@@ -115,14 +121,3 @@ def topic_slug(topic: str) -> str:
     if name is not None:
         return TOPICS[name].lower()
     return re.sub(r"[^0-9a-z]+", "_", topic.strip().lower()).strip("_") or "unknown"
-
-
-def metric_names() -> tuple[str, ...]:
-    """Every name `metrics.culturesynth_metrics` can return, in a stable order (lm-eval needs
-    them declared)."""
-    names = ["n_scored", *UNSCORED_COUNTS, "net_win_rate", "net_win_rate_ci_low"]
-    names += ["net_win_rate_ci_high", "win_rate", "tie_rate", "loss_rate", "weighted_average"]
-    names += ["position_consistency"]
-    names += [f"net_win_rate_{language_slug(lang)}" for lang in LANGUAGES]
-    names += [f"net_win_rate_{topic_slug(topic)}" for topic in TOPICS.values()]
-    return tuple(dict.fromkeys(names))

@@ -39,7 +39,7 @@ def normad_metrics(
         result[f"f1_{label}"] = scores.f1
     # per_question_means keeps first-seen order, so `questions` lines up with `correct`
     questions = {o.sample_id: o for o in outcomes}.values()
-    for prefix, (field, _) in BREAKDOWNS.items():
+    for prefix, field in BREAKDOWNS.items():
         by_group: dict[str, list[float]] = defaultdict(list)
         for question, value in zip(questions, correct):
             by_group[getattr(question, field)].append(value)

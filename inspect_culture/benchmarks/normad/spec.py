@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from inspect_culture.benchmarks.choices import check_choice
 from inspect_culture.benchmarks.normad.source import NORMAD
-from inspect_culture.benchmarks.normad.taxonomy import COUNTRIES, IW_CLUSTERS, SUBCATEGORIES
 from inspect_culture.benchmarks.spec_types import GenerationSettings, OutcomeRecord
 
 BENCHMARK = "NormAd-ETI"
@@ -34,27 +33,13 @@ GENERATION = GenerationSettings(temperature=0.0, max_tokens=50)
 # Record fields an Inspect sample carries: what scoring reads, plus the raw subaxis for transcripts.
 SAMPLE_FIELDS: tuple[str, ...] = ("gold_label", "iw_cluster", "subcategory", "country", "subaxis")
 
+# lm-eval's table; the breakdowns are `culture-evals report`'s (from the outcome records)
 HEADLINE_METRICS = ("accuracy", "macro_f1", "unparsed_rate", "accuracy_ci_low", "accuracy_ci_high")
 LOWER_IS_BETTER: frozenset[str] = frozenset({"unparsed_rate"})
 # what the lm-eval group averages over the four contexts (unweighted)
 GROUP_METRICS = ("accuracy", "macro_f1")
-# accuracy_<prefix>_<group>: prefix -> (outcome field, every group)
-BREAKDOWNS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "iw": ("iw_cluster", IW_CLUSTERS),
-    "subcategory": ("subcategory", SUBCATEGORIES),
-    "country": ("country", COUNTRIES),
-}
-
-
-def all_metric_names() -> tuple[str, ...]:
-    """Every name the metrics can return, in a stable order (lm-eval needs them declared)."""
-    per_label = [f"{kind}_{label}" for label in LABELS for kind in ("precision", "recall", "f1")]
-    breakdowns = [
-        f"accuracy_{prefix}_{group}"
-        for prefix, (_, groups) in BREAKDOWNS.items()
-        for group in groups
-    ]
-    return (*HEADLINE_METRICS, *per_label, *breakdowns)
+# accuracy_<prefix>_<group>: prefix -> outcome field
+BREAKDOWNS = {"iw": "iw_cluster", "subcategory": "subcategory", "country": "country"}
 
 
 def validate(

@@ -9,11 +9,9 @@ from typing import Any
 from inspect_culture.benchmarks.cqbench import spec
 from inspect_culture.benchmarks.cqbench.source import CQBENCH
 from inspect_culture.lm_eval_tasks.yaml_generation import (
-    function,
     generation_template,
     group,
     main,
-    metric_list,
     render,
     variant_task,
 )
@@ -21,25 +19,13 @@ from inspect_culture.lm_eval_tasks.yaml_generation import (
 GENERATOR = "python -m inspect_culture.lm_eval_tasks.cqbench._generate_configs"
 UTILS = "inspect_culture.lm_eval_tasks.cqbench.utils"
 VE = "inspect_culture.lm_eval_tasks.cqbench.ve"
-# lm-eval's table: each family's headline metrics; per category they are `culture-evals
-# report`'s (from the samples file's outcome records)
-AD_METRICS = ("accuracy", "macro_f1", "unparsed_rate")
-VS_METRICS = ("precision", "recall", "f1", "mean_story_f1", "empty_rate", "n_stories")
-VE_METRICS = ("recall", "n_scored", "n_unscored", "stories_without_summary")
 # family -> (alias, adapter module, its loader, its process_results, aggregation prefix (None:
-# mean), metrics)
-FAMILIES: dict[str, tuple[str, str, str, str, str | None, tuple[str, ...]]] = {
-    "ad": ("AD", UTILS, "load_docs", "process_results_ad", "agg_ad_", AD_METRICS),
-    "vs": ("VS", UTILS, "load_docs", "process_results_vs", "agg_vs_", VS_METRICS),
-    "ve_summary": (
-        "VE step 1 (summary)",
-        VE,
-        "load_summary_docs",
-        "process_results_summary",
-        None,
-        spec.VE_SUMMARY_METRICS,
-    ),
-    "ve": ("VE", VE, "load_extraction_docs", "process_results", "agg_", VE_METRICS),
+# mean)); its metrics are spec.HEADLINE_METRICS[family]
+FAMILIES: dict[str, tuple[str, str, str, str, str | None]] = {
+    "ad": ("AD", UTILS, "load_docs", "process_results_ad", "agg_ad_"),
+    "vs": ("VS", UTILS, "load_docs", "process_results_vs", "agg_vs_"),
+    "ve_summary": ("VE step 1 (summary)", VE, "load_summary_docs", "process_results_summary", None),
+    "ve": ("VE", VE, "load_extraction_docs", "process_results", "agg_"),
 }
 # family -> its group's alias and the metrics the group averages over its tasks
 GROUPS: dict[str, tuple[str, list[dict[str, Any]]]] = {
@@ -64,15 +50,18 @@ is the system prompt. VE is two runs: step 1 (--log_samples --output_path DIR), 
 ve_summaries=DIR, judged in the `judged` filter. Generation and metric names come from the spec."""
 
 
-def _template(family: str) -> dict[str, Any]:
-    _, module, load, process_results, prefix, metrics = FAMILIES[family]
+def template(family: str) -> dict[str, Any]:
+    _, module, load, process_results, prefix = FAMILIES[family]
     return generation_template(
-        generation=spec.GENERATION.lm_eval_kwargs(),
-        custom_dataset=function(module, load),
-        process_results=function(module, process_results),
-        metric_list=metric_list(module, metrics, spec.LOWER_IS_BETTER, prefix),
+        module,
+        spec.GENERATION,
+        load,
+        process_results,
+        spec.HEADLINE_METRICS[family],
+        lower_is_better=spec.LOWER_IS_BETTER,
+        prefix=prefix,
         description="{{system_prompt}}",
-        judge_filter=function(VE, "judge_filter") if family == "ve" else None,
+        judged=family == "ve",
         metadata={
             "version": spec.TASK_VERSION,
             "prompt_version": spec.PROMPT_VERSION,
@@ -87,12 +76,12 @@ def _task(family: str, setting: str, reasoning: bool) -> dict[str, Any]:
     label = FAMILIES[family][0]
     name = f"cqbench_{family}_{setting}" + ("_reasoning" if reasoning else "")
     alias = f"{spec.BENCHMARK} {label}, {setting}" + (", reasoning" if reasoning else "")
-    template = f"_cqbench_{family}_template_yaml"
+    include = f"_cqbench_{family}_template_yaml"
     if family in ("ad", "vs"):
         return variant_task(
-            template, name, alias, family=family, setting=setting, reasoning=reasoning
+            include, name, alias, family=family, setting=setting, reasoning=reasoning
         )
-    return variant_task(template, name, alias, setting=setting)
+    return variant_task(include, name, alias, setting=setting)
 
 
 def generate() -> dict[str, str]:
@@ -100,7 +89,7 @@ def generate() -> dict[str, str]:
     for family, (group_alias, means) in GROUPS.items():
         note = TEMPLATE_NOTE.format(family=FAMILIES[family][0])
         files[f"_cqbench_{family}_template_yaml"] = render(
-            _template(family), generator=GENERATOR, comment=note
+            template(family), generator=GENERATOR, comment=note
         )
         settings = spec.SETTINGS["ve" if family == "ve_summary" else family]
         for setting in settings:

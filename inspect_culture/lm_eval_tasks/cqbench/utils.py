@@ -17,12 +17,8 @@ from inspect_culture.benchmarks.cqbench.data import load_cqbench
 from inspect_culture.benchmarks.cqbench.metrics import ad_metrics, vs_metrics
 from inspect_culture.benchmarks.cqbench.parse import score_ad, score_vs
 from inspect_culture.benchmarks.cqbench.prompts import task_messages
-from inspect_culture.lm_eval_tasks.aggregation import cached_metrics
-from inspect_culture.lm_eval_tasks.cqbench._generate_configs import (
-    AD_METRICS,
-    VS_METRICS,
-    _template,
-)
+from inspect_culture.lm_eval_tasks.aggregation import OutcomeMetrics
+from inspect_culture.lm_eval_tasks.cqbench._generate_configs import template
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 
 
@@ -34,9 +30,7 @@ def check_cqbench_keys(name: str, family: str, metadata: dict[str, Any]) -> None
         *spec.TASK_PARAMETERS[task],
         *(("ve_summaries",) if family == "ve" else ()),
     )
-    check_metadata_keys(
-        name, metadata, options=options, yaml_metadata=_template(family)["metadata"]
-    )
+    check_metadata_keys(name, metadata, options=options, yaml_metadata=template(family)["metadata"])
 
 
 def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
@@ -65,59 +59,50 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
 
 def process_results_ad(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict]:
     _, _, outcome = score_ad(doc["id"], doc, results[0], doc["merged"])
-    return {name: outcome.to_record() for name in AD_METRICS}
+    return {name: outcome.to_record() for name in spec.HEADLINE_METRICS["ad"]}
 
 
 def process_results_vs(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict]:
     outcome = score_vs(doc["id"], doc, results[0], doc["skip_empty"])
-    return {name: outcome.to_record() for name in VS_METRICS}
+    return {name: outcome.to_record() for name in spec.HEADLINE_METRICS["vs"]}
 
 
-def all_ad_metrics(items: list[Any]) -> dict[str, float]:
-    """Every AD metric of the outcome records (per category included)."""
-    return ad_metrics([spec.AdOutcome.from_record(i) for i in items])
-
-
-def all_vs_metrics(items: list[Any]) -> dict[str, float]:
-    """Every VS metric of the outcome records (per category included)."""
-    return vs_metrics([spec.VsOutcome.from_record(i) for i in items])
-
-
-_ad = cached_metrics(all_ad_metrics)
-_vs = cached_metrics(all_vs_metrics)
+# every AD and VS metric of the outcome records (per category included)
+all_ad_metrics = OutcomeMetrics(ad_metrics, spec.AdOutcome)
+all_vs_metrics = OutcomeMetrics(vs_metrics, spec.VsOutcome)
 
 
 def agg_ad_accuracy(items: list[Any]) -> float:
-    return _ad(items, "accuracy")
+    return all_ad_metrics.value(items, "accuracy")
 
 
 def agg_ad_macro_f1(items: list[Any]) -> float:
-    return _ad(items, "macro_f1")
+    return all_ad_metrics.value(items, "macro_f1")
 
 
 def agg_ad_unparsed_rate(items: list[Any]) -> float:
-    return _ad(items, "unparsed_rate")
+    return all_ad_metrics.value(items, "unparsed_rate")
 
 
 def agg_vs_precision(items: list[Any]) -> float:
-    return _vs(items, "precision")
+    return all_vs_metrics.value(items, "precision")
 
 
 def agg_vs_recall(items: list[Any]) -> float:
-    return _vs(items, "recall")
+    return all_vs_metrics.value(items, "recall")
 
 
 def agg_vs_f1(items: list[Any]) -> float:
-    return _vs(items, "f1")
+    return all_vs_metrics.value(items, "f1")
 
 
 def agg_vs_mean_story_f1(items: list[Any]) -> float:
-    return _vs(items, "mean_story_f1")
+    return all_vs_metrics.value(items, "mean_story_f1")
 
 
 def agg_vs_empty_rate(items: list[Any]) -> float:
-    return _vs(items, "empty_rate")
+    return all_vs_metrics.value(items, "empty_rate")
 
 
 def agg_vs_n_stories(items: list[Any]) -> float:
-    return _vs(items, "n_stories")
+    return all_vs_metrics.value(items, "n_stories")

@@ -17,13 +17,11 @@ from inspect_culture.benchmarks.normad.data import load_normad
 from inspect_culture.benchmarks.normad.metrics import normad_metrics
 from inspect_culture.benchmarks.normad.parse import score_answer
 from inspect_culture.benchmarks.normad.prompts import render_prompt
-from inspect_culture.lm_eval_tasks.aggregation import cached_metrics
+from inspect_culture.lm_eval_tasks.aggregation import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
-from inspect_culture.lm_eval_tasks.normad._generate_configs import METRICS, _template
+from inspect_culture.lm_eval_tasks.normad._generate_configs import template
 from inspect_culture.registry import benchmark
 
-# What `--metadata` may set (the task fixes the context).
-OPTIONS = benchmark("normad").lm_eval_options
 logger = logging.getLogger(__name__)
 
 
@@ -31,8 +29,8 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
     """`custom_dataset` of every task: lm-eval passes the task's `metadata` (and `--metadata`)
     and its `variant` (`{context: ...}`, fixed by the task); only the parser is a run option."""
     context = variant["context"]
-    yaml_metadata = _template()["metadata"]
-    check_metadata_keys(f"normad_{context}", metadata, options=OPTIONS, yaml_metadata=yaml_metadata)
+    options, yaml_metadata = benchmark("normad").lm_eval_options, template()["metadata"]
+    check_metadata_keys(f"normad_{context}", metadata, options=options, yaml_metadata=yaml_metadata)
     check_fixed(f"normad_{context}", metadata, context=context)
     parser = metadata.get("parser", spec.DEFAULT_PARSER)
     spec.validate(context=context, parser=parser, dataset_revision=metadata.get("dataset_revision"))
@@ -58,32 +56,27 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Every metric receives the same per-doc outcome record; the aggregations compute them."""
     record = score_answer(doc, results[0], doc["parser"]).to_record()
-    return {name: record for name in METRICS}
+    return {name: record for name in spec.HEADLINE_METRICS}
 
 
-def all_metrics(items: list[Any]) -> dict[str, float]:
-    """Every NormAd metric of the outcome records (breakdowns included)."""
-    return normad_metrics([spec.NormadOutcome.from_record(i) for i in items])
-
-
-_metric = cached_metrics(all_metrics)
+all_metrics = OutcomeMetrics(normad_metrics, spec.NormadOutcome)  # breakdowns included
 
 
 def agg_accuracy(items: list[Any]) -> float:
-    return _metric(items, "accuracy")
+    return all_metrics.value(items, "accuracy")
 
 
 def agg_macro_f1(items: list[Any]) -> float:
-    return _metric(items, "macro_f1")
+    return all_metrics.value(items, "macro_f1")
 
 
 def agg_unparsed_rate(items: list[Any]) -> float:
-    return _metric(items, "unparsed_rate")
+    return all_metrics.value(items, "unparsed_rate")
 
 
 def agg_accuracy_ci_low(items: list[Any]) -> float:
-    return _metric(items, "accuracy_ci_low")
+    return all_metrics.value(items, "accuracy_ci_low")
 
 
 def agg_accuracy_ci_high(items: list[Any]) -> float:
-    return _metric(items, "accuracy_ci_high")
+    return all_metrics.value(items, "accuracy_ci_high")

@@ -13,6 +13,7 @@ from inspect_culture.benchmarks.care import spec
 from inspect_culture.benchmarks.care.data import load_care
 from inspect_culture.care import care, care_breakdown, care_judge, record_to_sample
 from inspect_culture.inspect_plumbing.errors import ScorerSetupError
+from tests.benchmarks.care.test_care_metrics import metric_names
 
 
 def _judge(messages: list[Any], *_: Any) -> ModelOutput:
@@ -66,7 +67,7 @@ def test_care_judge_and_care_breakdown_count_epochs_once(tmp_path: Path) -> None
     rated = [s.value for s in scores if s.value == s.value]  # NaN = unscored
     assert metrics["n_scored"] == len(rated) == 9
     assert metrics["rating"] == pytest.approx(sum(rated) / 9)
-    assert set(metrics) <= set(spec.metric_names()) - set(spec.UNSCORED_COUNTS)
+    assert set(metrics) <= metric_names() - set(spec.UNSCORED_COUNTS)
     [unscored] = [s for s in scores if s.value != s.value]
     assert unscored.reason == "no parsable rating in the judge output"
     assert unscored.metadata["rating"] is None and unscored.metadata["question_id"]

@@ -1,7 +1,23 @@
 import pytest
 
 from inspect_culture.benchmarks.care.metrics import care_metrics, judge_agreement
-from inspect_culture.benchmarks.care.spec import AgreementOutcome, CareOutcome, metric_names
+from inspect_culture.benchmarks.care.spec import (
+    CATEGORY_SLUGS,
+    HEADLINE_METRICS,
+    AgreementOutcome,
+    CareOutcome,
+)
+
+SCOPES = ("nationwide", "sub_nationwide", "continent_wide", "worldwide")
+
+
+def metric_names() -> set[str]:
+    """Every name `care_metrics` can return."""
+    names = {*HEADLINE_METRICS, *(f"rating_scope_{s}" for s in SCOPES)}
+    for c in CATEGORY_SLUGS:
+        names |= {f"rating_{c}", f"rating_{c}_ci_low", f"rating_{c}_ci_high"}
+    return names
+
 
 OUTCOMES = [
     CareOutcome("q1", 8.0, "entities", "Nationwide"),
@@ -24,7 +40,7 @@ def test_known_answer() -> None:
     assert m["rating_scope_continent_wide"] == 10.0
     assert m["rating_ci_low"] <= m["rating"] <= m["rating_ci_high"]
     assert m["rating_ci_low"] >= 3.5 and m["rating_ci_high"] <= 10.0
-    assert set(m) <= set(metric_names())  # every returned name is declared (lm-eval)
+    assert set(m) <= metric_names()
 
 
 def test_all_unscored() -> None:

@@ -23,6 +23,7 @@ from inspect_culture.culturesynth import (
     record_to_sample,
 )
 from inspect_culture.inspect_plumbing.errors import ScorerSetupError
+from tests.benchmarks.culturesynth.test_culturesynth_scoring import metric_names
 from tests.support.culturesynth_data import (
     MISSING,
     QUESTIONS,
@@ -125,7 +126,7 @@ def test_culturesynth_judge_scores_and_unscored_reasons(
     assert metrics["n_scored"] == 5.0 and metrics["net_win_rate"] == 20.0
     assert metrics["position_consistency"] == 80.0
     assert not set(spec.UNSCORED_COUNTS) & metrics.keys()
-    assert set(metrics) <= set(spec.metric_names())
+    assert set(metrics) <= set(metric_names())
 
 
 def test_epochs_count_each_question_once(baseline_file: Path, tmp_path: Path) -> None:

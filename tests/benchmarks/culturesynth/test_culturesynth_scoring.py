@@ -36,11 +36,19 @@ from inspect_culture.benchmarks.culturesynth.spec import (
     MISSING_BASELINE,
     PAIRWISE_PARSER_VERSION,
     PairOutcome,
-    metric_names,
+    language_slug,
     topic_slug,
 )
 
 _ids = itertools.count()
+
+
+def metric_names() -> tuple[str, ...]:
+    """Every name `culturesynth_metrics` can return."""
+    names = [*spec.HEADLINE_METRICS, "win_rate", "tie_rate", "loss_rate", "position_consistency"]
+    names += [f"net_win_rate_{language_slug(lang)}" for lang in spec.LANGUAGES]
+    names += [f"net_win_rate_{topic_slug(topic)}" for topic in spec.TOPICS.values()]
+    return tuple(dict.fromkeys(names))
 
 
 def pair(

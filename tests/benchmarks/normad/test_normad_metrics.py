@@ -4,7 +4,8 @@ import pytest
 
 from inspect_culture.benchmarks.normad.metrics import normad_metrics
 from inspect_culture.benchmarks.normad.parse import score_answer
-from inspect_culture.benchmarks.normad.spec import NormadOutcome, all_metric_names
+from inspect_culture.benchmarks.normad.spec import HEADLINE_METRICS, LABELS, NormadOutcome
+from inspect_culture.benchmarks.normad.taxonomy import COUNTRIES, IW_CLUSTERS, SUBCATEGORIES
 
 
 def _outcome(qid: str, gold: str, pred: str | None, cluster: str, sub: str, country: str):
@@ -40,11 +41,14 @@ def test_known_answer() -> None:
     assert "accuracy_country_egypt" not in m
 
 
-def test_every_returned_name_is_declared() -> None:
-    declared = set(all_metric_names())
-    assert set(normad_metrics(OUTCOMES)) <= declared
+def test_every_returned_name_is_known() -> None:
+    per_label = [f"{kind}_{label}" for label in LABELS for kind in ("precision", "recall", "f1")]
+    groups = {"iw": IW_CLUSTERS, "subcategory": SUBCATEGORIES, "country": COUNTRIES}
+    breakdowns = [f"accuracy_{p}_{g}" for p, members in groups.items() for g in members]
+    known = {*HEADLINE_METRICS, *per_label, *breakdowns}
+    assert set(normad_metrics(OUTCOMES)) <= known
     # 5 headline + 9 per-label + 8 clusters + 4 subcategories + 75 countries
-    assert len(declared) == 5 + 9 + 8 + 4 + 75
+    assert len(known) == 5 + 9 + 8 + 4 + 75
 
 
 def test_identical_epochs_change_nothing() -> None:
