@@ -5,24 +5,22 @@ only where something is drawn."""
 
 from __future__ import annotations
 
-import importlib
 import math
 import re
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspect_culture.report.errors import ReportDependencyError
 from inspect_culture.report.model import Cell, Column, Figure, Row, Table
-from inspect_culture.report.section import LAYOUTS
+from inspect_culture.report.render.common import group_text
+from inspect_culture.report.section import LAYOUTS, sections
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure as MplFigure
-
-MISSING_MATPLOTLIB = "figures need matplotlib: pip install 'inspect-culture[report]'"
 
 # Okabe & Ito (2008), colour-blind safe; black last, so that it is the rarest bar colour.
 OKABE_ITO = (
@@ -42,8 +40,6 @@ HARNESS_HATCH = {"lm-eval": "////"}
 # Win / tie / loss are outcomes, not models: greys, so no outcome looks like a model's colour.
 OUTCOME_COLOURS = {"win_rate": "#3b3b3b", "tie_rate": "#9e9e9e", "loss_rate": "#dcdcdc"}
 SUMMARY_COLUMNS = frozenset({"overall", "weighted_average"})
-PNG_DPI = 150
-LABEL_WIDTH = 32  # characters before a model name wraps
 RC = {
     "pdf.fonttype": 42,  # TrueType (Type 42): text stays text, selectable in LaTeX output
     "ps.fonttype": 42,
@@ -99,18 +95,13 @@ class _Drawn:
     figure: MplFigure
 
 
-# --- public ---------------------------------------------------------------------------------
-
-
 def model_colours(tables: Sequence[Table]) -> dict[str, str]:
-    """The colour of each model in every figure of the report drawn from `tables`."""
     return {model: style.colour for model, style in model_styles(tables).items()}
 
 
 def model_styles(tables: Sequence[Table]) -> dict[str, ModelStyle]:
-    """Colour, hatch and marker of each model, in order of first appearance over all tables:
-    the user's models first, then models that only have published numbers, so the user's
-    models get the first colours of the palette."""
+    """Each model's style, in order of first appearance over all tables: the user's models
+    first, then models with published numbers only, so the user's get the first colours."""
     run = [row.model for table in tables for row in table.rows if row.kind == "run"]
     published = [row.model for table in tables for row in table.rows if row.kind != "run"]
     models = list(dict.fromkeys([*run, *published]))
@@ -126,47 +117,31 @@ def model_styles(tables: Sequence[Table]) -> dict[str, ModelStyle]:
 
 
 def draw_figures(tables: Sequence[Table], out_dir: Path) -> list[Figure]:
-    """Write `<key>.png` and `<key>.pdf` under `out_dir` for each figure whose table holds a
-    run row, and return them in a fixed order. Needs matplotlib only when there is something
-    to draw, so a report without drawable tables works without it."""
+    """Write `<key>.png` and `<key>.pdf` under `out_dir` for each figure a benchmark's report
+    section names whose table holds a run row, in report order. matplotlib is needed only when
+    there is something to draw."""
     by_key: dict[str, Table] = {}
     for table in tables:
         by_key.setdefault(table.key, table)
     plans = [
         (draw, by_key[key])
-        for key, draw in figure_builders()
+        for _, section in sections()
+        for key, draw in section.figures
         if key in by_key and _run_rows(by_key[key])
     ]
     if not plans:
         return []
-    mpl = require_matplotlib()
+    try:
+        import matplotlib
+    except ImportError:
+        raise ReportDependencyError(
+            "figures need matplotlib: pip install 'inspect-culture[report]'"
+        ) from None
     harnesses = {row.harness for table in tables for row in _run_rows(table) if row.harness}
     context = _Context(model_styles(tables), len(harnesses) > 1)
     out_dir.mkdir(parents=True, exist_ok=True)
-    figures: list[Figure] = []
-    with mpl.rc_context(RC):
-        for draw, table in plans:
-            figures.append(_save(draw(table, context), out_dir))
-    return figures
-
-
-def figure_builders() -> list[tuple[str, Callable[[Table, _Context], _Drawn]]]:
-    """(table key, drawer) of every registered benchmark, in the order the report lists its
-    figures (each benchmark's report section names its own)."""
-    from inspect_culture.report.section import sections
-
-    return [pair for _, section in sections() for pair in section.figures]
-
-
-def require_matplotlib() -> Any:
-    """matplotlib, or a one-line error that names the extra to install."""
-    try:
-        return importlib.import_module("matplotlib")
-    except ImportError:
-        raise ReportDependencyError(MISSING_MATPLOTLIB) from None
-
-
-# --- shared helpers -------------------------------------------------------------------------
+    with matplotlib.rc_context(RC):
+        return [_save(draw(table, context), out_dir) for draw, table in plans]
 
 
 def _run_rows(table: Table) -> list[Row]:
@@ -178,7 +153,7 @@ def _value_columns(table: Table) -> list[Column]:
     return [column for column in table.columns if not column.count]
 
 
-def _wrap(text: str, width: int = LABEL_WIDTH) -> str:
+def _wrap(text: str, width: int = 32) -> str:
     """Wrap at spaces and after the `/` of model ids ("org/name"), so a name splits between
     its parts, not inside a word; only a part longer than a line is cut."""
     lines: list[str] = []
@@ -193,8 +168,8 @@ def _wrap(text: str, width: int = LABEL_WIDTH) -> str:
 
 
 def _series(table: Table, context: _Context) -> list[_Series]:
-    """The bar series of a table: one per (model, harness, setting) of its run rows, in print
-    order, then one marker slot per model that only has published rows."""
+    """One series per (model, harness, setting) of the run rows, in print order, then one
+    marker slot per model that only has published rows."""
     keys = list(dict.fromkeys((r.model, r.harness, r.setting) for r in _run_rows(table)))
     settings: dict[tuple[str, str | None], int] = {}
     for model, harness, _ in keys:
@@ -208,6 +183,11 @@ def _series(table: Table, context: _Context) -> list[_Series]:
     for model in dict.fromkeys(m for m in published if m not in run_models):
         series.append(_Series(model, None, "", f"{model} (published)", published_only=True))
     return series
+
+
+def _series_rows(table: Table, series: _Series) -> list[Row]:
+    key = (series.model, series.harness, series.setting)
+    return [r for r in _run_rows(table) if (r.model, r.harness, r.setting) == key]
 
 
 def _run_row(table: Table, series: _Series, group: str | None) -> Row | None:
@@ -233,9 +213,12 @@ def _groups(table: Table, rows: Sequence[Row]) -> list[str | None]:
 
 
 def _group_label(table: Table, group: str | None) -> str:
-    layout = LAYOUTS.get(table.key)
-    labels = (layout.group_labels if layout else None) or {}
-    return labels.get(group, group) if group else "all"
+    return group_text(table, group) if group else "all"
+
+
+def _value(row: Row | None, key: str) -> float | None:
+    cell = row.cells.get(key) if row else None
+    return cell.value if cell else None
 
 
 def _error(cell: Cell) -> tuple[float, float]:
@@ -262,7 +245,7 @@ def _save(drawn: _Drawn, out_dir: Path) -> Figure:
     """Write PNG and PDF without timestamps or version strings, so reruns give equal files."""
     png, pdf = out_dir / f"{drawn.key}.png", out_dir / f"{drawn.key}.pdf"
     try:
-        drawn.figure.savefig(png, dpi=PNG_DPI, metadata={"Software": None})
+        drawn.figure.savefig(png, dpi=150, metadata={"Software": None})
         drawn.figure.savefig(pdf, metadata={"CreationDate": None, "Producer": None})
     finally:
         drawn.figure.clear()
@@ -339,16 +322,6 @@ def _marker_kwargs(style: ModelStyle) -> dict[str, Any]:
     }
 
 
-def _slot_width(n: int) -> float:
-    """A group spans at most 0.8 of a category; one or two models do not get slabs."""
-    return min(0.8 / max(n, 1), 0.3)
-
-
-def _offsets(series: Sequence[_Series]) -> list[float]:
-    n, width = len(series), _slot_width(len(series))
-    return [(j - (n - 1) / 2) * width for j in range(n)]
-
-
 def _draw_grouped(
     ax: Axes,
     columns: Sequence[Column],
@@ -357,10 +330,12 @@ def _draw_grouped(
     published: Mapping[str, Row],
     context: _Context,
 ) -> bool:
-    """One group of bars per column, one bar per series; published values as markers centred
-    on their model's bars. Returns whether any published marker was drawn."""
-    width = _slot_width(len(series))
-    offsets = _offsets(series)
+    """One group of bars per column, one bar per series (a group spans at most 0.8 of a
+    category; one or two models do not get slabs); published values as markers centred on
+    their model's bars; category labels, a dotted line before a summary column (Overall,
+    Weighted avg.) and a light grid. Returns whether any published marker was drawn."""
+    width = min(0.8 / max(len(series), 1), 0.3)
+    offsets = [(j - (len(series) - 1) / 2) * width for j in range(len(series))]
     for offset, one, row in zip(offsets, series, rows):
         if row is not None:
             xs = [i + offset for i in range(len(columns))]
@@ -369,24 +344,12 @@ def _draw_grouped(
             _draw_bars(ax, xs, cells, width, colour, context.hatch(one.model, one.harness))
     drawn = False
     for model, row in published.items():
-        centre = _centre(model, series, offsets)
-        if centre is None or model not in context.styles:
+        mine = [offset for offset, one in zip(offsets, series) if one.model == model]
+        if not mine or model not in context.styles:
             continue
-        xs = [i + centre for i in range(len(columns))]
+        xs = [i + sum(mine) / len(mine) for i in range(len(columns))]
         cells = [row.cells.get(column.key) for column in columns]
         drawn = _draw_markers(ax, xs, cells, context.styles[model]) or drawn
-    _category_axis(ax, columns)
-    return drawn
-
-
-def _centre(model: str, series: Sequence[_Series], offsets: Sequence[float]) -> float | None:
-    mine = [offset for offset, one in zip(offsets, series) if one.model == model]
-    return sum(mine) / len(mine) if mine else None
-
-
-def _category_axis(ax: Axes, columns: Sequence[Column]) -> None:
-    """Category labels under the groups, a dotted line before a summary column (Overall,
-    Weighted avg.), and a light horizontal grid behind the bars."""
     ax.set_xticks(range(len(columns)), [_wrap(c.label, 14) for c in columns])
     ax.set_xlim(-0.5, len(columns) - 0.5)
     for i, column in enumerate(columns):
@@ -395,24 +358,15 @@ def _category_axis(ax: Axes, columns: Sequence[Column]) -> None:
     ax.grid(axis="y", color="#e5e5e5", linewidth=0.7, zorder=0)
     ax.set_axisbelow(True)
     ax.tick_params(axis="x", length=0)
+    return drawn
 
 
 def _legend(
     figure: MplFigure, series: Sequence[_Series], context: _Context, published: bool
 ) -> None:
-    """A legend under the axes, in as many columns as fit, with room made for it."""
-    handles = _legend_handles(series, context, published)
-    labels = [handle.get_label() for handle in handles]
-    ncols = _legend_columns(figure, labels)
-    figure.legend(
-        handles=handles, loc="outside lower center", ncols=ncols, handlelength=1.6, handleheight=1.2
-    )
-    figure.set_figheight(figure.get_figheight() + _legend_height(labels, ncols))
-
-
-def _legend_handles(series: Sequence[_Series], context: _Context, published: bool) -> list[Any]:
-    """A patch per run series (hatched like its bars), a marker per published-only model, and
-    one plain marker that says what the published markers are."""
+    """A legend under the axes: a patch per run series (hatched like its bars), a marker per
+    published-only model and one plain marker saying what the published markers are; in as
+    many columns (at most 3) as fit the figure's width, and the figure made taller for it."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -430,26 +384,19 @@ def _legend_handles(series: Sequence[_Series], context: _Context, published: boo
     if published:
         plain = _marker_kwargs(ModelStyle("white", "", "D"))
         handles.append(Line2D([], [], linestyle="none", **plain, label="published value"))
-    return handles
-
-
-def _legend_height(labels: Sequence[str], ncols: int) -> float:
-    """Inches the legend takes, added to the figure, so many models do not squeeze the axes.
-    Entries fill columns top to bottom; the tallest column sets the height (font size 9:
-    about 0.15 in a text line, 0.06 in between entries)."""
+    labels = [handle.get_label() for handle in handles]
+    longest = max((len(line) for label in labels for line in label.splitlines()), default=1)
+    entry = 0.6 + longest * 0.075  # inches at font size 9: handle, padding, text
+    ncols = max(1, min(len(labels), 3, int(figure.get_figwidth() // entry)))
+    figure.legend(
+        handles=handles, loc="outside lower center", ncols=ncols, handlelength=1.6, handleheight=1.2
+    )
+    # entries fill columns top to bottom; the tallest column sets the height (font size 9:
+    # about 0.15 in a text line, 0.06 in between entries)
     rows = math.ceil(len(labels) / ncols)
     columns = [labels[i : i + rows] for i in range(0, len(labels), rows)]
     lines = max(sum(label.count("\n") + 1.4 for label in column) for column in columns)
-    return 0.25 + lines * 0.15
-
-
-def _legend_columns(figure: MplFigure, labels: Sequence[str]) -> int:
-    """As many columns (at most 3) as fit the figure's width, so a legend of long model names
-    is never wider than the figure (an outside legend does not widen it)."""
-    longest = max((len(line) for label in labels for line in label.splitlines()), default=1)
-    entry = 0.6 + longest * 0.075  # inches at font size 9: handle, padding, text
-    fits = int(figure.get_figwidth() // entry)
-    return max(1, min(len(labels), 3, fits))
+    figure.set_figheight(figure.get_figheight() + (0.25 + lines * 0.15))
 
 
 def _bars_width(n_columns: int, n_series: int) -> float:
@@ -466,7 +413,23 @@ def _limits(ax: Axes, low: float | None = None, high: float | None = None) -> No
     ax.set_ylim(bottom, top if high is None else high)
 
 
-# --- captions -------------------------------------------------------------------------------
+def _one_panel(
+    table: Table,
+    context: _Context,
+    series: Sequence[_Series],
+    rows: Sequence[Row | None],
+    marks: Mapping[str, Row],
+    limits: tuple[float | None, float | None] = (None, None),
+) -> tuple[MplFigure, Axes, bool]:
+    """Grouped bars of `rows` in one panel, with its legend; whether a marker was drawn."""
+    columns = _value_columns(table)
+    figure = _new_figure(_bars_width(len(columns), len(series)), 3.4)
+    ax = figure.add_subplot()
+    published = _draw_grouped(ax, columns, series, rows, marks, context)
+    ax.set_ylabel(table.metric)
+    _limits(ax, *limits)
+    _legend(figure, series, context, published)
+    return figure, ax, published
 
 
 def _caption(
@@ -497,7 +460,9 @@ def _caption(
 
 def heatmap(table: Table, context: _Context, *, key: str, title: str, what: str) -> _Drawn:
     """The table's columns (x) by its row groups (y), one panel per run series, on one shared
-    colour scale so panels compare by colour."""
+    colour scale (the data rounded out to tens, so small differences stay visible)."""
+    from matplotlib.colors import Normalize
+
     series = [s for s in _series(table, context) if not s.published_only]
     groups = _groups(table, _run_rows(table))
     columns = _value_columns(table)
@@ -505,8 +470,15 @@ def heatmap(table: Table, context: _Context, *, key: str, title: str, what: str)
     nrows = math.ceil(len(series) / ncols)
     figure = _new_figure(5.6 * ncols + 0.8, (0.45 * len(groups) + 2.0) * nrows)
     axes = figure.subplots(nrows, ncols, squeeze=False).ravel()
-    grids = [_heatmap_grid(table, one, groups, columns) for one in series]
-    norm = _heatmap_norm([v for grid in grids for line in grid for v in line])
+    grids = [
+        [[_value(_run_row(table, one, group), c.key) for c in columns] for group in groups]
+        for one in series
+    ]
+    present = [v for grid in grids for line in grid for v in line if v is not None]
+    norm = Normalize(0.0, 100.0)
+    if present:
+        low, high = math.floor(min(present) / 10) * 10, math.ceil(max(present) / 10) * 10
+        norm = Normalize(low, high) if high > low else Normalize(low - 5, high + 5)
     image = None
     for ax, one, grid in zip(axes, series, grids):
         image = _heatmap_panel(ax, grid, norm, columns, [_group_label(table, g) for g in groups])
@@ -515,31 +487,6 @@ def heatmap(table: Table, context: _Context, *, key: str, title: str, what: str)
         figure.delaxes(ax)
     figure.colorbar(image, ax=list(axes[: len(series)]), label=table.metric, shrink=0.9)
     return _Drawn(key, title, _caption(table, what, [], False, error_bars=False), figure)
-
-
-def _heatmap_grid(
-    table: Table, series: _Series, groups: Sequence[str | None], columns: Sequence[Column]
-) -> list[list[float | None]]:
-    rows = [_run_row(table, series, group) for group in groups]
-    return [[_value(row, c.key) for c in columns] for row in rows]
-
-
-def _value(row: Row | None, key: str) -> float | None:
-    cell = row.cells.get(key) if row else None
-    return cell.value if cell else None
-
-
-def _heatmap_norm(values: Sequence[float | None]) -> Any:
-    """A colour scale over the data rounded out to tens, so small differences stay visible."""
-    from matplotlib.colors import Normalize
-
-    present = [v for v in values if v is not None]
-    if not present:
-        return Normalize(0.0, 100.0)
-    low, high = math.floor(min(present) / 10) * 10, math.ceil(max(present) / 10) * 10
-    if high <= low:
-        low, high = low - 5, high + 5
-    return Normalize(low, high)
 
 
 def _heatmap_panel(
@@ -586,14 +533,8 @@ def bars(
     """One panel of grouped bars, one group per column of the table (no row groups); a zero
     line where values can be negative."""
     series = _series(table, context)
-    columns = _value_columns(table)
-    figure = _new_figure(_bars_width(len(columns), len(series)), 3.4)
-    ax = figure.add_subplot()
     rows = [_run_row(table, one, None) for one in series]
-    published = _draw_grouped(ax, columns, series, rows, _published_rows(table, None), context)
-    ax.set_ylabel(table.metric)
-    _limits(ax)
-    _legend(figure, series, context, published)
+    figure, ax, published = _one_panel(table, context, series, rows, _published_rows(table, None))
     if zero_line:
         ax.axhline(0, color="black", linewidth=0.8, zorder=2.5)
     return _Drawn(key, title, _caption(table, what, series, published), figure)
@@ -638,17 +579,26 @@ def summary_bars(
     limits: tuple[float | None, float | None] = (None, None),
 ) -> _Drawn:
     """Grouped bars per column from each series' `summary_group` row (an average over the
-    groups), or from one group where it has none, which the legend and caption name
-    (`one_group_note`, formatted with `series` and `group`)."""
-    series, rows = _summary_series(table, context, summary_group)
-    columns = _value_columns(table)
-    figure = _new_figure(_bars_width(len(columns), len(series)), 3.4)
-    ax = figure.add_subplot()
-    marks = _summary_published(table, summary_group)
-    published = _draw_grouped(ax, columns, series, rows, marks, context)
-    ax.set_ylabel(table.metric)
-    _limits(ax, *limits)
-    _legend(figure, series, context, published)
+    groups), or from its first group where it has none, which the legend and caption name
+    (`one_group_note`, formatted with `series` and `group`); published rows chosen alike."""
+    series: list[_Series] = []
+    rows: list[Row | None] = []
+    for one in _series(table, context):
+        row = (
+            None
+            if one.published_only
+            else _summary_pick(table, _series_rows(table, one), summary_group)
+        )
+        if row is not None and row.group != summary_group:
+            one = replace(one, label=f"{one.label} [{_group_label(table, row.group)}]")
+        series.append(one)
+        rows.append(row)
+    published_rows = [row for row in table.rows if row.kind != "run"]
+    marks = {
+        model: _summary_pick(table, [r for r in published_rows if r.model == model], summary_group)
+        for model in dict.fromkeys(row.model for row in published_rows)
+    }
+    figure, _, published = _one_panel(table, context, series, rows, marks, limits)
     notes = [
         one_group_note.format(
             series=context.label(one.model, one.harness), group=_group_label(table, row.group)
@@ -660,27 +610,6 @@ def summary_bars(
     return _Drawn(key, title, caption, figure)
 
 
-def _summary_series(
-    table: Table, context: _Context, summary_group: str
-) -> tuple[list[_Series], list[Row | None]]:
-    """Each series with the row it is drawn from; a series drawn from one group says which."""
-    series: list[_Series] = []
-    rows: list[Row | None] = []
-    for one in _series(table, context):
-        picked = _series_rows(table, one)
-        row = None if one.published_only else _summary_pick(table, picked, summary_group)
-        if row is not None and row.group != summary_group:
-            one = replace(one, label=f"{one.label} [{_group_label(table, row.group)}]")
-        series.append(one)
-        rows.append(row)
-    return series, rows
-
-
-def _series_rows(table: Table, series: _Series) -> list[Row]:
-    key = (series.model, series.harness, series.setting)
-    return [r for r in _run_rows(table) if (r.model, r.harness, r.setting) == key]
-
-
 def _summary_pick(table: Table, rows: Sequence[Row], summary_group: str) -> Row | None:
     """The summary row, else the row of the first group in the layout's order."""
     groups = _groups(table, rows)
@@ -690,20 +619,11 @@ def _summary_pick(table: Table, rows: Sequence[Row], summary_group: str) -> Row 
     return next(row for row in rows if row.group == group)
 
 
-def _summary_published(table: Table, summary_group: str) -> dict[str, Row]:
-    """Each model's published row, chosen as for runs (the summary group first)."""
-    published = [row for row in table.rows if row.kind != "run"]
-    models = dict.fromkeys(row.model for row in published)
-    picked = {
-        m: _summary_pick(table, [r for r in published if r.model == m], summary_group)
-        for m in models
-    }
-    return {model: row for model, row in picked.items() if row is not None}
-
-
 def outcome_bars(table: Table, context: _Context, *, key: str, title: str, what: str) -> _Drawn:
     """Wins, ties and losses of each run as one 100% bar; a swatch in the model's colour (and
     hatch) by each bar ties it to the other figures."""
+    from matplotlib.patches import Patch
+
     series = [s for s in _series(table, context) if not s.published_only]
     rows = [_run_row(table, one, None) for one in series]
     figure = _new_figure(7.0, 0.45 * len(series) + 1.6)
@@ -720,8 +640,12 @@ def outcome_bars(table: Table, context: _Context, *, key: str, title: str, what:
             edgecolor="white" if hatch else style.colour,
             linewidth=0.6 if hatch else 0,
         )
-        if row is not None:
-            _outcome_bar(ax, y, row)
+        for column, left, width in _outcome_spans(row) if row is not None else ():
+            colour = OUTCOME_COLOURS[column]
+            ax.barh(y, width, left=left, color=colour, edgecolor="white", linewidth=0.8, zorder=2)
+            if width >= 7:
+                text = {"color": "white" if column == "win_rate" else "black", "fontsize": 8}
+                ax.text(left + width / 2, y, f"{width:.0f}", ha="center", va="center", **text)
     ax.set_yticks(range(len(series)), [_wrap(s.label) for s in series])
     ax.invert_yaxis()
     ax.set_xlim(-7.0, 100.0)
@@ -729,7 +653,12 @@ def outcome_bars(table: Table, context: _Context, *, key: str, title: str, what:
     ax.set_xlabel("share of comparisons (%)")
     ax.tick_params(axis="y", length=0)
     ax.spines["left"].set_visible(False)
-    _outcome_legend(figure, table)
+    labels = {c.key: c.label.replace(" (%)", "") for c in table.columns}
+    handles = [
+        Patch(facecolor=colour, edgecolor="#888888", linewidth=0.5, label=labels.get(k, k))
+        for k, colour in OUTCOME_COLOURS.items()
+    ]
+    figure.legend(handles=handles, loc="outside lower center", ncols=3)
     caption = _caption(table, what, series, False, error_bars=False)
     return _Drawn(key, title, caption, figure)
 
@@ -747,23 +676,3 @@ def _outcome_spans(row: Row) -> list[tuple[str, float, float]]:
     if loss is not None:
         spans.append(("loss_rate", 100.0 - loss, loss))
     return spans
-
-
-def _outcome_bar(ax: Axes, y: float, row: Row) -> None:
-    for key, left, width in _outcome_spans(row):
-        colour = OUTCOME_COLOURS[key]
-        ax.barh(y, width, left=left, color=colour, edgecolor="white", linewidth=0.8, zorder=2)
-        if width >= 7:
-            text = {"color": "white" if key == "win_rate" else "black", "fontsize": 8}
-            ax.text(left + width / 2, y, f"{width:.0f}", ha="center", va="center", **text)
-
-
-def _outcome_legend(figure: MplFigure, table: Table) -> None:
-    from matplotlib.patches import Patch
-
-    labels = {c.key: c.label.replace(" (%)", "") for c in table.columns}
-    handles = [
-        Patch(facecolor=colour, edgecolor="#888888", linewidth=0.5, label=labels.get(k, k))
-        for k, colour in OUTCOME_COLOURS.items()
-    ]
-    figure.legend(handles=handles, loc="outside lower center", ncols=3)
