@@ -39,7 +39,7 @@ def read_inspect_log(path: Path) -> RunInfo:
     if not log.results or not log.results.scores:
         raise NotReportable("the log holds no scores (run with --no-score? score it first)")
     score = log.results.scores[0]
-    metrics = {name: float(m.value) for name, m in score.metrics.items() if _number(m.value)}
+    metrics = {name: float(m.value) for name, m in score.metrics.items() if is_number(m.value)}
     metadata: dict[str, Any] = dict(log.eval.metadata or {})
     dataset = metadata.get("dataset") or {}
     roles = log.eval.model_roles or {}
@@ -54,7 +54,7 @@ def read_inspect_log(path: Path) -> RunInfo:
         model=canonical_inspect_model(log.eval.model),
         metrics=metrics,
         samples=log.results.completed_samples or log.results.total_samples,
-        limit=_limit(log.eval.config.limit),
+        limit=limit_of(log.eval.config.limit),
         subset=section.inspect_subset(task, metadata, task_args),
         dataset=dataset_label(
             dataset.get("dataset"), dataset.get("revision"), dataset.get("pinned", True)
@@ -71,15 +71,13 @@ def read_inspect_log(path: Path) -> RunInfo:
     )
 
 
-def _limit(limit: Any) -> int | None:
-    if limit is None:
-        return None
-    if isinstance(limit, int):
-        return limit
-    if isinstance(limit, list | tuple) and len(limit) == 2:  # a (start, stop) range
+def limit_of(limit: Any) -> int | None:
+    """A run's sample limit: a number, or a (start, stop) range."""
+    if isinstance(limit, list | tuple) and len(limit) == 2:
         return int(limit[1]) - int(limit[0])
-    return None
+    return int(limit) if is_number(limit) else None
 
 
-def _number(value: Any) -> bool:
+def is_number(value: Any) -> bool:
+    """A number, not a bool and not NaN."""
     return isinstance(value, int | float) and not isinstance(value, bool) and value == value

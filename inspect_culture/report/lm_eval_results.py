@@ -5,11 +5,10 @@ per-question records)."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
-from inspect_culture.report.inspect_logs import NotReportable
+from inspect_culture.report.inspect_logs import NotReportable, is_number, limit_of
 from inspect_culture.report.model import RunInfo
 from inspect_culture.report.run_info import canonical_lm_eval_model, dataset_label
 from inspect_culture.report.section import lm_eval_owner
@@ -56,7 +55,7 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
                 model=model,
                 metrics=_metrics(result),
                 samples=_samples(task, n_samples, result),
-                limit=_limit(config.get("limit")),
+                limit=limit_of(config.get("limit")),
                 subset=section.lm_eval_subset(task, metadata),
                 dataset=dataset_label(metadata.get("dataset"), metadata.get("dataset_revision")),
                 dataset_rows=(n_samples.get(task) or {}).get("original"),
@@ -89,14 +88,12 @@ def _group_metadata(task: str, data: dict[str, Any], configs: dict[str, Any]) ->
 
 def _metrics(result: dict[str, Any]) -> dict[str, float]:
     """`name,filter` -> name; standard errors, "N/A" and NaN (absent groups) dropped."""
-    metrics: dict[str, float] = {}
-    for key, value in result.items():
-        name, comma, _ = key.partition(",")
-        if not comma or "_stderr" in name:
-            continue
-        if isinstance(value, int | float) and not isinstance(value, bool) and not math.isnan(value):
-            metrics[name] = float(value)
-    return metrics
+    named = ((key.partition(","), value) for key, value in result.items())
+    return {
+        name: float(value)
+        for (name, comma, _), value in named
+        if comma and "_stderr" not in name and is_number(value)
+    }
 
 
 def _samples(task: str, n_samples: dict[str, Any], result: dict[str, Any]) -> int | None:
@@ -111,10 +108,4 @@ def _unscored(result: dict[str, Any]) -> int | None:
     for key, value in result.items():
         if key.partition(",")[0] == "n_unscored" and isinstance(value, int | float):
             return int(value)
-    return None
-
-
-def _limit(limit: Any) -> int | None:
-    if isinstance(limit, int | float) and not isinstance(limit, bool):
-        return int(limit)
     return None

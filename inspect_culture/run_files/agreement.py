@@ -44,3 +44,15 @@ def aligned(rows: Sequence[Sequence[str]], left: int) -> list[str]:
         ).rstrip()
         for row in rows
     ]
+
+
+def judge_warnings(judge_a: str, judge_b: str, differ: int, who: str = "") -> list[str]:
+    """What makes two runs compare more than their judges: one judge named twice, answers that
+    differ; `who` ("<target model>: ") says whose runs."""
+    warnings = [f"{who}both runs name the judge {judge_a}"] if judge_a == judge_b else []
+    if differ:
+        warnings.append(
+            f"{who}the answers judged differ between the runs on {differ} question(s); the runs "
+            "should differ only in the judge"
+        )
+    return warnings

@@ -19,13 +19,8 @@ from inspect_culture.datasets_hub.hashing import sha256_text
 from inspect_culture.judging.reasons import JUDGE_LATER
 from inspect_culture.registry import benchmark
 from inspect_culture.run_files import RunsError
-from inspect_culture.run_files.agreement import aligned, number
-from inspect_culture.run_files.lm_eval_outputs import (
-    SAMPLES_NAME,
-    judge_reply_of,
-    newest_samples,
-    samples,
-)
+from inspect_culture.run_files import lm_eval_outputs as lm
+from inspect_culture.run_files.agreement import aligned, judge_warnings, number
 from inspect_culture.stats.agreement import correlations
 
 # the judged CARE tasks, as the registry names them for `culture-evals judge`
@@ -50,7 +45,7 @@ def care_samples_files(path: str | Path) -> list[Path]:
     if not path.exists():
         raise RunsError(f"{path} does not exist")
     files = [path] if path.is_file() else sorted(path.rglob("samples_care_*.jsonl"))
-    return newest_samples(files, _TASK)
+    return lm.newest_samples(files, _TASK)
 
 
 def holds(path: str | Path) -> bool:
@@ -58,7 +53,7 @@ def holds(path: str | Path) -> bool:
 
 
 def _judge_of(line: Mapping[str, Any], where: str) -> str:
-    reply = judge_reply_of(line)
+    reply = lm.judge_reply_of(line)
     if not reply.get("judge_model") and str(reply.get("error")).startswith(JUDGE_LATER):
         raise RunsError(f"{where}: not judged (judge_later run); judge it with culture-evals judge")
     return str(reply.get("judge_model") or "unknown judge")
@@ -72,8 +67,8 @@ def read_care_judgements(path: str | Path) -> CareJudgements:
     judges: set[str] = set()
     found = CareJudgements("")
     for file in files:
-        task = SAMPLES_NAME.match(file.name)["task"]  # type: ignore[index]
-        for where, key, line in samples(file):
+        task = lm.SAMPLES_NAME.match(file.name)["task"]  # type: ignore[index]
+        for where, key, line in lm.samples(file):
             if OUTCOME_KEY not in line:
                 raise RunsError(f"{where}: no {OUTCOME_KEY!r} result (not a judged CARE run?)")
             try:
@@ -195,12 +190,5 @@ def format_care_agreement(report: CareAgreement, label_a: str, label_b: str) -> 
 def compare(a: str | Path, b: str | Path) -> tuple[str, list[str]]:
     """`culture-evals agreement --benchmark care`: the table and the warnings."""
     report = care_agreement(read_care_judgements(a), read_care_judgements(b))
-    warnings = []
-    if report.judge_a == report.judge_b:
-        warnings.append(f"both runs name the judge {report.judge_a}")
-    if report.n_answers_differ:
-        warnings.append(
-            f"the answers judged differ between the runs on {report.n_answers_differ} "
-            "question(s); the runs should differ only in the judge"
-        )
+    warnings = judge_warnings(report.judge_a, report.judge_b, report.n_answers_differ)
     return format_care_agreement(report, str(a), str(b)), warnings

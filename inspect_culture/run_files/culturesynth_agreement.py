@@ -20,15 +20,8 @@ from inspect_culture.datasets_hub.hashing import sha256_text
 from inspect_culture.inspect_plumbing.roles import GRADER_ROLE
 from inspect_culture.run_files import RunsError
 from inspect_culture.run_files import culturesynth_runs as runs
-from inspect_culture.run_files.agreement import aligned, number
-from inspect_culture.run_files.lm_eval_outputs import (
-    answer_text,
-    judge_reply_of,
-    model_of,
-    results_of,
-    samples,
-    task_config,
-)
+from inspect_culture.run_files import lm_eval_outputs as lm
+from inspect_culture.run_files.agreement import aligned, judge_warnings, number
 
 
 @dataclass
@@ -59,11 +52,7 @@ def _pair(values: Any, where: str) -> tuple[int | None, str]:
             outcome, language = record.outcome, record.language
     except (TypeError, ValueError):
         raise RunsError(f"{where}: expected a judged result (a PairOutcome record)") from None
-    if outcome is not None and (
-        isinstance(outcome, bool)
-        or not isinstance(outcome, (int, float))
-        or outcome not in (-1, 0, 1)
-    ):
+    if outcome is not None and (isinstance(outcome, bool) or outcome not in (-1, 0, 1)):
         raise RunsError(f"{where}: outcome {outcome!r} is not +1, 0, -1 or null")
     return (None if outcome is None else int(outcome)), str(language)
 
@@ -90,7 +79,7 @@ def _lm_eval_judge(
     line: Mapping[str, Any], results: Mapping[str, Any] | None, task: str
 ) -> str | None:
     # the judge the filter used, else the task's metadata
-    for found in (judge_reply_of(line), task_config(results, task).get("metadata")):
+    for found in (lm.judge_reply_of(line), lm.task_config(results, task).get("metadata")):
         if isinstance(found, dict) and found.get("judge_model"):
             return str(found["judge_model"])
     return None
@@ -98,8 +87,8 @@ def _lm_eval_judge(
 
 def _lm_eval_outcomes(run: runs.RunFile, report: runs.Report) -> tuple[str, RunOutcomes]:
     """(target model, its outcomes) of an lm-eval samples file; one judge per run."""
-    results = results_of(run.path, RunsError)
-    target = model_of(results)
+    results = lm.results_of(run.path, RunsError)
+    target = lm.model_of(results)
     if target is None:
         target = run.path.parent.name  # lm-eval names the folder after the model
         report(
@@ -108,11 +97,11 @@ def _lm_eval_outcomes(run: runs.RunFile, report: runs.Report) -> tuple[str, RunO
     judges: set[str] = set()
     outcomes: dict[str, tuple[int | None, str]] = {}
     digests: dict[str, str] = {}
-    for where, key, line in samples(run.path):
+    for where, key, line in lm.samples(run.path):
         if runs.LM_EVAL_OUTCOME_KEY not in line:
             raise RunsError(f"{where}: no {runs.LM_EVAL_OUTCOME_KEY!r} result (not a judged run?)")
         outcomes[key] = _pair(line[runs.LM_EVAL_OUTCOME_KEY], where)
-        digests[key] = _digest(answer_text(line), line["doc"].get("baseline_answer"))
+        digests[key] = _digest(lm.answer_text(line), line["doc"].get("baseline_answer"))
         if judge := _lm_eval_judge(line, results, run.task):
             judges.add(judge)
     if len(judges) > 1:
@@ -259,11 +248,5 @@ def compare(a: str | Path, b: str | Path) -> tuple[str, list[str]]:
         if models
     ]
     for m in report.models:
-        if m.judge_a == m.judge_b:
-            warnings.append(f"{m.target}: both runs name the judge {m.judge_a}")
-        if m.n_answers_differ:
-            warnings.append(
-                f"{m.target}: the answers judged differ between the runs on "
-                f"{m.n_answers_differ} question(s); the runs should differ only in the judge"
-            )
+        warnings += judge_warnings(m.judge_a, m.judge_b, m.n_answers_differ, f"{m.target}: ")
     return format_agreement(report, str(a), str(b)), warnings

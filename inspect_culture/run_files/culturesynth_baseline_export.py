@@ -14,13 +14,7 @@ from inspect_culture.datasets_hub.hashing import sha256_file
 from inspect_culture.inspect_plumbing.roles import BASELINE_ROLE
 from inspect_culture.run_files import RunsError
 from inspect_culture.run_files import culturesynth_runs as runs
-from inspect_culture.run_files.lm_eval_outputs import (
-    answer_text,
-    model_of,
-    results_of,
-    samples,
-    task_config,
-)
+from inspect_culture.run_files import lm_eval_outputs as lm
 
 
 @dataclass
@@ -111,21 +105,21 @@ def _lm_eval_answers(run: runs.RunFile, role: str | None, report: runs.Report) -
             "logs; export an lm-eval run of the baseline model itself (culturesynth_answers_<lang>) "
             "without --role"
         )
-    results = results_of(run.path, RunsError)
+    results = lm.results_of(run.path, RunsError)
     if results is None:
         report(
             f"{run.path}: no results_{run.stamp}.json next to it, so the generation settings are "
             "not recorded"
         )
-    kwargs = task_config(results, run.task).get("generation_kwargs")
+    kwargs = lm.task_config(results, run.task).get("generation_kwargs")
     if results is not None and not isinstance(kwargs, dict):
         report(f"{run.path}: its results file has no generation_kwargs for {run.task}")
     answers: dict[str, str] = {}
     left_out: list[str] = []
     dataset_sha256: str | None = None
-    for _, key, line in samples(run.path):
+    for _, key, line in lm.samples(run.path):
         dataset_sha256 = dataset_sha256 or line["doc"].get("dataset_sha256")
-        text = answer_text(line)
+        text = lm.answer_text(line)
         if text is None or not text.strip():
             left_out.append(key)
         else:
@@ -134,7 +128,7 @@ def _lm_eval_answers(run: runs.RunFile, role: str | None, report: runs.Report) -
         {k: v for k, v in kwargs.items() if v is not None} if isinstance(kwargs, dict) else {}
     )
     source = _source(run, dataset_sha256)
-    return _Harvest(model_of(results), settings, answers, left_out, source)
+    return _Harvest(lm.model_of(results), settings, answers, left_out, source)
 
 
 def export_baseline(

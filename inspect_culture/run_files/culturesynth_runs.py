@@ -13,13 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from inspect_culture.run_files import RunsError
+from inspect_culture.run_files import lm_eval_outputs as lm
 from inspect_culture.run_files.inspect_logs import UnreadableLog, read_log
-from inspect_culture.run_files.lm_eval_outputs import (
-    RESULTS_PREFIX,
-    SAMPLES_NAME,
-    is_results_file,
-    newest_samples,
-)
 
 INSPECT = "inspect"
 LM_EVAL = "lm-eval"
@@ -35,7 +30,7 @@ _LM_EVAL_TASK = re.compile(r"^culturesynth(?P<answers>_answers)?_(?P<lang>[a-z]{
 # Client-side settings of Inspect's GenerateConfig: they change how a request is sent, never what
 # the model answers, so a baseline file does not record them.
 TRANSPORT_SETTINGS = frozenset(
-    {
+    [
         "max_retries",
         "timeout",
         "attempt_timeout",
@@ -45,7 +40,7 @@ TRANSPORT_SETTINGS = frozenset(
         "batch",
         "cache",
         "fail_on_refusal",
-    }
+    ]
 )
 
 Report = Callable[[str], None]
@@ -85,7 +80,7 @@ def _inspect_task(path: Path) -> tuple[str, str] | None:
 
 
 def _samples_file(path: Path) -> RunFile | None:
-    match = SAMPLES_NAME.match(path.name)
+    match = lm.SAMPLES_NAME.match(path.name)
     if not match or not _LM_EVAL_TASK.match(match.group("task")):
         return None
     return RunFile(path, LM_EVAL, match.group("task"), match.group("stamp"))
@@ -103,7 +98,7 @@ def find_run_files(path: str | Path, report: Report = report_to_stderr) -> list[
     files = [p for p in sorted(path.rglob("*")) if p.is_file() and p.name != "logs.json"]
     found: list[RunFile] = []
     for candidate in files:
-        if candidate.suffix in (".eval", ".json") and not is_results_file(candidate):
+        if candidate.suffix in (".eval", ".json") and not lm.is_results_file(candidate):
             if (found_task := _inspect_task(candidate)) is None:
                 continue
             task, status = found_task
@@ -113,7 +108,7 @@ def find_run_files(path: str | Path, report: Report = report_to_stderr) -> list[
                 found.append(RunFile(candidate, INSPECT, task))
             else:
                 report(f"{candidate}: skipped, the run's status is {status}")
-    lm_eval = newest_samples([p for p in files if p.suffix == ".jsonl"], _LM_EVAL_TASK, report)
+    lm_eval = lm.newest_samples([p for p in files if p.suffix == ".jsonl"], _LM_EVAL_TASK, report)
     return found + [run for p in lm_eval if (run := _samples_file(p))]
 
 
@@ -126,8 +121,8 @@ def _explicit_file(path: Path) -> list[RunFile]:
                 "samples_culturesynth[_answers]_<lang>_<timestamp>.jsonl)"
             )
         return [run]
-    if is_results_file(path):
-        stamp = path.stem.removeprefix(RESULTS_PREFIX)
+    if lm.is_results_file(path):
+        stamp = path.stem.removeprefix(lm.RESULTS_PREFIX)
         runs = [
             run
             for candidate in sorted(path.parent.glob(f"samples_*_{stamp}.jsonl"))

@@ -50,12 +50,16 @@ def samples_beside(results: Path, task: str) -> Path | None:
     return found if found.is_file() else None
 
 
-def read_results(path: Path, error: Error = DataValidationError) -> dict[str, Any]:
-    """A results file whose `configs` are objects, one per task."""
+def _json(path: Path, error: Error) -> Any:
     try:
-        results = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise error(f"{path}: not a readable JSON results file ({exc})") from None
+
+
+def read_results(path: Path, error: Error = DataValidationError) -> dict[str, Any]:
+    """A results file whose `configs` are objects, one per task."""
+    results = _json(path, error)
     if not isinstance(results, dict) or not isinstance(results.get("configs"), dict):
         raise error(f"{path}: no 'configs' field: not an lm-eval results file")
     for task, config in results["configs"].items():
@@ -101,13 +105,8 @@ def results_of(samples: Path, error: Error = DataValidationError) -> dict[str, A
     stamp = SAMPLES_NAME.match(samples.name)["stamp"]  # type: ignore[index]
     candidates = [samples.parent / f"{RESULTS_PREFIX}{stamp}.json"]
     for candidate in candidates + sorted(samples.parent.glob(f"*_{stamp}.json")):
-        if candidate.is_file():
-            try:
-                data = json.loads(candidate.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise error(f"{candidate}: not a readable JSON results file ({exc})") from None
-            if isinstance(data, dict):
-                return data
+        if candidate.is_file() and isinstance(data := _json(candidate, error), dict):
+            return data
     return None
 
 
@@ -244,13 +243,8 @@ def lm_eval_samples_file(path: str | Path, task: str) -> Path:
             f"--output_path {path} --log_samples` first"
         )
     if len(candidates) > 1:
-        log.warning(
-            "%d samples files for %s under %s; using the newest, %s",
-            len(candidates),
-            task,
-            path,
-            candidates[-1],
-        )
+        found = (len(candidates), task, path, candidates[-1])
+        log.warning("%d samples files for %s under %s; using the newest, %s", *found)
     return candidates[-1]
 
 
