@@ -22,13 +22,11 @@ from inspect_ai.scorer import Score
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema
 
-from inspect_culture.inspect_plumbing import preflight as preflight_module
 from inspect_culture.inspect_plumbing.failures import (
     counting_attempts,
     guard_secrets,
     judge_failure_reason,
     output_error_reason,
-    what_happened,
 )
 from inspect_culture.inspect_plumbing.judge_cache import (
     judge_identity,
@@ -37,18 +35,10 @@ from inspect_culture.inspect_plumbing.judge_cache import (
 )
 from inspect_culture.inspect_plumbing.live import HOW_TO_JUDGE, note_judge_later
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
-from inspect_culture.inspect_plumbing.preflight import (
-    bounded_call,
-    failure_message,
-    outcome_of,
-    preflight,
-    start_local_server,
-    wrong_path,
-)
+from inspect_culture.inspect_plumbing.preflight import Probe, preflight
 from inspect_culture.inspect_plumbing.roles import GRADER_ROLE, prerequisite_error, role_model
 from inspect_culture.judging.cache import JudgeCache, JudgeCacheError, open_cache, usable_cache
 from inspect_culture.judging.constraints import (
-    PROBE_MESSAGES,
     JudgeConstraintError,
     VerdictFormat,
     reply_text,
@@ -57,7 +47,6 @@ from inspect_culture.judging.constraints import (
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply, Judging
 from inspect_culture.judging.reasons import judge_later_reason
-from inspect_culture.judging.redaction import without_userinfo
 
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
 # Wall-clock limit of one judgment from its first attempt, Inspect's retries included (task
@@ -78,9 +67,6 @@ NO_GRADER = (
     "--model-role grader=vllm/Qwen/Qwen2.5-72B-Instruct), or pass -T self_grade=true to let the "
     "evaluated model judge itself."
 )
-# Constraint probes of this process, per event loop, grader and format: every sample awaits the
-# one probe, so none generates before the judge is known to apply the constraint.
-_PROBES: dict[tuple[int, str, str, str, str], asyncio.Future[str | None]] = {}
 
 
 # The reason of every sample of a generation-only run scored without a grader bound.
@@ -134,44 +120,13 @@ def require_grader(
 
 
 async def _check_constraint_applied(grader: Model, constraint: str, fmt: VerdictFormat) -> None:
-    loop = asyncio.get_running_loop()
-    key = (id(loop), str(grader), without_userinfo(str(grader.api.base_url)), constraint, fmt.name)
-    probe = _PROBES.get(key)
-    if probe is None or probe.get_loop() is not loop:
-        probe = _PROBES[key] = loop.create_task(_probe(grader, constraint, fmt))
-    if failure := await asyncio.shield(probe):
-        raise prerequisite_error()(failure)
-
-
-async def _probe(grader: Model, constraint: str, fmt: VerdictFormat) -> str | None:
-    """The constraint probe, which is also the preflight: bounded, without Inspect's retries;
-    a transport failure (no connection, refused key, unknown model) is reported as such."""
+    """The constraint probe, which is also the preflight: bounded, without Inspect's retries."""
     try:
         config = judge_config(grader, fmt, constraint)
     except JudgeConstraintError as exc:
-        return str(exc)
-    if path_problem := wrong_path(grader):
-        return failure_message("grader", grader, path_problem, "correct base_url")
-    if start_failure := await start_local_server(grader):
-        return failure_message(
-            "grader", grader, f"its server did not start ({what_happened(start_failure)})",
-            "see the server's log above",
-        )  # fmt: skip
-    outputs: list[tuple[str, str | None]] = []
-
-    async def call() -> None:
-        output = await grader.generate(
-            to_chat_messages(PROBE_MESSAGES),
-            config=config.merge(GenerateConfig(max_retries=0)),
-            cache=False,
-        )
-        outputs.append((output.completion, output.error))
-
-    limit = preflight_module.PREFLIGHT_TIMEOUT
-    exc = await bounded_call(call, limit)
-    reply, error = outputs[0] if outputs else (None, None)
-    max_tokens = config.max_tokens or DEFAULT_MAX_TOKENS
-    return outcome_of(exc, reply, "grader", grader, fmt, constraint, max_tokens, limit, error)
+        raise prerequisite_error()(str(exc)) from None
+    if failure := await preflight(grader, "grader", Probe(fmt, constraint, config)):
+        raise prerequisite_error()(failure)
 
 
 def judge_config(

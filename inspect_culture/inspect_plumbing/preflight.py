@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from inspect_ai.model import ChatMessageUser, GenerateConfig, Model
 
@@ -21,7 +22,8 @@ from inspect_culture.inspect_plumbing.failures import (
     unwrap,
     what_happened,
 )
-from inspect_culture.judging.constraints import VerdictFormat
+from inspect_culture.inspect_plumbing.messages import to_chat_messages
+from inspect_culture.judging.constraints import PROBE_MESSAGES, VerdictFormat
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS
 from inspect_culture.judging.preflight import (
     PREFLIGHT_PROMPT,
@@ -32,10 +34,10 @@ from inspect_culture.judging.preflight import (
 )
 from inspect_culture.judging.preflight import failure_message as shared_message
 from inspect_culture.judging.reasons import Failure, classify
-from inspect_culture.judging.redaction import redact
+from inspect_culture.judging.redaction import redact, without_userinfo
 
 PREFLIGHT_CONFIG = GenerateConfig(max_tokens=1, temperature=0.0, max_retries=0, timeout=30)
-_PREFLIGHTS: dict[tuple[int, str, str, str], asyncio.Future[str | None]] = {}
+_PREFLIGHTS: dict[tuple[int, str, str, str, str, str], asyncio.Future[str | None]] = {}
 OFFLINE_PROVIDERS = ("mockllm/", "none/")
 KNOBS = Knobs(
     key="the API key for this endpoint (the provider's API key environment variable, e.g. "
@@ -82,22 +84,31 @@ async def start_local_server(model: Model) -> BaseException | None:
     return None
 
 
-async def _check(model: Model, role: str, timeout: float) -> str | None:
+async def _check(model: Model, role: str, timeout: float, probe: Probe | None = None) -> str | None:
     guard_secrets(model)
     if path_problem := wrong_path(model):
         return failure_message(role, model, path_problem, "correct base_url")
     if exc := await start_local_server(model):
         return failure_message(role, model, f"its server did not start ({what_happened(exc)})",
                                "see the server's log above")  # fmt: skip
+    messages = (
+        to_chat_messages(PROBE_MESSAGES) if probe else [ChatMessageUser(content=PREFLIGHT_PROMPT)]
+    )
+    config = probe.config.merge(GenerateConfig(max_retries=0)) if probe else PREFLIGHT_CONFIG
+    outputs: list[tuple[str, str | None]] = []
 
     async def call() -> None:
-        # an error returned as output (a refusal of the one-token cap) still means the
-        # endpoint, key and model answered: only raised errors fail the check
-        await model.generate(
-            [ChatMessageUser(content=PREFLIGHT_PROMPT)], config=PREFLIGHT_CONFIG, cache=False
-        )
+        output = await model.generate(messages, config=config, cache=False)
+        outputs.append((output.completion, output.error))
 
-    return outcome_of(await bounded_call(call, timeout), None, role, model, timeout=timeout)
+    exc = await bounded_call(call, timeout)
+    if probe is None:  # an error returned as output (a refused one-token cap) is an answer
+        return outcome_of(exc, None, role, model, timeout=timeout)
+    reply, error = outputs[0] if outputs else (None, None)
+    max_tokens = config.max_tokens or DEFAULT_MAX_TOKENS
+    return outcome_of(
+        exc, reply, role, model, probe.fmt, probe.constraint, max_tokens, timeout, error
+    )
 
 
 def outcome_of(
@@ -122,15 +133,26 @@ def outcome_of(
     )  # fmt: skip
 
 
-async def preflight(model: Model, role: str, timeout: float | None = None) -> str | None:
-    """The problem with `model` in words, or None when it answered. Once per event loop (one
-    eval), role, model and endpoint: concurrent samples await the same check."""
-    timeout = timeout or PREFLIGHT_TIMEOUT
+async def preflight(model: Model, role: str, probe: Probe | None = None) -> str | None:
+    """The problem with `model` in words, or None when it answered (and, with `probe`, applied
+    the verdict constraint: the constraint probe is then the preflight). Once per event loop
+    (one eval), role, model, endpoint and probe: concurrent samples await the same check."""
     if str(model).startswith(OFFLINE_PROVIDERS):
         return None  # nothing to reach (and a mock's scripted outputs are not spent on a check)
     loop = asyncio.get_running_loop()
-    key = (id(loop), role, str(model), str(getattr(model.api, "base_url", None)))
+    shown = without_userinfo(str(getattr(model.api, "base_url", None)))
+    which = (probe.constraint, probe.fmt.name) if probe else ("", "")
+    key = (id(loop), role, str(model), shown, *which)
     check = _PREFLIGHTS.get(key)
     if check is None or check.get_loop() is not loop:
-        check = _PREFLIGHTS[key] = loop.create_task(_check(model, role, timeout))
+        check = _PREFLIGHTS[key] = loop.create_task(_check(model, role, PREFLIGHT_TIMEOUT, probe))
     return await asyncio.shield(check)
+
+
+@dataclass(frozen=True)
+class Probe:
+    """The constraint probe: the verdict format, the constraint and the judge's config."""
+
+    fmt: VerdictFormat
+    constraint: str
+    config: GenerateConfig
