@@ -1,4 +1,4 @@
-"""What every writer decides alike (section order, the row columns a table shows, footnotes on
+"""What every writer decides alike (section order, a table's rows as printed, the notes on
 published rows, each run's provenance), so the outputs cannot read one report differently."""
 
 from __future__ import annotations
@@ -11,35 +11,30 @@ from pathlib import Path
 from typing import Any
 
 from inspect_culture.report.model import Report, Row, RunInfo, Table
+from inspect_culture.report.render.cells import CellParts, cell_parts
 from inspect_culture.report.section import LAYOUTS
 
 TITLE = "Cultural-awareness evaluation report"
 CELL_LEGEND = "Cells read: value [95% interval] (n = questions behind the value)."
-# LaTeX cells leave n out (paper tables are narrow); the CSV holds it.
-LATEX_CELL_LEGEND = "Cells read: value [95% interval]; n per cell in results.csv."
-PUBLISHED_LEGEND = (
-    "Rows marked published are a paper's numbers, shown for comparison; their sources are"
-    " listed under each table."
-)
 PUBLISHED = "published"
 
 
-def generated_at() -> datetime:
+def generated() -> str:
     """Now, or `SOURCE_DATE_EPOCH` when set, so that a rebuilt report can be byte-identical."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if epoch and epoch.strip().isdigit():
-        return datetime.fromtimestamp(int(epoch), tz=timezone.utc)
-    return datetime.now(tz=timezone.utc)
+        moment = datetime.fromtimestamp(int(epoch), tz=timezone.utc)
+    else:
+        moment = datetime.now(tz=timezone.utc)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-def format_time(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-
-
-def version() -> str:
-    from inspect_culture import __version__
-
-    return __version__
+def save(path: Path, text: str) -> Path:
+    """Write `text` at `path` (UTF-8, parents created); returns `path`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 @dataclass(frozen=True)
@@ -68,22 +63,15 @@ def anchor(text: str) -> str:
     return "-".join(part for part in slug.split("-") if part) or "section"
 
 
-def models(report: Report) -> list[str]:
-    """Models of the user's runs (published rows excluded), in first-seen order."""
-    rows = [row for table in report.tables for row in table.rows if row.kind != PUBLISHED]
-    return list(dict.fromkeys([*(run.model for run in report.runs), *(row.model for row in rows)]))
-
-
 def summary(report: Report) -> str:
-    """One sentence saying what the report covers."""
+    """One sentence saying what the report covers: runs, models (of the user's runs, published
+    rows excluded) and benchmarks."""
     runs = len(report.runs)
-    names = models(report)
+    rows = [row for table in report.tables for row in table.rows if row.kind != PUBLISHED]
+    models = dict.fromkeys([*(run.model for run in report.runs), *(row.model for row in rows)])
+    text = f"{runs} run{'s' if runs != 1 else ''} of {len(models)} model"
+    text += "s" if len(models) != 1 else ""
     marks = [section.benchmark for section in sections(report)]
-    parts = [
-        f"{runs} run{'s' if runs != 1 else ''}",
-        f"{len(names)} model{'s' if len(names) != 1 else ''}",
-    ]
-    text = " of ".join(parts)
     if marks:
         text += f"; benchmarks: {', '.join(marks)}"
     return text + "."
@@ -103,24 +91,10 @@ def group_text(table: Table, group: str | None) -> str:
     return labels.get(group, group)
 
 
-def shows_settings(table: Table) -> bool:
-    return any(row.setting for row in table.rows)
-
-
-def is_published(row: Row) -> bool:
-    return row.kind == PUBLISHED
-
-
-def origin(row: Row) -> str:
-    """The "Harness" column: the harness of a run row, "published" for a paper's row."""
-    if is_published(row):
-        return PUBLISHED
-    return row.harness or ""
-
-
-def source_of(row: Row) -> str:
-    """Where a published row's numbers come from; said plainly when the row does not say."""
-    return row.source or "source not given"
+def group_starts(table: Table) -> list[bool]:
+    """For each row, whether it opens a new group (the writers print a group label once)."""
+    rows = table.rows
+    return [i == 0 or row.group != rows[i - 1].group for i, row in enumerate(rows)]
 
 
 @dataclass(frozen=True)
@@ -132,34 +106,88 @@ class Note:
     models: tuple[str, ...]
     setting: str = ""  # only when notes are split by setting (LaTeX moves settings here)
 
-    def key(self) -> tuple[str, str]:
-        return (self.source, self.setting)
+
+@dataclass(frozen=True)
+class RowView:
+    model: str
+    origin: str  # the "Harness" column: a run's harness, "published" for a paper's row
+    published: bool
+    note: int | None  # the number of a published row's note
+    source: str  # a published row's source
+    group: str  # the group's label
+    group_start: bool
+    setting: str
+    cells: tuple[CellParts, ...]
 
 
-def note_key(row: Row, by_setting: bool = False) -> tuple[str, str]:
-    """Which note a published row points to: its source (and its setting, when split)."""
-    return (source_of(row), row.setting if by_setting else "")
+@dataclass(frozen=True)
+class TableView:
+    table: Table
+    anchor: str
+    groups: bool  # whether the group column is shown
+    settings: bool  # whether the setting column is shown
+    rows: tuple[RowView, ...]
+    notes: tuple[Note, ...]
 
 
-def published_notes(table: Table, by_setting: bool = False) -> list[Note]:
-    """The footnotes under a table: each distinct source once (or each source and setting
-    pair, with `by_setting`), with the models it covers."""
+def table_view(table: Table, by_setting: bool = False) -> TableView:
+    """A table as the writers print it. Published rows point to a note under the table: one
+    per source, numbered in order of first use (one per source and setting with
+    `by_setting`), naming the models it covers."""
+
+    def note_key(row: Row) -> tuple[str, str]:
+        return (row.source or "source not given", row.setting if by_setting else "")
+
     notes: dict[tuple[str, str], list[str]] = {}
     for row in table.rows:
-        if is_published(row):
-            names = notes.setdefault(note_key(row, by_setting), [])
+        if row.kind == PUBLISHED:
+            names = notes.setdefault(note_key(row), [])
             if row.model not in names:
                 names.append(row.model)
-    return [
-        Note(i, source, tuple(names), setting)
-        for i, ((source, setting), names) in enumerate(notes.items(), 1)
-    ]
+    numbers = {key: number for number, key in enumerate(notes, 1)}
+    rows = []
+    for row, start in zip(table.rows, group_starts(table)):
+        published = row.kind == PUBLISHED
+        rows.append(
+            RowView(
+                model=row.model,
+                origin=PUBLISHED if published else row.harness or "",
+                published=published,
+                note=numbers[note_key(row)] if published else None,
+                source=(row.source or "source not given") if published else "",
+                group=group_text(table, row.group),
+                group_start=start,
+                setting=row.setting,
+                cells=tuple(
+                    cell_parts(row.cells.get(col.key), col, table.decimals) for col in table.columns
+                ),
+            )
+        )
+    return TableView(
+        table=table,
+        anchor=f"tab-{anchor(table.key)}",
+        groups=shows_groups(table),
+        settings=any(row.setting for row in table.rows),
+        rows=tuple(rows),
+        notes=tuple(
+            Note(numbers[key], key[0], tuple(names), key[1]) for key, names in notes.items()
+        ),
+    )
 
 
-def group_starts(table: Table) -> list[bool]:
-    """For each row, whether it opens a new group (the writers print a group label once)."""
-    rows = table.rows
-    return [i == 0 or row.group != rows[i - 1].group for i, row in enumerate(rows)]
+def header_labels(
+    table: Table, escape: Callable[[str], str], groups: bool, settings: bool
+) -> list[str]:
+    """The header cells every text table prints: model, harness, the group and setting columns
+    when shown (decided once for a whole table, also when LaTeX splits it), then the metric
+    columns, escaped for the target format."""
+    header = ["Model", "Harness"]
+    if groups:
+        header.append(escape(table.group_label or "Group"))
+    if settings:
+        header.append("Setting")
+    header.extend(escape(col.label) for col in table.columns)
+    return header
 
 
 def mapping_items(values: Mapping[str, Any]) -> list[str]:
@@ -168,7 +196,6 @@ def mapping_items(values: Mapping[str, Any]) -> list[str]:
 
 
 def mapping_text(values: Mapping[str, Any]) -> str:
-    """`{"context": "rot", "k": 1}` as "context=rot, k=1": settings and versions in one cell."""
     return ", ".join(mapping_items(values))
 
 
@@ -225,18 +252,3 @@ def provenance(run: RunInfo, base: Path | None = None) -> dict[str, str]:
         "judge": run.judge or "",
         "versions": mapping_text(run.versions),
     }
-
-
-def header_labels(
-    table: Table, escape: Callable[[str], str], groups: bool, settings: bool
-) -> list[str]:
-    """The header cells every text table prints: model, harness, the group and setting columns
-    when shown (decided once for a whole table, also when LaTeX splits it), then the metric
-    columns, escaped for the target format."""
-    header = ["Model", "Harness"]
-    if groups:
-        header.append(escape(table.group_label or "Group"))
-    if settings:
-        header.append("Setting")
-    header.extend(escape(col.label) for col in table.columns)
-    return header

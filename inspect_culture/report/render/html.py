@@ -12,35 +12,12 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from inspect_culture.report.model import Figure, Report, Table
+from inspect_culture import __version__
+from inspect_culture.report.model import Figure, Report
 from inspect_culture.report.render import common
-from inspect_culture.report.render.cells import CellParts, cell_parts
 
 if TYPE_CHECKING:
     import jinja2
-
-
-@dataclass(frozen=True)
-class RowView:
-    model: str
-    origin: str
-    published: bool
-    note: int | None
-    source: str
-    group: str | None  # printed only where a group starts
-    group_start: bool
-    setting: str
-    cells: tuple[CellParts, ...]
-
-
-@dataclass(frozen=True)
-class TableView:
-    table: Table
-    anchor: str
-    groups: bool
-    settings: bool
-    rows: tuple[RowView, ...]
-    notes: tuple[common.Note, ...]
 
 
 @dataclass(frozen=True)
@@ -72,38 +49,6 @@ def environment() -> jinja2.Environment:
     )
 
 
-def table_view(table: Table) -> TableView:
-    notes = common.published_notes(table)
-    number = {note.key(): note.number for note in notes}
-    rows = []
-    for row, start in zip(table.rows, common.group_starts(table)):
-        published = common.is_published(row)
-        source = common.source_of(row)
-        rows.append(
-            RowView(
-                model=row.model,
-                origin=common.origin(row),
-                published=published,
-                note=number[common.note_key(row)] if published else None,
-                source=source if published else "",
-                group=common.group_text(table, row.group) if start else None,
-                group_start=start,
-                setting=row.setting,
-                cells=tuple(
-                    cell_parts(row.cells.get(col.key), col, table.decimals) for col in table.columns
-                ),
-            )
-        )
-    return TableView(
-        table=table,
-        anchor=f"tab-{common.anchor(table.key)}",
-        groups=common.shows_groups(table),
-        settings=common.shows_settings(table),
-        rows=tuple(rows),
-        notes=tuple(notes),
-    )
-
-
 def figure_view(figure: Figure) -> FigureView:
     """The figure's PNG inlined as a data URI; a missing file is said, never a broken image."""
     anchor = f"fig-{common.anchor(figure.key)}"
@@ -121,13 +66,13 @@ def render_html(report: Report) -> str:
     template = environment().get_template("report.html.j2")
     base = common.runs_folder(report.runs)
     sections = [
-        (section, [table_view(table) for table in section.tables])
+        (section, [common.table_view(table) for table in section.tables])
         for section in common.sections(report)
     ]
     return template.render(
         title=common.TITLE,
-        generated=common.format_time(common.generated_at()),
-        version=common.version(),
+        generated=common.generated(),
+        version=__version__,
         summary=common.summary(report),
         legend=common.CELL_LEGEND,
         warnings=report.warnings,
@@ -147,8 +92,4 @@ def render_html(report: Report) -> str:
 
 
 def write_html(report: Report, path: Path) -> Path:
-    """Write `report.html` at `path` (parents created); returns `path`."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_html(report), encoding="utf-8")
-    return path
+    return common.save(path, render_html(report))

@@ -9,10 +9,13 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from inspect_culture import __version__
 from inspect_culture.report.model import Report, Row, Table
 from inspect_culture.report.render import common
-from inspect_culture.report.render.cells import CellParts, cell_parts
+from inspect_culture.report.render.cells import CellParts
 
+# LaTeX cells leave n out (paper tables are narrow); the CSV holds it.
+CELL_LEGEND = "Cells read: value [95% interval]; n per cell in results.csv."
 REQUIRED_PACKAGES = (
     ("booktabs", r"\toprule, \midrule, \bottomrule, \addlinespace"),
     ("graphicx", r"\resizebox, for tables wider than the text"),
@@ -73,21 +76,15 @@ def _marker(note: int | None, notes: int) -> str:
     return r"\textsuperscript{\dag}" if notes == 1 else rf"\textsuperscript{{\dag{note}}}"
 
 
-def _row_cells(
-    table: Table, row: Row, note: int | None, notes: int, groups: bool, settings: bool, start: bool
-) -> list[str]:
-    published = common.is_published(row)
+def _row_cells(row: common.RowView, notes: int, groups: bool, settings: bool) -> list[str]:
     model = escape(row.model)
-    cells = [rf"\textit{{{model}}}{_marker(note, notes)}" if published else model]
-    cells.append(r"\textit{published}" if published else escape(common.origin(row)))
+    cells = [rf"\textit{{{model}}}{_marker(row.note, notes)}" if row.published else model]
+    cells.append(r"\textit{published}" if row.published else escape(row.origin))
     if groups:
-        cells.append(escape(common.group_text(table, row.group)) if start else "")
+        cells.append(escape(row.group) if row.group_start else "")
     if settings:  # a published row's setting is in its note under the table
-        cells.append("" if published else setting_cell(row.setting))
-    cells.extend(
-        cell_latex(cell_parts(row.cells.get(col.key), col, table.decimals)) for col in table.columns
-    )
-    return cells
+        cells.append("" if row.published else setting_cell(row.setting))
+    return cells + [cell_latex(parts) for parts in row.cells]
 
 
 def setting_cell(text: str) -> str:
@@ -141,7 +138,7 @@ def table_latex(table: Table) -> str:
     groups = common.shows_groups(table)
     # Published rows' settings are long and shared by a paper's rows: they go to the notes,
     # so a paper table stays compact; the column is kept for the user's runs.
-    settings = any(row.setting for row in table.rows if not common.is_published(row))
+    settings = any(row.setting for row in table.rows if row.kind != common.PUBLISHED)
     pieces = parts(table)
     return "\n\n".join(
         _float(piece, i, len(pieces), groups, settings) for i, piece in enumerate(pieces, 1)
@@ -158,16 +155,12 @@ def _float(table: Table, part: int, count: int, groups: bool, settings: bool) ->
         spec = "l" * (text_columns - 1) + f"p{{{SETTING_WIDTH}}}" + "r" * len(table.columns)
         fixed[text_columns - 1] = SETTING_CHARS
 
-    notes = common.published_notes(table, by_setting=True)
-    numbers = {note.key(): note.number for note in notes}
-    body: list[list[str]] = []
-    starts = common.group_starts(table)
-    for row, start in zip(table.rows, starts):
-        note = numbers[common.note_key(row, True)] if common.is_published(row) else None
-        body.append(_row_cells(table, row, note, len(notes), groups, settings, start))
+    view = common.table_view(table, by_setting=True)
+    notes = view.notes
+    body = [_row_cells(row, len(notes), groups, settings) for row in view.rows]
     wide = is_wide([header, *body], fixed)
 
-    caption = f"{table.title}. Metric: {table.metric}. {common.LATEX_CELL_LEGEND}"
+    caption = f"{table.title}. Metric: {table.metric}. {CELL_LEGEND}"
     if table.caption:
         caption += f" {table.caption}"
     label = f"tab:{table.key}"
@@ -185,8 +178,8 @@ def _float(table: Table, part: int, count: int, groups: bool, settings: bool) ->
     if wide:
         out.append(r"\resizebox{\textwidth}{!}{%")
     out += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
-    for i, (line, start) in enumerate(zip(body, starts)):
-        if groups and start and i > 0:
+    for i, (line, row) in enumerate(zip(body, view.rows)):
+        if groups and row.group_start and i > 0:
             out.append(r"\addlinespace")
         out.append(" & ".join(line) + r" \\")
     out += [r"\bottomrule", r"\end{tabular}%" if wide else r"\end{tabular}"]
@@ -208,8 +201,7 @@ def _float(table: Table, part: int, count: int, groups: bool, settings: bool) ->
 def render_latex(report: Report) -> str:
     """The whole `tables.tex`: a comment naming the packages, then one float per table."""
     head = [
-        f"% tables.tex: written by inspect-culture {common.version()} on "
-        f"{common.format_time(common.generated_at())}.",
+        f"% tables.tex: written by inspect-culture {__version__} on {common.generated()}.",
         r"% Use: \input{tables.tex} in a document that loads",
         *(f"%   \\usepackage{{{name}}}  % {why}" for name, why in REQUIRED_PACKAGES),
         "% Text is UTF-8 (pdflatex reads UTF-8 by default since 2018; names in non-Latin scripts",
@@ -224,8 +216,4 @@ def render_latex(report: Report) -> str:
 
 
 def write_latex(report: Report, path: Path) -> Path:
-    """Write `tables.tex` at `path` (parents created); returns `path`."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_latex(report), encoding="utf-8")
-    return path
+    return common.save(path, render_latex(report))

@@ -9,10 +9,14 @@ import os
 import re
 from pathlib import Path
 
+from inspect_culture import __version__
 from inspect_culture.report.model import Figure, Report, Table
 from inspect_culture.report.render import common
-from inspect_culture.report.render.cells import format_cell
 
+PUBLISHED_LEGEND = (
+    "Rows marked published are a paper's numbers, shown for comparison; their sources are"
+    " listed under each table."
+)
 # Backslash-escaping these keeps a model name such as "a_b *c* <b>x</b> | d" literal: no
 # emphasis, no inline HTML, no broken table cell. CommonMark allows escaping any ASCII
 # punctuation; only the characters that can start markup are escaped, to keep the source legible.
@@ -40,41 +44,33 @@ def table_lines(header: list[str], align: list[str], rows: list[list[str]]) -> l
 
 def results_table(table: Table) -> list[str]:
     """One report table, its caption and the notes naming the sources of published rows."""
-    groups = common.shows_groups(table)
-    settings = common.shows_settings(table)
-    header = common.header_labels(table, escape, groups, settings)
+    view = common.table_view(table)
+    header = common.header_labels(table, escape, view.groups, view.settings)
     align = ["l"] * (len(header) - len(table.columns)) + ["r"] * len(table.columns)
-
-    numbers = {note.key(): note.number for note in common.published_notes(table)}
     rows: list[list[str]] = []
-    for row in table.rows:
-        published = common.is_published(row)
-        if published:
-            number = numbers[common.note_key(row)]
-            line = [f"*{escape(row.model)}*", f"*published* \\[{number}\\]"]
+    for row in view.rows:
+        if row.published:
+            line = [f"*{escape(row.model)}*", f"*published* \\[{row.note}\\]"]
         else:
-            line = [escape(row.model), escape(common.origin(row))]
-        if groups:
-            line.append(escape(common.group_text(table, row.group)))
-        if settings:
+            line = [escape(row.model), escape(row.origin)]
+        if view.groups:
+            line.append(escape(row.group))
+        if view.settings:
             line.append(escape(row.setting))
-        for col in table.columns:
-            text = escape(format_cell(row.cells.get(col.key), col, table.decimals))
-            line.append(f"*{text}*" if published else text)
-        rows.append(line)
+        cells = [escape(cell.text) for cell in row.cells]
+        rows.append(line + [f"*{text}*" if row.published else text for text in cells])
 
     title = escape(table.title) + (" (supporting)" if table.secondary else "")
     out = [f"### {title}", "", f"Metric: {escape(table.metric)}", ""]
     out.extend(table_lines(header, align, rows))
     if table.caption:
         out += ["", escape(table.caption)]
-    notes = common.published_notes(table)
-    if notes:
+    if view.notes:
         out.append("")
         out.extend(
             f"\\[{note.number}\\] Published ({escape(', '.join(note.models))}): "
             f"{escape(note.source)}  "
-            for note in notes
+            for note in view.notes
         )
         out[-1] = out[-1].rstrip()
     return out + [""]
@@ -96,10 +92,10 @@ def render_markdown(report: Report, base: Path = Path(".")) -> str:
     out = [
         f"# {common.TITLE}",
         "",
-        f"Generated {common.format_time(common.generated_at())} by inspect-culture "
-        f"{common.version()}. {escape(common.summary(report))}",
+        f"Generated {common.generated()} by inspect-culture {__version__}. "
+        f"{escape(common.summary(report))}",
         "",
-        f"{escape(common.CELL_LEGEND)} {escape(common.PUBLISHED_LEGEND)}",
+        f"{escape(common.CELL_LEGEND)} {escape(PUBLISHED_LEGEND)}",
         "",
     ]
     if report.warnings:
@@ -137,8 +133,4 @@ def render_markdown(report: Report, base: Path = Path(".")) -> str:
 
 
 def write_markdown(report: Report, path: Path) -> Path:
-    """Write `report.md` at `path` (parents created); returns `path`."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_markdown(report, path.parent), encoding="utf-8")
-    return path
+    return common.save(path, render_markdown(report, Path(path).parent))
