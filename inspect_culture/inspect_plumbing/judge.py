@@ -33,7 +33,7 @@ from inspect_culture.inspect_plumbing.judge_cache import (
     learn_identity_once,
     request_key,
 )
-from inspect_culture.inspect_plumbing.live import HOW_TO_JUDGE, note_judge_later
+from inspect_culture.inspect_plumbing.live import note_judge_later
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.inspect_plumbing.preflight import Probe, preflight
 from inspect_culture.inspect_plumbing.roles import GRADER_ROLE, prerequisite_error, role_model
@@ -46,7 +46,7 @@ from inspect_culture.judging.constraints import (
 )
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply, Judging
-from inspect_culture.judging.reasons import judge_later_reason
+from inspect_culture.judging.reasons import JUDGE_LATER_REASON
 
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
 # Wall-clock limit of one judgment from its first attempt, Inspect's retries included (task
@@ -67,10 +67,6 @@ NO_GRADER = (
     "--model-role grader=vllm/Qwen/Qwen2.5-72B-Instruct), or pass -T self_grade=true to let the "
     "evaluated model judge itself."
 )
-
-
-# The reason of every sample of a generation-only run scored without a grader bound.
-JUDGE_LATER_REASON = judge_later_reason(HOW_TO_JUDGE)
 
 
 def grader_model(self_grade: bool, judge_later: bool = False) -> Model | None:

@@ -14,13 +14,12 @@ from __future__ import annotations
 import logging
 import sys
 
-from inspect_culture.judging.reasons import all_unscored_alarm, judge_later_note
+from inspect_culture.judging.reasons import HOW_TO_JUDGE, all_unscored_alarm, judge_later_note
 
 log = logging.getLogger(__name__)
 _LIVE_MODULE = "inspect_ai._eval.task.run"
 _LIVE_FUNCTIONS = {"compute", "update_metrics_display_fn"}
 ALL_UNSCORED = "all_unscored"  # the metric a judged task reports when no sample was scored
-HOW_TO_JUDGE = "inspect score LOG --model-role grader=<model>"
 # Set when a sample of a generation-only run (judge_later) was left for `inspect score`: its
 # final metrics then get a calm note, not the alarm of a run whose judge failed.
 _judge_later_seen = False
@@ -53,7 +52,7 @@ def all_unscored(task: str) -> dict[str, float]:
     global _judge_later_seen
     if _judge_later_seen and not is_live_refresh():
         _judge_later_seen = False
-        print(judge_later_note(task, HOW_TO_JUDGE), file=sys.stderr, flush=True)
+        print(judge_later_note(task, HOW_TO_JUDGE["Inspect"]), file=sys.stderr, flush=True)
     elif not is_live_refresh():
         banner = all_unscored_alarm(task)
         log.info(banner)  # into the eval log's messages

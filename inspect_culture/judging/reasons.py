@@ -36,12 +36,15 @@ _CONNECTION_NAMES = {
 _NUMBERS = re.compile(r"\d+(?:\.\d+)?")
 
 # A generation-only run (judge_later): every judged sample is left unscored with this reason,
-# followed by how to judge it in that harness.
+# the same in both harnesses.
 JUDGE_LATER = "not judged: generation-only run (judge_later)"
-
-
-def judge_later_reason(how: str) -> str:
-    return f"{JUDGE_LATER}; judge it with {how}"
+HOW_TO_JUDGE = {
+    "Inspect": "inspect score LOG --model-role grader=<model>",
+    "lm-eval": "`culture-evals judge`",
+}
+JUDGE_LATER_REASON = f"{JUDGE_LATER}; judge it with " + " or ".join(
+    f"{how} ({harness})" for harness, how in HOW_TO_JUDGE.items()
+)
 
 
 def judge_later_note(task: str, how: str, count: int | None = None) -> str:

@@ -22,7 +22,12 @@ from typing import Any
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.constraints import VerdictFormat, constraint_record
 from inspect_culture.judging.protocol import Judged, JudgeReply, JudgeRequest, Judging
-from inspect_culture.judging.reasons import all_unscored_alarm, judge_later_note, judge_later_reason
+from inspect_culture.judging.reasons import (
+    HOW_TO_JUDGE,
+    JUDGE_LATER_REASON,
+    all_unscored_alarm,
+    judge_later_note,
+)
 from inspect_culture.lm_eval_tasks.judge.client import OpenAICompatibleJudge
 from inspect_culture.lm_eval_tasks.judge.settings import (
     JudgeConfigError,
@@ -32,8 +37,6 @@ from inspect_culture.lm_eval_tasks.judge.settings import (
     resolve_judge_settings,
 )
 
-HOW_TO_JUDGE = "`culture-evals judge`"
-JUDGE_LATER_REASON = judge_later_reason(HOW_TO_JUDGE)
 # Judges already checked in this process: (settings, verdict format name or "")
 _CHECKED: set[tuple[JudgeSettings, str]] = set()
 # Each task's judge, as resolved when it loaded in this process; None: generation only
@@ -165,7 +168,7 @@ def judged_filter(
         start += len(requests)
     reasons = [j.reason for j, requests in zip(judged, per_doc, strict=True) if requests]
     if settings is None:
-        print(judge_later_note(task, HOW_TO_JUDGE, len(reasons)), file=sys.stderr)
+        print(judge_later_note(task, HOW_TO_JUDGE["lm-eval"], len(reasons)), file=sys.stderr)
     elif alarm := all_unscored_alarm(task, reasons):
         print(alarm, file=sys.stderr)
     head = {
