@@ -39,18 +39,15 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
     options, yaml_metadata = benchmark("care").lm_eval_options, template()["metadata"]
     check_metadata_keys(name, metadata, options=options, yaml_metadata=yaml_metadata)
     check_fixed(name, metadata, language=language, prompting=prompting)
-    options = spec.validate(
-        language=language,
-        prompting=prompting,
-        judge_mapping=metadata.get("judge_mapping", spec.DEFAULT_JUDGE_MAPPING),
-    )
+    mapping = metadata.get("judge_mapping", spec.DEFAULT_JUDGE_MAPPING)
+    checked = spec.validate(language=language, prompting=prompting, judge_mapping=mapping)
     # fails here, before generation, if unset (or if the judge ignores a verdict constraint)
     resolve_task_judge(name, metadata, care_rating_format())
     loaded = load_care(language)
     per_task = {
         "lm_eval_task": name,
         "prompting": prompting,
-        "judge_mapping": options.judge_mapping,
+        "judge_mapping": checked.judge_mapping,
         "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
         "dataset_revision": loaded.provenance["revision"],
         "dataset_rows": loaded.provenance["rows"],

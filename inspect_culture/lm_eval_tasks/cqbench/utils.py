@@ -25,11 +25,8 @@ from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 def check_cqbench_keys(name: str, family: str, metadata: dict[str, Any]) -> None:
     """The shared key check, with this family's options and YAML metadata."""
     task = "ve" if family.startswith("ve") else family
-    options = (
-        "setting",
-        *spec.TASK_PARAMETERS[task],
-        *(("ve_summaries",) if family == "ve" else ()),
-    )
+    step2 = ("ve_summaries",) if family == "ve" else ()
+    options = ("setting", *spec.TASK_PARAMETERS[task], *step2)
     check_metadata_keys(name, metadata, options=options, yaml_metadata=template(family)["metadata"])
 
 
@@ -41,19 +38,13 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
     check_cqbench_keys(name, task, metadata)
     params = spec.validate(task, metadata, fixed={"setting": setting, "reasoning": reasoning})
     loaded = load_cqbench(task, setting)
+    per_task = {"merged": params.merged, "skip_empty": params.skip_empty}
+    per_task["dataset_revision"] = loaded.provenance["revision"]
     docs = []
     for record in loaded.records:
         system, user = task_messages(record, params)
-        docs.append(
-            {
-                **record,
-                "system_prompt": system["content"],
-                "user_prompt": user["content"],
-                "merged": params.merged,
-                "skip_empty": params.skip_empty,
-                "dataset_revision": loaded.provenance["revision"],
-            }
-        )
+        prompts = {"system_prompt": system["content"], "user_prompt": user["content"]}
+        docs.append({**record, **prompts, **per_task})
     return {"test": datasets.Dataset.from_list(docs)}
 
 

@@ -42,6 +42,14 @@ from inspect_culture.run_files.lm_eval_outputs import lm_eval_samples_file, read
 log = logging.getLogger(__name__)
 
 
+def _setting(family: str, variant: Mapping[str, Any], metadata: dict[str, Any]) -> str:
+    """The task's setting (fixed by its `variant`), once the `--metadata` keys are checked."""
+    setting = variant["setting"]
+    check_cqbench_keys(f"cqbench_{family}_{setting}", family, metadata)
+    spec.validate("ve", metadata, fixed={"setting": setting})
+    return setting
+
+
 def _stories(setting: str) -> tuple[list[dict[str, Any]], str]:
     """The stories evaluated (as the Inspect task: `load_ve_stories`), and the dataset revision."""
     loaded, _ = load_ve_stories(setting)
@@ -51,10 +59,7 @@ def _stories(setting: str) -> tuple[list[dict[str, Any]], str]:
 def _doc(record: dict[str, Any], messages: list[dict[str, str]], **extra: Any) -> dict[str, Any]:
     system, user = messages
     return {
-        "id": record["id"],
-        "category": record["category"],
-        "story": record["story"],
-        "gold_values": record["gold_values"],
+        **{key: record[key] for key in ("id", "category", "story", "gold_values")},
         "system_prompt": system["content"],
         "user_prompt": user["content"],
         "prompt_version": spec.PROMPT_VERSION,
@@ -62,32 +67,11 @@ def _doc(record: dict[str, Any], messages: list[dict[str, str]], **extra: Any) -
     }
 
 
-def _setting(family: str, variant: Mapping[str, Any], metadata: dict[str, Any]) -> str:
-    """The task's setting (fixed by its `variant`), once the `--metadata` keys are checked."""
-    setting = variant["setting"]
-    check_cqbench_keys(f"cqbench_{family}_{setting}", family, metadata)
-    spec.validate("ve", metadata, fixed={"setting": setting})
-    return setting
-
-
 def load_summary_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
     """Step 1: one doc per story, asking for the summary of its themes."""
-    setting = _setting("ve_summary", variant, metadata)
-    records, revision = _stories(setting)
+    records, revision = _stories(_setting("ve_summary", variant, metadata))
     docs = [_doc(r, ve_summary_messages(r), dataset_revision=revision) for r in records]
     return {"test": datasets.Dataset.from_list(docs)}
-
-
-def _summaries(setting: str, metadata: dict[str, Any]):
-    task = f"cqbench_ve_summary_{setting}"
-    source = metadata.get("ve_summaries")
-    if not source:
-        raise DatasetUnavailableError(
-            f"cqbench_ve_{setting} needs the step-1 summaries of the same model. Run "
-            f"`lm_eval --tasks {task} --log_samples --output_path DIR` (or the group "
-            f'cqbench_ve_summary) first, then pass --metadata \'{{"ve_summaries": "DIR", ...}}\''
-        )
-    return read_lm_eval_samples(lm_eval_samples_file(source, task))
 
 
 def load_extraction_docs(
@@ -96,7 +80,14 @@ def load_extraction_docs(
     """Step 2: one doc per story that has a step-1 summary; the others are counted and logged."""
     setting = _setting("ve", variant, metadata)
     check_judge_config(metadata)  # unset or invalid: fails before the local checks
-    summaries = _summaries(setting, metadata)
+    step1, source = f"cqbench_ve_summary_{setting}", metadata.get("ve_summaries")
+    if not source:
+        raise DatasetUnavailableError(
+            f"cqbench_ve_{setting} needs the step-1 summaries of the same model. Run "
+            f"`lm_eval --tasks {step1} --log_samples --output_path DIR` (or the group "
+            f'cqbench_ve_summary) first, then pass --metadata \'{{"ve_summaries": "DIR", ...}}\''
+        )
+    summaries = read_lm_eval_samples(lm_eval_samples_file(source, step1))
     records, revision = _stories(setting)
     with_summary = [r for r in records if r["id"] in summaries.responses]
     missing = [r["id"] for r in records if r["id"] not in summaries.responses]

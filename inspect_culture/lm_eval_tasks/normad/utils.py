@@ -35,21 +35,10 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
     parser = metadata.get("parser", spec.DEFAULT_PARSER)
     spec.validate(context=context, parser=parser, dataset_revision=metadata.get("dataset_revision"))
     loaded = load_normad()
-    provenance = loaded.provenance
-    logger.info("NormAd-ETI for normad_%s: %s", context, provenance)
-    docs = [
-        {
-            **record,
-            "prompt": render_prompt(context, record),
-            "context": context,
-            "parser": parser,
-            "parser_version": spec.PARSER_VERSION,
-            "dataset_revision": provenance["revision"],
-            "dataset_sha256": provenance["sha256"],
-            "dataset_rows": provenance["rows"],
-        }
-        for record in loaded.records
-    ]
+    logger.info("NormAd-ETI for normad_%s: %s", context, loaded.provenance)
+    per_task = {"context": context, "parser": parser, "parser_version": spec.PARSER_VERSION}
+    per_task |= {f"dataset_{key}": loaded.provenance[key] for key in ("revision", "sha256", "rows")}
+    docs = [{**r, "prompt": render_prompt(context, r), **per_task} for r in loaded.records]
     return {"test": datasets.Dataset.from_list(docs)}
 
 
