@@ -25,10 +25,10 @@ from inspect_culture.datasets_hub.hashing import sha256_text
 from inspect_culture.judge_later.errors import JudgeLaterError
 from inspect_culture.judging.cache import JudgeCache, open_cache
 from inspect_culture.judging.constraints import VerdictFormat, reply_text
+from inspect_culture.judging.protocol import JudgeReply
 from inspect_culture.judging.reasons import COULD_NOT_CONNECT
 from inspect_culture.judging.redaction import redact
 from inspect_culture.lm_eval_tasks.judge.client import (
-    JudgeResult,
     cache_key,
     request_body,
     served_identity,
@@ -150,7 +150,7 @@ class BatchJudge:
         settings: JudgeSettings,
         messages: list[list[dict[str, str]]],
         formats: list[VerdictFormat] | None,
-    ) -> list[JudgeResult]:
+    ) -> list[JudgeReply]:
         constrained = settings.constraint != "none"
         if constrained and (formats is None or len(formats) != len(messages)):
             raise ValueError("a constrained judge needs one verdict format per request")
@@ -174,13 +174,13 @@ class BatchJudge:
         results = []
         for key, fmt in zip(keys, fmts, strict=True):
             if key in cached:
-                result = JudgeResult(cached[key], cached=True)
+                result = JudgeReply(cached[key], cached=True)
             elif (found := outcomes[key]).text is not None:
-                result = JudgeResult(found.text)
+                result = JudgeReply(found.text)
             else:
-                result = JudgeResult(None, error=found.error)
+                result = JudgeReply(None, error=found.error)
             if fmt is not None and result.text is not None:
-                result = JudgeResult(
+                result = JudgeReply(
                     reply_text(fmt, settings.constraint, result.text), cached=result.cached
                 )
             results.append(result)

@@ -1,6 +1,6 @@
 """Concurrent judge calls to any OpenAI-compatible endpoint, with retries, timeouts and a cache.
 
-A call that still fails after its retries returns a JudgeResult with `error` set, in words
+A call that still fails after its retries returns a JudgeReply with `error` set, in words
 (status, attempts, time, model and host; never a key): callers mark the sample unscored with
 that reason; nothing here turns a failure into a score.
 """
@@ -73,9 +73,6 @@ def request_body(
     return body
 
 
-JudgeResult = JudgeReply  # the concurrent client's and the Batch API's reply
-
-
 def _run_sync(make: Any) -> Any:
     """Run a coroutine from synchronous code, also when an event loop is already running."""
     try:
@@ -113,7 +110,7 @@ class OpenAICompatibleJudge:
     def _url(self) -> str:
         return (self.settings.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
 
-    def _readable(self, result: JudgeResult, fmt: VerdictFormat | None) -> JudgeResult:
+    def _readable(self, result: JudgeReply, fmt: VerdictFormat | None) -> JudgeReply:
         """A constrained JSON reply in the paper's format (the cache keeps the raw reply)."""
         if fmt is None or result.text is None:
             return result
@@ -121,7 +118,7 @@ class OpenAICompatibleJudge:
 
     async def judge_all(
         self, batch: Sequence[Messages], formats: Sequence[VerdictFormat] | None = None
-    ) -> list[JudgeResult]:
+    ) -> list[JudgeReply]:
         """Judge every message list, at most `settings.concurrency` at a time, in input order.
         `formats` (one per message list) are the verdict formats the constraint enforces.
         `concurrency` workers take the next message list as they free up: the first requests
@@ -131,7 +128,7 @@ class OpenAICompatibleJudge:
         if constrained and (formats is None or len(formats) != len(batch)):
             raise ValueError("a constrained judge needs one verdict format per request")
         fmts = list(formats) if constrained and formats else [None] * len(batch)
-        results: list[JudgeResult] = [JudgeResult(None)] * len(batch)
+        results: list[JudgeReply] = [JudgeReply(None)] * len(batch)
         todo = iter(range(len(batch)))  # shared: each index goes to exactly one worker
         async with self._client() as client:
 
@@ -146,13 +143,13 @@ class OpenAICompatibleJudge:
 
     async def _judge_one(
         self, client: aiohttp.ClientSession, messages: Messages, fmt: VerdictFormat | None
-    ) -> JudgeResult:
+    ) -> JudgeReply:
         """A cached reply, else the judge's (kept in the cache when there is one)."""
         if self.cache is None:
             return self._readable(await self._call_with_retries(client, messages, fmt), fmt)
         key = cache_key(self.settings, messages)
         if (hit := self._cache_get(key)) is not None:
-            return self._readable(JudgeResult(hit, cached=True), fmt)
+            return self._readable(JudgeReply(hit, cached=True), fmt)
         result = await self._call_with_retries(client, messages, fmt)
         if result.text is not None:
             self._cache_put(key, result.text)
@@ -186,7 +183,7 @@ class OpenAICompatibleJudge:
 
     def judge_all_sync(
         self, batch: Sequence[Messages], formats: Sequence[VerdictFormat] | None = None
-    ) -> list[JudgeResult]:
+    ) -> list[JudgeReply]:
         """For synchronous callers (lm-eval filters); safe inside a running event loop too."""
         return _run_sync(lambda: self.judge_all(batch, formats))
 
@@ -232,7 +229,7 @@ class OpenAICompatibleJudge:
 
     async def _call_with_retries(
         self, client: aiohttp.ClientSession, messages: Messages, fmt: VerdictFormat | None = None
-    ) -> JudgeResult:
+    ) -> JudgeReply:
         """Attempts until a reply, a failure not worth retrying, `max_retries` retries or the
         `retry_budget` (seconds, the whole judgment's wall-clock limit) is spent. A server's
         Retry-After is waited out, unless it reaches past the budget."""
@@ -254,8 +251,8 @@ class OpenAICompatibleJudge:
                 failure = classify(exc, limit, (self.settings.api_key,))
             else:
                 if text is None or not text.strip():
-                    return JudgeResult(None, error=empty_reply(settings.model, settings.endpoint()))
-                return JudgeResult(text)
+                    return JudgeReply(None, error=empty_reply(settings.model, settings.endpoint()))
+                return JudgeReply(text)
             if not failure.retryable:
                 break
             if attempts > settings.max_retries:
@@ -278,7 +275,7 @@ class OpenAICompatibleJudge:
             failure.what, settings.model, settings.endpoint(),
             attempts=attempts, seconds=elapsed, ended=ended,
         )  # fmt: skip
-        return JudgeResult(None, error=redact(error, (settings.api_key,)))
+        return JudgeReply(None, error=redact(error, (settings.api_key,)))
 
     async def _request(
         self,
