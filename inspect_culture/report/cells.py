@@ -59,7 +59,3 @@ def resampled_cell(
     indices = np.random.default_rng(DEFAULT_SEED).integers(0, size, size=(DEFAULT_RESAMPLES, size))
     low, high = percentile_interval(statistic(indices))
     return Cell(float(point) * scale, low * scale, high * scale, size)
-
-
-def with_n(cell: Cell, n: int | None) -> Cell:
-    return Cell(cell.value, cell.ci_low, cell.ci_high, n)

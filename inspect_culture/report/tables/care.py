@@ -11,12 +11,7 @@ from functools import partial
 from typing import Any
 
 from inspect_culture.benchmarks.care.metrics import care_metrics
-from inspect_culture.benchmarks.care.spec import (
-    CARE_LANGUAGES,
-    CATEGORIES,
-    CATEGORY_SLUGS,
-    CareOutcome,
-)
+from inspect_culture.benchmarks.care.spec import CARE_LANGUAGES, CATEGORY_SLUGS, CareOutcome
 from inspect_culture.datasets_hub.languages import LANGUAGES as LANGUAGE_INFO
 from inspect_culture.report import figures
 from inspect_culture.report.cells import header_cell
@@ -34,22 +29,13 @@ from inspect_culture.report.tables.common import (
 
 BENCHMARK = "CARE"
 _DEFAULTS = {"prompting": "zero_shot", "judge_mapping": "paper", "judge_constraint": "none"}
-_SETTINGS = ("prompting", "judge_mapping", "judge_constraint")
-
-CATEGORY_LABELS = {
-    "entities": "Entities",
-    "opinion": "Opinion",
-    "norms": "Norms",
-    "commonsense": "Commonsense",
-    "literacy": "Literacy",
-}
 LAYOUT = Layout(
     "care",
     BENCHMARK,
     "CARE: mean judge rating by language and category",
     "rating (1-10)",
     (
-        *(Column(c.slug, CATEGORY_LABELS[c.slug]) for c in CATEGORIES),
+        *(Column(slug, slug.capitalize()) for slug in CATEGORY_SLUGS),
         Column("overall", "Overall"),
         Column("unscored", "Unscored", count=True),
     ),
@@ -64,9 +50,9 @@ def care_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]
     rows = Rows()
     for run in of_benchmark(all_runs, BENCHMARK):
         language = run.setting.get("language")
-        if run.setting.get("aggregate") or language is None:
+        if language is None:
             continue
-        builder = rows.get(run, language, describe(run, _SETTINGS, _DEFAULTS))
+        builder = rows.get(run, language, describe(run, _DEFAULTS))
         records = records_or_warn(run, warnings)
         counts = _rated_questions(records or [])
         if records is not None:
@@ -85,8 +71,7 @@ def care_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]
         "resampled) and n, the questions the judge rated; unscored samples (no usable verdict) "
         "are counted apart, never as a rating."
     )
-    built = table("care", rows.rows(LAYOUT.groups), caption)
-    return [built] if built else []
+    return table("care", rows, caption)
 
 
 def _rated_questions(records: list[dict[str, Any]]) -> dict[str, int]:
@@ -109,12 +94,8 @@ def _inspect_setting(
     }
 
 
-def _inspect_subset(
-    task: str, metadata: Mapping[str, Any], task_args: Mapping[str, Any]
-) -> str | None:
-    if task_args.get("per_category"):
-        return f"per_category={task_args['per_category']}"
-    return None
+def _per_category(arguments: Mapping[str, Any]) -> str | None:
+    return f"per_category={arguments['per_category']}" if arguments.get("per_category") else None
 
 
 def _lm_eval_setting(task: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
@@ -126,12 +107,6 @@ def _lm_eval_setting(task: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
         "judge_mapping": metadata.get("judge_mapping", "paper"),
         "judge_constraint": metadata.get("judge_constraint", "none"),
     }
-
-
-def _lm_eval_subset(task: str, metadata: Mapping[str, Any]) -> str | None:
-    if metadata.get("per_category"):
-        return f"per_category={metadata['per_category']}"
-    return None
 
 
 SECTION = ReportSection(
@@ -159,9 +134,9 @@ SECTION = ReportSection(
         "`inspect view`); it has no report table",
     },
     inspect_setting=_inspect_setting,
-    inspect_subset=_inspect_subset,
+    inspect_subset=lambda task, metadata, task_args: _per_category(task_args),
     lm_eval_setting=_lm_eval_setting,
-    lm_eval_subset=_lm_eval_subset,
+    lm_eval_subset=lambda task, metadata: _per_category(metadata),
     judged=True,
     generation="inspect_culture.benchmarks.care.spec:GENERATION",
 )

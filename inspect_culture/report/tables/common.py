@@ -3,7 +3,7 @@ settings read, and how a layout becomes a `Table`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,19 +32,9 @@ class RowBuilder:
         if str(run.path) not in self.runs:
             self.runs.append(str(run.path))
 
-    def row(self) -> Row:
-        return Row(
-            model=self.model,
-            cells=dict(self.cells),
-            harness=self.harness,
-            group=self.group,
-            setting=self.setting,
-            runs=tuple(self.runs),
-        )
-
 
 class Rows:
-    """Row builders by key, in first-seen order."""
+    """Row builders by (model, harness, group, setting), in first-seen order."""
 
     def __init__(self) -> None:
         self._rows: dict[tuple[object, ...], RowBuilder] = {}
@@ -55,10 +45,10 @@ class Rows:
             self._rows[key] = RowBuilder(run.model, run.harness, group, setting)
         return self._rows[key]
 
-    def rows(self, groups: Sequence[str] = ()) -> list[Row]:
-        """Sorted by group (layout order), model, then harness, so a model's two harnesses sit
-        side by side."""
-        order = {group: i for i, group in enumerate(groups)}
+    def rows(self, key: str) -> list[Row]:
+        """The rows with a number, by group (the layout of table `key` orders them), model,
+        setting, then harness, so a model's two harnesses sit side by side."""
+        order = {group: i for i, group in enumerate(LAYOUTS[key].groups)}
         builders = sorted(
             self._rows.values(),
             key=lambda b: (
@@ -68,16 +58,27 @@ class Rows:
                 HARNESS_ORDER.get(b.harness, 9),
             ),
         )
-        return [b.row() for b in builders if any(c.value is not None for c in b.cells.values())]
+        return [
+            Row(
+                b.model,
+                dict(b.cells),
+                harness=b.harness,
+                group=b.group,
+                setting=b.setting,
+                runs=tuple(b.runs),
+            )
+            for b in builders
+            if any(c.value is not None for c in b.cells.values())
+        ]
 
 
-def describe(run: RunInfo, names: Iterable[str], defaults: Mapping[str, object]) -> str:
-    """The settings that differ from the paper's defaults, plus limit and subset, as words:
-    "parser=upstream; limit=50". Empty for a default, full run."""
+def describe(run: RunInfo, defaults: Mapping[str, object]) -> str:
+    """The settings named in `defaults` that differ from them, plus limit and subset, as
+    words: "parser=upstream; limit=50". Empty for a default, full run."""
     parts = [
         f"{name}={run.setting[name]}"
-        for name in names
-        if name in run.setting and run.setting[name] != defaults.get(name)
+        for name in defaults
+        if name in run.setting and run.setting[name] != defaults[name]
     ]
     if run.subset:
         parts.append(run.subset)
@@ -87,29 +88,33 @@ def describe(run: RunInfo, names: Iterable[str], defaults: Mapping[str, object])
 
 
 def table(
-    key: str, rows: list[Row], caption: str, columns: tuple[Column, ...] | None = None
-) -> Table | None:
-    """The layout's table, or None when no row has a number; `columns` replaces the layout's
+    key: str, rows: Rows, caption: str, columns: tuple[Column, ...] | None = None
+) -> list[Table]:
+    """The layout's table, or none when no row has a number; `columns` replaces the layout's
     where they depend on the runs (the generic table)."""
-    if not rows:
-        return None
+    printed = rows.rows(key)
+    if not printed:
+        return []
     layout = LAYOUTS[key]
-    return Table(
-        key=layout.key,
-        benchmark=layout.benchmark,
-        title=layout.title,
-        metric=layout.metric,
-        columns=layout.columns if columns is None else columns,
-        rows=tuple(rows),
-        group_label=layout.group_label,
-        caption=caption,
-        secondary=layout.secondary,
-        decimals=layout.decimals,
-    )
+    return [
+        Table(
+            key=layout.key,
+            benchmark=layout.benchmark,
+            title=layout.title,
+            metric=layout.metric,
+            columns=layout.columns if columns is None else columns,
+            rows=tuple(printed),
+            group_label=layout.group_label,
+            caption=caption,
+            secondary=layout.secondary,
+            decimals=layout.decimals,
+        )
+    ]
 
 
 def of_benchmark(runs: Iterable[RunInfo], benchmark: str) -> list[RunInfo]:
-    return [run for run in runs if run.benchmark == benchmark]
+    """The benchmark's runs, but lm-eval's group results (averages over its tasks)."""
+    return [run for run in runs if run.benchmark == benchmark and not run.setting.get("aggregate")]
 
 
 def records_or_warn(run: RunInfo, warnings: list[str]) -> list[dict[str, Any]] | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -35,16 +36,13 @@ _DEFAULTS = {
     "skip_empty": False,
     "judge_constraint": "none",
 }
-_SETTINGS = tuple(_DEFAULTS)
-_HEADER = {"ad": "accuracy", "vs": "f1", "ve": "recall"}
-
-TASK_LABELS = {"ad": "AD accuracy", "vs": "VS F1", "ve": "VE recall"}
+_HEADER = {"ad": "accuracy", "vs": "f1", "ve": "recall"}  # each task's headline metric
 LAYOUT = Layout(
     "cqbench",
     BENCHMARK,
     "CQ-Bench: attitude detection, value selection and value extraction",
     "score (0-1)",
-    tuple(Column(k, v) for k, v in TASK_LABELS.items()),
+    (Column("ad", "AD accuracy"), Column("vs", "VS F1"), Column("ve", "VE recall")),
     group_label="Setting",
     groups=(*CATEGORIES, "all"),
     group_labels={**{c: c for c in CATEGORIES}, "all": "average"},
@@ -58,16 +56,16 @@ def cqbench_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tab
     builders: dict[int, Any] = {}
     for run in of_benchmark(all_runs, BENCHMARK):
         family, category = run.setting.get("task"), run.setting.get("setting")
-        if run.setting.get("aggregate") or family not in _HEADER or category is None:
+        if family not in _HEADER or category is None:
             continue
         records = records_or_warn(run, warnings)
         if records is None:
             continue
-        setting = describe(run, _SETTINGS, _DEFAULTS)
+        setting = describe(run, _DEFAULTS)
         cell = _cell(family, records)
         value = run.metrics.get(_HEADER[family])
         if value is not None and cell.value is not None:
-            cell = Cell(value, cell.ci_low, cell.ci_high, cell.n)
+            cell = replace(cell, value=value)
         rows.get(run, category, setting).put(family, cell, run)
         average = rows.get(run, "all", setting)
         builders[id(average)] = (average, run)
@@ -75,15 +73,14 @@ def cqbench_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tab
     for (key, family), records in pooled.items():
         average, run = builders[key]
         average.put(family, _cell(family, records), run)
-    built = table(
+    return table(
         "cqbench",
-        rows.rows(LAYOUT.groups),
+        rows,
         "AD accuracy (the paper's micro-F1), VS F1 = 2PR/(P+R) of the mean per-story precision "
         "P and recall R, VE recall of the gold values the judge scored (1 / 0.5 / 0); 95% "
         "bootstrap intervals; n = questions (AD), stories (VS), gold values (VE). 'average' "
         "pools every setting the model was run on.",
     )
-    return [built] if built else []
 
 
 def _cell(family: str, records: list[dict[str, Any]]) -> Cell:
@@ -102,9 +99,7 @@ def _cell(family: str, records: list[dict[str, Any]]) -> Cell:
 
         cell = resampled_cell(counted, statistic, 1.0)
         if counted:  # the point value exactly as the metric computes it
-            cell = Cell(
-                f1_score(precision.mean(), recall.mean()), cell.ci_low, cell.ci_high, cell.n
-            )
+            cell = replace(cell, value=f1_score(precision.mean(), recall.mean()))
         return cell
     scores = [
         (f"{r['sample_id']}#{i}", float(score))
@@ -115,24 +110,10 @@ def _cell(family: str, records: list[dict[str, Any]]) -> Cell:
     return mean_cell([s for _, s in scores], [k for k, _ in scores], 1.0)
 
 
-_SETTING_NAMES = (
-    "task",
-    "setting",
-    "reasoning",
-    "shots",
-    "merged",
-    "prompt_fidelity",
-    "skip_empty",
-)
-
-
 def _inspect_setting(
     task: str, metadata: Mapping[str, Any], task_args: Mapping[str, Any]
 ) -> dict[str, Any]:
-    setting = {name: metadata[name] for name in _SETTING_NAMES if name in metadata}
-    if "judge_constraint" in metadata:
-        setting["judge_constraint"] = metadata["judge_constraint"]
-    return setting
+    return {name: metadata[name] for name in ("task", "setting", *_DEFAULTS) if name in metadata}
 
 
 def _lm_eval_setting(task: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
@@ -143,8 +124,8 @@ def _lm_eval_setting(task: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
     reasoning = bool(rest) and rest[-1] == "reasoning"
     category = "_".join(rest[:-1] if reasoning else rest) or None
     result: dict[str, Any] = {"task": family, "setting": category, "reasoning": reasoning}
-    for name in ("shots", "merged", "prompt_fidelity", "skip_empty", "judge_constraint"):
-        if name in metadata:
+    for name in _DEFAULTS:
+        if name != "reasoning" and name in metadata:
             result[name] = metadata[name]
     return result
 

@@ -62,12 +62,10 @@ def culturesynth_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> lis
     builders = {}
     unscored: dict[int, int] = defaultdict(int)
     for run in of_benchmark(all_runs, BENCHMARK):
-        if run.setting.get("aggregate"):
-            continue
         records = records_or_warn(run, warnings)
         if records is None:
             continue
-        setting = describe(run, ("swap", "judge_constraint"), _DEFAULTS)
+        setting = describe(run, _DEFAULTS)
         builder = main.get(run, None, setting)
         key = id(builder)
         builders[key] = (builder, secondary.get(run, None, setting), run)
@@ -90,22 +88,21 @@ def culturesynth_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> lis
             "position_consistency", _rate(judged_twice, lambda r: float(r["consistent"])), run
         )
         second.put("unscored", Cell(float(unscored[key])), run)
-    tables = [
-        table(
+    return [
+        *table(
             "culturesynth",
-            main.rows(),
+            main,
             "Net win rate (%) against the baseline's answers, (wins - losses) / scored questions "
             "x 100, with its 95% bootstrap interval (questions resampled) and n; weighted "
             "average = pooled over all scored questions.",
         ),
-        table(
+        *table(
             "culturesynth_secondary",
-            secondary.rows(),
+            secondary,
             "Share of scored questions won, tied and lost; position consistency = share of "
             "questions judged twice (swap) whose two verdicts agree.",
         ),
     ]
-    return [t for t in tables if t is not None]
 
 
 def _rate(records: list[dict[str, Any]], value: Any) -> Cell:

@@ -14,7 +14,7 @@ _NOT_COLUMNS = ("_ci_low", "_ci_high", "stderr")  # intervals, and Inspect's `st
 
 
 def generic_tables(layout: Layout, all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
-    runs = [r for r in of_benchmark(all_runs, layout.benchmark) if not r.setting.get("aggregate")]
+    runs = of_benchmark(all_runs, layout.benchmark)
     names = dict.fromkeys(
         name
         for run in runs
@@ -26,11 +26,10 @@ def generic_tables(layout: Layout, all_runs: Sequence[RunInfo], warnings: list[s
         columns += (Column("unscored", "Unscored", count=True),)
     rows = Rows()
     for run in runs:
-        builder = rows.get(run, None, describe(run, sorted(run.setting), {}))
+        builder = rows.get(run, None, describe(run, dict.fromkeys(sorted(run.setting))))
         for name in names:
             builder.put(name, header_cell(run, name), run)
         if run.unscored is not None:
             builder.put("unscored", Cell(float(run.unscored)), run)
     caption = "Each run's own metrics (95% interval where the harness reports one)."
-    built = table(layout.key, rows.rows(), caption, columns=columns)
-    return [built] if built else []
+    return table(layout.key, rows, caption, columns=columns)

@@ -5,6 +5,7 @@ counts), and macro-F1 and unparsed rate (intervals and counts from the records).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -12,9 +13,9 @@ from inspect_culture.benchmarks.normad.metrics import normad_metrics
 from inspect_culture.benchmarks.normad.spec import CONTEXTS, DEFAULT_PARSER, LABELS, NormadOutcome
 from inspect_culture.benchmarks.normad.taxonomy import IW_CLUSTERS
 from inspect_culture.report import figures
-from inspect_culture.report.cells import header_cell, mean_cell, resampled_cell, with_n
+from inspect_culture.report.cells import header_cell, mean_cell, resampled_cell
 from inspect_culture.report.layouts import Layout
-from inspect_culture.report.model import Cell, Column, RunInfo, Table
+from inspect_culture.report.model import Column, RunInfo, Table
 from inspect_culture.report.records import with_record_metrics
 from inspect_culture.report.section import RecordSource, ReportSection
 from inspect_culture.report.tables.common import (
@@ -81,7 +82,7 @@ def normad_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tabl
     by_context, by_cluster, secondary = Rows(), Rows(), Rows()
     for run in runs:
         context = run.setting["context"]
-        setting = describe(run, ("parser",), _DEFAULTS)
+        setting = describe(run, _DEFAULTS)
         by_context.get(run, None, setting).put(
             context, header_cell(run, "accuracy", PERCENT, run.samples), run
         )
@@ -90,27 +91,25 @@ def normad_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tabl
             continue
         _clusters(by_cluster.get(run, context, setting), with_record_metrics(run, records), records)
         _secondary(secondary.get(run, context, setting), run, records)
-    n = sum(1 for _ in runs)
     caption = (
         "Accuracy (%) with its 95% bootstrap interval (1,000 resamples of questions) and the "
         "number of questions n, as each harness reported it."
     )
-    tables = [
-        table("normad_context", by_context.rows(), caption),
-        table(
+    return [
+        *table("normad_context", by_context, caption),
+        *table(
             "normad_iw",
-            by_cluster.rows(BY_CLUSTER.groups),
+            by_cluster,
             "Accuracy (%) per Inglehart-Welzel cluster; interval and n from the run's "
             "per-question records (the value is the harness's own).",
         ),
-        table(
+        *table(
             "normad_secondary",
-            secondary.rows(SECONDARY.groups),
+            secondary,
             "Macro-F1 over yes/no/neutral (unparsed answers count as wrong) and the share of "
             "answers no parser rule could read; intervals resample questions.",
         ),
     ]
-    return [t for t in tables if t is not None] if n else []
 
 
 def _clusters(builder: Any, run: RunInfo, records: list[dict[str, Any]]) -> None:
@@ -123,7 +122,7 @@ def _clusters(builder: Any, run: RunInfo, records: list[dict[str, Any]]) -> None
         cell = mean_cell(*by_cluster.get(cluster.key, ([], [])), PERCENT)
         header = run.metrics.get(f"accuracy_iw_{cluster.key}")
         if header is not None and cell.value is not None:
-            cell = Cell(header * PERCENT, cell.ci_low, cell.ci_high, cell.n)
+            cell = replace(cell, value=header * PERCENT)
         builder.put(cluster.key, cell, run)
 
 
@@ -133,13 +132,13 @@ def _secondary(builder: Any, run: RunInfo, records: list[dict[str, Any]]) -> Non
     unparsed = mean_cell([float(r["pred"] is None) for r in records], ids, PERCENT)
     header_unparsed = header_cell(run, "unparsed_rate", PERCENT)
     if header_unparsed.value is not None:
-        unparsed = Cell(header_unparsed.value, unparsed.ci_low, unparsed.ci_high, unparsed.n)
+        unparsed = replace(unparsed, value=header_unparsed.value)
     builder.put("unparsed_rate", unparsed, run)
     statistic = classification.resampled_macro_f1(
         [r["gold"] for r in records], [r["pred"] for r in records], LABELS
     )
     f1 = resampled_cell(records, statistic, PERCENT, run.metrics.get("macro_f1"))
-    builder.put("macro_f1", with_n(f1, questions), run)
+    builder.put("macro_f1", replace(f1, n=questions), run)
 
 
 def _metrics(records: list[dict[str, Any]]) -> dict[str, float]:
