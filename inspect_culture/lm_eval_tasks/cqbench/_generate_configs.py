@@ -27,20 +27,15 @@ FAMILIES: dict[str, tuple[str, str, str, str, str | None]] = {
     "ve_summary": ("VE step 1 (summary)", VE, "load_summary_docs", "process_results_summary", None),
     "ve": ("VE", VE, "load_extraction_docs", "process_results", "agg_"),
 }
-# family -> its group's alias and the metrics the group averages over its tasks
-GROUPS: dict[str, tuple[str, list[dict[str, Any]]]] = {
-    "ad": (
-        "CQ-Bench attitude detection",
-        [{"metric": spec.GROUP_METRICS["ad"], "weight_by_size": True}],
-    ),
-    "vs": (
-        "CQ-Bench value selection",
-        [{"metric": spec.GROUP_METRICS["vs"], "weight_by_size": False}],
-    ),
-    "ve_summary": ("CQ-Bench value extraction, step 1 (summaries for cqbench_ve)", []),
+# family -> its group's alias, and how the group averages spec.GROUP_METRICS[family] (None: it
+# reports no average)
+GROUPS: dict[str, tuple[str, dict[str, Any] | None]] = {
+    "ad": ("CQ-Bench attitude detection", {"weight_by_size": True}),
+    "vs": ("CQ-Bench value selection", {"weight_by_size": False}),
+    "ve_summary": ("CQ-Bench value extraction, step 1 (summaries for cqbench_ve)", None),
     "ve": (
         "CQ-Bench value extraction (step 2; needs ve_summaries from cqbench_ve_summary)",
-        [{"metric": spec.GROUP_METRICS["ve"], "filter_list": "judged", "weight_by_size": False}],
+        {"filter_list": "judged", "weight_by_size": False},
     ),
 }
 TEMPLATE_NOTE = """Shared settings of the CQ-Bench {family} tasks. Not indexed (no .yaml suffix):
@@ -86,7 +81,7 @@ def _task(family: str, setting: str, reasoning: bool) -> dict[str, Any]:
 
 def generate() -> dict[str, str]:
     files = {}
-    for family, (group_alias, means) in GROUPS.items():
+    for family, (group_alias, how) in GROUPS.items():
         note = TEMPLATE_NOTE.format(family=FAMILIES[family][0])
         files[f"_cqbench_{family}_template_yaml"] = render(
             template(family), generator=GENERATOR, comment=note
@@ -97,6 +92,7 @@ def generate() -> dict[str, str]:
                 task = _task(family, setting, reasoning)
                 files[f"{task['task']}.yaml"] = render(task, generator=GENERATOR)
         tasks = [f"cqbench_{family}_{s}" for s in settings]
+        means = [{"metric": spec.GROUP_METRICS[family], **how}] if how else []
         config = group(f"cqbench_{family}", group_alias, tasks, spec.TASK_VERSION, means)
         files[f"cqbench_{family}.yaml"] = render(config, generator=GENERATOR)
     alias = "CQ-Bench (AD, VS and VE; VE needs the cqbench_ve_summary run first)"
