@@ -140,139 +140,127 @@ def _resolve(benchmark_file: str | Path) -> Path:
     return PUBLISHED_DIR / name
 
 
-# -- validation ---------------------------------------------------------------------------------
+# -- validation: a failed check is a ValueError "<file>: <field>: <message>" ------------------
 
 
-class _Where:
-    """Prefix of error messages: `<file>: rows[3].values.rot`."""
-
-    def __init__(self, file: str) -> None:
-        self.file = file
-
-    def fail(self, field: str, message: str) -> ValueError:
-        return ValueError(f"{self.file}: {field}: {message}")
+def _check(ok: object, file: str, field: str, message: str) -> None:
+    if not ok:
+        raise ValueError(f"{file}: {field}: {message}")
 
 
 def _load_file(path: Path) -> PublishedFile:
-    where = _Where(path.name)
+    file = path.name
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path.name}: cannot read published JSON ({exc})") from None
-    if not isinstance(data, dict):
-        raise where.fail("(top level)", "must be a JSON object")
+        raise ValueError(f"{file}: cannot read published JSON ({exc})") from None
+    _check(isinstance(data, dict), file, "(top level)", "must be a JSON object")
     unknown = set(data) - _FILE_KEYS
-    if unknown:
-        raise where.fail(", ".join(sorted(unknown)), "unknown top-level field")
-    header = {k: _text(data.get(k), where, k) for k in ("benchmark", "paper", "cite", "paper_file")}
-    rows = data.get("rows")
-    if not isinstance(rows, list) or not rows:
-        raise where.fail("rows", "must be a non-empty list")
-    humans = data.get("human_baselines", [])
-    if not isinstance(humans, list):
-        raise where.fail("human_baselines", "must be a list")
+    _check(not unknown, file, ", ".join(sorted(unknown)), "unknown top-level field")
+    header = {k: _text(data.get(k), file, k) for k in ("benchmark", "paper", "cite", "paper_file")}
+    rows, humans = data.get("rows"), data.get("human_baselines", [])
+    _check(isinstance(rows, list) and rows, file, "rows", "must be a non-empty list")
+    _check(isinstance(humans, list), file, "human_baselines", "must be a list")
     notes = data.get("notes", [])
-    if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
-        raise where.fail("notes", "must be a list of strings")
+    ok = isinstance(notes, list) and all(isinstance(n, str) for n in notes)
+    _check(ok, file, "notes", "must be a list of strings")
+    cite = header["cite"]
     return PublishedFile(
         path=path,
         benchmark=header["benchmark"],
         paper=header["paper"],
-        cite=header["cite"],
+        cite=cite,
         paper_file=header["paper_file"],
-        rows=tuple(
-            _entry(r, where, f"rows[{i}]", header["cite"], baseline=False)
-            for i, r in enumerate(rows)
-        ),
+        rows=tuple(_entry(r, file, f"rows[{i}]", cite, False) for i, r in enumerate(rows)),
         human_baselines=tuple(
-            _entry(r, where, f"human_baselines[{i}]", header["cite"], baseline=True)
-            for i, r in enumerate(humans)
+            _entry(r, file, f"human_baselines[{i}]", cite, True) for i, r in enumerate(humans)
         ),
         notes=tuple(notes),
     )
 
 
-def _entry(raw: Any, where: _Where, at: str, cite: str, *, baseline: bool) -> PublishedEntry:
-    if not isinstance(raw, dict):
-        raise where.fail(at, "must be a JSON object")
+def _entry(raw: Any, file: str, at: str, cite: str, baseline: bool) -> PublishedEntry:
+    _check(isinstance(raw, dict), file, at, "must be a JSON object")
     for key in _REQUIRED_ENTRY_KEYS:
-        if key not in raw:
-            raise where.fail(f"{at}.{key}", "missing")
-    unknown = set(raw) - _ENTRY_KEYS
-    if unknown:
-        raise where.fail(f"{at}.{sorted(unknown)[0]}", "unknown field")
+        _check(key in raw, file, f"{at}.{key}", "missing")
+    unknown = sorted(set(raw) - _ENTRY_KEYS)
+    _check(not unknown, file, f"{at}.{unknown[0] if unknown else ''}", "unknown field")
 
     table = raw["table"]
-    if table not in LAYOUTS:
-        raise where.fail(f"{at}.table", f"unknown table {table!r} (tables: {', '.join(LAYOUTS)})")
+    _check(
+        table in LAYOUTS,
+        file,
+        f"{at}.table",
+        f"unknown table {table!r} (tables: {', '.join(LAYOUTS)})",
+    )
     layout = LAYOUTS[table]
-    model = _text(raw["model"], where, f"{at}.model")
-
+    model = _text(raw["model"], file, f"{at}.model")
     group = raw["group"]
     if layout.groups:
-        if group not in layout.groups:
-            raise where.fail(
-                f"{at}.group",
-                f"{group!r} is not a group of table {table!r} (groups: {', '.join(layout.groups)})",
-            )
-    elif group is not None:
-        raise where.fail(f"{at}.group", f"table {table!r} has no groups; must be null")
+        groups = ", ".join(layout.groups)
+        _check(
+            group in layout.groups,
+            file,
+            f"{at}.group",
+            f"{group!r} is not a group of table {table!r} (groups: {groups})",
+        )
+    else:
+        _check(group is None, file, f"{at}.group", f"table {table!r} has no groups; must be null")
 
     columns = [c.key for c in layout.columns]
     values = raw["values"]
-    if not isinstance(values, dict) or not values:
-        raise where.fail(f"{at}.values", "must be a non-empty object")
+    _check(isinstance(values, dict) and values, file, f"{at}.values", "must be a non-empty object")
     for key, value in values.items():
-        if key not in columns:
-            raise where.fail(
-                f"{at}.values.{key}",
-                f"{key!r} is not a column of table {table!r} (columns: {', '.join(columns)})",
-            )
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, (int, float))
-            or not math.isfinite(value)
-        ):
-            raise where.fail(f"{at}.values.{key}", f"must be a finite number, got {value!r}")
+        where = f"{at}.values.{key}"
+        listed = ", ".join(columns)
+        _check(
+            key in columns,
+            file,
+            where,
+            f"{key!r} is not a column of table {table!r} (columns: {listed})",
+        )
+        number = not isinstance(value, bool) and isinstance(value, (int, float))
+        _check(
+            number and math.isfinite(value), file, where, f"must be a finite number, got {value!r}"
+        )
 
     printed = raw["printed"]
-    if not isinstance(printed, dict) or set(printed) != set(values):
-        raise where.fail(f"{at}.printed", "must give a string for exactly the keys of values")
-    quote = _quote(raw["quote"], where, f"{at}.quote")
+    ok = isinstance(printed, dict) and set(printed) == set(values)
+    _check(ok, file, f"{at}.printed", "must give a string for exactly the keys of values")
+    quote = _quote(raw["quote"], file, f"{at}.quote")
     joined = " ".join(quote)
     for key, text in printed.items():
-        if not isinstance(text, str) or not _NUMBER.fullmatch(text):
-            raise where.fail(f"{at}.printed.{key}", f"must be a number as printed, got {text!r}")
-        if float(text) != values[key]:
-            raise where.fail(f"{at}.printed.{key}", f"{text!r} is not the value {values[key]!r}")
-        if not number_in_text(text, joined):
-            raise where.fail(f"{at}.printed.{key}", f"{text!r} does not occur in the quote")
+        where = f"{at}.printed.{key}"
+        ok = isinstance(text, str) and _NUMBER.fullmatch(text)
+        _check(ok, file, where, f"must be a number as printed, got {text!r}")
+        _check(
+            float(text) == values[key], file, where, f"{text!r} is not the value {values[key]!r}"
+        )
+        _check(number_in_text(text, joined), file, where, f"{text!r} does not occur in the quote")
 
     source = raw["source"]
-    if not isinstance(source, dict) or set(source) != {"where", "page"}:
-        raise where.fail(f"{at}.source", 'must be {"where": ..., "page": ...}')
-    where_text = _text(source["where"], where, f"{at}.source.where")
+    ok = isinstance(source, dict) and set(source) == {"where", "page"}
+    _check(ok, file, f"{at}.source", 'must be {"where": ..., "page": ...}')
+    where_text = _text(source["where"], file, f"{at}.source.where")
     page = source["page"]
-    if page is not None and (isinstance(page, bool) or not isinstance(page, int) or page < 1):
-        raise where.fail(f"{at}.source.page", f"must be a page number or null, got {page!r}")
+    ok = page is None or (not isinstance(page, bool) and isinstance(page, int) and page >= 1)
+    _check(ok, file, f"{at}.source.page", f"must be a page number or null, got {page!r}")
 
     settings = raw["settings"]
-    if not isinstance(settings, dict) or not all(
+    ok = isinstance(settings, dict) and all(
         isinstance(k, str) and isinstance(v, str) and v for k, v in settings.items()
-    ):
-        raise where.fail(f"{at}.settings", "must map names to non-empty strings")
+    )
+    _check(ok, file, f"{at}.settings", "must map names to non-empty strings")
 
     human = raw.get("human", False)
-    if not isinstance(human, bool):
-        raise where.fail(f"{at}.human", "must be true or false")
+    _check(isinstance(human, bool), file, f"{at}.human", "must be true or false")
     metric = raw.get("metric")
     if baseline:
-        metric = _text(metric, where, f"{at}.metric")
-    elif metric is not None:
-        raise where.fail(f"{at}.metric", "only human_baselines name their own metric")
+        metric = _text(metric, file, f"{at}.metric")
+    else:
+        _check(metric is None, file, f"{at}.metric", "only human_baselines name their own metric")
     note = raw.get("note", "")
-    if not isinstance(note, str):
-        raise where.fail(f"{at}.note", "must be a string")
+    _check(isinstance(note, str), file, f"{at}.note", "must be a string")
 
     row = Row(
         model=model,
@@ -305,14 +293,13 @@ def number_in_text(printed: str, text: str) -> bool:
     return re.search(rf"(?<![\d.\-]){re.escape(printed)}(?![\d])", text) is not None
 
 
-def _quote(raw: Any, where: _Where, at: str) -> tuple[str, ...]:
+def _quote(raw: Any, file: str, at: str) -> tuple[str, ...]:
     parts = [raw] if isinstance(raw, str) else raw
-    if not isinstance(parts, list) or not parts or not all(isinstance(p, str) and p for p in parts):
-        raise where.fail(at, "must be a non-empty string or list of strings")
+    ok = isinstance(parts, list) and parts and all(isinstance(p, str) and p for p in parts)
+    _check(ok, file, at, "must be a non-empty string or list of strings")
     return tuple(parts)
 
 
-def _text(raw: Any, where: _Where, at: str) -> str:
-    if not isinstance(raw, str) or not raw.strip():
-        raise where.fail(at, "must be a non-empty string")
+def _text(raw: Any, file: str, at: str) -> str:
+    _check(isinstance(raw, str) and raw.strip(), file, at, "must be a non-empty string")
     return raw
