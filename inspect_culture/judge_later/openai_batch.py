@@ -26,7 +26,7 @@ from inspect_culture.judge_later.errors import JudgeLaterError
 from inspect_culture.judging.cache import JudgeCache, open_cache
 from inspect_culture.judging.constraints import VerdictFormat, reply_text
 from inspect_culture.judging.protocol import JudgeReply
-from inspect_culture.judging.reasons import COULD_NOT_CONNECT
+from inspect_culture.judging.reasons import RETRY_STATUS, classify
 from inspect_culture.judging.redaction import redact
 from inspect_culture.lm_eval_tasks.judge.client import (
     cache_key,
@@ -38,7 +38,6 @@ from inspect_culture.lm_eval_tasks.judge.settings import JudgeSettings
 ENDPOINT = "/v1/chat/completions"
 TERMINAL = ("completed", "failed", "expired", "cancelled")
 RETRY_STATUSES = ("expired", "cancelled")  # a new batch may answer what these left undone
-_RETRY_HTTP = {408, 409, 429}
 MAX_REQUESTS = 50_000  # the Batch API's limits per input file: larger sets are split
 MAX_BYTES = 200_000_000  # 200 MB, read as decimal megabytes (the stricter reading)
 
@@ -61,13 +60,7 @@ class BatchLog:
 def api_failure(exc: openai.OpenAIError, settings: JudgeSettings) -> str:
     """A Batch API error in one line: the host, the status and the server's words, no key. The
     batch ids are saved, so the same command resumes."""
-    status = getattr(exc, "status_code", None)
-    if isinstance(exc, openai.APITimeoutError):  # a kind of APIConnectionError: first
-        what = "the request timed out"
-    elif isinstance(exc, openai.APIConnectionError):
-        what = COULD_NOT_CONNECT
-    else:
-        what = f"HTTP {status}" if status else type(exc).__name__
+    what = classify(exc).what.partition(":")[0]  # the words every judge failure is said in
     detail = redact(str(getattr(exc, "message", "") or exc), (settings.api_key,)).splitlines()
     words = f": {detail[0][:200]}" if detail and detail[0] else ""
     return (
@@ -109,7 +102,7 @@ def split_requests(
 
 
 def _retryable_line(status: int | None) -> bool:
-    return status is None or status in _RETRY_HTTP or status >= 500
+    return status is None or status in RETRY_STATUS or status >= 500
 
 
 @dataclass
