@@ -63,15 +63,13 @@ def _spread(
             by_value[str(value)].append(run)
     if len(by_value) < 2:
         return None
-    listed = "; ".join(f"{value} ({_models(group)})" for value, group in sorted(by_value.items()))
+    listed = "; ".join(
+        f"{value} ({', '.join(dict.fromkeys(f'{r.model} [{r.harness}]' for r in group))})"
+        for value, group in sorted(by_value.items())
+    )
     return (
         f"{benchmark}: the runs differ in {what}: {listed}. Their rows are not directly comparable."
     )
-
-
-def _models(runs: Sequence[RunInfo]) -> str:
-    names = dict.fromkeys(f"{r.model} [{r.harness}]" for r in runs)
-    return ", ".join(names)
 
 
 def _harness_disagreements(table: Table) -> list[str]:
@@ -156,7 +154,8 @@ def _published_differences(table: Table, runs: Sequence[RunInfo]) -> list[str]:
         )
     promptings = paper.get("prompting", ())
     ours = sorted({str(r.setting["prompting"]) for r in used if r.setting.get("prompting")})
-    if promptings and ours and any(not _same_prompting(p, promptings) for p in ours):
+    known = {_plain(p) for p in promptings}
+    if promptings and ours and any(_plain(p) not in known for p in ours):
         warnings.append(
             f"{table.title}: the published rows used {', '.join(promptings)} prompting; your "
             f"runs used {', '.join(ours)}."
@@ -171,7 +170,3 @@ def _same_model(ours: str, theirs: str) -> bool:
 
 def _plain(name: str) -> str:
     return "".join(ch for ch in name.lower().rsplit("/", 1)[-1] if ch.isalnum())
-
-
-def _same_prompting(ours: str, theirs: Sequence[str]) -> bool:
-    return any(_plain(ours) == _plain(p) for p in theirs)

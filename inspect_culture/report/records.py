@@ -43,7 +43,10 @@ def outcome_records(run: RunInfo) -> list[dict[str, Any]]:
         reader = _inspect_records if run.harness == "inspect" else _lm_eval_records
         # question-id order, so intervals do not depend on the order samples finished or
         # which harness wrote them (the bootstrap resamples by position)
-        _cache[source] = sorted(reader(source, _record_source(run)), key=_question_id)
+        records = reader(source, _record_source(run))
+        _cache[source] = sorted(
+            records, key=lambda r: str(r.get("sample_id", r.get("question_id", "")))
+        )
     return _cache[source]
 
 
@@ -54,10 +57,6 @@ def with_record_metrics(run: RunInfo, records: list[dict[str, Any]]) -> RunInfo:
     if compute is None:
         return run
     return replace(run, metrics={**compute(records), **run.metrics})
-
-
-def _question_id(record: Mapping[str, Any]) -> str:
-    return str(record.get("sample_id", record.get("question_id", "")))
 
 
 def _record_source(run: RunInfo) -> RecordSource:

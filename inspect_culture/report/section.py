@@ -59,16 +59,6 @@ def generic_lm_eval_setting(task: str, metadata: Mapping[str, Any]) -> dict[str,
     return {"task": task, **generic_inspect_setting(task, metadata, {})}
 
 
-def no_inspect_subset(
-    task: str, metadata: Mapping[str, Any], task_args: Mapping[str, Any]
-) -> str | None:
-    return None
-
-
-def no_lm_eval_subset(task: str, metadata: Mapping[str, Any]) -> str | None:
-    return None
-
-
 @dataclass(frozen=True)
 class ReportSection:
     """One benchmark's part of the report."""
@@ -82,9 +72,9 @@ class ReportSection:
     inspect_without_table: Mapping[str, str] = field(default_factory=dict)  # task -> why
     lm_eval_without_table: tuple[str, ...] = ()  # task-name prefixes
     inspect_setting: InspectReader = generic_inspect_setting
-    inspect_subset: InspectReader = no_inspect_subset
+    inspect_subset: InspectReader = lambda task, metadata, task_args: None
     lm_eval_setting: LmEvalReader = generic_lm_eval_setting
-    lm_eval_subset: LmEvalReader = no_lm_eval_subset
+    lm_eval_subset: LmEvalReader = lambda task, metadata: None
     judged: bool = False  # a judge model scores it, so runs with different judges differ
     generation: str = ""  # "module:GENERATION" of its spec; "" = greedy decoding
 

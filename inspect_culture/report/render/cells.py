@@ -42,17 +42,12 @@ def format_number(value: float, decimals: int) -> str:
     return text
 
 
-def format_count(value: float) -> str:
-    """A count as an integer: counts are whole even when stored as floats."""
-    return str(int(round(value)))
-
-
 def cell_parts(cell: Cell | None, column: Column, decimals: int) -> CellParts:
     """The pieces of one cell; `None` (the row has no cell for the column) reads as missing."""
     if cell is None or cell.value is None:
         return CellParts(MISSING)
     if column.count:
-        return CellParts(format_count(cell.value))
+        return CellParts(str(int(round(cell.value))))  # whole, even when stored as a float
     interval = None
     if cell.has_interval:
         low = format_number(cell.ci_low, decimals)  # type: ignore[arg-type]
