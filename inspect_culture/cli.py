@@ -15,7 +15,7 @@ from inspect_culture.catalog import all_tasks
 from inspect_culture.datasets_hub.errors import DataValidationError
 from inspect_culture.lm_eval_tasks import include_path
 from inspect_culture.run_files import RunsError
-from inspect_culture.run_files.agreement import AGREEMENT
+from inspect_culture.run_files.agreement import agreement_modules
 
 
 def _cmd_list(_: argparse.Namespace) -> int:
@@ -272,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     agreement.add_argument("b", metavar="B", help="judged run(s) of judge B: a file or a folder")
     agreement.add_argument(
         "--benchmark",
-        choices=("auto", *AGREEMENT),
+        choices=("auto", *agreement_modules()),
         default="auto",
         help="auto (default): CARE when A holds CARE samples files, else CultureSynth-7",
     )

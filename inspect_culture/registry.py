@@ -67,6 +67,9 @@ class Benchmark:
     judge_scorers: tuple[str, ...] = ()  # Inspect scorers `inspect score --scorer` may name
     locate: str = ""  # "module:function" finding the data file, when the source's rule differs
     report: str = ""  # "module:ATTRIBUTE" of its report section; "" = the generic one
+    # the module `culture-evals agreement` compares two judges' runs with: `compare(a, b)`, and
+    # `holds(path)` when `--benchmark auto` can tell its runs apart
+    agreement: str = ""
     contract: str = ""  # "module:ATTRIBUTE" of its SimpleBenchmark: the generic adapters run it
 
     def load_source(self) -> Any:
@@ -184,6 +187,7 @@ register(
         ),
         judge_scorers=("care_judge",),
         report="inspect_culture.report.tables.care:SECTION",
+        agreement="inspect_culture.run_files.care_judge_agreement",
         **_parts("care"),
     )
 )
@@ -218,6 +222,7 @@ register(
         ),
         judge_scorers=("culturesynth_judge",),
         report="inspect_culture.report.tables.culturesynth:SECTION",
+        agreement="inspect_culture.run_files.culturesynth_agreement",
         **_parts("culturesynth"),
     )
 )

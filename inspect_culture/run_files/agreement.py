@@ -1,5 +1,5 @@
 """`culture-evals agreement`: the benchmarks whose judged runs it compares, and the text table
-both comparisons print. Each module named in `AGREEMENT` has `compare(a, b)`, returning the
+both comparisons print. Each module a registry entry names as its `agreement` has `compare(a, b)`, returning the
 table and the warnings; `holds(path)`, where present, says whether `path` holds its runs."""
 
 from __future__ import annotations
@@ -8,26 +8,23 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from inspect_culture.registry import resolve
+from inspect_culture.registry import benchmarks, resolve
 
-# benchmark -> module; `--benchmark auto` takes the first that holds A's runs, else the first.
-AGREEMENT = {
-    "culturesynth": "inspect_culture.run_files.culturesynth_agreement",
-    "care": "inspect_culture.run_files.care_judge_agreement",
-}
+
+def agreement_modules() -> dict[str, str]:
+    """benchmark -> the module comparing its judges (the registry's `agreement`)."""
+    return {b.name: b.agreement for b in benchmarks() if b.agreement}
 
 
 def agreement(benchmark: str, a: str | Path, b: str | Path) -> tuple[str, list[str]]:
-    """The table comparing the judges of `a` and `b`, and the warnings to print after it."""
+    """The table comparing the judges of `a` and `b`, and the warnings to print after it.
+    `auto`: the benchmark whose `holds` recognises A's runs, else the one that cannot tell."""
+    modules = agreement_modules()
     if benchmark == "auto":
-        found = (name for name in AGREEMENT if _holds(name, a))
-        benchmark = next(found, next(iter(AGREEMENT)))
-    return resolve(AGREEMENT[benchmark]).compare(a, b)
-
-
-def _holds(benchmark: str, path: str | Path) -> bool:
-    holds = getattr(resolve(AGREEMENT[benchmark]), "holds", None)
-    return holds is not None and holds(path)
+        tells = {name: getattr(resolve(module), "holds", None) for name, module in modules.items()}
+        found = [name for name, holds in tells.items() if holds is not None and holds(a)]
+        benchmark = (found or [name for name, holds in tells.items() if holds is None])[0]
+    return resolve(modules[benchmark]).compare(a, b)
 
 
 def number(value: float, digits: int = 2) -> str:
