@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspect_culture.benchmarks.care.parse import judge_record
 from inspect_culture.benchmarks.care.spec import CATEGORY_SLUGS
 from inspect_culture.local_model.server import MODEL_ALIAS, LlamaServer
 
@@ -135,13 +134,21 @@ def run_lm_eval(
     )
     if tracker is not None:
         save_lm_eval_outputs(tracker, results)
+    from inspect_culture.lm_eval_tasks.care.utils import all_metrics
+
+    samples = results["samples"][task]
+    # lm-eval's table holds the headline metrics; the categories come from the samples' outcome
+    # records, through the same metric function (as `culture-evals report` does)
     metrics = {
-        k.removesuffix(",judged"): v
-        for k, v in results["results"][task].items()
-        if k.endswith(",judged") and "stderr" not in k
+        **all_metrics([sample["rating"] for sample in samples]),
+        **{
+            k.removesuffix(",judged"): v
+            for k, v in results["results"][task].items()
+            if k.endswith(",judged") and "stderr" not in k
+        },
     }
-    replies = [json.loads(sample["filtered_resps"][0]) for sample in results["samples"][task]]
-    judged = [(r["judge_text"], judge_record(r["judge_text"], r["error"]).rating) for r in replies]
+    replies = [json.loads(sample["filtered_resps"][0]) for sample in samples]
+    judged = [(r["judge_text"], r["outcome"]["rating"]) for r in replies]
     return HarnessRun(language, "lm-eval", metrics, judged)
 
 
