@@ -109,15 +109,19 @@ class Timer:
 def lm_eval_path(n: int, latency: float, concurrency: int, judge_url: str | None = None) -> Timer:
     from inspect_culture.benchmarks.care.data import load_care
     from inspect_culture.lm_eval_tasks.care.utils import judge_filter
+    from inspect_culture.lm_eval_tasks.judge.batch import resolve_task_judge
 
     records = load_care("zh").records
     server = contextlib.nullcontext(judge_url) if judge_url else judge_server(latency)
     with server as base_url:
-        settings = json.dumps(
-            {"judge_model": "bench", "judge_base_url": base_url, "judge_concurrency": concurrency}
-        )
+        judge = {
+            "judge_model": "bench",
+            "judge_base_url": base_url,
+            "judge_concurrency": concurrency,
+        }
+        resolve_task_judge("care_zh", {**judge, "judge_preflight": False})
         docs = [
-            {**records[i % len(records)], "judge_mapping": "paper", "judge_settings": settings}
+            {**records[i % len(records)], "judge_mapping": "paper", "lm_eval_task": "care_zh"}
             for i in range(n)
         ]
         nonce = time.time_ns()
@@ -176,7 +180,8 @@ def _inspect_run(n: int, latency: float, concurrency: int, **options) -> tuple[f
     ):
         log, timer = _timed_eval(_care_task(n), model.base_url, judge_url, concurrency, **options)
         stats = _stats(judge_url)
-        assert stats["requests"] == n, f"every judgment must reach the judge server: {stats}"
+        # every judgment, and the one check before generation
+        assert stats["requests"] == n + 1, f"every judgment must reach the judge server: {stats}"
     return stats["last_response_at"] - stats["first_request_at"], timer
 
 
