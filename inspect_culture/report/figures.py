@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from inspect_culture.report.errors import ReportDependencyError
 from inspect_culture.report.model import Cell, Column, Figure, Row, Table
 from inspect_culture.report.render.common import group_text
-from inspect_culture.report.section import LAYOUTS, sections
+from inspect_culture.report.section import all_layouts, sections
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -63,10 +63,12 @@ class ModelStyle:
 
 @dataclass(frozen=True)
 class _Context:
-    """What every figure of one report shares: model styles and how series are labelled."""
+    """What every figure of one report shares: model styles, how series are labelled, and
+    the folder the figures are saved in."""
 
     styles: Mapping[str, ModelStyle]
     show_harness: bool  # the report holds runs from both harnesses
+    out_dir: Path
 
     def label(self, model: str, harness: str | None) -> str:
         return f"{model} ({harness})" if self.show_harness and harness else model
@@ -85,18 +87,6 @@ class _Series:
     setting: str
     label: str
     published_only: bool = False
-
-
-@dataclass
-class _Drawn:
-    key: str
-    title: str
-    caption: str
-    figure: MplFigure
-
-
-def model_colours(tables: Sequence[Table]) -> dict[str, str]:
-    return {model: style.colour for model, style in model_styles(tables).items()}
 
 
 def model_styles(tables: Sequence[Table]) -> dict[str, ModelStyle]:
@@ -138,10 +128,10 @@ def draw_figures(tables: Sequence[Table], out_dir: Path) -> list[Figure]:
             "figures need matplotlib: pip install 'inspect-culture[report]'"
         ) from None
     harnesses = {row.harness for table in tables for row in _run_rows(table) if row.harness}
-    context = _Context(model_styles(tables), len(harnesses) > 1)
+    context = _Context(model_styles(tables), len(harnesses) > 1, out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     with matplotlib.rc_context(RC):
-        return [_save(draw(table, context), out_dir) for draw, table in plans]
+        return [draw(table, context) for draw, table in plans]
 
 
 def _run_rows(table: Table) -> list[Row]:
@@ -206,7 +196,7 @@ def _published_rows(table: Table, group: str | None) -> dict[str, Row]:
 def _groups(table: Table, rows: Sequence[Row]) -> list[str | None]:
     """The groups of `rows`, in the layout's order, then any others in order of appearance."""
     present = list(dict.fromkeys(row.group for row in rows))
-    layout = LAYOUTS.get(table.key)
+    layout = all_layouts().get(table.key)
     order = list(layout.groups) if layout else []
     known = [group for group in order if group in present]
     return known + [group for group in present if group not in order]
@@ -241,15 +231,15 @@ def _new_figure(width: float, height: float) -> MplFigure:
     return figure
 
 
-def _save(drawn: _Drawn, out_dir: Path) -> Figure:
+def _save(figure: MplFigure, context: _Context, key: str, title: str, caption: str) -> Figure:
     """Write PNG and PDF without timestamps or version strings, so reruns give equal files."""
-    png, pdf = out_dir / f"{drawn.key}.png", out_dir / f"{drawn.key}.pdf"
+    png, pdf = context.out_dir / f"{key}.png", context.out_dir / f"{key}.pdf"
     try:
-        drawn.figure.savefig(png, dpi=150, metadata={"Software": None})
-        drawn.figure.savefig(pdf, metadata={"CreationDate": None, "Producer": None})
+        figure.savefig(png, dpi=150, metadata={"Software": None})
+        figure.savefig(pdf, metadata={"CreationDate": None, "Producer": None})
     finally:
-        drawn.figure.clear()
-    return Figure(drawn.key, drawn.title, png, pdf, drawn.caption)
+        figure.clear()
+    return Figure(key, title, png, pdf, caption)
 
 
 # --- grouped bars ---------------------------------------------------------------------------
@@ -413,23 +403,33 @@ def _limits(ax: Axes, low: float | None = None, high: float | None = None) -> No
     ax.set_ylim(bottom, top if high is None else high)
 
 
-def _one_panel(
+Limits = tuple[float | None, float | None]
+# a panel of grouped bars: its title ("" for none), a row per series, the published rows by model
+Panel = tuple[str, Sequence[Row | None], Mapping[str, Row]]
+
+
+def _bar_panels(
     table: Table,
     context: _Context,
     series: Sequence[_Series],
-    rows: Sequence[Row | None],
-    marks: Mapping[str, Row],
-    limits: tuple[float | None, float | None] = (None, None),
+    panels: Sequence[Panel],
+    height: float,
+    limits: Limits,
 ) -> tuple[MplFigure, Axes, bool]:
-    """Grouped bars of `rows` in one panel, with its legend; whether a marker was drawn."""
+    """Grouped bars per column, the panels stacked, with one legend; the first axes, and
+    whether a published marker was drawn."""
     columns = _value_columns(table)
-    figure = _new_figure(_bars_width(len(columns), len(series)), 3.4)
-    ax = figure.add_subplot()
-    published = _draw_grouped(ax, columns, series, rows, marks, context)
-    ax.set_ylabel(table.metric)
-    _limits(ax, *limits)
+    figure = _new_figure(_bars_width(len(columns), len(series)), height)
+    axes = figure.subplots(len(panels), 1, squeeze=False, sharex=True, sharey=True).ravel()
+    published = False
+    for ax, (name, rows, marks) in zip(axes, panels):
+        published = _draw_grouped(ax, columns, series, rows, marks, context) or published
+        if name:
+            ax.set_title(name, loc="left")
+        ax.set_ylabel(table.metric)
+        _limits(ax, *limits)
     _legend(figure, series, context, published)
-    return figure, ax, published
+    return figure, axes[0], published
 
 
 def _caption(
@@ -458,7 +458,7 @@ def _caption(
 # --- the kinds of figure a report section draws (partial(kind, key=..., title=..., what=...))
 
 
-def heatmap(table: Table, context: _Context, *, key: str, title: str, what: str) -> _Drawn:
+def heatmap(table: Table, context: _Context, *, key: str, title: str, what: str) -> Figure:
     """The table's columns (x) by its row groups (y), one panel per run series, on one shared
     colour scale (the data rounded out to tens, so small differences stay visible)."""
     from matplotlib.colors import Normalize
@@ -486,7 +486,7 @@ def heatmap(table: Table, context: _Context, *, key: str, title: str, what: str)
     for ax in axes[len(series) :]:
         figure.delaxes(ax)
     figure.colorbar(image, ax=list(axes[: len(series)]), label=table.metric, shrink=0.9)
-    return _Drawn(key, title, _caption(table, what, [], False, error_bars=False), figure)
+    return _save(figure, context, key, title, _caption(table, what, [], False, error_bars=False))
 
 
 def _heatmap_panel(
@@ -528,43 +528,27 @@ def bars(
     key: str,
     title: str,
     what: str,
+    by_group: bool = False,
     zero_line: bool = False,
-) -> _Drawn:
-    """One panel of grouped bars, one group per column of the table (no row groups); a zero
-    line where values can be negative."""
+    limits: Limits = (None, None),
+) -> Figure:
+    """Grouped bars per column: one panel of the rows without a group, or `by_group` one
+    panel per row group; a zero line where values can be negative."""
     series = _series(table, context)
-    rows = [_run_row(table, one, None) for one in series]
-    figure, ax, published = _one_panel(table, context, series, rows, _published_rows(table, None))
+    groups = _groups(table, _run_rows(table)) if by_group else [None]
+    panels = [
+        (
+            _group_label(table, group) if by_group else "",
+            [_run_row(table, one, group) for one in series],
+            _published_rows(table, group),
+        )
+        for group in groups
+    ]
+    height = 2.5 * len(groups) + 0.3 if by_group else 3.4
+    figure, ax, published = _bar_panels(table, context, series, panels, height, limits)
     if zero_line:
         ax.axhline(0, color="black", linewidth=0.8, zorder=2.5)
-    return _Drawn(key, title, _caption(table, what, series, published), figure)
-
-
-def bars_by_group(
-    table: Table,
-    context: _Context,
-    *,
-    key: str,
-    title: str,
-    what: str,
-    limits: tuple[float | None, float | None] = (None, None),
-) -> _Drawn:
-    """Grouped bars per column, one panel per row group."""
-    series = _series(table, context)
-    columns = _value_columns(table)
-    groups = _groups(table, _run_rows(table))
-    figure = _new_figure(_bars_width(len(columns), len(series)), 2.5 * len(groups) + 0.3)
-    axes = figure.subplots(len(groups), 1, squeeze=False, sharex=True, sharey=True).ravel()
-    published = False
-    for ax, group in zip(axes, groups):
-        rows = [_run_row(table, one, group) for one in series]
-        marks = _published_rows(table, group)
-        published = _draw_grouped(ax, columns, series, rows, marks, context) or published
-        ax.set_title(_group_label(table, group), loc="left")
-        ax.set_ylabel(table.metric)
-        _limits(ax, *limits)
-    _legend(figure, series, context, published)
-    return _Drawn(key, title, _caption(table, what, series, published), figure)
+    return _save(figure, context, key, title, _caption(table, what, series, published))
 
 
 def summary_bars(
@@ -576,8 +560,8 @@ def summary_bars(
     what: str,
     summary_group: str,
     one_group_note: str,
-    limits: tuple[float | None, float | None] = (None, None),
-) -> _Drawn:
+    limits: Limits = (None, None),
+) -> Figure:
     """Grouped bars per column from each series' `summary_group` row (an average over the
     groups), or from its first group where it has none, which the legend and caption name
     (`one_group_note`, formatted with `series` and `group`); published rows chosen alike."""
@@ -598,7 +582,7 @@ def summary_bars(
         model: _summary_pick(table, [r for r in published_rows if r.model == model], summary_group)
         for model in dict.fromkeys(row.model for row in published_rows)
     }
-    figure, _, published = _one_panel(table, context, series, rows, marks, limits)
+    figure, _, published = _bar_panels(table, context, series, [("", rows, marks)], 3.4, limits)
     notes = [
         one_group_note.format(
             series=context.label(one.model, one.harness), group=_group_label(table, row.group)
@@ -607,7 +591,7 @@ def summary_bars(
         if row is not None and row.group != summary_group
     ]
     caption = _caption(table, " ".join([what, *notes]), series, published)
-    return _Drawn(key, title, caption, figure)
+    return _save(figure, context, key, title, caption)
 
 
 def _summary_pick(table: Table, rows: Sequence[Row], summary_group: str) -> Row | None:
@@ -619,7 +603,7 @@ def _summary_pick(table: Table, rows: Sequence[Row], summary_group: str) -> Row 
     return next(row for row in rows if row.group == group)
 
 
-def outcome_bars(table: Table, context: _Context, *, key: str, title: str, what: str) -> _Drawn:
+def outcome_bars(table: Table, context: _Context, *, key: str, title: str, what: str) -> Figure:
     """Wins, ties and losses of each run as one 100% bar; a swatch in the model's colour (and
     hatch) by each bar ties it to the other figures."""
     from matplotlib.patches import Patch
@@ -660,7 +644,7 @@ def outcome_bars(table: Table, context: _Context, *, key: str, title: str, what:
     ]
     figure.legend(handles=handles, loc="outside lower center", ncols=3)
     caption = _caption(table, what, series, False, error_bars=False)
-    return _Drawn(key, title, caption, figure)
+    return _save(figure, context, key, title, caption)
 
 
 def _outcome_spans(row: Row) -> list[tuple[str, float, float]]:

@@ -1,6 +1,6 @@
 """The tables of a report, in the papers' layouts: keys, columns and row groups. Published rows
 (`published/*.json`) and the CSV name columns by these keys. Each benchmark's layouts live in
-its report section (`report/tables/<benchmark>.py`); `section.LAYOUTS` gathers them from the
+its report section (`report/tables/<benchmark>.py`); `section.all_layouts()` gathers them from the
 registry."""
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_culture.report.model import Cell, Row
-from inspect_culture.report.section import LAYOUTS
+from inspect_culture.report.section import all_layouts, sections
 
 PUBLISHED_DIR = Path(__file__).with_name("published")
 
@@ -45,7 +45,7 @@ _ENTRY_KEYS = {*_REQUIRED_ENTRY_KEYS, "note", "human", "metric"}
 class PublishedEntry:
     """One published row with what the report needs to say how it was obtained."""
 
-    table: str  # a key of LAYOUTS (a table of a registered benchmark)
+    table: str  # a key of `all_layouts()` (a table of a registered benchmark)
     row: Row
     settings: Mapping[str, str]  # the paper's judge, prompting, subset ... as the paper states them
     printed: Mapping[str, str]  # column key -> the number exactly as the paper prints it
@@ -83,8 +83,6 @@ def load_published(benchmark_file: str | Path | None = None) -> tuple[PublishedF
 
 def published_files() -> tuple[str, ...]:
     """The file of each registered benchmark that has one, in report order."""
-    from inspect_culture.report.section import sections
-
     return tuple(s.published for _, s in sections() if s.published)
 
 
@@ -128,8 +126,8 @@ def published_settings(table_key: str) -> dict[str, tuple[str, ...]]:
 
 
 def _check_table_key(table_key: str) -> None:
-    if table_key not in LAYOUTS:
-        raise KeyError(f"unknown table {table_key!r}; tables: {', '.join(LAYOUTS)}")
+    if table_key not in (layouts := all_layouts()):
+        raise KeyError(f"unknown table {table_key!r}; tables: {', '.join(layouts)}")
 
 
 def _resolve(benchmark_file: str | Path) -> Path:
@@ -186,14 +184,10 @@ def _entry(raw: Any, file: str, at: str, cite: str, baseline: bool) -> Published
     unknown = sorted(set(raw) - _ENTRY_KEYS)
     _check(not unknown, file, f"{at}.{unknown[0] if unknown else ''}", "unknown field")
 
-    table = raw["table"]
-    _check(
-        table in LAYOUTS,
-        file,
-        f"{at}.table",
-        f"unknown table {table!r} (tables: {', '.join(LAYOUTS)})",
-    )
-    layout = LAYOUTS[table]
+    table, layouts = raw["table"], all_layouts()
+    known = ", ".join(layouts)
+    _check(table in layouts, file, f"{at}.table", f"unknown table {table!r} (tables: {known})")
+    layout = layouts[table]
     model = _text(raw["model"], file, f"{at}.model")
     group = raw["group"]
     if layout.groups:

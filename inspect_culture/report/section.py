@@ -5,7 +5,7 @@ names a benchmark, so adding one to the registry is all the report needs."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -16,7 +16,7 @@ from inspect_culture.report.layouts import Layout
 from inspect_culture.report.model import RunInfo, Table
 
 TableBuilder = Callable[[Sequence[RunInfo], list[str]], list[Table]]
-# (table, figures.Context) -> figures.Drawn; typed loosely so this module needs no figures
+# (table, figures._Context) -> the saved figure; typed loosely so this module needs no figures
 Drawer = Callable[[Table, Any], Any]
 # (task, metadata, task_args) of an Inspect log
 InspectReader = Callable[[str, Mapping[str, Any], Mapping[str, Any]], Any]
@@ -142,21 +142,6 @@ def generic_section(benchmark: Benchmark) -> ReportSection:
 
 
 def all_layouts() -> dict[str, Layout]:
-    """Every registered benchmark's layouts by key, in report order."""
+    """Every registered benchmark's layouts by key, in report order, read on each call so
+    that a benchmark registered later is found."""
     return {layout.key: layout for _, s in sections() for layout in s.layouts}
-
-
-class _Layouts(Mapping[str, Layout]):
-    """`all_layouts()` read on each use, so a benchmark registered later is found."""
-
-    def __getitem__(self, key: str) -> Layout:
-        return all_layouts()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(all_layouts())
-
-    def __len__(self) -> int:
-        return len(all_layouts())
-
-
-LAYOUTS: Mapping[str, Layout] = _Layouts()

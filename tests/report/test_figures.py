@@ -12,9 +12,9 @@ import pytest
 
 from inspect_culture.report import figures
 from inspect_culture.report.errors import ReportDependencyError
-from inspect_culture.report.figures import OKABE_ITO, draw_figures, model_colours
+from inspect_culture.report.figures import OKABE_ITO, draw_figures
 from inspect_culture.report.model import Cell, Figure, Row, Table
-from inspect_culture.report.section import LAYOUTS
+from inspect_culture.report.section import all_layouts
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"  # long name, run in both harnesses
 MINI = "gpt-4o-mini"  # Inspect only, also published
@@ -31,7 +31,7 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def _table(key: str, rows: Iterable[Row]) -> Table:
-    layout = LAYOUTS[key]
+    layout = all_layouts()[key]
     return Table(
         key,
         layout.benchmark,
@@ -50,7 +50,7 @@ def _cells(
 ) -> dict[str, Cell]:
     """A value for every value column (counts get none), with an asymmetric interval."""
     cells = {}
-    for column in LAYOUTS[key].columns:
+    for column in all_layouts()[key].columns:
         if column.count:
             cells[column.key] = Cell(float(rng.randint(0, 3)))
             continue
@@ -169,8 +169,12 @@ def test_reruns_give_identical_files(tmp_path: Path) -> None:
         assert one.png.read_bytes() == two.png.read_bytes()
 
 
+def _colours(tables: list[Table]) -> dict[str, str]:
+    return {model: style.colour for model, style in figures.model_styles(tables).items()}
+
+
 def test_colours_follow_first_appearance_with_run_models_first() -> None:
-    colours = model_colours(report_tables())
+    colours = _colours(report_tables())
     assert colours == {LLAMA: OKABE_ITO[0], MINI: OKABE_ITO[1], PAPER_ONLY: OKABE_ITO[2]}
     styles = figures.model_styles(
         [_table("culturesynth", [_run(f"m{i}", "inspect", {}) for i in range(10)])]
@@ -180,7 +184,7 @@ def test_colours_follow_first_appearance_with_run_models_first() -> None:
 
 
 def test_a_model_has_one_colour_in_every_figure(drawn: dict[str, Figure]) -> None:
-    colours = model_colours(report_tables())
+    colours = _colours(report_tables())
     for key in ("normad_context", "care_categories", "culturesynth_languages", "cqbench_tasks"):
         assert _has_colour(drawn[key].png, colours[LLAMA]), key
         assert _has_colour(drawn[key].png, colours[MINI]), key
@@ -189,7 +193,7 @@ def test_a_model_has_one_colour_in_every_figure(drawn: dict[str, Figure]) -> Non
 
 
 def test_harness_in_labels_and_hatch_for_lm_eval() -> None:
-    context = figures._Context(figures.model_styles(report_tables()), show_harness=True)
+    context = figures._Context(figures.model_styles(report_tables()), True, Path())
     assert context.label(LLAMA, "lm-eval") == f"{LLAMA} (lm-eval)"
     assert context.hatch(LLAMA, "lm-eval") and not context.hatch(LLAMA, "inspect")
 
@@ -212,7 +216,7 @@ def test_cqbench_names_the_setting_of_a_model_without_average(drawn: dict[str, F
 
 
 def test_missing_values_are_left_out(tmp_path: Path) -> None:
-    empty = {c.key: Cell(None) for c in LAYOUTS["care"].columns}
+    empty = {c.key: Cell(None) for c in all_layouts()["care"].columns}
     tables = [
         _table("care", [_run(MINI, "inspect", empty, "zh"), _published(LLAMA, empty, "zh")]),
         _table("normad_iw", [_run(MINI, "inspect", {}, "rot")]),
@@ -264,4 +268,4 @@ def test_module_imports_without_matplotlib(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.delitem(sys.modules, "inspect_culture.report.figures")
     import inspect_culture.report.figures as reloaded
 
-    assert reloaded.model_colours(report_tables())[MINI] == OKABE_ITO[1]
+    assert reloaded.model_styles(report_tables())[MINI].colour == OKABE_ITO[1]

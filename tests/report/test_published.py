@@ -26,7 +26,7 @@ from inspect_culture.report.published import (
     published_rows,
     published_settings,
 )
-from inspect_culture.report.section import LAYOUTS
+from inspect_culture.report.section import all_layouts
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -106,7 +106,7 @@ def test_every_value_is_printed_in_its_own_quote(
 
 
 def test_published_rows_fit_their_layouts() -> None:
-    for key, layout in LAYOUTS.items():
+    for key, layout in all_layouts().items():
         columns = [c.key for c in layout.columns]
         for row in published_rows(key):
             assert row.kind == "published" and row.harness is None

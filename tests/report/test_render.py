@@ -40,7 +40,7 @@ from inspect_culture.report.render import (
 from inspect_culture.report.render.cells import MISSING, cell_parts, format_cell
 from inspect_culture.report.render.latex import MAX_ROWS, parts, render_latex
 from inspect_culture.report.render.latex import escape as latex_escape
-from inspect_culture.report.section import LAYOUTS
+from inspect_culture.report.section import all_layouts
 from tests.support.browser import open_offline
 
 NASTY = "org/model_v1 & <b>x</b> 50%"
@@ -87,7 +87,7 @@ def _one_pixel_png() -> bytes:
 
 
 def _columns(key: str) -> tuple[Column, ...]:
-    return LAYOUTS[key].columns
+    return all_layouts()[key].columns
 
 
 def _cells(

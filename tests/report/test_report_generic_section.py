@@ -18,7 +18,7 @@ from inspect_culture import registry
 from inspect_culture.cli import main
 from inspect_culture.report.published import published_rows
 from inspect_culture.report.records import clear_cache
-from inspect_culture.report.section import LAYOUTS
+from inspect_culture.report.section import all_layouts
 
 TOY = registry.Benchmark(
     name="toy",
@@ -95,10 +95,10 @@ def test_a_benchmark_without_a_section_gets_a_generic_table(
     assert not any(r["metric"].endswith(("stderr", "_ci_low", "_ci_high")) for r in cells)
     assert "Toy: each run's own metrics" in (out / "report.md").read_text(encoding="utf-8")
 
-    assert LAYOUTS["toy"].benchmark == "Toy"
+    assert all_layouts()["toy"].benchmark == "Toy"
     assert published_rows("toy") == []
 
 
 def test_the_toy_leaves_with_its_fixture() -> None:
-    assert "toy" not in LAYOUTS
+    assert "toy" not in all_layouts()
     assert [b.name for b in registry.benchmarks()] == ["normad", "care", "culturesynth", "cqbench"]

@@ -12,7 +12,7 @@ from typing import Any
 
 from inspect_culture.report.model import Report, Row, RunInfo, Table
 from inspect_culture.report.render.cells import CellParts, cell_parts
-from inspect_culture.report.section import LAYOUTS
+from inspect_culture.report.section import all_layouts
 
 TITLE = "Cultural-awareness evaluation report"
 CELL_LEGEND = "Cells read: value [95% interval] (n = questions behind the value)."
@@ -86,7 +86,7 @@ def group_text(table: Table, group: str | None) -> str:
     "Chinese"); the CSV keeps the key, which is stable, like a column's key."""
     if group is None:
         return ""
-    layout = LAYOUTS.get(table.key)
+    layout = all_layouts().get(table.key)
     labels = (layout.group_labels or {}) if layout is not None else {}
     return labels.get(group, group)
 

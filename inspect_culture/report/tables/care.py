@@ -117,13 +117,14 @@ SECTION = ReportSection(
         (
             "care",
             partial(
-                figures.bars_by_group,
+                figures.bars,
                 key="care_categories",
                 title="CARE: mean rating by category",
                 what=(
                     "CARE mean judge rating (1-10) per category and overall, one panel per "
                     "language."
                 ),
+                by_group=True,
                 limits=(0.0, 10.0),
             ),
         ),

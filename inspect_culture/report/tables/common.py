@@ -9,7 +9,7 @@ from typing import Any
 
 from inspect_culture.report.model import Cell, Column, Row, RunInfo, Table
 from inspect_culture.report.records import RecordsUnavailable, outcome_records
-from inspect_culture.report.section import LAYOUTS
+from inspect_culture.report.section import all_layouts
 
 HARNESS_ORDER = {"inspect": 0, "lm-eval": 1}
 
@@ -48,7 +48,7 @@ class Rows:
     def rows(self, key: str) -> list[Row]:
         """The rows with a number, by group (the layout of table `key` orders them), model,
         setting, then harness, so a model's two harnesses sit side by side."""
-        order = {group: i for i, group in enumerate(LAYOUTS[key].groups)}
+        order = {group: i for i, group in enumerate(all_layouts()[key].groups)}
         builders = sorted(
             self._rows.values(),
             key=lambda b: (
@@ -95,7 +95,7 @@ def table(
     printed = rows.rows(key)
     if not printed:
         return []
-    layout = LAYOUTS[key]
+    layout = all_layouts()[key]
     return [
         Table(
             key=layout.key,
