@@ -1,6 +1,7 @@
 """Read an Inspect log of one of our tasks into a `RunInfo`: header only (results, task
 arguments, metadata, model roles), never the samples; those are read later, and only when a
-table needs per-question records (`records.py`)."""
+table needs per-question records (`records.py`). Also what the lm-eval reader shares with it:
+the dataset label, the limit, which values are numbers."""
 
 from __future__ import annotations
 
@@ -8,11 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from inspect_culture.report.model import RunInfo
-from inspect_culture.report.run_info import (
-    canonical_inspect_model,
-    dataset_label,
-    inspect_task_name,
-)
 from inspect_culture.report.section import inspect_owner
 from inspect_culture.run_files.inspect_logs import UnreadableLog, first_line, read_log
 
@@ -26,7 +22,7 @@ def read_inspect_log(path: Path) -> RunInfo:
         log = read_log(path, header_only=True)
     except UnreadableLog as exc:
         raise NotReportable(str(exc)) from None
-    task = inspect_task_name(log.eval.task)
+    task = log.eval.task.rsplit("/", 1)[-1]  # `inspect_culture/<task>` or a file's `<task>`
     owner = inspect_owner(task)
     if owner is None:
         raise NotReportable(f"task {log.eval.task!r} is not an inspect-culture task")
@@ -81,3 +77,29 @@ def limit_of(limit: Any) -> int | None:
 def is_number(value: Any) -> bool:
     """A number, not a bool and not NaN."""
     return isinstance(value, int | float) and not isinstance(value, bool) and value == value
+
+
+# Inspect providers whose model names carry a service before the model: openai-api/<svc>/<model>
+_TWO_PART_PROVIDERS = {"openai-api"}
+
+
+def canonical_inspect_model(model: str) -> str:
+    """`vllm/Qwen/Qwen2.5-7B-Instruct` -> `Qwen/Qwen2.5-7B-Instruct`; `openai-api/local/x` -> x.
+    lm-eval names models by their Hugging Face id or API model name, without a provider."""
+    provider, _, rest = model.partition("/")
+    if not rest:
+        return model
+    if provider in _TWO_PART_PROVIDERS:
+        return rest.partition("/")[2] or rest
+    return rest
+
+
+def dataset_label(name: object, revision: object, pinned: object = True) -> str | None:
+    """`repo@revision` (12 characters); `repo@unpinned` for data without a pinned revision
+    (identified by its sha256), so both harnesses label it alike."""
+    if not name:
+        return None
+    text = str(revision or "unknown")
+    if pinned is False or text in ("unknown", "main") or "unpinned" in text:
+        return f"{name}@unpinned"
+    return f"{name}@{text[:12]}"

@@ -12,8 +12,7 @@ from typing import Any
 
 from inspect_culture import registry
 from inspect_culture.registry import Benchmark
-from inspect_culture.report.layouts import Layout
-from inspect_culture.report.model import RunInfo, Table
+from inspect_culture.report.model import Column, RunInfo, Table
 
 TableBuilder = Callable[[Sequence[RunInfo], list[str]], list[Table]]
 # (table, figures._Context) -> the saved figure; typed loosely so this module needs no figures
@@ -25,6 +24,23 @@ LmEvalReader = Callable[[str, Mapping[str, Any]], Any]
 
 # metadata the run's header reports apart (dataset, judge), not settings
 _NOT_SETTINGS = {"dataset", "dataset_revision", "judge_model", "config_source"}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One table in a paper's layout: key, columns and row groups. Published rows
+    (`published/*.json`) and the CSV name columns by the key."""
+
+    key: str
+    benchmark: str
+    title: str
+    metric: str
+    columns: tuple[Column, ...]
+    group_label: str | None = None
+    groups: tuple[str, ...] = ()  # allowed group keys, in print order
+    group_labels: dict[str, str] | None = None
+    secondary: bool = False
+    decimals: int = 1
 
 
 @dataclass(frozen=True)

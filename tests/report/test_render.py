@@ -37,7 +37,7 @@ from inspect_culture.report.render import (
     write_markdown,
     write_outputs,
 )
-from inspect_culture.report.render.cells import MISSING, cell_parts, format_cell
+from inspect_culture.report.render.common import MISSING, cell_parts
 from inspect_culture.report.render.latex import MAX_ROWS, parts, render_latex
 from inspect_culture.report.render.latex import escape as latex_escape
 from inspect_culture.report.section import all_layouts
@@ -328,12 +328,12 @@ def _values(report: Report) -> list[tuple[Table, Row, Column, Cell]]:
 
 def test_cell_text_has_value_interval_and_n() -> None:
     metric, count = Column("acc", "Acc"), Column("unscored", "Unscored", count=True)
-    assert format_cell(Cell(72.4, 68.1, 76.5, 120), metric, 1) == "72.4 [68.1, 76.5] (n=120)"
-    assert format_cell(Cell(0.5, n=12), metric, 3) == "0.500 (n=12)"
-    assert format_cell(Cell(None), metric, 1) == MISSING == "–"
-    assert format_cell(None, metric, 1) == MISSING
-    assert format_cell(Cell(3.0, 1.0, 4.0, 9), count, 2) == "3"
-    assert format_cell(Cell(-0.04, -1.0, 0.9), metric, 1) == "0.0 [-1.0, 0.9]"
+    assert cell_parts(Cell(72.4, 68.1, 76.5, 120), metric, 1).text == "72.4 [68.1, 76.5] (n=120)"
+    assert cell_parts(Cell(0.5, n=12), metric, 3).text == "0.500 (n=12)"
+    assert cell_parts(Cell(None), metric, 1).text == MISSING == "–"
+    assert cell_parts(None, metric, 1).text == MISSING
+    assert cell_parts(Cell(3.0, 1.0, 4.0, 9), count, 2).text == "3"
+    assert cell_parts(Cell(-0.04, -1.0, 0.9), metric, 1).text == "0.0 [-1.0, 0.9]"
     parts = cell_parts(Cell(72.44, 68.06, 76.51, 120), metric, 1)
     assert (parts.value, parts.interval, parts.n) == ("72.4", "[68.1, 76.5]", "n=120")
 

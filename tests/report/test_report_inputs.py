@@ -13,8 +13,8 @@ from inspect_ai.dataset import Sample
 from inspect_ai.scorer import match
 from inspect_ai.solver import Generate, TaskState, solver
 
-from inspect_culture.report.inputs import read_runs
-from inspect_culture.report.run_info import canonical_inspect_model, canonical_lm_eval_model
+from inspect_culture.report.inputs import canonical_lm_eval_model, read_runs
+from inspect_culture.report.inspect_logs import canonical_inspect_model
 
 
 def _log(task: Task, log_dir: Path) -> Path:

@@ -12,7 +12,6 @@ from pathlib import Path
 from inspect_culture import __version__
 from inspect_culture.report.model import Report, Row, Table
 from inspect_culture.report.render import common
-from inspect_culture.report.render.cells import CellParts
 
 # LaTeX cells leave n out (paper tables are narrow); the CSV holds it.
 CELL_LEGEND = "Cells read: value [95% interval]; n per cell in results.csv."
@@ -60,7 +59,7 @@ def number(text: str) -> str:
     return text.replace("-", r"\ensuremath{-}")
 
 
-def cell_latex(parts: CellParts) -> str:
+def cell_latex(parts: common.CellParts) -> str:
     """``72.4 {\\scriptsize[68.1, 76.5]}``; "--" (an en dash) where there is no value."""
     if parts.missing:
         return "--"

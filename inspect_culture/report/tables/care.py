@@ -14,14 +14,13 @@ from inspect_culture.benchmarks.care.metrics import care_metrics
 from inspect_culture.benchmarks.care.spec import CARE_LANGUAGES, CATEGORY_SLUGS, CareOutcome
 from inspect_culture.datasets_hub.languages import LANGUAGES as LANGUAGE_INFO
 from inspect_culture.report import figures
-from inspect_culture.report.cells import header_cell
-from inspect_culture.report.layouts import Layout
 from inspect_culture.report.model import Cell, Column, RunInfo, Table
 from inspect_culture.report.records import with_record_metrics
-from inspect_culture.report.section import RecordSource, ReportSection
+from inspect_culture.report.section import Layout, RecordSource, ReportSection
 from inspect_culture.report.tables.common import (
     Rows,
     describe,
+    header_cell,
     of_benchmark,
     records_or_warn,
     table,

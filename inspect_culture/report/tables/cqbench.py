@@ -15,15 +15,15 @@ import numpy as np
 
 from inspect_culture.benchmarks.cqbench.spec import CATEGORIES, f1_score
 from inspect_culture.report import figures
-from inspect_culture.report.cells import mean_cell, resampled_cell
-from inspect_culture.report.layouts import Layout
 from inspect_culture.report.model import Cell, Column, RunInfo, Table
-from inspect_culture.report.section import RecordSource, ReportSection
+from inspect_culture.report.section import Layout, RecordSource, ReportSection
 from inspect_culture.report.tables.common import (
     Rows,
     describe,
+    mean_cell,
     of_benchmark,
     records_or_warn,
+    resampled_cell,
     table,
 )
 

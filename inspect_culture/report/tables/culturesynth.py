@@ -14,13 +14,12 @@ from typing import Any
 from inspect_culture.benchmarks.culturesynth.data import LANGUAGES
 from inspect_culture.benchmarks.culturesynth.spec import language_slug
 from inspect_culture.report import figures
-from inspect_culture.report.cells import mean_cell
-from inspect_culture.report.layouts import Layout
 from inspect_culture.report.model import Cell, Column, RunInfo, Table
-from inspect_culture.report.section import RecordSource, ReportSection
+from inspect_culture.report.section import Layout, RecordSource, ReportSection
 from inspect_culture.report.tables.common import (
     Rows,
     describe,
+    mean_cell,
     of_benchmark,
     records_or_warn,
     table,

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from inspect_culture.report.cells import header_cell
-from inspect_culture.report.layouts import Layout
 from inspect_culture.report.model import Cell, Column, RunInfo, Table
-from inspect_culture.report.tables.common import Rows, describe, of_benchmark, table
+from inspect_culture.report.section import Layout
+from inspect_culture.report.tables.common import Rows, describe, header_cell, of_benchmark, table
 
 _NOT_COLUMNS = ("_ci_low", "_ci_high", "stderr")  # intervals, and Inspect's `stderr` too
 

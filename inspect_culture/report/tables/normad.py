@@ -13,16 +13,17 @@ from inspect_culture.benchmarks.normad.metrics import normad_metrics
 from inspect_culture.benchmarks.normad.spec import CONTEXTS, DEFAULT_PARSER, LABELS, NormadOutcome
 from inspect_culture.benchmarks.normad.taxonomy import IW_CLUSTERS
 from inspect_culture.report import figures
-from inspect_culture.report.cells import header_cell, mean_cell, resampled_cell
-from inspect_culture.report.layouts import Layout
 from inspect_culture.report.model import Column, RunInfo, Table
 from inspect_culture.report.records import with_record_metrics
-from inspect_culture.report.section import RecordSource, ReportSection
+from inspect_culture.report.section import Layout, RecordSource, ReportSection
 from inspect_culture.report.tables.common import (
     Rows,
     describe,
+    header_cell,
+    mean_cell,
     of_benchmark,
     records_or_warn,
+    resampled_cell,
     table,
 )
 from inspect_culture.stats import classification
