@@ -10,7 +10,7 @@ from typing import Any
 
 from inspect_culture.report.model import RunInfo
 from inspect_culture.report.section import inspect_owner
-from inspect_culture.run_files.inspect_logs import UnreadableLog, first_line, read_log
+from inspect_culture.run_files import UnreadableLog, first_line, read_log
 
 
 class NotReportable(ValueError):

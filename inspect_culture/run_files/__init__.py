@@ -1,6 +1,30 @@
 """Reading and exporting finished runs: Inspect logs, lm-eval sample files, CultureSynth baseline
-export and judge agreement. Used by the CLI after a run, never during one."""
+export and judge agreement. Used by the CLI after a run, never during one. The one way to open an
+Inspect log (`.eval`, `.json`) of a finished run, its header alone or in full, is `read_log`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
 
 
 class RunsError(ValueError):
     """A problem with the given runs that the user can fix; the message is one line."""
+
+
+class UnreadableLog(RunsError):
+    """Not an Inspect log, or a damaged one; the message says so in one line."""
+
+
+def read_log(path: Path, header_only: bool = False) -> Any:
+    from inspect_ai.log import read_eval_log
+
+    try:
+        return read_eval_log(str(path), header_only=header_only)
+    except Exception as exc:  # noqa: BLE001 (any reader failure means: not a usable log)
+        reason = f"{type(exc).__name__}: {first_line(str(exc))}"
+        raise UnreadableLog(f"not a readable Inspect log ({reason})") from None
+
+
+def first_line(text: str | None) -> str:
+    return text.strip().splitlines()[0][:200] if text and text.strip() else "no message"

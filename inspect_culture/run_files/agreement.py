@@ -31,16 +31,20 @@ def number(value: float, digits: int = 2) -> str:
     return "-" if math.isnan(value) else f"{value:.{digits}f}"
 
 
-def aligned(rows: Sequence[Sequence[str]], left: int) -> list[str]:
-    """`rows` as text columns: the first `left` left-aligned, the others right-aligned."""
+def table_text(
+    title: str, a: str, b: str, rows: Sequence[Sequence[str]], left: int, key: str
+) -> str:
+    """The printed comparison: title, the two runs, `rows` as text columns (the first `left`
+    left-aligned, the others right-aligned), and the `key` saying what the columns hold."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return [
+    lines = [
         "  ".join(
             cell.ljust(width) if i < left else cell.rjust(width)
             for i, (cell, width) in enumerate(zip(row, widths))
         ).rstrip()
         for row in rows
     ]
+    return "\n".join([title, f"A: {a}", f"B: {b}", "", *lines, "", key])
 
 
 def judge_warnings(judge_a: str, judge_b: str, differ: int, who: str = "") -> list[str]:

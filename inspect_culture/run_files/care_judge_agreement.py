@@ -20,7 +20,7 @@ from inspect_culture.judging.reasons import JUDGE_LATER
 from inspect_culture.registry import benchmark
 from inspect_culture.run_files import RunsError
 from inspect_culture.run_files import lm_eval_outputs as lm
-from inspect_culture.run_files.agreement import aligned, judge_warnings, number
+from inspect_culture.run_files.agreement import judge_warnings, number, table_text
 from inspect_culture.stats.agreement import correlations
 
 # the judged CARE tasks, as the registry names them for `culture-evals judge`
@@ -173,18 +173,16 @@ def format_care_agreement(report: CareAgreement, label_a: str, label_b: str) -> 
             [name, str(int(found["n"])), number(found["exact"], 1), number(found["within_1"], 1)]
             + [number(found[k]) for k in ("mad", "pearson", "spearman", "kappa_quadratic")]
         )
-    lines = [
+    return table_text(
         "CARE judge agreement: two judges' 1-10 ratings of the same answers",
-        f"A: {label_a} (judge {report.judge_a})",
-        f"B: {label_b} (judge {report.judge_b})",
-        "",
-        *aligned(rows, left=1),
-        "",
+        f"{label_a} (judge {report.judge_a})",
+        f"{label_b} (judge {report.judge_b})",
+        rows,
+        1,
         f"n: answers both judges rated; {report.n_unscored} unscored by one or both, "
         f"{report.n_unmatched} in one run only. exact: same rating (rounded); MAD: mean absolute "
         "difference; kappa_q: Cohen's kappa, quadratic weights over 1-10.",
-    ]
-    return "\n".join(lines)
+    )
 
 
 def compare(a: str | Path, b: str | Path) -> tuple[str, list[str]]:

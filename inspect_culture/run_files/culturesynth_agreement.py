@@ -21,7 +21,7 @@ from inspect_culture.inspect_plumbing.roles import GRADER_ROLE
 from inspect_culture.run_files import RunsError
 from inspect_culture.run_files import culturesynth_runs as runs
 from inspect_culture.run_files import lm_eval_outputs as lm
-from inspect_culture.run_files.agreement import aligned, judge_warnings, number
+from inspect_culture.run_files.agreement import judge_warnings, number, table_text
 
 
 @dataclass
@@ -225,18 +225,16 @@ def format_agreement(report: AgreementReport, label_a: str, label_b: str) -> str
         [f"Average ({count} model{'s' if count != 1 else ''})", "", "", number(report.average)]
         + [""] * (len(header) - 4)
     )
-    lines = [
+    return table_text(
         "CultureSynth-7 judge agreement: strict, % of questions both judges scored with the same "
         "outcome (+1/0/-1), paper Table 7",
-        f"A: {label_a}",
-        f"B: {label_b}",
-        "",
-        *aligned(rows, left=3),
-        "",
+        label_a,
+        label_b,
+        rows,
+        3,
         "n: questions scored by both judges; unscored: by one or both; unmatched: in one run only. "
         "Per-language columns: agreement %. Average: unweighted mean over target models.",
-    ]
-    return "\n".join(lines)
+    )
 
 
 def compare(a: str | Path, b: str | Path) -> tuple[str, list[str]]:

@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspect_culture.run_files import RunsError
+from inspect_culture.run_files import RunsError, UnreadableLog, read_log
 from inspect_culture.run_files import lm_eval_outputs as lm
-from inspect_culture.run_files.inspect_logs import UnreadableLog, read_log
 
 INSPECT = "inspect"
 LM_EVAL = "lm-eval"
