@@ -77,17 +77,13 @@ def load_published(benchmark_file: str | Path | None = None) -> tuple[PublishedF
     """Read and validate the published files: all of them, or the one named ("<name>.json",
     "<name>" or a path). Raises `ValueError` naming the file, row and field of any error."""
     if benchmark_file is None:
-        return _load_all()
+        return _load_files(published_files())
     return (_load_file(_resolve(benchmark_file)),)
 
 
 def published_files() -> tuple[str, ...]:
     """The file of each registered benchmark that has one, in report order."""
     return tuple(s.published for _, s in sections() if s.published)
-
-
-def _load_all() -> tuple[PublishedFile, ...]:
-    return _load_files(published_files())
 
 
 @lru_cache(maxsize=4)
@@ -98,7 +94,7 @@ def _load_files(names: tuple[str, ...]) -> tuple[PublishedFile, ...]:
 def published_entries(table_key: str) -> list[PublishedEntry]:
     """The published rows of one table, in file order, with their settings and sources."""
     _check_table_key(table_key)
-    return [e for f in _load_all() for e in f.rows if e.table == table_key]
+    return [e for f in load_published() for e in f.rows if e.table == table_key]
 
 
 def published_rows(table_key: str) -> list[Row]:
@@ -109,7 +105,7 @@ def published_rows(table_key: str) -> list[Row]:
 def published_human_baselines(table_key: str) -> list[PublishedEntry]:
     """Human figures for a table that are not in its unit (kept out of `published_rows`)."""
     _check_table_key(table_key)
-    return [e for f in _load_all() for e in f.human_baselines if e.table == table_key]
+    return [e for f in load_published() for e in f.human_baselines if e.table == table_key]
 
 
 def published_settings(table_key: str) -> dict[str, tuple[str, ...]]:
@@ -191,13 +187,8 @@ def _entry(raw: Any, file: str, at: str, cite: str, baseline: bool) -> Published
     model = _text(raw["model"], file, f"{at}.model")
     group = raw["group"]
     if layout.groups:
-        groups = ", ".join(layout.groups)
-        _check(
-            group in layout.groups,
-            file,
-            f"{at}.group",
-            f"{group!r} is not a group of table {table!r} (groups: {groups})",
-        )
+        why = f"{group!r} is not a group of table {table!r} (groups: {', '.join(layout.groups)})"
+        _check(group in layout.groups, file, f"{at}.group", why)
     else:
         _check(group is None, file, f"{at}.group", f"table {table!r} has no groups; must be null")
 
@@ -206,17 +197,12 @@ def _entry(raw: Any, file: str, at: str, cite: str, baseline: bool) -> Published
     _check(isinstance(values, dict) and values, file, f"{at}.values", "must be a non-empty object")
     for key, value in values.items():
         where = f"{at}.values.{key}"
-        listed = ", ".join(columns)
-        _check(
-            key in columns,
-            file,
-            where,
-            f"{key!r} is not a column of table {table!r} (columns: {listed})",
+        why = f"{key!r} is not a column of table {table!r} (columns: {', '.join(columns)})"
+        _check(key in columns, file, where, why)
+        ok = (
+            not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
         )
-        number = not isinstance(value, bool) and isinstance(value, (int, float))
-        _check(
-            number and math.isfinite(value), file, where, f"must be a finite number, got {value!r}"
-        )
+        _check(ok, file, where, f"must be a finite number, got {value!r}")
 
     printed = raw["printed"]
     ok = isinstance(printed, dict) and set(printed) == set(values)

@@ -22,32 +22,31 @@ WRITERS: dict[str, tuple[str, Callable[[Report, Path], Path]]] = {
 }
 
 
-def _unknown(names: Iterable[str]) -> ValueError:
-    return ValueError(
-        f"unknown report format(s): {', '.join(names)}; allowed: {', '.join(FORMATS)}"
-    )
+def _known(formats: Iterable[str]) -> tuple[str, ...]:
+    """`formats`, refused when one is outside `FORMATS` rather than silently skipped."""
+    names = tuple(formats)
+    unknown = [name for name in names if name not in FORMATS]
+    if unknown:
+        raise ValueError(
+            f"unknown report format(s): {', '.join(unknown)}; allowed: {', '.join(FORMATS)}"
+        )
+    return names
 
 
 def parse_formats(text: str) -> tuple[str, ...]:
     """`--format html,md` as ("html", "md"): case and spaces ignored, repeats dropped, order
-    kept; anything outside `FORMATS` is refused rather than silently skipped."""
+    kept."""
     names = [part.strip().lower() for part in text.split(",")]
     names = list(dict.fromkeys(name for name in names if name))
     if not names:
         raise ValueError(f"no report format given; allowed: {', '.join(FORMATS)}")
-    unknown = [name for name in names if name not in FORMATS]
-    if unknown:
-        raise _unknown(unknown)
-    return tuple(names)
+    return _known(names)
 
 
 def write_outputs(report: Report, out_dir: Path, formats: Iterable[str]) -> dict[str, Path]:
     """Write each requested format into `out_dir`; returns format -> file written. "figures"
     is accepted and left to the caller, which draws them before the other writers run."""
-    formats = tuple(formats)
-    unknown = [name for name in formats if name not in FORMATS]
-    if unknown:
-        raise _unknown(unknown)
+    formats = _known(formats)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}

@@ -127,14 +127,6 @@ def _languages(value: Any) -> tuple[str, ...] | None:
     return tuple(value)
 
 
-def _inspect_subset(
-    task: str, metadata: Mapping[str, Any], task_args: Mapping[str, Any]
-) -> str | None:
-    if metadata.get("language"):
-        return f"language={metadata['language']}"
-    return None
-
-
 def _lm_eval_setting(task: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
     """culturesynth_<language|all>."""
     parts = task.split("_")
@@ -183,7 +175,9 @@ SECTION = ReportSection(
     },
     lm_eval_without_table=("culturesynth_answers",),
     inspect_setting=_inspect_setting,
-    inspect_subset=_inspect_subset,
+    inspect_subset=lambda task, metadata, task_args: (
+        f"language={metadata['language']}" if metadata.get("language") else None
+    ),
     lm_eval_setting=_lm_eval_setting,
     judged=True,
     generation="inspect_culture.benchmarks.culturesynth.spec:GENERATION",
