@@ -165,7 +165,9 @@ def care_agreement(a: CareJudgements, b: CareJudgements) -> CareAgreement:
     )
 
 
-def format_care_agreement(report: CareAgreement, label_a: str, label_b: str) -> str:
+def compare(a: str | Path, b: str | Path) -> tuple[str, list[str]]:
+    """`culture-evals agreement --benchmark care`: the table and the warnings."""
+    report = care_agreement(read_care_judgements(a), read_care_judgements(b))
     header = ["task", "n", "exact %", "within-1 %", "MAD", "pearson", "spearman", "kappa_q"]
     rows = [header]
     for name, found in [*report.by_task.items(), ("overall", report.overall)]:
@@ -173,20 +175,14 @@ def format_care_agreement(report: CareAgreement, label_a: str, label_b: str) -> 
             [name, str(int(found["n"])), number(found["exact"], 1), number(found["within_1"], 1)]
             + [number(found[k]) for k in ("mad", "pearson", "spearman", "kappa_quadratic")]
         )
-    return table_text(
+    text = table_text(
         "CARE judge agreement: two judges' 1-10 ratings of the same answers",
-        f"{label_a} (judge {report.judge_a})",
-        f"{label_b} (judge {report.judge_b})",
+        f"{a} (judge {report.judge_a})",
+        f"{b} (judge {report.judge_b})",
         rows,
         1,
         f"n: answers both judges rated; {report.n_unscored} unscored by one or both, "
         f"{report.n_unmatched} in one run only. exact: same rating (rounded); MAD: mean absolute "
         "difference; kappa_q: Cohen's kappa, quadratic weights over 1-10.",
     )
-
-
-def compare(a: str | Path, b: str | Path) -> tuple[str, list[str]]:
-    """`culture-evals agreement --benchmark care`: the table and the warnings."""
-    report = care_agreement(read_care_judgements(a), read_care_judgements(b))
-    warnings = judge_warnings(report.judge_a, report.judge_b, report.n_answers_differ)
-    return format_care_agreement(report, str(a), str(b)), warnings
+    return text, judge_warnings(report.judge_a, report.judge_b, report.n_answers_differ)

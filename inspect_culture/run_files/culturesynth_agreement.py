@@ -205,8 +205,9 @@ def judge_agreement(a: Mapping[str, RunOutcomes], b: Mapping[str, RunOutcomes]) 
     )
 
 
-def format_agreement(report: AgreementReport, label_a: str, label_b: str) -> str:
-    """A table per target model (overall %, n compared, per-language %) and the Average row."""
+def compare(a: str | Path, b: str | Path) -> tuple[str, list[str]]:
+    """`culture-evals agreement --benchmark culturesynth`: the table and the warnings."""
+    report = judge_agreement(read_judged_runs(a), read_judged_runs(b))
     seen = {lang for m in report.models for lang in m.by_language}
     languages = [lang for lang in LANGUAGES if lang in seen] + sorted(seen - set(LANGUAGES))
     header = ["target model", "judge A", "judge B", "agreement", "n", "unscored", "unmatched"]
@@ -225,21 +226,16 @@ def format_agreement(report: AgreementReport, label_a: str, label_b: str) -> str
         [f"Average ({count} model{'s' if count != 1 else ''})", "", "", number(report.average)]
         + [""] * (len(header) - 4)
     )
-    return table_text(
+    text = table_text(
         "CultureSynth-7 judge agreement: strict, % of questions both judges scored with the same "
         "outcome (+1/0/-1), paper Table 7",
-        label_a,
-        label_b,
+        str(a),
+        str(b),
         rows,
         3,
         "n: questions scored by both judges; unscored: by one or both; unmatched: in one run only. "
         "Per-language columns: agreement %. Average: unweighted mean over target models.",
     )
-
-
-def compare(a: str | Path, b: str | Path) -> tuple[str, list[str]]:
-    """`culture-evals agreement --benchmark culturesynth`: the table and the warnings."""
-    report = judge_agreement(read_judged_runs(a), read_judged_runs(b))
     warnings = [
         f"only in {side}, not compared: {', '.join(models)}"
         for side, models in (("A", report.only_a), ("B", report.only_b))
@@ -247,4 +243,4 @@ def compare(a: str | Path, b: str | Path) -> tuple[str, list[str]]:
     ]
     for m in report.models:
         warnings += judge_warnings(m.judge_a, m.judge_b, m.n_answers_differ, f"{m.target}: ")
-    return format_agreement(report, str(a), str(b)), warnings
+    return text, warnings
