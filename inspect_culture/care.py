@@ -9,6 +9,7 @@ Absolute imports only: Inspect also loads this file by path.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from inspect_ai import Task, task
@@ -31,7 +32,7 @@ from inspect_culture.inspect_plumbing.judge import (
     judged_score,
     require_grader,
 )
-from inspect_culture.inspect_plumbing.live import all_unscored, is_live_refresh, live_view
+from inspect_culture.inspect_plumbing.live import judged_metrics
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.inspect_plumbing.params import as_bool, as_optional_int, as_optional_seconds
 from inspect_culture.judging.constraints import constraint_record
@@ -55,18 +56,12 @@ def care(
         language: zh, ar or ja (150 questions each).
         prompting: zero_shot, cot or role_play (paper Fig. 8).
         judge_mapping: paper (rubric by content, default) or upstream (by file name).
-        self_grade: let the evaluated model judge itself when no grader role is bound.
         per_category: keep only the first N questions of each category (quick runs).
         judge_constraint: none (the paper's protocol), or constrain the judge's decoding so
             that every reply ends in "Rating: [[n]]": regex (vLLM), grammar (llama.cpp) or
             json_schema (OpenAI-style); a documented deviation, for small local judges.
-        judge_preflight: one one-token request to the grader before any generation, which stops
-            the eval at once when the grader cannot answer; false for offline replays.
-        judge_timeout: wall-clock limit of one judgment in seconds from its first attempt,
-            retries included; a judgment that runs out of time leaves its sample unscored.
-            Default 600, and none for a grader in batch mode (`batch` in its role config).
-        judge_later: a generation-only run: no grader needed (none is contacted) and every
-            sample is unscored until `inspect score LOG --model-role grader=...` judges it.
+        self_grade, judge_preflight, judge_timeout, judge_later: the judge parameters of every
+            judged task (`inspect_plumbing/judge.py`, docs/judge.md).
     """
     with task_setup_errors():
         per_category = as_optional_int("per_category", per_category, minimum=1)
@@ -136,18 +131,10 @@ def care_breakdown() -> Metric:
     intervals in the final metrics only; `all_unscored` = 1 when no sample was scored."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        if not scores:
-            return all_unscored("care")
         outcomes = [CareOutcome.from_record(s.score.metadata) for s in scores if s.score.metadata]
-        if is_live_refresh():  # the live display: no bootstrap (docs/judge.md)
-            return live_view(_without_unscored_counts(care_metrics(outcomes, resamples=1)))
-        return _without_unscored_counts(care_metrics(outcomes))
+        return judged_metrics("care", scores, partial(care_metrics, outcomes), spec.UNSCORED_COUNTS)
 
     return compute
-
-
-def _without_unscored_counts(values: dict[str, float]) -> dict[str, float]:
-    return {k: v for k, v in values.items() if k not in spec.UNSCORED_COUNTS}
 
 
 @scorer(metrics=[care_breakdown()])

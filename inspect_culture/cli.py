@@ -74,9 +74,8 @@ def _cmd_baseline_export(args: argparse.Namespace) -> int:
     try:
         path = write_baseline_responses(baseline, args.output)
     except OSError as exc:
-        raise SystemExit(
-            f"culture-evals baseline export: cannot write {args.output}: {exc}"
-        ) from None
+        message = f"culture-evals baseline export: cannot write {args.output}: {exc}"
+        raise SystemExit(message) from None
     print(
         f"{path}: {len(baseline.responses)} answers of {baseline.model} from "
         f"{len(baseline.sources)} run file(s)"
@@ -101,6 +100,8 @@ def _judge_metadata(args: argparse.Namespace) -> dict[str, object]:
     """`--metadata` JSON, then the `--judge-*` options (which win): lm-eval's judge keys."""
     import json
 
+    from inspect_culture.lm_eval_tasks.judge.settings import JUDGE_KEYS, SWITCHES
+
     metadata: dict[str, object] = {}
     if args.metadata:
         try:
@@ -109,11 +110,8 @@ def _judge_metadata(args: argparse.Namespace) -> dict[str, object]:
             raise SystemExit(f"culture-evals judge: --metadata is not JSON ({exc.msg})") from None
         if not isinstance(metadata, dict):
             raise SystemExit("culture-evals judge: --metadata must be a JSON object")
-    for key in JUDGE_OPTIONS:
-        value = getattr(args, key)
-        if value is not None:
-            metadata[key] = value
-    return metadata
+    options = {key: getattr(args, key) for key in JUDGE_KEYS if key not in SWITCHES}
+    return {**metadata, **{key: value for key, value in options.items() if value is not None}}
 
 
 def _cmd_judge(args: argparse.Namespace) -> int:
@@ -124,11 +122,8 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     if args.poll_interval <= 0 or args.max_rounds < 1:
         raise SystemExit("culture-evals judge: --poll-interval must be > 0, --max-rounds >= 1")
     output = Path(args.output)
-    batch = (
-        BatchOptions(output / BATCH_STATE_DIR, args.poll_interval, args.max_rounds)
-        if args.batch
-        else None
-    )
+    state = output / BATCH_STATE_DIR
+    batch = BatchOptions(state, args.poll_interval, args.max_rounds) if args.batch else None
     try:
         summary = judge_outputs(
             Path(args.source), output, _judge_metadata(args), batch=batch, say=_warn
@@ -182,20 +177,6 @@ def _cmd_report(args: argparse.Namespace) -> int:
 # `culture-evals report` exit codes beyond 0 (everything used) and 2 (usage)
 EXIT_NOTHING = 1  # no input was a finished run of ours: nothing written
 EXIT_SKIPPED = 3  # the report was written, but some inputs were skipped (listed on stderr)
-
-
-# `culture-evals judge` options that set lm-eval's judge metadata keys of the same name
-JUDGE_OPTIONS = (
-    "judge_model",
-    "judge_base_url",
-    "judge_constraint",
-    "judge_concurrency",
-    "judge_timeout",
-    "judge_max_retries",
-    "judge_retry_budget",
-    "judge_max_tokens",
-    "judge_seed",
-)
 
 
 def _warn(message: str) -> None:

@@ -10,6 +10,7 @@ the same). Absolute imports only: Inspect also loads this file by path.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from inspect_ai import Task, task
@@ -45,7 +46,7 @@ from inspect_culture.inspect_plumbing.judge import (
     judged_score,
     require_grader,
 )
-from inspect_culture.inspect_plumbing.live import all_unscored
+from inspect_culture.inspect_plumbing.live import judged_metrics
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.inspect_plumbing.params import as_bool, as_optional_seconds
 from inspect_culture.judging.constraints import constraint_record
@@ -210,17 +211,11 @@ def cqbench_ve(
 
     Args:
         setting: random, political, social, religious or ethical.
-        self_grade: let the evaluated model judge itself when no grader role is bound.
         judge_constraint: none (the paper's protocol), or constrain the judge's decoding so
             that every reply ends in its `[Final answer]:` block: regex (vLLM), grammar
             (llama.cpp) or json_schema (OpenAI-style); a documented deviation.
-        judge_preflight: one one-token request to the grader before any generation, which stops
-            the eval at once when the grader cannot answer; false for offline replays.
-        judge_timeout: wall-clock limit of one judgment in seconds from its first attempt,
-            retries included; a judgment that runs out of time leaves its sample unscored.
-            Default 600, and none for a grader in batch mode (`batch` in its role config).
-        judge_later: a generation-only run: no grader needed (none is contacted) and every
-            sample is unscored until `inspect score LOG --model-role grader=...` judges it.
+        self_grade, judge_preflight, judge_timeout, judge_later: the judge parameters of every
+            judged task (`inspect_plumbing/judge.py`, docs/judge.md).
     """
     with task_setup_errors():
         params = spec.validate(
@@ -266,10 +261,9 @@ def ve_breakdown() -> Metric:
     setting, and `n_scored`; no `n_unscored` (see `spec.UNSCORED_COUNTS`)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        if not scores:
-            return all_unscored("cqbench_ve")
-        values = ve_metrics([spec.VeOutcome.from_record(s.score.metadata or {}) for s in scores])
-        return {k: v for k, v in values.items() if k not in spec.UNSCORED_COUNTS}
+        outcomes = [spec.VeOutcome.from_record(s.score.metadata or {}) for s in scores]
+        metrics = partial(ve_metrics, outcomes)
+        return judged_metrics("cqbench_ve", scores, metrics, spec.UNSCORED_COUNTS, bootstrap=False)
 
     return compute
 

@@ -12,6 +12,7 @@ Absolute imports only: Inspect also loads this file by path.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from inspect_ai import Task, task
@@ -50,7 +51,7 @@ from inspect_culture.inspect_plumbing.judge import (
     judgment_timeout,
     require_grader,
 )
-from inspect_culture.inspect_plumbing.live import all_unscored, is_live_refresh, live_view
+from inspect_culture.inspect_plumbing.live import judged_metrics
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.inspect_plumbing.params import as_bool, as_optional_seconds
 from inspect_culture.inspect_plumbing.preflight import preflight
@@ -108,18 +109,12 @@ def culturesynth(
         swap: judge both answer orders (default); False = one order per question by a coin.
         baseline_responses: baseline answers file; else the `baseline` model role answers.
         seed: seed of the answer-order coin (swap=False) and of the bootstrap.
-        self_grade: let the evaluated model judge itself when no grader role is bound.
         judge_constraint: none (the paper's protocol), or constrain the judge's decoding so
             that every reply ends in [[A]], [[B]] or [[C]]: regex (vLLM), grammar (llama.cpp)
             or json_schema (OpenAI-style); a documented deviation.
-        judge_preflight: one one-token request to the grader (and to the `baseline` role,
-            when it answers) before any generation, which stops the eval at once when either
-            cannot answer; false for offline replays.
-        judge_timeout: wall-clock limit of one judgment in seconds from its first attempt,
-            retries included; a judgment that runs out of time leaves its sample unscored.
-            Default 600, and none for a grader in batch mode (`batch` in its role config).
-        judge_later: a generation-only run: no grader needed (none is contacted) and every
-            sample is unscored until `inspect score LOG --model-role grader=...` judges it.
+        self_grade, judge_preflight, judge_timeout, judge_later: the judge parameters of every
+            judged task (`inspect_plumbing/judge.py`, docs/judge.md); the preflight and
+            judge_timeout apply to the `baseline` role too, when it answers.
     """
     with task_setup_errors():
         settings = spec.validate(language, swap, seed, self_grade, judge_constraint)
@@ -249,15 +244,9 @@ def culturesynth_breakdown() -> Metric:
     Unscored samples never reach a metric; Inspect counts them in `unscored_samples`."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        if not scores:
-            return all_unscored("culturesynth")
         outcomes = [spec.PairOutcome.from_record(s.score.metadata["pair"]) for s in scores]
-        live = is_live_refresh()  # the live display: no bootstrap (docs/judge.md)
-        values = (
-            culturesynth_metrics(outcomes, resamples=1) if live else culturesynth_metrics(outcomes)
-        )
-        values = {k: v for k, v in values.items() if k not in spec.UNSCORED_COUNTS}
-        return live_view(values) if live else values
+        metrics = partial(culturesynth_metrics, outcomes)
+        return judged_metrics("culturesynth", scores, metrics, spec.UNSCORED_COUNTS)
 
     return compute
 

@@ -125,10 +125,9 @@ def endpoint(model: Model) -> str:
 
 
 def host(model: Model) -> str:
-    base_url = getattr(model.api, "base_url", None)
-    if not base_url:
+    if not getattr(model.api, "base_url", None):
         return "default endpoint"
-    return urlparse(without_userinfo(str(base_url))).netloc or without_userinfo(str(base_url))
+    return urlparse(url := endpoint(model)).netloc or url
 
 
 def sent_model_name(model: Model) -> str:
@@ -152,11 +151,6 @@ def unwrap(exc: BaseException) -> tuple[BaseException, int | None]:
     return exc, attempts
 
 
-def what_happened(exc: BaseException) -> str:
-    """The failure in words: HTTP status and its meaning, connection refused, timeout."""
-    return classify(unwrap(exc)[0]).what
-
-
 def judge_failure_reason(
     exc: BaseException,
     model: Model,
@@ -169,7 +163,7 @@ def judge_failure_reason(
     if isinstance(exc, TimeoutError) and timeout is not None:
         happened = f"no reply within judge_timeout={timeout:g} s (retries included)"
     else:
-        happened = what_happened(exc)
+        happened = classify(exc).what
     return call_failed(happened, str(model), host(model), attempts=attempts or retried, role=role)
 
 

@@ -61,6 +61,16 @@ JUDGE_CACHE_NOTE = "judging/cache.py; INSPECT_CULTURE_JUDGE_CACHE=off disables i
 
 _ATTEMPTS_NOTE = "inspect_culture: provider calls made: "
 
+# The judge parameters of every judged task (CARE, CultureSynth-7, CQ-Bench VE):
+#   self_grade: let the evaluated model judge itself when no grader role is bound.
+#   judge_preflight: one one-token request to the grader before any generation, which stops
+#     the eval at once when the grader cannot answer; false for offline replays.
+#   judge_timeout: wall-clock limit of one judgment in seconds from its first attempt, retries
+#     included; a judgment that runs out of time leaves its sample unscored. Default 600, and
+#     none for a grader in batch mode (`batch` in its role config).
+#   judge_later: a generation-only run: no grader needed (none is contacted) and every sample
+#     is unscored until `inspect score LOG --model-role grader=...` judges it.
+
 NO_GRADER = (
     "This task is scored by an LLM judge, and no judge is bound. Bind one with "
     "--model-role grader=openai/gpt-4o (any provider works, e.g. "
@@ -101,28 +111,22 @@ def require_grader(
         assert grader is not None  # judge_later is off
         try:
             open_cache()
-        except JudgeCacheError as exc:
+            if judge_preflight and judge_constraint != "none" and verdict_format is not None:
+                # the constraint probe, which is also the preflight
+                config = judge_config(grader, verdict_format, judge_constraint)
+                probe = Probe(verdict_format, judge_constraint, config)
+            else:
+                probe = None
+        except (JudgeCacheError, JudgeConstraintError) as exc:
             raise prerequisite_error()(str(exc)) from None
         if not judge_preflight:
             return state
-        if judge_constraint != "none" and verdict_format is not None:
-            await _check_constraint_applied(grader, judge_constraint, verdict_format)
-        elif problem := await preflight(grader, "grader"):
+        if problem := await preflight(grader, "grader", probe):
             raise prerequisite_error()(problem)
         await learn_identity_once(grader)  # the checkpoint the judge cache's replies come from
         return state
 
     return solve
-
-
-async def _check_constraint_applied(grader: Model, constraint: str, fmt: VerdictFormat) -> None:
-    """The constraint probe, which is also the preflight: bounded, without Inspect's retries."""
-    try:
-        config = judge_config(grader, fmt, constraint)
-    except JudgeConstraintError as exc:
-        raise prerequisite_error()(str(exc)) from None
-    if failure := await preflight(grader, "grader", Probe(fmt, constraint, config)):
-        raise prerequisite_error()(failure)
 
 
 def judge_config(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable, Collection, Sized
 
 from inspect_culture.judging.reasons import HOW_TO_JUDGE, all_unscored_alarm, judge_later_note
 
@@ -60,7 +61,19 @@ def all_unscored(task: str) -> dict[str, float]:
     return {"n_scored": 0.0, ALL_UNSCORED: 1.0}
 
 
-def live_view(values: dict[str, float]) -> dict[str, float]:
-    """The live display's metrics: bootstrap intervals left out (computed with one resample
-    only, to keep a refresh cheap); they appear in the final metrics."""
-    return {k: v for k, v in values.items() if "_ci_" not in k}
+def judged_metrics(
+    task: str,
+    scores: Sized,
+    compute: Callable[..., dict[str, float]],
+    dropped: Collection[str],
+    bootstrap: bool = True,
+) -> dict[str, float]:
+    """A judged task's metrics: `all_unscored` without scores; the unscored counts `dropped`
+    (Inspect counts unscored samples itself). In the live display, bootstrap intervals are
+    left out (`compute(resamples=1)`, to keep a refresh cheap); the final metrics have them."""
+    if not len(scores):
+        return all_unscored(task)
+    live = bootstrap and is_live_refresh()
+    values = compute(resamples=1) if live else compute()
+    values = {k: v for k, v in values.items() if k not in dropped}
+    return {k: v for k, v in values.items() if "_ci_" not in k} if live else values

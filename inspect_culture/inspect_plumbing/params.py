@@ -11,23 +11,15 @@ from typing import Any
 
 from inspect_culture.benchmarks.choices import check_bool, is_whole_number_text
 
-
-def as_bool(name: str, value: Any) -> bool:
-    """true or false only (the shared check of both harnesses); anything else is refused."""
-    return check_bool(name, value)
+as_bool = check_bool  # true or false only (the shared check of both harnesses)
 
 
 def as_optional_int(name: str, value: Any, minimum: int | None = None) -> int | None:
-    """A whole number (at least `minimum`), or None."""
-    return None if value is None else _int(name, value, minimum, optional=True)
+    return None if value is None else as_int(name, value, minimum, optional=True)
 
 
-def as_int(name: str, value: Any, minimum: int | None = None) -> int:
+def as_int(name: str, value: Any, minimum: int | None = None, optional: bool = False) -> int:
     """A whole number (at least `minimum`); "3" as text is read too."""
-    return _int(name, value, minimum, optional=False)
-
-
-def _int(name: str, value: Any, minimum: int | None, optional: bool) -> int:
     number: int | None = None
     if isinstance(value, int) and not isinstance(value, bool):
         number = value
@@ -43,7 +35,6 @@ def _int(name: str, value: Any, minimum: int | None, optional: bool) -> int:
 
 
 def as_optional_seconds(name: str, value: Any) -> float | None:
-    """A number of seconds > 0, or None (the default that applies)."""
     return None if value is None else as_seconds(name, value)
 
 

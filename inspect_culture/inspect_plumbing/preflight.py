@@ -9,7 +9,6 @@ timeout. Switched off with `-T judge_preflight=false` (offline replays)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from inspect_ai.model import ChatMessageUser, GenerateConfig, Model
@@ -20,7 +19,6 @@ from inspect_culture.inspect_plumbing.failures import (
     model_secrets,
     sent_model_name,
     unwrap,
-    what_happened,
 )
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.judging.constraints import PROBE_MESSAGES, VerdictFormat
@@ -57,54 +55,33 @@ def failure_message(role: str, model: Model, problem: str, fix: str) -> str:
     return shared_message(f"{role} model {str(model)!r}", endpoint(model), problem, fix, KNOBS)
 
 
-async def bounded_call(
-    call: Callable[[], Awaitable[object]], timeout: float
-) -> BaseException | None:
-    """Run `call` under a wall-clock limit; the exception it ended with, if any."""
-    try:
-        await asyncio.wait_for(call(), timeout)
-    except TimeoutError as exc:
-        return exc
-    except Exception as exc:  # noqa: BLE001 - reported in words
-        return exc
-    return None
-
-
-async def start_local_server(model: Model) -> BaseException | None:
-    """A server Inspect starts itself (`vllm/` starts it on the first generate) is started
-    first, outside the check's wall clock: loading a model takes minutes. Its own start-up
-    limit applies. The error it failed with, if any."""
-    ensure = getattr(model.api, "_ensure_server_started", None)
-    if ensure is None:
-        return None
-    try:
-        await ensure()
-    except Exception as exc:  # noqa: BLE001 - reported in words
-        return exc
-    return None
-
-
 async def _check(model: Model, role: str, timeout: float, probe: Probe | None = None) -> str | None:
     guard_secrets(model)
     if path_problem := wrong_path(model):
         return failure_message(role, model, path_problem, "correct base_url")
-    if exc := await start_local_server(model):
-        return failure_message(role, model, f"its server did not start ({what_happened(exc)})",
-                               "see the server's log above")  # fmt: skip
+    # A server Inspect starts itself (`vllm/` starts it on the first generate) is started first,
+    # outside the check's wall clock (loading a model takes minutes; its own limit applies).
+    if (ensure := getattr(model.api, "_ensure_server_started", None)) is not None:
+        try:
+            await ensure()
+        except Exception as exc:  # noqa: BLE001 - reported in words
+            problem = f"its server did not start ({classify(unwrap(exc)[0]).what})"
+            return failure_message(role, model, problem, "see the server's log above")
     messages = (
         to_chat_messages(PROBE_MESSAGES) if probe else [ChatMessageUser(content=PREFLIGHT_PROMPT)]
     )
     config = probe.config.merge(GenerateConfig(max_retries=0)) if probe else PREFLIGHT_CONFIG
-    outputs: list[tuple[str, str | None]] = []
-
-    async def call() -> None:
-        output = await model.generate(messages, config=config, cache=False)
-        outputs.append((output.completion, output.error))
-
-    exc = await bounded_call(call, timeout)
+    exc: Exception | None = None
+    reply, error = None, None
+    try:
+        output = await asyncio.wait_for(
+            model.generate(messages, config=config, cache=False), timeout
+        )
+        reply, error = output.completion, output.error
+    except Exception as caught:  # noqa: BLE001 - reported in words
+        exc = caught
     if probe is None:  # an error returned as output (a refused one-token cap) is an answer
         return outcome_of(exc, None, role, model, timeout=timeout)
-    reply, error = outputs[0] if outputs else (None, None)
     max_tokens = config.max_tokens or DEFAULT_MAX_TOKENS
     return outcome_of(
         exc, reply, role, model, probe.fmt, probe.constraint, max_tokens, timeout, error

@@ -24,14 +24,16 @@ import openai
 from inspect_culture.datasets_hub.hashing import sha256_text
 from inspect_culture.judge_later.errors import JudgeLaterError
 from inspect_culture.judging.cache import JudgeCache, open_cache
-from inspect_culture.judging.constraints import VerdictFormat, reply_text
+from inspect_culture.judging.constraints import VerdictFormat
 from inspect_culture.judging.protocol import JudgeReply
 from inspect_culture.judging.reasons import RETRY_STATUS, classify
 from inspect_culture.judging.redaction import redact
 from inspect_culture.lm_eval_tasks.judge.client import (
     cache_key,
+    readable,
     request_body,
     served_identity,
+    verdict_formats,
 )
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeSettings
 
@@ -101,15 +103,16 @@ def split_requests(
     return parts
 
 
-def _retryable_line(status: int | None) -> bool:
-    return status is None or status in RETRY_STATUS or status >= 500
-
-
 @dataclass
 class _Outcome:
     text: str | None = None
     error: str = "not answered by the batch"
     retry: bool = True
+
+
+Entry = dict[str, Any]  # one batch in the state file: ids, keys, status
+State = dict[str, Any]  # {"rounds": [Entry, ...]}
+Outcomes = dict[str, _Outcome]  # cache key -> what the batches answered
 
 
 class BatchJudge:
@@ -144,19 +147,13 @@ class BatchJudge:
         messages: list[list[dict[str, str]]],
         formats: list[VerdictFormat] | None,
     ) -> list[JudgeReply]:
-        constrained = settings.constraint != "none"
-        if constrained and (formats is None or len(formats) != len(messages)):
-            raise ValueError("a constrained judge needs one verdict format per request")
-        fmts: list[VerdictFormat | None] = (
-            list(formats) if constrained and formats else [None] * len(messages)
-        )
+        fmts = verdict_formats(settings, len(messages), formats)
         keys = [cache_key(settings, m) for m in messages]
         judge = self._identity = served_identity(settings)
         bodies: dict[str, dict[str, Any]] = {}
         cached: dict[str, str] = {}
         for key, m, fmt in zip(keys, messages, fmts, strict=True):
-            hit = self.cache.get(key, judge) if self.cache is not None else None
-            if hit is not None:
+            if (hit := self.cache.get(key, judge) if self.cache else None) is not None:
                 cached[key] = hit
             else:
                 bodies.setdefault(key, request_body(settings, m, fmt))
@@ -168,15 +165,10 @@ class BatchJudge:
         for key, fmt in zip(keys, fmts, strict=True):
             if key in cached:
                 result = JudgeReply(cached[key], cached=True)
-            elif (found := outcomes[key]).text is not None:
-                result = JudgeReply(found.text)
             else:
-                result = JudgeReply(None, error=found.error)
-            if fmt is not None and result.text is not None:
-                result = JudgeReply(
-                    reply_text(fmt, settings.constraint, result.text), cached=result.cached
-                )
-            results.append(result)
+                found = outcomes[key]
+                result = JudgeReply(found.text, None if found.text is not None else found.error)
+            results.append(readable(result, fmt, settings.constraint))
         return results
 
     # --- rounds -------------------------------------------------------------------------------
@@ -187,7 +179,7 @@ class BatchJudge:
 
     def _run(
         self, settings: JudgeSettings, all_keys: list[str], bodies: dict[str, dict[str, Any]]
-    ) -> dict[str, _Outcome]:
+    ) -> Outcomes:
         """Answers for `bodies` (cache key -> request body), resuming rounds in the state file."""
         state_path = self._state_path(all_keys)
         state = self._load(state_path)
@@ -222,9 +214,7 @@ class BatchJudge:
                 outcome.error += f" (after {len(state['rounds'])} batch(es))"
         return outcomes
 
-    def _finish_others(
-        self, client: openai.OpenAI, own: Path, outcomes: dict[str, _Outcome]
-    ) -> None:
+    def _finish_others(self, client: openai.OpenAI, own: Path, outcomes: Outcomes) -> None:
         """Wait for the unfinished batches of other request sets (an interrupted run over more
         or fewer samples) that hold some of these requests: their answers are paid for already.
         A finished batch's answers are in the judge cache."""
@@ -241,12 +231,7 @@ class BatchJudge:
                 self._resume(client, entry, path, state, outcomes)
 
     def _resume(
-        self,
-        client: openai.OpenAI,
-        entry: dict[str, Any],
-        path: Path,
-        state: dict[str, Any],
-        outcomes: dict[str, _Outcome],
+        self, client: openai.OpenAI, entry: Entry, path: Path, state: State, outcomes: Outcomes
     ) -> None:
         """Wait for a saved batch and read its answers; a batch whose create reply was lost
         (created or not) is looked up first."""
@@ -256,7 +241,7 @@ class BatchJudge:
         self._save(path, state)
 
     @staticmethod
-    def _load(path: Path) -> dict[str, Any]:
+    def _load(path: Path) -> State:
         if not path.is_file():
             return {"rounds": []}
         try:
@@ -271,20 +256,15 @@ class BatchJudge:
         )
 
     @staticmethod
-    def _save(path: Path, state: dict[str, Any]) -> None:
+    def _save(path: Path, state: State) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(".tmp")
         temporary.write_text(json.dumps(state, indent=1))
         temporary.replace(path)
 
     def _submit(
-        self,
-        client: openai.OpenAI,
-        keys: list[str],
-        content: bytes,
-        state_path: Path,
-        state: dict[str, Any],
-    ) -> dict[str, Any]:
+        self, client: openai.OpenAI, keys: list[str], content: bytes, path: Path, state: State
+    ) -> Entry:
         """Upload the requests and create their batch. The entry is saved with its input file
         before the batch is created, so a create whose reply is lost (after the server made the
         batch) is found again by that file on a rerun, never created and paid for twice."""
@@ -298,23 +278,17 @@ class BatchJudge:
         }
         state["rounds"].append(entry)
         self.log.batches.append(entry)
-        self._save(state_path, state)
-        self._create(client, entry, state_path, state, look_up=False)
+        self._save(path, state)
+        self._create(client, entry, path, state, look_up=False)
         return entry
 
     def _create(
-        self,
-        client: openai.OpenAI,
-        entry: dict[str, Any],
-        state_path: Path,
-        state: dict[str, Any],
-        *,
-        look_up: bool = True,
+        self, client: openai.OpenAI, entry: Entry, path: Path, state: State, *, look_up: bool = True
     ) -> None:
         """The batch of the entry's input file: the one the server already has for it (a
         create whose reply was lost), else a new one, created without the SDK's retries (a
         retried create can make a second batch). Its id is saved before any waiting."""
-        if look_up and (found := self._batch_of(client, entry, state_path)) is not None:
+        if look_up and (found := self._batch_of(client, entry, path)) is not None:
             entry["batch_id"] = found
         else:
             batch = client.with_options(max_retries=0).batches.create(
@@ -323,10 +297,10 @@ class BatchJudge:
                 completion_window=self.options.completion_window,  # type: ignore[arg-type]
             )
             entry["batch_id"] = batch.id
-        self._save(state_path, state)
+        self._save(path, state)
 
     @staticmethod
-    def _batch_of(client: openai.OpenAI, entry: dict[str, Any], state_path: Path) -> str | None:
+    def _batch_of(client: openai.OpenAI, entry: Entry, state_path: Path) -> str | None:
         """The id of a batch made from the entry's input file (newest first, back to the
         upload: no batch of that file can be older). A server that cannot list batches
         stops the run: creating one blindly could pay for the same requests twice."""
@@ -349,12 +323,7 @@ class BatchJudge:
             ) from None
         return None
 
-    def _finish(
-        self,
-        client: openai.OpenAI,
-        entry: dict[str, Any],
-        outcomes: dict[str, _Outcome],
-    ) -> None:
+    def _finish(self, client: openai.OpenAI, entry: Entry, outcomes: Outcomes) -> None:
         """Wait for the batch to end, then read its output and error files into `outcomes`."""
         while True:
             batch = client.batches.retrieve(entry["batch_id"])
@@ -379,7 +348,7 @@ class BatchJudge:
                 outcome.error = f"not answered: {missing}"
                 outcome.retry = batch.status in RETRY_STATUSES
 
-    def _read_line(self, line: dict[str, Any], outcomes: dict[str, _Outcome]) -> str:
+    def _read_line(self, line: dict[str, Any], outcomes: Outcomes) -> str:
         key = str(line.get("custom_id"))
         outcome = outcomes.get(key)
         if outcome is None or outcome.text is not None:
@@ -392,12 +361,10 @@ class BatchJudge:
             text = (choices[0].get("message") or {}).get("content") if choices else None
             if text and text.strip():
                 outcome.text = text
-                if self.cache is not None:
-                    self.cache.put(
-                        key, text, self._identity, at_once=True
-                    )  # a rerun never asks again
-                return key
-            outcome.error, outcome.retry = "empty judge response", False
+                if self.cache is not None:  # a rerun never asks again
+                    self.cache.put(key, text, self._identity, at_once=True)
+            else:
+                outcome.error, outcome.retry = "empty judge response", False
             return key
         error = line.get("error") or body.get("error") or {}
         if not isinstance(error, dict):
@@ -405,5 +372,5 @@ class BatchJudge:
         message = error.get("message") or "no message"
         code = f"HTTP {status}" if status else str(error.get("code") or "error")
         outcome.error = f"batch request failed: {code} ({str(message)[:300]})"
-        outcome.retry = _retryable_line(status)
+        outcome.retry = status is None or status in RETRY_STATUS or status >= 500
         return key

@@ -68,36 +68,30 @@ def check_before_judging(
             f"which this version of the task does not compute (it computes: {', '.join(known)}); "
             "was the run made with another version of inspect-culture?"
         )
-    if not _builds(module, saved.responses(), docs):
-        at, exc = _first_unfit(module, saved, docs)
-        raise JudgeLaterError(f"{saved.where(at) if at is not None else saved.path}: {exc}")
-
-
-_UNFIT = (KeyError, TypeError, ValueError, AttributeError, IndexError)
-
-
-def _builds(module: Any, responses: list[str | None], docs: list[dict[str, Any]]) -> bool:
-    """Whether every judge prompt of these docs can be built (none is sent)."""
     try:
         with use_judge_backend(_refuse_all):
-            module.judge_filter(responses, docs)
+            module.judge_filter(saved.responses(), docs)
     except _Checked:
-        return True
+        return
     except JudgeConfigError as exc:  # the judge options, not the docs
         raise JudgeLaterError(str(exc)) from None
     except JudgeLaterError:
         raise
     except _UNFIT:
-        return False
-    return True
+        at, why = _first_unfit(module, saved, docs)
+        raise JudgeLaterError(
+            f"{saved.where(at) if at is not None else saved.path}: {why}"
+        ) from None
+
+
+_UNFIT = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
 def _first_unfit(
     module: Any, saved: SavedTask, docs: list[dict[str, Any]]
 ) -> tuple[int | None, str]:
     """The first doc whose judge prompt cannot be built, and why in words."""
-    responses = saved.responses()
-    for index, (response, doc) in enumerate(zip(responses, docs, strict=True)):
+    for index, (response, doc) in enumerate(zip(saved.responses(), docs, strict=True)):
         try:
             with use_judge_backend(_refuse_all):
                 module.judge_filter([response], [doc])

@@ -48,25 +48,12 @@ class JudgeSummary:
         return sum(t.n_unscored for t in self.tasks)
 
 
-def _folder(source: Path, results_path: Path, output: Path) -> Path:
-    """The output folder mirrors the run's (lm-eval names it after the model)."""
-    if source.is_dir():
-        return output / results_path.parent.relative_to(source)
-    return output / results_path.parent.name
-
-
 @dataclass(frozen=True)
 class _Task:
     saved: SavedTask
     config: dict[str, Any]
     judged: JudgedTask
     settings: JudgeSettings
-
-
-@dataclass(frozen=True)
-class _Plan:
-    run: SavedRun
-    tasks: list[_Task]
 
 
 def _judge(
@@ -91,7 +78,7 @@ def _plan(
     metadata: Mapping[str, Any],
     judges: dict[str, JudgeSettings],
     summary: JudgeSummary,
-) -> _Plan:
+) -> tuple[SavedRun, list[_Task]]:
     """The run's judged tasks, each read and checked (samples, metrics, every judge prompt
     built), so that a broken task stops the command before any judge call is paid for."""
     tasks = []
@@ -111,7 +98,7 @@ def _plan(
         config = run.results["configs"][task]
         check_task(saved, config, found, settings)
         tasks.append(_Task(saved, config, found, settings))
-    return _Plan(run, tasks)
+    return run, tasks
 
 
 def judge_outputs(
@@ -140,19 +127,18 @@ def judge_outputs(
     backend = BatchJudge(batch, log=summary.batch) if batch else None
     judges: dict[str, JudgeSettings] = {}  # per verdict format
     plans = [_plan(run, metadata, judges, summary) for run in find_runs(source, skip=output)]
-    for plan in plans:  # every run's tasks were checked above: no judge call before that
-        if not plan.tasks:
+    for run, tasks in plans:  # every run's tasks were checked above: no judge call before that
+        if not tasks:
             continue
-        run = plan.run
         first_batch = len(summary.batch.batches)  # this run's batches, not the earlier runs'
         judged: list[TaskJudgement] = []
-        for task in plan.tasks:
+        for task in tasks:
             say(f"{task.saved.task}: judging {len(task.saved.lines)} samples of {task.saved.path}")
             with use_judge_backend(backend) if backend else nullcontext():
                 judged.append(
                     judge_task(task.saved, task.config, task.judged, task.settings, checked=True)
                 )
-        public = public_settings(plan.tasks[0].settings)
+        public = public_settings(tasks[0].settings)
         record = {
             "model": public.get("judge_model"),
             "base_url": public.get("judge_base_url"),
@@ -168,7 +154,9 @@ def judge_outputs(
                 for b in summary.batch.batches[first_batch:]
             ]
         results = judged_results(run.results, judged, record, public)
-        folder = _folder(source, run.results_path, output)
+        # the output folder mirrors the run's (lm-eval names it after the model)
+        parent = run.results_path.parent
+        folder = output / (parent.relative_to(source) if source.is_dir() else parent.name)
         summary.written.append(write_run(folder, timestamp(), results, judged))
         summary.tasks.extend(judged)
     if not summary.tasks:

@@ -59,10 +59,6 @@ def _group_weighting() -> dict[str, dict[str, bool]]:
     return found
 
 
-def _by_size(weighting: Mapping[str, bool], key: str) -> bool:
-    return weighting.get(key, weighting.get(key.split(",", 1)[0], True))
-
-
 def _group_metrics(
     group: str,
     subtasks: Sequence[str],
@@ -91,7 +87,7 @@ def _group_metrics(
             continue
         values = [results[t][key] for t in present]
         counts = [counts_of[t] for t in present]
-        by_size = _by_size(weighting, key)
+        by_size = weighting.get(key, weighting.get(key.split(",", 1)[0], True))
         if by_size and not sum(counts):
             continue
         merged[key] = aggregate_subtask_metrics(values, counts, by_size)
@@ -142,20 +138,15 @@ def judged_results(
                 **(original.get("results") or {}).get(group, {}),
                 **(original.get("groups") or {}).get(group, {}),
             }
-            keys = sorted(old)  # the group's aggregate_metric_list, as lm-eval wrote it
-            data["results"][group] = {
-                **{k: v for k, v in old.items() if k in ("alias", "name")},
-                **_group_metrics(group, subtasks, data["results"], sizes, keys),
-            }
+            names_of = {k: v for k, v in old.items() if k in ("alias", "name")}
+            # the keys of the group's aggregate_metric_list, as lm-eval wrote them
+            merged = _group_metrics(group, subtasks, data["results"], sizes, sorted(old))
+            data["results"][group] = {**names_of, **merged}
     data["group_subtasks"] = groups
     if "groups" in data:
         data["groups"] = {g: data["results"][g] for g in groups}
     data[JUDGE_RECORD] = judge_record
     return data
-
-
-def _json_default(value: Any) -> Any:
-    return str(value)
 
 
 def write_run(
@@ -167,11 +158,9 @@ def write_run(
         path = folder / f"samples_{found.task}_{stamp}.jsonl"
         with path.open("w", encoding="utf-8") as out:
             for line in found.lines:
-                out.write(json.dumps(line, ensure_ascii=False, default=_json_default) + "\n")
+                out.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
     path = folder / f"results_{stamp}.json"
-    path.write_text(
-        json.dumps(results, indent=2, ensure_ascii=False, default=_json_default), encoding="utf-8"
-    )
+    path.write_text(json.dumps(results, indent=2, ensure_ascii=False, default=str), "utf-8")
     return path
 
 

@@ -71,17 +71,6 @@ def failure_message(who: str, url: str, problem: str, fix: str, knobs: Knobs) ->
     )
 
 
-def warn_rate_limited(who: str, url: str, unchecked: str = "") -> None:
-    """Rate limited at the check: endpoint, key and model were reached, and the judgments' own
-    retries wait the limit out, so the run goes on (with a word on what went unchecked)."""
-    print(
-        f"culture-evals: the {who} at {url} is rate limiting (HTTP 429) at the check before "
-        f"generation; going on, its calls will be retried{unchecked}",
-        file=sys.stderr,
-        flush=True,
-    )
-
-
 def check_outcome(
     failure: Failure | None,
     reply: str | None,
@@ -100,8 +89,15 @@ def check_outcome(
     probe), the reply must follow it. Rate limited: a warning, and the run goes on."""
     who = f"{role} {shown_name!r}"
     if failure is not None and failure.status == 429:
+        # endpoint, key and model were reached, and the judgments' own retries wait the limit
+        # out: the run goes on, with a word on what went unchecked
         unchecked = f"; judge_constraint={constraint} could not be checked before generation"
-        warn_rate_limited(who, url, unchecked if fmt is not None else "")
+        print(
+            f"culture-evals: the {who} at {url} is rate limiting (HTTP 429) at the check before "
+            f"generation; going on, its calls will be retried{unchecked if fmt else ''}",
+            file=sys.stderr,
+            flush=True,
+        )
         return None
     rejected = failure is not None and failure.status in (400, 422)
     if failure is not None and not (rejected and (fmt is None or constraint != "none")):

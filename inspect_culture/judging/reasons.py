@@ -52,10 +52,6 @@ def judge_later_note(task: str, how: str, count: int | None = None) -> str:
     return f"culture-evals: {task}: generation only (judge_later): {left}; judge with {how}"
 
 
-def status_words(code: int) -> str:
-    return f"HTTP {code} ({STATUS_WORDS.get(code, 'server error' if code >= 500 else 'error')})"
-
-
 class HTTPFailure(Exception):
     """A non-2xx answer of a judge endpoint (or a 2xx one that is not a chat completion)."""
 
@@ -115,7 +111,7 @@ def classify(
     names = {cls.__name__ for cls in type(exc).__mro__}
     code = status_code(exc)
     if code is not None:
-        what = status_words(code)
+        what = f"HTTP {code} ({STATUS_WORDS.get(code, 'server error' if code >= 500 else 'error')})"
         if isinstance(exc, HTTPFailure) and (code in (400, 422) or code < 300):
             what += f": {redact(exc.message, secrets)[:300]}"
         wait = retry_after(getattr(exc, "headers", None)) if code in (429, 503) else None

@@ -21,14 +21,14 @@ from typing import Any
 
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.constraints import VerdictFormat, constraint_record
-from inspect_culture.judging.protocol import Judged, JudgeReply, JudgeRequest, Judging
+from inspect_culture.judging.protocol import JudgeReply, JudgeRequest, Judging
 from inspect_culture.judging.reasons import (
     HOW_TO_JUDGE,
     JUDGE_LATER_REASON,
     all_unscored_alarm,
     judge_later_note,
 )
-from inspect_culture.lm_eval_tasks.judge.client import OpenAICompatibleJudge
+from inspect_culture.lm_eval_tasks.judge.client import OpenAICompatibleJudge, run_sync
 from inspect_culture.lm_eval_tasks.judge.settings import (
     JudgeConfigError,
     JudgeSettings,
@@ -83,9 +83,9 @@ def check_judge(
         key = (judge, fmt.name if fmt is not None else "")
         if key not in _CHECKED:
             client = OpenAICompatibleJudge(judge)
-            if failure := client.preflight_sync(fmt):
+            if failure := run_sync(lambda: client.preflight(fmt)):
                 raise JudgeConfigError(failure)
-            client.learn_identity_sync()  # the checkpoint the cache's replies come from
+            run_sync(client.learn_identity)  # the checkpoint the cache's replies come from
             _CHECKED.add(key)
     return judge
 
@@ -94,8 +94,8 @@ def resolve_task_judge(
     task: str, metadata: Mapping[str, Any], verdict_format: VerdictFormat | None = None
 ) -> JudgeSettings | None:
     """`check_judge`, kept as the task's judge for this process (its filter reads it)."""
-    judge = _TASK_JUDGES[task] = check_judge(metadata, verdict_format)
-    return judge
+    _TASK_JUDGES[task] = check_judge(metadata, verdict_format)
+    return _TASK_JUDGES[task]
 
 
 @contextmanager
@@ -161,11 +161,12 @@ def judged_filter(
     task = str(docs[0]["lm_eval_task"])
     per_doc = [judging.requests(doc, resp) for doc, resp in zip(docs, resps, strict=True)]
     settings, replies = judge_requests(task, [r for requests in per_doc for r in requests])
-    judged: list[Judged] = []
+    mine: list[list[JudgeReply]] = []
     start = 0
-    for doc, resp, requests in zip(docs, resps, per_doc, strict=True):
-        judged.append(judging.outcome(doc, resp, replies[start : start + len(requests)]))
+    for requests in per_doc:
+        mine.append(replies[start : start + len(requests)])
         start += len(requests)
+    judged = [judging.outcome(*args) for args in zip(docs, resps, mine, strict=True)]
     reasons = [j.reason for j, requests in zip(judged, per_doc, strict=True) if requests]
     if settings is None:
         print(judge_later_note(task, HOW_TO_JUDGE["lm-eval"], len(reasons)), file=sys.stderr)
@@ -176,11 +177,9 @@ def judged_filter(
         **versions,
         **constraint_record(settings.constraint if settings else "none"),
     }
-    out, start = [], 0
-    for requests, result in zip(per_doc, judged, strict=True):
-        mine = replies[start : start + len(requests)]
-        start += len(requests)
-        shown = [{"text": r.text, "error": r.error, "cached": r.cached} for r in mine]
+    out = []
+    for doc_replies, result in zip(mine, judged, strict=True):
+        shown = [{"text": r.text, "error": r.error, "cached": r.cached} for r in doc_replies]
         if games:
             fields: dict[str, Any] = {"games": shown}
         else:

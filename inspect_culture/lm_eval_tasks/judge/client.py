@@ -73,7 +73,25 @@ def request_body(
     return body
 
 
-def _run_sync(make: Any) -> Any:
+def verdict_formats(
+    settings: JudgeSettings, n: int, formats: Sequence[VerdictFormat] | None
+) -> list[VerdictFormat | None]:
+    """Each request's verdict format when the constraint is on (one each), else None."""
+    if settings.constraint == "none":
+        return [None] * n
+    if formats is None or len(formats) != n:
+        raise ValueError("a constrained judge needs one verdict format per request")
+    return list(formats)
+
+
+def readable(reply: JudgeReply, fmt: VerdictFormat | None, constraint: str) -> JudgeReply:
+    """A constrained JSON reply in the paper's format (the cache keeps the raw reply)."""
+    if fmt is None or reply.text is None:
+        return reply
+    return replace(reply, text=reply_text(fmt, constraint, reply.text))
+
+
+def run_sync(make: Any) -> Any:
     """Run a coroutine from synchronous code, also when an event loop is already running."""
     try:
         asyncio.get_running_loop()
@@ -107,14 +125,8 @@ class OpenAICompatibleJudge:
             json_serialize=_compact_json,
         )
 
-    def _url(self) -> str:
-        return (self.settings.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
-
-    def _readable(self, result: JudgeReply, fmt: VerdictFormat | None) -> JudgeReply:
-        """A constrained JSON reply in the paper's format (the cache keeps the raw reply)."""
-        if fmt is None or result.text is None:
-            return result
-        return replace(result, text=reply_text(fmt, self.settings.constraint, result.text))
+    def _url(self, path: str) -> str:
+        return (self.settings.base_url or DEFAULT_BASE_URL).rstrip("/") + path
 
     async def judge_all(
         self, batch: Sequence[Messages], formats: Sequence[VerdictFormat] | None = None
@@ -124,10 +136,7 @@ class OpenAICompatibleJudge:
         `concurrency` workers take the next message list as they free up: the first requests
         leave at once, where a task per judgment would first build them all (and all their
         cache keys)."""
-        constrained = self.settings.constraint != "none"
-        if constrained and (formats is None or len(formats) != len(batch)):
-            raise ValueError("a constrained judge needs one verdict format per request")
-        fmts = list(formats) if constrained and formats else [None] * len(batch)
+        fmts = verdict_formats(self.settings, len(batch), formats)
         results: list[JudgeReply] = [JudgeReply(None)] * len(batch)
         todo = iter(range(len(batch)))  # shared: each index goes to exactly one worker
         async with self._client() as client:
@@ -145,47 +154,35 @@ class OpenAICompatibleJudge:
         self, client: aiohttp.ClientSession, messages: Messages, fmt: VerdictFormat | None
     ) -> JudgeReply:
         """A cached reply, else the judge's (kept in the cache when there is one)."""
-        if self.cache is None:
-            return self._readable(await self._call_with_retries(client, messages, fmt), fmt)
-        key = cache_key(self.settings, messages)
-        if (hit := self._cache_get(key)) is not None:
-            return self._readable(JudgeReply(hit, cached=True), fmt)
+        key, judge = cache_key(self.settings, messages), served_identity(self.settings)
+        hit = self.cache.get(key, judge) if self.cache is not None else None
+        if hit is not None:
+            return readable(JudgeReply(hit, cached=True), fmt, self.settings.constraint)
         result = await self._call_with_retries(client, messages, fmt)
-        if result.text is not None:
-            self._cache_put(key, result.text)
-        return self._readable(result, fmt)
+        if self.cache is not None and result.text is not None:
+            self.cache.put(key, result.text, judge, at_once=True)
+        return readable(result, fmt, self.settings.constraint)
 
     async def learn_identity(self) -> str | None:
         """Which checkpoint the endpoint serves under the judge's name (its `GET /models`
         entry: vLLM's `root`, llama.cpp's `meta`), kept with each cached reply so that another
         checkpoint under the same name misses. One GET, no generation; unknown when the
         endpoint cannot say, never an error."""
-        url = (self.settings.base_url or DEFAULT_BASE_URL).rstrip("/") + "/models"
         try:
             async with self._client() as client:
                 limit = aiohttp.ClientTimeout(total=IDENTITY_TIMEOUT)
-                async with client.get(url, timeout=limit) as response:
+                async with client.get(self._url("/models"), timeout=limit) as response:
                     listing = await response.json(content_type=None) if response.ok else {}
             entries = [e for e in listing.get("data") or [] if isinstance(e, dict)]
         except Exception:  # noqa: BLE001 - best effort
             return None
         return remember_listing(self.settings.judge_id(), entries)
 
-    def learn_identity_sync(self) -> str | None:
-        return _run_sync(self.learn_identity)
-
-    def _cache_get(self, key: str) -> str | None:
-        return None if self.cache is None else self.cache.get(key, served_identity(self.settings))
-
-    def _cache_put(self, key: str, text: str) -> None:
-        if self.cache is not None:
-            self.cache.put(key, text, served_identity(self.settings), at_once=True)
-
     def judge_all_sync(
         self, batch: Sequence[Messages], formats: Sequence[VerdictFormat] | None = None
     ) -> list[JudgeReply]:
         """For synchronous callers (lm-eval filters); safe inside a running event loop too."""
-        return _run_sync(lambda: self.judge_all(batch, formats))
+        return run_sync(lambda: self.judge_all(batch, formats))
 
     async def preflight(self, fmt: VerdictFormat | None = None) -> str | None:
         """One request, no retry, before generation: None when the judge answered (and, with
@@ -196,10 +193,7 @@ class OpenAICompatibleJudge:
                 request_fields(fmt, self.settings.constraint, self.settings.max_tokens)
             except JudgeConstraintError as exc:
                 return str(exc)
-        if fmt is None:
-            messages: Messages = [{"role": "user", "content": PREFLIGHT_PROMPT}]
-        else:
-            messages = PROBE_MESSAGES
+        messages = PROBE_MESSAGES if fmt else [{"role": "user", "content": PREFLIGHT_PROMPT}]
         limit = min(PREFLIGHT_TIMEOUT, self.settings.timeout)
         text, failure = None, None
         try:
@@ -216,16 +210,6 @@ class OpenAICompatibleJudge:
             fmt, settings.constraint, settings.max_tokens,
         )  # fmt: skip
         return None if found is None else redact(found, (settings.api_key,))
-
-    def preflight_sync(self, fmt: VerdictFormat | None = None) -> str | None:
-        return _run_sync(lambda: self.preflight(fmt))
-
-    async def probe(self, fmt: VerdictFormat) -> str | None:
-        """The constraint check alone (the preflight with a verdict format)."""
-        return await self.preflight(fmt)
-
-    def probe_sync(self, fmt: VerdictFormat) -> str | None:
-        return _run_sync(lambda: self.probe(fmt))
 
     async def _call_with_retries(
         self, client: aiohttp.ClientSession, messages: Messages, fmt: VerdictFormat | None = None
@@ -261,11 +245,8 @@ class OpenAICompatibleJudge:
             backoff = min(self.retry_max_delay, self.retry_base_delay * 2 ** (attempts - 1))
             delay = max(backoff * (0.5 + random.random() / 2), failure.retry_after or 0.0)
             if time.monotonic() + delay >= deadline:
-                wait = (
-                    f"; the server asked to wait {failure.retry_after:g} s"
-                    if failure.retry_after
-                    else ""
-                )
+                asked = failure.retry_after
+                wait = f"; the server asked to wait {asked:g} s" if asked else ""
                 ended = f" (judge_retry_budget of {settings.retry_budget:g} s spent{wait})"
                 break
             await asyncio.sleep(delay)
@@ -290,7 +271,7 @@ class OpenAICompatibleJudge:
         body = request_body(self.settings, messages, fmt, max_tokens)
         # no `timeout` argument at all keeps the session's (aiohttp reads None as "no limit")
         limit = {} if timeout is None else {"timeout": aiohttp.ClientTimeout(total=timeout)}
-        async with client.post(self._url(), json=body, **limit) as response:
+        async with client.post(self._url("/chat/completions"), json=body, **limit) as response:
             raw = await response.read()
             if response.status >= 300:
                 raise HTTPFailure.of(response.status, raw, response.headers)

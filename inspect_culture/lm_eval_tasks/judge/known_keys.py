@@ -66,16 +66,11 @@ def model_argument_keys() -> frozenset[str]:
             frame.f_code.co_name == "simple_evaluate"
             and frame.f_globals.get("__name__") == "lm_eval.evaluator"
         ):
-            return frozenset(_parse_model_args(frame.f_locals.get("model_args")))
+            model_args = frame.f_locals.get("model_args")
+            if isinstance(model_args, str):
+                from lm_eval.utils import simple_parse_args_string
+
+                model_args = simple_parse_args_string(model_args)
+            return frozenset(map(str, model_args if isinstance(model_args, dict) else ()))
         frame = frame.f_back
     return frozenset()
-
-
-def _parse_model_args(model_args: object) -> Iterable[str]:
-    if isinstance(model_args, dict):
-        return [str(key) for key in model_args]
-    if isinstance(model_args, str):
-        from lm_eval.utils import simple_parse_args_string
-
-        return simple_parse_args_string(model_args)
-    return []

@@ -53,10 +53,6 @@ def _positive(key: str, value: Any) -> float:
     return number
 
 
-def _seed(key: str, value: Any) -> int | None:
-    return None if value is None else _integer(0)(key, value)
-
-
 # The numeric `judge_<name>` metadata options: the JudgeSettings field each sets, and its check.
 NUMERIC: dict[str, Callable[[str, Any], Any]] = {
     "concurrency": _integer(1),
@@ -64,7 +60,7 @@ NUMERIC: dict[str, Callable[[str, Any], Any]] = {
     "max_retries": _integer(0),
     "retry_budget": _positive,
     "max_tokens": _integer(1),
-    "seed": _seed,
+    "seed": lambda key, value: None if value is None else _integer(0)(key, value),
 }
 SWITCHES = ("judge_later", "judge_preflight")
 # Every judge key a judged task accepts in --metadata (the API key is refused, by design).
@@ -124,13 +120,8 @@ class JudgeSettings:
     constraint: str = "none"  # constrained decoding of the verdict (constraints.py)
 
     def generation_settings(self) -> dict[str, Any]:
-        """What the cache key and the result records include (never the key). The constraint
-        only when on, so unconstrained verdicts cached before it existed still hit."""
-        settings: dict[str, Any] = {
-            "temperature": self.temperature,
-            "seed": self.seed,
-            "max_tokens": self.max_tokens,
-        }
+        """What the result records include (never the key): the constraint only when on."""
+        settings = self.sampling()
         if self.constraint != "none":  # a new constraint version misses old verdicts
             settings["constraint"] = self.constraint
             settings["constraint_version"] = CONSTRAINT_VERSION
@@ -144,7 +135,7 @@ class JudgeSettings:
         return {"temperature": self.temperature, "seed": self.seed, "max_tokens": self.max_tokens}
 
     def public(self) -> dict[str, Any]:
-        shown = without_userinfo(self.base_url) if self.base_url else None
+        shown = self.shown_url() if self.base_url else None
         return {"judge_model": self.model, "judge_base_url": shown}
 
     def shown_url(self) -> str:
