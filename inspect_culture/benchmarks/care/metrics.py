@@ -1,9 +1,6 @@
-"""CARE metrics from judge ratings: one function per task for both harnesses.
-
-Epochs (`stats.epochs`): a question's rated epochs are averaged first, then the questions, in id
-order so that an interval does not depend on the order samples finished. A question with no
-rated epoch is unscored: counted, never averaged in as 0.
-"""
+"""CARE metrics from judge ratings, one function per task for both harnesses. A question's rated
+epochs are averaged first, then the questions in id order (so an interval does not depend on the
+order samples finished); a question with no rated epoch is unscored, never 0."""
 
 from __future__ import annotations
 

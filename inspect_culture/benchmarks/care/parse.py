@@ -1,12 +1,6 @@
-"""CARE verdict parsing (`rating-2`): read only the judge's own output, and return None when it
-has no verdict or more than one (the sample is then unscored, never 0).
-
-A rating is a number in double brackets, `Rating: [[n]]` or a bare `[[n]]`. Every one in the reply
-counts: the same rating repeated is that rating; two different ratings are an ambiguous verdict,
-unscored rather than resolved by position (`rating-1` took the last, so a judge that quoted a
-rating planted in the answer after its own could hand the planted one over). A constrained reply
-(`judge.constraints`) has exactly one rating by construction.
-"""
+"""CARE verdict parsing (`rating-2`): the judge's one `[[n]]` rating, else None (unscored, never
+0). Two different ratings are ambiguous, unscored (`rating-1` took the last, so a judge quoting a
+rating planted in the answer after its own could hand the planted one over)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""CARE's spec, read by both adapters (Inspect `care.py` and `care_agreement.py`, lm-eval
-`lm_eval_tasks/care/`): neither checks a parameter, sets a generation setting, names a metric or
-builds an outcome field of its own."""
+"""CARE's spec, read by both adapters: neither checks a parameter, sets a generation setting,
+names a metric or builds an outcome field of its own."""
 
 from __future__ import annotations
 
@@ -13,11 +12,8 @@ from inspect_culture.benchmarks.spec_types import GenerationSettings, OutcomeRec
 from inspect_culture.judging.constraints import check_constraint
 from inspect_culture.judging.defaults import DEFAULT_SEED
 
-# Must bump whenever prompts, parsers or metrics change (Inspect `Task(version=...)`, lm-eval
-# `metadata.version`). 2: metrics average each question's epochs first. 3: forged fences and
-# ratings in the answer are neutralised (care-judge-2), two different ratings in a judge reply are
-# an ambiguous verdict, unscored (rating-2); docs/judge.md. 4: more look-alikes of the guarded
-# markers (other scripts' confusables, hollow brackets) are folded (care-judge-3).
+# Bump whenever prompts, parsers or metrics change. 2: epochs averaged first. 3: forged fences
+# and ratings neutralised, two different ratings ambiguous. 4: more look-alikes (docs/judge.md).
 TASK_VERSION = 4
 JUDGE_PROMPT_VERSION = "care-judge-3"
 RATING_PARSER_VERSION = "rating-2"

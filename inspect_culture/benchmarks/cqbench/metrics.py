@@ -1,12 +1,7 @@
-"""CQ-Bench metrics (paper definitions; upstream behaviour as options): one function per task
-that both harness adapters call, so numbers cannot diverge.
-
-Epochs: a question (AD question, VS or VE story) answered in N epochs is one question. Means
-(accuracies, unparsed and empty rates, VS precision and recall) average each question's epochs
-first, then the questions; a VE gold value's score is the mean of the epochs that scored it.
-Counts (`n_stories`, `n_scored`, `n_unscored`) count questions or their gold values, not epochs;
-macro-F1 pools every epoch's judgment. With one epoch this is the plain computation.
-"""
+"""CQ-Bench metrics (paper definitions; upstream behaviour as options), one function per task for
+both harnesses. Epochs: means average each question's epochs first, then the questions; a VE gold
+value's score is the mean of the epochs that scored it; counts are of questions or gold values;
+macro-F1 pools every epoch's judgment."""
 
 from __future__ import annotations
 
@@ -26,15 +21,14 @@ def _by_category(categories: Sequence[str], values: Sequence[float]) -> dict[str
 
 
 def _questions(outcomes: Sequence[AdOutcome | VsOutcome]) -> tuple[list[Hashable], list[str]]:
-    """Every outcome's question id, and each question's category in first-seen order (the order
-    of `per_question_means`)."""
+    """Every outcome's question id; each question's category in first-seen order."""
     categories = {o.sample_id: o.category for o in outcomes}  # keeps first-seen order
     return [o.sample_id for o in outcomes], list(categories.values())
 
 
 def ad_metrics(outcomes: Sequence[AdOutcome]) -> dict[str, float]:
-    """accuracy (= micro-F1, the paper's AD "F1"), macro-F1 over the gold attitude labels,
-    unparsed rate, accuracy per category."""
+    """accuracy (= micro-F1, the paper's AD "F1"), macro-F1 over the gold labels, unparsed rate,
+    accuracy per category."""
     golds = [o.gold for o in outcomes]
     preds = [o.pred for o in outcomes]
     ids, categories = _questions(outcomes)
@@ -51,8 +45,8 @@ def ad_metrics(outcomes: Sequence[AdOutcome]) -> dict[str, float]:
 
 
 def vs_metrics(outcomes: Sequence[VsOutcome]) -> dict[str, float]:
-    """f1 = 2·mean(P)·mean(R)/(mean(P)+mean(R)) (the paper's number); mean_story_f1 too. Skipped
-    stories (upstream's `skip_empty`) are left out of all but `empty_rate`."""
+    """f1 = 2·mean(P)·mean(R)/(mean(P)+mean(R)) (the paper's number); skipped stories (upstream's
+    `skip_empty`) count only in `empty_rate`."""
     ids, _ = _questions(outcomes)
     empty_rate = mean(per_question_means([float(o.empty) for o in outcomes], ids))
     counted = [o for o in outcomes if not o.skipped]
@@ -78,8 +72,8 @@ def vs_metrics(outcomes: Sequence[VsOutcome]) -> dict[str, float]:
 
 
 def ve_metrics(outcomes: Sequence[VeOutcome]) -> dict[str, float]:
-    """recall: pooled mean of per-gold-value judge scores (1 / 0.5 / 0), overall and per
-    category; a value no epoch scored is unscored and counted, never 0."""
+    """recall: pooled mean of gold-value scores, overall and per category; a value no epoch scored
+    is unscored and counted, never 0."""
     stories: dict[Hashable, tuple[str, list[list[float]]]] = {}
     for o in outcomes:
         _, slots = stories.setdefault(o.sample_id, (o.category, [[] for _ in o.value_scores]))

@@ -1,10 +1,7 @@
-"""CQ-Bench parsing: a model output (AD answer, VS selections, VE values) or a judge reply (VE
-verdicts) to an outcome record; both harness adapters call these per sample.
-
-AD answers are matched to an option by rules that do not depend on the option order (exact,
-whole phrase, same content words, closest by difflib), unlike upstream's longest common
-substring, which always picks some option: docs/cqbench.md, "Scoring".
-"""
+"""CQ-Bench parsing of model outputs (AD answer, VS selections, VE values) and VE judge replies,
+for both harnesses. AD answers match an option by order-independent rules (exact, whole phrase,
+same content words, closest by difflib), unlike upstream's longest common substring, which always
+picks some option: docs/cqbench.md, "Scoring"."""
 
 from __future__ import annotations
 
@@ -24,9 +21,6 @@ _PUNCTUATION = " \t\n\r.,;:!?*\"'`“”‘’()[]{}"
 
 def normalize(text: str) -> str:
     return re.sub(r"\s+", " ", text.lower()).strip(_PUNCTUATION)
-
-
-# ---- attitude detection ------------------------------------------------------------------
 
 
 def match_option(answer: str, options: Sequence[str]) -> tuple[str | None, str]:
@@ -91,9 +85,8 @@ AD_MARKERS: tuple[str, ...] = ("[Answer]", "**Answer**", "</think>")
 
 
 def extract_ad_answer(text: str | None) -> str:
-    """The first non-empty line after the first of `[Answer]`, `**Answer**`, `</think>` present
-    (upstream's order; a justification often follows the answer and may name other options),
-    else the whole output."""
+    """The first line after the first marker present (upstream's order; a justification may follow
+    and name other options), else the whole output."""
     text = text or ""
     for marker in AD_MARKERS:
         if marker in text:
@@ -132,8 +125,6 @@ def score_ad(
     return option, rule, AdOutcome(sample_id, record["category"], normalize(record["gold"]), pred)
 
 
-# ---- value selection ---------------------------------------------------------------------
-
 _FINAL_ANSWER = re.compile(r"\[?\s*final answer\s*\]?\s*:?", re.IGNORECASE)
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)]|\(\d+\))\s*")
 
@@ -150,9 +141,7 @@ def vs_answer_text(completion: str | None) -> str:
 
 
 def select_values(text: str, options: Sequence[str]) -> tuple[set[str], int]:
-    """(options selected, lines that name no option). A line is a selection if it contains
-    `--`; list markers are ignored; matching is normalized-exact, else a unique difflib ratio
-    >= VS_FUZZY_THRESHOLD."""
+    """(options selected, lines that name no option); a selection is a line with `--`."""
     normalized = {normalize(o): o for o in options}
     selected: set[str] = set()
     unmatched = 0
@@ -175,8 +164,7 @@ def select_values(text: str, options: Sequence[str]) -> tuple[set[str], int]:
 def score_vs(
     sample_id: str, record: Mapping[str, Any], completion: str | None, skip_empty: bool = False
 ) -> VsOutcome:
-    """Precision and recall of one story's selections (a selection naming no option is a false
-    positive); `record` has options, gold_values, category."""
+    """Precision and recall of one story's selections (naming no option: a false positive)."""
     selected, unmatched = select_values(vs_answer_text(completion), record["options"])
     category = record["category"]
     if not selected and not unmatched:
@@ -189,22 +177,15 @@ def score_vs(
     return VsOutcome(sample_id, category, precision, recall, empty=False)
 
 
-# ---- value extraction --------------------------------------------------------------------
-
-
 def ve_prediction(completion: str | None) -> str:
     """The text after the first `[Final answer]:`; upstream sends "None" when it is absent."""
     text = completion or ""
     return text.split("[Final answer]:", 1)[1].strip() if "[Final answer]:" in text else "None"
 
 
-# On the NFKC form of the reply (fullwidth `［Ground truth 1］：１` reads as `[Ground truth 1]:1`),
-# with markdown emphasis around the parts (`**Ground truth 1**: 1`, `**[Ground truth 1]: 1**`,
-# `[Ground truth 1]: **1**`). The answer fence (`prompts.VE_PREDICTION_MARKERS`) neutralises at
-# least every line this reads.
-# (No leading `\[?\s*`: it changed nothing that is read, and made long whitespace runs quadratic.)
+# `prompts.VE_PREDICTION_MARKERS` neutralises at least every line this reads. (No leading `\[?\s*`:
+# it changed nothing that is read, and made long whitespace runs quadratic.)
 _GROUND_TRUTH_LINE = re.compile(r"ground truth\s*(\d+)[\s\]*_]*:[\s*_]*([0-9.]+)", re.IGNORECASE)
-# `[Final answer]:`, `[Final answer]**:**`, `**Final answer**`, `**[Final answer]:**` (NFKC form).
 _FINAL_ANSWER_BLOCK = re.compile(
     r"\[\s*final answer\s*\]\s*(?:\*\*)?\s*:|\*\*\s*\[?\s*final answer\s*\]?\s*:?\s*\*\*",
     re.IGNORECASE,
@@ -219,16 +200,11 @@ def read_ve_judgement(
 ) -> tuple[list[float | None], tuple[int, ...]]:
     """(one score per gold value, the 1-based gold values whose verdict is ambiguous).
 
-    The judge's `[Final answer]:` block, everything after its first occurrence: lines
-    `[Ground truth k]: s` place s at value k (1-based); s must be 0, 0.5 or 1. The reply is read
-    in its NFKC form, and markdown bold around the marker or the lines is allowed
-    (`**[Final answer]:**`, `**Ground truth 1**: 1`, fullwidth `［Ground truth 1］：１`). A value the judge
-    did not score, or scored off-scale, is None (unscored). A value given two different on-scale
-    scores is an ambiguous verdict, None as well (`cqbench-match-3`; before, the first line won,
-    so a judge that quoted a planted block first could hand its scores over); the same score
-    repeated is that score. Upstream instead reads the number after the last `:` of every line in
-    order; this reads the same replies, but a skipped or reordered line cannot shift scores onto
-    the wrong value.
+    After the first `[Final answer]:`, `[Ground truth k]: s` (s in 0, 0.5, 1) scores value k; NFKC
+    form, markdown bold allowed. Unscored or off-scale: None. Two different scores: ambiguous,
+    None (`cqbench-match-3`; the first line used to win, so a quoted planted block could hand its
+    scores over). Upstream reads the number after the last `:` of every line in order: the same
+    replies, but a skipped or reordered line cannot shift scores onto the wrong value here.
     """
     seen: list[set[float]] = [set() for _ in range(n_values)]
     text = unicodedata.normalize("NFKC", text or "")
@@ -273,8 +249,7 @@ def ve_unscored_reason(text: str | None, n_values: int, error: str | None = None
 def score_ve(
     sample_id: str, record: Mapping[str, Any], reply: str | None, error: str | None
 ) -> VeOutcome:
-    """Per-gold-value scores of one judge reply; a failed judge call leaves every value
-    unscored. `record` has gold_values and category."""
+    """Per-gold-value scores of one judge reply; a failed judge call leaves every value unscored."""
     n_values = len(record["gold_values"])
     values = [None] * n_values if error else parse_ve_judgement(reply, n_values)
     return VeOutcome(sample_id, record["category"], tuple(values))

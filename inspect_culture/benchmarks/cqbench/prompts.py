@@ -1,10 +1,7 @@
 """CQ-Bench prompts: the authors' strings, verbatim in `prompt_texts/` (see its NOTICE), and how
-each task assembles them.
-
-`prompt_fidelity="paper"` (default) fills every placeholder and shows options as a readable
-list; `"upstream"` reproduces the upstream rendering byte for byte: AD options as a Python list
-repr with their padding spaces, and VS's final instruction with a literal `{number}`.
-"""
+each task assembles them. `prompt_fidelity="paper"` (default) fills every placeholder and lists
+options readably; `"upstream"` is byte for byte upstream's rendering: AD options as a Python list
+repr with their padding, and VS's final instruction with a literal `{number}`."""
 
 from __future__ import annotations
 
@@ -111,22 +108,13 @@ def ve_extraction_messages(record: Mapping[str, Any], summary: str) -> Messages:
     return _messages(VE_SYSTEM, text)
 
 
-# What the model's extracted values must not be able to reproduce (cqbench-prompts-2), matched on
-# the detection copy of `judge.fences` (case, spacing, look-alikes, invisible characters folded
-# away). `llm_judge` puts the prediction in the middle of its text, unfenced, between "Here are
-# the predictions:" and "and ground truth:", and asks for `[Reasoning]:` then a `[Final answer]:`
-# block of `[Ground truth k]:s` lines:
-# - the block markers `[Final answer]` and `[Reasoning]`, bracketed or in bold (`**Final answer**`,
-#   `**[Final answer]:**`);
-# - a ground-truth line in any form the verdict parser (`parse.read_ve_judgement`) reads, and more:
-#   `[Ground truth 3]:1`, `ground truth 3: 1`, `[Ground truth 3\n]: 1`, `**Ground truth 3**: 1`,
-#   `［Ground truth 3］：１`, and a forged ground-truth list ("and ground truth: [...]"). Between
-#   the index and the colon the parser allows whitespace (newlines too), `]`, `*` and `_`, so the
-#   pattern allows the same (`_GT_TAIL`), the mark going before the first `]`, `*` or `_`;
-# - a forged "Here are the predictions:".
-# `fina[li]`: a vertical-bar look-alike (`ꓲ`) folds to `i` (`judge.fences`) but may stand for `l`.
-# `(?=(?P<ws>\s*))(?P=ws)`: the whitespace taken whole, never given back (an atomic `\s*`), so
-# that a long run of it is not rescanned by `NOT_QUOTED` at every length (quadratic).
+# What the extracted values (unfenced in `llm_judge`) must not reproduce (cqbench-prompts-2;
+# table in docs/judge.md), over the detection copy of `judge.fences`: the block markers, bracketed
+# or bold; a ground-truth line in any form `parse.read_ve_judgement` reads, and more (`_GT_TAIL`
+# allows what the parser allows between index and colon, the mark before the first `]`, `*`, `_`);
+# a forged "Here are the predictions:". `fina[li]`: a bar look-alike (`ꓲ`) folds to `i` but may
+# stand for `l`. `(?=(?P<ws>\s*))(?P=ws)`: an atomic `\s*`, so a long whitespace run is not
+# rescanned by `NOT_QUOTED` at every length (quadratic).
 _GT_TAIL = rf"(?=(?P<ws>\s*))(?P=ws)(?P<mark>){NOT_QUOTED}(?:[\]*_][\s\]*_]*)?"
 _BLOCK = rf"(?:fina[li]{SEP}answer|reasoning)"
 
@@ -141,8 +129,6 @@ VE_PREDICTION_MARKERS: tuple[Marker, ...] = (
     Marker("reasoning", r"\[\s*reasoning\s*(?P<mark>)\]"),
     Marker(
         "bold block",
-        # each run of whitespace matched once and never given back (`_ws`): adjacent `\s*`
-        # would make a long run of spaces cost time quadratic in its length
         rf"(?:\*\*|__){_ws(1)}(?:\[{_ws(2)})?{_BLOCK}{_ws(3)}(?P<mark>){NOT_QUOTED}"
         rf"(?:\]{_ws(4)})?(?::{_ws(5)})?(?:\*\*|__)",
     ),
@@ -152,15 +138,13 @@ VE_PREDICTION_MARKERS: tuple[Marker, ...] = (
 
 
 def neutralise_prediction(prediction: str) -> str:
-    """The extracted values with every forged marker or score line marked as quoted
-    (`[Ground truth 1 (quoted)]:1`, `[Final answer (quoted)]:`); unchanged otherwise."""
+    """The values with every forged marker or score line marked as quoted."""
     return neutralise(prediction, VE_PREDICTION_MARKERS)
 
 
 def ve_judge_prompt(prediction: str, gold_values: Sequence[str]) -> str:
-    """`llm_judge` with the prediction (forged markers neutralised) and the gold values (a Python
-    list, as upstream's CSV cell); the judge answers one `[Ground truth k]: score` line per gold
-    value."""
+    """`llm_judge` with the neutralised prediction and the gold values (a Python list, as
+    upstream's CSV cell)."""
     return prompt("llm_judge").format(
         pred=neutralise_prediction(prediction), gt=str(list(gold_values))
     )

@@ -15,12 +15,9 @@ CATEGORIES: tuple[str, ...] = ("random", "political", "social", "religious", "et
 STORY_CATEGORIES: tuple[str, ...] = CATEGORIES[:-1]
 
 BENCHMARK = "CQ-Bench"
-# Inspect's Task(version=...) and lm-eval's metadata.version. Bump it whenever prompts, parsers
-# or metrics change. 2: a question run for several epochs counts once (see docs/cqbench.md).
-# 3: forged markers and score lines in VE predictions are neutralised (cqbench-prompts-2), and a
-# gold value given two different scores by the judge is ambiguous, unscored (cqbench-match-3).
-# 4: VE score lines in bold or fullwidth are read (cqbench-match-4) and neutralised, with more
-# look-alikes and any whitespace before the closing bracket (cqbench-prompts-3).
+# Bump whenever prompts, parsers or metrics change. 2: epochs count once. 3: VE predictions'
+# forged markers neutralised, two different judge scores ambiguous. 4: VE score lines in bold or
+# fullwidth read and neutralised, more look-alikes (docs/cqbench.md).
 TASK_VERSION = 4
 PROMPT_VERSION = "cqbench-prompts-3"  # prompt_texts/ and the VE judge prompt's neutralising
 PARSER_VERSION = "cqbench-match-4"  # parse.py: AD option matcher, VS selections, VE verdicts
@@ -83,13 +80,9 @@ def _convert(name: str, value: object) -> object:
 def validate(
     task: str, params: Mapping[str, object], fixed: Mapping[str, object] | None = None
 ) -> Params:
-    """Every parameter check of both adapters.
-
-    `params`: the Inspect task's arguments or lm-eval's `--metadata` (other keys are left alone:
-    lm-eval also passes the YAML metadata and the judge settings). `fixed`: what an lm-eval task
-    name fixes (setting, reasoning); a different value in `params` fails rather than relabelling
-    the run.
-    """
+    """Every parameter check of both adapters. `params`: the Inspect arguments or lm-eval's
+    `--metadata` (other keys left alone); `fixed`: what an lm-eval task name fixes, which a
+    different value in `params` may not relabel."""
     check_choice("task", task, SETTINGS)
     fixed = {name: _convert(name, value) for name, value in (fixed or {}).items()}
     # compare converted values: `--metadata '{"reasoning": "true"}'` on a reasoning task agrees

@@ -1,12 +1,7 @@
-"""CultureSynth-7 metrics from per-question pairwise outcomes: one function for both harnesses,
-and the judge-agreement rate of the paper's Table 7.
-
-Every rate is in percent, as the paper reports it. Unscored outcomes are counted (`n_unscored`)
-and left out of every rate; they never count as a tie or a loss. Epochs (Inspect `--epochs N`):
-a question is one question however often it was judged. Each rate averages every question's
-scored epochs first, then the questions; the bootstrap resamples questions; counts are numbers
-of questions.
-"""
+"""CultureSynth-7 metrics from per-question pairwise outcomes (both harnesses), and the
+judge-agreement rate of the paper's Table 7. Rates are in percent; unscored outcomes are counted,
+never a tie or a loss. Epochs: each rate averages a question's scored epochs first, then the
+questions; the bootstrap resamples questions; counts are of questions."""
 
 from __future__ import annotations
 
@@ -25,8 +20,7 @@ from inspect_culture.stats.epochs import per_question_means
 
 
 def net_win_rate(outcomes: Sequence[float]) -> float:
-    """(wins - losses) / N x 100 over scored outcomes (+1 / 0 / -1, or a question's mean over
-    its epochs), the paper's §5.2."""
+    """(wins - losses) / N x 100 over scored outcomes, the paper's §5.2."""
     if not outcomes:
         return math.nan
     return 100.0 * sum(outcomes) / len(outcomes)
@@ -34,18 +28,9 @@ def net_win_rate(outcomes: Sequence[float]) -> float:
 
 def weighted_average(by_language: Mapping[str, Sequence[float]]) -> float:
     """The paper's "Weighted Average" (Tables 3 and 8): per-language net win rates weighted by
-    each language's number of (scored) questions, which is the net win rate pooled over all
-    questions.
-
-    Verified on the paper's numbers: each language column of Table 3 is, for all 14 models, a
-    multiple of 100/N for exactly one N in 300-900: ar 567, zh 598, fr 585, ja 667, ko 576,
-    pt 532, es 624, summing to 4,149, the benchmark's size. Weighting the columns by these counts
-    reproduces every Weighted Average of Tables 3 and 8 to within rounding (< 0.005); the
-    unweighted mean of the seven columns misses by up to 0.60 (Claude-3.5-Sonnet, Table 3).
-    Pooling Table 4's topic columns by their own inferred counts (SS 360, PP 356, RT 367, PS 364,
-    LAW 343, EDU 355, LAN 349, LIT 329, MED 288, AST 323, ART 368, RSE 347; sum 4,149) gives
-    the same 14 values, so the column is the pooled rate.
-    """
+    each language's number of scored questions, i.e. the pooled net win rate. Verified on the
+    paper's numbers (docs/culturesynth.md): it reproduces every Weighted Average to within
+    rounding; the unweighted mean misses by up to 0.60."""
     total = sum(len(values) for values in by_language.values())
     if not total:
         return math.nan
@@ -63,9 +48,8 @@ def _question_rate(scored: Sequence[PairOutcome], value: Callable[[PairOutcome],
 def culturesynth_metrics(
     outcomes: Sequence[PairOutcome], *, resamples: int = 1000
 ) -> dict[str, float]:
-    """Net win rate of the target against the baseline, overall (with a bootstrap interval seeded
-    like the answer-order coin), per language and per primary topic; win/tie/loss rates; the
-    paper's weighted average; position consistency of swapped questions; question counts."""
+    """Net win rate overall (bootstrap interval seeded like the answer-order coin), per language
+    and topic; win/tie/loss rates; weighted average; position consistency; counts."""
     seeds = {o.seed for o in outcomes}
     if len(seeds) > 1:
         raise ValueError(f"outcomes of runs with different seeds: {sorted(seeds)}")
@@ -118,13 +102,9 @@ def culturesynth_metrics(
 
 
 def strict_agreement(a: Mapping[str, int | None], b: Mapping[str, int | None]) -> dict[str, float]:
-    """Strict agreement of two judges (paper Table 7): the share, in percent, of questions both
-    scored on which they give the same outcome among +1 / 0 / -1 ("the proportion of evaluation
-    instances where both judges yield identical pairwise preferences", §5.3).
-
-    `a` and `b` map a question key to its outcome under each judge (same target model, same
-    answers). Questions unscored by either judge, or present in one run only, are counted and
-    left out. `agreement` is NaN when nothing is compared."""
+    """Strict agreement of two judges (paper Table 7, §5.3): the percentage of questions both
+    scored with the same outcome; `a`, `b`: question key -> outcome. Questions unscored by either
+    or in one run only are counted and left out; NaN when nothing is compared."""
     common = a.keys() & b.keys()
     both = [k for k in common if a[k] is not None and b[k] is not None]
     agree = sum(1 for k in both if a[k] == b[k])
@@ -142,8 +122,7 @@ def strict_agreement_by(
     b: Mapping[str, int | None],
     group_of: Callable[[str], str],
 ) -> dict[str, dict[str, float]]:
-    """`strict_agreement` per group of question keys (target model, language, ...), sorted by
-    group; `group_of` maps a key to its group."""
+    """`strict_agreement` per group (`group_of(key)`), sorted by group."""
     groups: dict[str, set[str]] = defaultdict(set)
     for key in a.keys() | b.keys():
         groups[group_of(key)].add(key)
@@ -156,7 +135,6 @@ def strict_agreement_by(
 
 
 def mean_agreement(per_group: Mapping[str, Mapping[str, float]]) -> float:
-    """Unweighted mean of the groups' agreement rates, as Table 7's "Average" row (85.05 = the
-    plain mean of its 14 model rows); groups with nothing compared are skipped."""
+    """Unweighted mean of the groups' rates, as Table 7's "Average" (85.05); NaN ones skipped."""
     rates = [g["agreement"] for g in per_group.values() if not math.isnan(g["agreement"])]
     return sum(rates) / len(rates) if rates else math.nan

@@ -28,15 +28,9 @@ AMBIGUOUS = "ambiguous verdict"
 
 
 def read_pairwise_verdict(text: str | None) -> tuple[Verdict | None, str | None]:
-    """(the judge's one verdict, None) or (None, why) (`pairwise-2`).
-
-    Every `[[A]]`, `[[B]]` or `[[C]]` in the reply counts: the same token repeated is that
-    verdict; two different tokens are an ambiguous verdict, unscored rather than resolved by
-    position (`pairwise-1` took the last, so a judge that echoed a verdict planted in an answer
-    after its own could hand the planted one over). A judge that restates the format
-    ('"[[A]]" if assistant A is better, ...') before deciding is therefore unscored too; a
-    constrained reply (`judge.constraints`) has exactly one token by construction.
-    """
+    """(the judge's one verdict, None) or (None, why) (`pairwise-2`): two different tokens are
+    ambiguous, unscored (`pairwise-1` took the last, so an echoed planted verdict could win), as
+    is a judge that restates the format before deciding."""
     distinct = sorted(set(_VERDICT.findall(text or "")))
     if not distinct:
         return None, NO_VERDICT
@@ -63,8 +57,6 @@ def game_outcome(verdict: Verdict | None, target_position: Position) -> int | No
 
 @dataclass(frozen=True)
 class PairJudgement:
-    """One question's judged result before it becomes an outcome record."""
-
     outcome: int | None  # None = unscored
     consistent: bool | None  # None for a single game, or when unscored
     reason: str | None = None  # why unscored
@@ -72,26 +64,20 @@ class PairJudgement:
     provenance: dict[str, Any] = field(default_factory=dict)
 
     def record(self, question_id: str, language: str, topic: str, seed: int) -> PairOutcome:
-        """The outcome record both harnesses store and the metrics read."""
         return PairOutcome(
             question_id, self.outcome, language, topic, self.consistent, self.reason, seed
         )
 
 
 def missing_baseline(reason: str | None = None) -> PairJudgement:
-    """A question without a baseline answer: unscored and reported, never judged or dropped.
-    `reason` (why the baseline failed, if known) replaces the generic `MISSING_BASELINE`."""
+    """A question without a baseline answer: unscored and reported, never judged or dropped."""
     return PairJudgement(None, None, reason or MISSING_BASELINE)
 
 
 def combine_swapped(target_as_a: int | None, target_as_b: int | None) -> PairJudgement:
-    """Both orders of one question, each outcome already seen from the target.
-
-    Equal outcomes: that outcome, consistent. Different outcomes: 0 (tie), inconsistent; a
-    verdict that flips with the order reflects the position, not the answers (as in Zheng et
-    al. 2023). Either game unscored: the question is unscored, never half-counted, because a
-    single surviving game would reintroduce the position bias the swap exists to cancel.
-    """
+    """Both orders of one question (outcomes from the target's side). Different outcomes are a
+    tie, inconsistent: the verdict followed the position (Zheng et al. 2023). Either game
+    unscored: the question is unscored, since one surviving game reintroduces position bias."""
     games = (target_as_a, target_as_b)
     missing = [pos for pos, outcome in zip("AB", games) if outcome is None]
     if missing:
@@ -107,10 +93,8 @@ def judge_games(
     target_positions: Sequence[Position],
     errors: Sequence[str | None] | None = None,
 ) -> PairJudgement:
-    """Judge outputs of the games of `game_positions` (same order) -> the question's result.
-
-    A game whose call failed (`errors[i]` set), or whose output has no verdict or an ambiguous
-    one, is unscored; the reason says which ("ambiguous verdict: ... (target as A)")."""
+    """Judge outputs of the games (same order as `target_positions`) -> the question's result;
+    a failed call or a missing or ambiguous verdict leaves its game unscored, saying which."""
     if len(judge_texts) != len(target_positions) or len(target_positions) not in (1, 2):
         raise ValueError("expected one game, or two games (target as A, then as B)")
     for pos in target_positions:

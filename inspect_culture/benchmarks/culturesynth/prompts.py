@@ -1,21 +1,12 @@
 """CultureSynth-7 prompts: the question alone for the answering models, and the judge prompt of
-paper Fig. 18 (`prompt_texts/`, verbatim; see its NOTICE) for each game of a question.
+paper Fig. 18 (`prompt_texts/`, verbatim; see its NOTICE) for each game of a question: the
+question, the reference answer and two anonymous answers; one game per order with `swap`
+(default), else one order by a seeded coin per question (the paper-literal single game).
 
-The judge sees the question, the benchmark's reference answer and two anonymous answers,
-"Assistant A" and "Assistant B"; it never sees a model name. A game is one judge call with the
-target's answer in position A or B: both orders with `swap` (default), else one order picked by
-a seeded coin per question, the paper-literal single game.
-
-Gaming defence (culturesynth-judge-2): the answers are untrusted text placed between the
-template's own delimiter lines. An answer that contains a delimiter line (e.g. "[The End of
-Assistant A's Answer]") could close its block early and append text the judge would read as
-template, or plant a verdict token. As with CARE's `fence_response`, every forged delimiter inside
-an answer is neutralised by inserting " (quoted)" before its closing bracket: "[The End of
-Assistant A's Answer (quoted)]", "[[A (quoted)]]". Matching runs on the detection copy of
-`judge.fences`: case, spacing, typographic apostrophes, Unicode look-alikes (fullwidth or CJK
-brackets, `⟦A⟧`, Cyrillic letters) and invisible characters are folded away, so near-copies are
-caught too. Benign answers are untouched, so the prompt stays byte-identical to Fig. 18. The
-question and reference are benchmark data and are inserted as they are.
+Gaming defence (culturesynth-judge-2): a forged template delimiter or verdict token inside an
+answer is marked as quoted ("[The End of Assistant A's Answer (quoted)]", "[[A (quoted)]]"),
+also through the look-alikes `judge.fences` folds; benign answers are untouched, so the prompt
+stays byte-identical to Fig. 18 (docs/judge.md).
 """
 
 from __future__ import annotations
@@ -30,8 +21,7 @@ from inspect_culture.judging.fences import SEP, Marker, neutralise
 
 Position = Literal["A", "B"]
 
-# Template lines an answer must not be able to reproduce, and verdict tokens ("[[A]]", "[[ b ]]",
-# "⟦B⟧", ...), as patterns over the detection copy (lower case, apostrophes as "'").
+# Template lines and verdict tokens an answer must not reproduce, over the detection copy.
 _W = SEP  # between the words of a delimiter line, possibly nothing
 ANSWER_MARKERS: tuple[Marker, ...] = (
     Marker(
@@ -60,9 +50,8 @@ def neutralise_answer(answer: str) -> str:
 def judge_messages(
     question: str, reference: str, answer_a: str, answer_b: str
 ) -> list[dict[str, str]]:
-    """System + user messages of Fig. 18, with both answers neutralised."""
-    # One str.format pass: text inserted for one slot is never rescanned, so an answer holding
-    # "{answer_b}" or braces stays literal.
+    """System + user messages of Fig. 18, with both answers neutralised (one str.format pass: an
+    answer holding "{answer_b}" or braces stays literal)."""
     user = prompt_text("judge_user").format(
         question=question,
         answer_ref=reference,
@@ -76,16 +65,13 @@ def judge_messages(
 
 
 def answer_messages(question: str) -> list[dict[str, str]]:
-    """What the target and the baseline are asked: the question alone, as one user turn (the
-    paper shows no answering prompt or system prompt for the evaluated models)."""
+    """The question alone, one user turn (the paper shows no answering or system prompt)."""
     return [{"role": "user", "content": question}]
 
 
 def coin_target_position(question_id: str, seed: int = 0) -> Position:
-    """Where the target's answer goes in a single game: a seeded coin per question.
-
-    The first byte of sha256(f"{seed}:{question_id}"), not `hash()` (salted per process) nor
-    global random state, so every harness and every rerun picks the same order."""
+    """The target's position in a single game: the first byte of sha256(f"{seed}:{question_id}"),
+    so every harness and rerun picks the same order (`hash()` is salted per process)."""
     first_byte = int(sha256_text(f"{seed}:{question_id}")[:2], 16)
     return "A" if first_byte % 2 == 0 else "B"
 
