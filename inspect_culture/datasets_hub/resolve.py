@@ -4,10 +4,13 @@ never the network while `INSPECT_CULTURE_DATA_DIR` is set or offline mode is on.
 from __future__ import annotations
 
 import hashlib
+import os
+import tempfile
+import urllib.error
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspect_culture.datasets_hub.download import DownloadError, download_file
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.hashing import file_digest
 from inspect_culture.datasets_hub.paths import (
@@ -51,19 +54,23 @@ def locate(source: Source) -> ResolvedFile | None:
 
 
 def resolve(source: Source, *, also: str = "") -> ResolvedFile:
-    """The file to read; downloads into the cache only when no local copy exists and neither the
-    offline mirror variable nor offline mode is set. Sources with a git blob id are verified
-    wherever the file came from; a mismatch is an error. `also` names other accepted mirror
-    layouts in the "not in the mirror" message (" (or ...)")."""
+    """The file to read, downloaded into the cache only as the module says. A source with a git
+    blob id is verified wherever the file came from. `also` names other accepted mirror layouts
+    in the "not in the mirror" message (" (or ...)")."""
     found = locate(source)
     if found is None:
         if offline():
             raise DatasetUnavailableError(unavailable_message(source, "offline mode is on"))
         if mirror_dir() is not None:
-            raise DatasetUnavailableError(not_in_mirror_message(source, also))
+            raise DatasetUnavailableError(
+                f"{source.benchmark} data is not in the offline mirror ({DATA_DIR_ENV}="
+                f"{mirror_dir()}): put {source.filename} at {mirror_path(source)}{also}. Source: "
+                f"{source.describe()} ({source.url()}). {MIRROR_RULE}; unset it to download into "
+                "the cache instead."
+            )
         try:
-            found = ResolvedFile(download_file(source.url(), cache_path(source)), "download")
-        except DownloadError as exc:
+            found = ResolvedFile(_download(source.url(), cache_path(source)), "download")
+        except DatasetUnavailableError as exc:
             raise DatasetUnavailableError(unavailable_message(source, str(exc))) from None
     if expected := getattr(source, "blob_id", ""):
         actual = git_blob_id(found.path)
@@ -82,15 +89,6 @@ def git_blob_id(path: Path) -> str:
     return file_digest(hashlib.sha1(b"blob %d\0" % path.stat().st_size), path)
 
 
-def not_in_mirror_message(source: Source, also: str = "") -> str:
-    """The one error for a file missing from a set mirror (and from the cache)."""
-    return (
-        f"{source.benchmark} data is not in the offline mirror ({DATA_DIR_ENV}={mirror_dir()}): "
-        f"put {source.filename} at {mirror_path(source)}{also}. Source: {source.describe()} "
-        f"({source.url()}). {MIRROR_RULE}; unset it to download into the cache instead."
-    )
-
-
 def unavailable_message(source: Source, reason: str) -> str:
     mirrored = mirror_path(source)
     if mirrored is not None:
@@ -101,3 +99,33 @@ def unavailable_message(source: Source, reason: str) -> str:
         f"{source.benchmark} data is not available ({reason}). "
         f"Source: {source.describe()} ({source.url()}). To run offline, {where}."
     )
+
+
+def _download(url: str, dest: Path, *, timeout: float = 60.0) -> Path:
+    """Fetch `url` to `dest` atomically (an interrupted download never leaves a truncated file a
+    later run would trust), sending a Hugging Face token in `HF_TOKEN` when present."""
+    headers = {"User-Agent": "inspect-culture (+https://pypi.org/project/inspect-culture/)"}
+    if token := os.environ.get("HF_TOKEN", "").strip():
+        headers["Authorization"] = f"Bearer {token}"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with urllib.request.urlopen(
+            urllib.request.Request(url, headers=headers), timeout=timeout
+        ) as response:
+            fd, tmp_name = tempfile.mkstemp(
+                dir=dest.parent, prefix=f".{dest.name}.", suffix=".part"
+            )
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    while chunk := response.read(1 << 16):
+                        out.write(chunk)
+                os.replace(tmp_name, dest)
+            except BaseException:
+                Path(tmp_name).unlink(missing_ok=True)
+                raise
+    except urllib.error.HTTPError as exc:
+        raise DatasetUnavailableError(f"HTTP {exc.code} {exc.reason} for {url}") from exc
+    except (urllib.error.URLError, OSError, TimeoutError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise DatasetUnavailableError(f"cannot reach {url}: {reason}") from exc
+    return dest

@@ -42,12 +42,8 @@ GITHUB_ENDPOINT_ENV = "INSPECT_CULTURE_GITHUB_ENDPOINT"
 
 @dataclass(frozen=True)
 class GitHubFileSource:
-    """One file of a GitHub repository, verified by its git blob id when one is known.
-
-    `revision` is normally a commit. A branch name is allowed only for a repository nobody could
-    inspect (no commit or blob id to pin): such a source is `pinned == False`, its content may
-    change upstream, and loaders record its sha256 instead.
-    """
+    """One file of a GitHub repository, verified by its git blob id when one is known. A branch
+    as `revision` only for a repository nobody could inspect: unpinned, its sha256 recorded."""
 
     benchmark: str
     repo: str
@@ -58,8 +54,7 @@ class GitHubFileSource:
     blob_id: str = ""  # sha1 of b"blob <size>\0" + content; "" = not verified
 
     @property
-    def pinned(self) -> bool:
-        """True when the revision is a full commit id, so the URL always serves the same file."""
+    def pinned(self) -> bool:  # a full commit id: the URL always serves the same file
         return len(self.revision) == 40 and all(c in "0123456789abcdef" for c in self.revision)
 
     @property
@@ -83,8 +78,7 @@ class GitHubFileSource:
 
 @dataclass(frozen=True)
 class PackagedSource:
-    """Upstream files shipped inside the package (their license allows it): nothing to download
-    or mirror; loaders check each file against its sha256."""
+    """Upstream files shipped in the package (their license allows it), checked by sha256."""
 
     benchmark: str
     repo: str  # the GitHub repository they were copied from

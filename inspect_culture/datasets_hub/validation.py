@@ -35,40 +35,30 @@ def validate_record(
     field_names: dict[str, str] | None = None,
     refuse_nul: bool = True,
 ) -> None:
-    """Raise DataValidationError for the first schema violation, or (unless `refuse_nul` is
-    false) for a NUL byte in any text: upstream data has none, so one means a corrupt file.
-
-    `where` locates the record ("file.csv, data row 7 (ID 6)"); `field_names` maps normalized
-    field names back to the upstream column names a user sees in the file.
-    """
-    if refuse_nul and (field := _nul_field(record)) is not None:
-        shown = (field_names or {}).get(field, field)
+    """Raise DataValidationError for the first schema violation, or (with `refuse_nul`) a NUL byte
+    in any text (a corrupt file). `where` locates the record; `field_names` maps our field names
+    to the upstream column names a user sees."""
+    names = field_names or {}
+    nul = next((str(key) for key, value in record.items() if _has_nul(value)), None)
+    if refuse_nul and nul is not None:
         raise DataValidationError(
-            f"{where}, field '{shown}': contains a NUL byte (a corrupt file; upstream text has "
-            "none)"
+            f"{where}, field '{names.get(nul, nul)}': contains a NUL byte (a corrupt file; "
+            "upstream text has none)"
         )
     errors = sorted(_validator(package, name).iter_errors(record), key=lambda e: list(e.path))
-    if not errors:
-        return
-    error = errors[0]
-    field = _field_of(error)
-    shown = (field_names or {}).get(field, field)
-    raise DataValidationError(f"{where}, field '{shown}': {_describe(error)}")
+    if errors:
+        field = _field_of(errors[0])
+        raise DataValidationError(
+            f"{where}, field '{names.get(field, field)}': {_describe(errors[0])}"
+        )
 
 
-def _nul_field(record: dict[str, Any]) -> str | None:
-    """The first top-level field holding a NUL byte anywhere in its value, or None."""
-
-    def has_nul(value: Any) -> bool:
-        if isinstance(value, str):
-            return "\x00" in value
-        if isinstance(value, dict):
-            return any(has_nul(k) or has_nul(v) for k, v in value.items())
-        if isinstance(value, list | tuple):
-            return any(has_nul(v) for v in value)
-        return False
-
-    return next((str(key) for key, value in record.items() if has_nul(value)), None)
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    return isinstance(value, list | tuple) and any(_has_nul(v) for v in value)
 
 
 def _field_of(error: jsonschema.ValidationError) -> str:

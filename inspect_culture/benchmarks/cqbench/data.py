@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from inspect_culture.benchmarks.choices import check_choice
+from inspect_culture.benchmarks.cqbench.parse import normalize
 from inspect_culture.benchmarks.cqbench.source import CQBENCH
 from inspect_culture.benchmarks.cqbench.spec import CATEGORIES, STORY_CATEGORIES
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
@@ -68,9 +70,9 @@ class _Archive:
 
 def _archive() -> _Archive:
     root = mirror_dir()
-    if root is not None and (root / "cqbench" / "datasets").is_dir():
-        return _Archive(root / "cqbench" / "datasets", "mirror (extracted folder, unverified)")
     folder = root / "cqbench" / "datasets" if root is not None else None
+    if folder is not None and folder.is_dir():
+        return _Archive(folder, "mirror (extracted folder, unverified)")
     found = resolve(CQBENCH, also=f" (or the extracted folder {folder}/)" if folder else "")
     if not zipfile.is_zipfile(found.path):
         raise DataValidationError(f"{found.path}: not a zip archive")
@@ -197,8 +199,7 @@ _BUILDERS: dict[str, Callable[[Any, str, str], Records]] = {
 
 def load_cqbench(task: str, category: str) -> LoadedDataset:
     """task: ad, vs or original (the value-extraction stories)."""
-    if task not in _BUILDERS:
-        raise ValueError(f"task={task!r} is not supported; allowed values: {', '.join(_BUILDERS)}")
+    check_choice("task", task, _BUILDERS)
     allowed = CATEGORIES if task == "ad" else STORY_CATEGORIES
     if category not in allowed:
         raise ValueError(
@@ -208,21 +209,20 @@ def load_cqbench(task: str, category: str) -> LoadedDataset:
     member = _find_member(archive, task, category)
     where = f"{archive.root}:{member}"
     records = []
-    flagged: dict[str, list[tuple[str, str, list[str]]]] = {key: [] for key in _FLAGS}
+    flagged: dict[str, list[str]] = {key: [] for key in _FLAGS}
     for at, record in _BUILDERS[task](archive.read(member), category, where):
         validate_record(__package__, f"cqbench_{task}", record, where=at)
         records.append(record)
-        for key, (check, _, _) in _FLAGS.items():
+        for key, (check, _, _) in _FLAGS.items() if task in _GOLD_FIELD else ():
             if found := check(task, record):
-                flagged[key].append((record["id"], at.removeprefix(f"{where}, "), found))
+                place = at.removeprefix(f"{where}, ")
+                flagged[key].append(f"{record['id']} ({place}): {', '.join(found)}")
     for key, items in flagged.items():
         if items:
-            listed = "; ".join(f"{i} ({at}): {', '.join(what)}" for i, at, what in items[:_LISTED])
             more = f"; and {len(items) - _LISTED} more" if len(items) > _LISTED else ""
-            found = {"where": where, "n": len(items), "total": len(records), "units": _UNITS[task]}
-            log.warning(
-                _FLAGS[key][1], {**found, "field": _GOLD_FIELD[task], "listed": listed + more}
-            )
+            listed = "; ".join(items[:_LISTED]) + more
+            values = {"where": where, "n": len(items), "total": len(records), "units": _UNITS[task]}
+            log.warning(_FLAGS[key][1], {**values, "field": _GOLD_FIELD[task], "listed": listed})
     provenance = {
         "dataset": CQBENCH.repo,
         "revision": CQBENCH.revision,
@@ -244,38 +244,26 @@ _UNITS = {"ad": "questions", "vs": "stories"}
 VS_OPTIONS = 15  # the VS prompt says "Here are 15 options" (upstream.md 4.3)
 
 
-def _normalized(task: str, options: list[str]) -> list[str]:
-    """Options as the scorers compare them: AD by the parser's normalization (case, spacing,
-    punctuation), VS exactly (the selections are the options themselves)."""
-    if task != "ad":
-        return list(options)
-    # imported here: scorers.cqbench imports this module
-    from inspect_culture.benchmarks.cqbench.parse import normalize
-
-    return [normalize(option) for option in options]
+def _compared(task: str, options: list[str]) -> list[str]:
+    """Options as the scorers compare them: AD by the parser's `normalize`, VS exactly."""
+    return [normalize(option) for option in options] if task == "ad" else list(options)
 
 
 def gold_not_among_options(task: str, record: dict[str, Any]) -> list[str]:
-    """The record's gold answers (quoted) that no answer can match, as the scorers compare.
-    Kept, as upstream keeps them: such an item is always scored wrong (an AD gold whose
-    merged-scale partner is an option can still match with `merged=true`)."""
-    if task not in _GOLD_FIELD:
-        return []
+    """The gold answers (quoted) no answer can match: kept, as upstream keeps them, and always
+    scored wrong (an AD gold whose merged-scale partner is an option can match with `merged`)."""
     golds = [record["gold"]] if task == "ad" else record["gold_values"]
-    options = set(_normalized(task, record["options"]))
-    return [repr(gold) for gold in golds if _normalized(task, [gold])[0] not in options]
+    options = set(_compared(task, record["options"]))
+    return [repr(gold) for gold in golds if _compared(task, [gold])[0] not in options]
 
 
 def option_problems(task: str, record: dict[str, Any]) -> list[str]:
-    """What makes an item's options unlike the prompt's promise: a VS story without exactly
-    15 options, or the same option twice (as the scorers compare), which makes a selection
-    ambiguous. Kept, as upstream keeps them."""
-    if task not in _GOLD_FIELD:
-        return []
+    """A VS story without the 15 options its prompt names, or an option given twice (as the
+    scorers compare), which makes a selection ambiguous: kept, as upstream keeps them."""
     problems = []
     if task == "vs" and len(record["options"]) != VS_OPTIONS:
         problems.append(f"{len(record['options'])} options, the prompt says {VS_OPTIONS}")
-    seen = _normalized(task, record["options"])
+    seen = _compared(task, record["options"])
     repeated = sorted({option for option in seen if seen.count(option) > 1})
     return problems + [f"option {option!r} given twice or more" for option in repeated]
 
@@ -302,9 +290,8 @@ _FLAGS = {
 
 
 def load_ve_stories(category: str) -> tuple[LoadedDataset, int]:
-    """The value-extraction stories both harnesses evaluate: the `original` file's stories with a
-    gold set, and how many it has without one (every value contradictory: not evaluated). The
-    provenance is the file's (`rows`: every story read)."""
+    """The `original` file's stories with a gold set (both harnesses evaluate these), and how many
+    have none (every value contradictory); the provenance is the file's."""
     loaded = load_cqbench("original", category)
     stories = [r for r in loaded.records if r["gold_values"]]
     return LoadedDataset(stories, loaded.provenance), len(loaded.records) - len(stories)

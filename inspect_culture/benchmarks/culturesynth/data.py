@@ -32,7 +32,7 @@ logger = logging.getLogger(__name__)
 
 COLUMNS_ENV = "INSPECT_CULTURE_CULTURESYNTH_COLUMNS"
 
-LANGUAGES: tuple[str, ...] = ("ar", "es", "fr", "ja", "ko", "pt", "zh")
+LANGUAGES: tuple[str, ...] = tuple(LANGUAGE_MAP)  # ar, es, fr, ja, ko, pt, zh
 
 # Paper Table 10 / Figure 4, in the paper's order: primary topic -> abbreviation.
 TOPICS: dict[str, str] = {
@@ -202,32 +202,27 @@ def check_languages(
 
 
 def _column_overrides(column_map: Mapping[str, str] | None) -> dict[str, str]:
-    merged: dict[str, str] = {}
-    raw_env = os.environ.get(COLUMNS_ENV, "").strip()
-    if raw_env:
+    """$INSPECT_CULTURE_CULTURESYNTH_COLUMNS, then `column_map` over it, each checked."""
+    given: list[tuple[str, Any]] = [] if column_map is None else [("column_map", column_map)]
+    if raw_env := os.environ.get(COLUMNS_ENV, "").strip():
         try:
-            from_env = json.loads(raw_env)
+            given.insert(0, (COLUMNS_ENV, json.loads(raw_env)))
         except json.JSONDecodeError as exc:
             raise ValueError(f"{COLUMNS_ENV} is not valid JSON ({exc})") from None
-        merged.update(_checked_map(from_env, COLUMNS_ENV))
-    if column_map is not None:
-        merged.update(_checked_map(column_map, "column_map"))
+    merged: dict[str, str] = {}
+    for name, value in given:
+        if not isinstance(value, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        ):
+            raise ValueError(
+                f'{name} must map our field names to column names, e.g. {{"question": "Q"}}'
+            )
+        if unknown := [key for key in value if key not in DEFAULT_COLUMNS]:
+            raise ValueError(
+                f"{name}: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(DEFAULT_COLUMNS)}"
+            )
+        merged.update(value)
     return merged
-
-
-def _checked_map(value: Any, name: str) -> dict[str, str]:
-    if not isinstance(value, Mapping) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
-    ):
-        raise ValueError(
-            f'{name} must map our field names to column names, e.g. {{"question": "Q"}}'
-        )
-    unknown = [key for key in value if key not in DEFAULT_COLUMNS]
-    if unknown:
-        raise ValueError(
-            f"{name}: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(DEFAULT_COLUMNS)}"
-        )
-    return dict(value)
 
 
 def read_culturesynth(
