@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
@@ -29,6 +30,7 @@ from inspect_culture.judging.redaction import (
 _GUARDED = "_inspect_culture_guarded"
 
 
+@dataclass
 class Attempts:
     """Provider calls of the current judgment (Inspect's retries call the provider again), the
     HTTP requests they sent (the OpenAI SDK under Inspect's OpenAI-style providers retries
@@ -36,10 +38,9 @@ class Attempts:
     slot, so a time limit started there does not count the wait in Inspect's max_connections
     queue."""
 
-    def __init__(self, on_first: Callable[[], None] | None = None) -> None:
-        self.count = 0
-        self.requests = 0
-        self._on_first = on_first
+    _on_first: Callable[[], None] | None = None
+    count: int = 0
+    requests: int = 0
 
     def started(self) -> None:
         self.count += 1

@@ -37,7 +37,7 @@ from inspect_culture.inspect_plumbing.live import note_judge_later
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.inspect_plumbing.preflight import Probe, preflight
 from inspect_culture.inspect_plumbing.roles import GRADER_ROLE, prerequisite_error, role_model
-from inspect_culture.judging.cache import JudgeCache, JudgeCacheError, open_cache, usable_cache
+from inspect_culture.judging.cache import JudgeCache, JudgeCacheError, open_cache
 from inspect_culture.judging.constraints import (
     JudgeConstraintError,
     VerdictFormat,
@@ -167,8 +167,12 @@ def judge_config(
 
 
 def reply_cache() -> JudgeCache | None:
-    """The shared judge cache, writes batched (a name tests patch)."""
-    return usable_cache()
+    """The shared judge cache, writes batched (a name tests patch): None when off or when it
+    could not be opened (that was said before generation, by `open_cache`)."""
+    try:
+        return open_cache()
+    except JudgeCacheError:
+        return None
 
 
 def batched(model: Model) -> bool:

@@ -171,21 +171,15 @@ class BatchJudge:
             results.append(readable(result, fmt, settings.constraint))
         return results
 
-    # --- rounds -------------------------------------------------------------------------------
-
-    def _state_path(self, all_keys: list[str]) -> Path:
-        digest = sha256_text(json.dumps(all_keys))[:24]
-        return self.options.state_dir / f"batch_{digest}.json"
-
     def _run(
         self, settings: JudgeSettings, all_keys: list[str], bodies: dict[str, dict[str, Any]]
     ) -> Outcomes:
         """Answers for `bodies` (cache key -> request body), resuming rounds in the state file."""
-        state_path = self._state_path(all_keys)
+        digest = sha256_text(json.dumps(all_keys))[:24]
+        state_path = self.options.state_dir / f"batch_{digest}.json"
         state = self._load(state_path)
         outcomes = {key: _Outcome() for key in bodies}
-        client = self.client_factory(settings)
-        with client:
+        with self.client_factory(settings) as client:
             self._finish_others(client, state_path, outcomes)
             for entry in state["rounds"]:  # batches of an earlier, interrupted run
                 self.log.batches.append(entry)
@@ -193,11 +187,9 @@ class BatchJudge:
                     continue
                 self._resume(client, entry, state_path, state, outcomes)
                 if entry["status"] == "failed":  # an earlier run's failure (a quota, say):
-                    for key in entry["keys"]:  # this run tries its requests once more
-                        if key in outcomes and outcomes[key].text is None:
-                            outcomes[key].retry = True
-            submitted = 0  # rounds this run: each run may try `max_rounds` of them
-            while submitted < self.options.max_rounds:
+                    for key in set(entry["keys"]) & outcomes.keys():  # its requests try again
+                        outcomes[key].retry = outcomes[key].retry or outcomes[key].text is None
+            for _ in range(self.options.max_rounds):  # rounds of this run
                 remaining = [k for k, o in outcomes.items() if o.text is None and o.retry]
                 if not remaining:
                     break
@@ -205,12 +197,11 @@ class BatchJudge:
                     self._submit(client, part, content, state_path, state)
                     for part, content in split_requests(remaining, bodies)
                 ]
-                submitted += 1
                 for entry in entries:
                     self._finish(client, entry, outcomes)
                     self._save(state_path, state)
         for outcome in outcomes.values():
-            if outcome.text is None and outcome.retry and len(state["rounds"]) > 0:
+            if outcome.text is None and outcome.retry and state["rounds"]:
                 outcome.error += f" (after {len(state['rounds'])} batch(es))"
         return outcomes
 

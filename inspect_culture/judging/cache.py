@@ -246,15 +246,6 @@ def open_cache() -> JudgeCache | None:
     return opened
 
 
-def usable_cache() -> JudgeCache | None:
-    """The cache for one judgment: None when off or when it could not be opened (that was
-    said before generation, by `open_cache`)."""
-    try:
-        return open_cache()
-    except JudgeCacheError:
-        return None
-
-
 @atexit.register
 def flush_all() -> None:
     for cache in list(_CACHES.values()):

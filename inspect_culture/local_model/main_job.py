@@ -234,16 +234,11 @@ def main_job(
         "tokens per answer; mean judge rating 1-10 with its 95% bootstrap interval:\n\n"
         f"{results_table(runs)}\n\n{constrained}Server stopped.\n{REAL_JUDGE}"
     )
-    print(f"\nReport of this run: {write_job_report([log_dir, lm_eval_dir], out / 'report')}")
-    return runs
-
-
-def write_job_report(inputs: list[Path], out_dir: Path) -> Path:
-    """`culture-evals report` of the job's own runs; the path of its report.html."""
     from inspect_culture.report.build import build_report, write_report
     from inspect_culture.report.render import FORMATS
 
-    report = build_report(inputs)
+    report = build_report([log_dir, lm_eval_dir])  # `culture-evals report` of the job's runs
     for skipped in report.skipped:  # never expected: say so rather than hide it
         print(f"report: skipped {skipped}")
-    return write_report(report, out_dir, FORMATS)["html"]
+    print(f"\nReport of this run: {write_report(report, out / 'report', FORMATS)['html']}")
+    return runs
