@@ -85,10 +85,8 @@ def _download() -> list[dict[str, Any]]:
     root = mirror_dir()
     target = (root or Path(f"<{DATA_DIR_ENV}>")) / "care" / "data"
     files = "its data files (train-*.parquet, or .jsonl/.json/.csv with the same fields)"
-    hint = (
-        f"Source: Hugging Face dataset {REPO_ID} (split train). To run offline, place {files} "
-        f"in {target}"
-    )
+    source = f"Source: Hugging Face dataset {REPO_ID} (split train)."
+    hint = f"{source} To run offline, place {files} in {target}"
     if offline():
         raise DatasetUnavailableError(
             f"CARE human ratings are not available (offline mode is on). {hint}"
@@ -96,8 +94,7 @@ def _download() -> list[dict[str, Any]]:
     if root is not None:  # the mirror rule: never the hub while the mirror variable is set
         raise DatasetUnavailableError(
             f"CARE human ratings are not in the offline mirror ({DATA_DIR_ENV}={root}): put "
-            f"{files} in {target}. Source: Hugging Face dataset {REPO_ID} (split train). "
-            f"{MIRROR_RULE}; unset it to download instead."
+            f"{files} in {target}. {source} {MIRROR_RULE}; unset it to download instead."
         )
     try:
         import datasets
@@ -119,8 +116,10 @@ def _field(row: dict[str, Any], name: str) -> Any:
 def _normalize(row: dict[str, Any], index: int, where_file: str) -> dict[str, Any]:
     where = f"{where_file}, row {index}"
     rating = _field(row, "human_rating")
+    if rating is None:
+        raise DataValidationError(f"{where}, field 'human_rating': is missing")
     try:
-        rating = float(rating) if rating is not None else None
+        rating = float(rating)
     except (TypeError, ValueError):
         raise DataValidationError(
             f"{where}, field 'human_rating': {rating!r} is not a number"
@@ -138,7 +137,5 @@ def _normalize(row: dict[str, Any], index: int, where_file: str) -> dict[str, An
         "category": SLUG_BY_UPSTREAM[culture_type],
         "associated_culture": str(row.get("associated_culture") or ""),
     }
-    if rating is None:
-        raise DataValidationError(f"{where}, field 'human_rating': is missing")
     validate_record(__package__, "care_ratings", record, where=where)
     return record

@@ -1,10 +1,6 @@
-"""Baseline answers for pairwise benchmarks (CultureSynth-7): one file, shared by both harnesses
-and by every target model compared against that baseline.
-
-The file is JSON (schema `baseline_responses`): who answered (model, generation settings), where
-the answers came from (an Inspect log or lm-eval samples files, with sha256), and the answers
-keyed by question id. `culture-evals baseline export` writes it; the tasks read it.
-"""
+"""CultureSynth-7's baseline answers: one JSON file (schema `baseline_responses`), written by
+`culture-evals baseline export`, read by both harnesses for every target model: who answered,
+from which run files (with sha256), and the answers keyed by question id."""
 
 from __future__ import annotations
 
@@ -26,8 +22,6 @@ FORMAT_VERSION = 1
 
 @dataclass(frozen=True)
 class BaselineResponses:
-    """Answers of one baseline model keyed by question id."""
-
     model: str
     responses: dict[str, str]
     generation_settings: dict[str, Any] = field(default_factory=dict)
@@ -63,8 +57,7 @@ class BaselineResponses:
         }
 
     def check_questions(self, ids: list[str], dataset_sha256: str | None) -> list[str]:
-        """The ids this file has no answer for; logs them (count and first ids) and a dataset
-        mismatch, so a run never drops or judges such questions silently."""
+        """The ids this file has no answer for, logged with a dataset mismatch (never silent)."""
         if warning := self.dataset_warning(dataset_sha256):
             log.warning("culturesynth: %s", warning)
         missing = [i for i in ids if i not in self.responses]

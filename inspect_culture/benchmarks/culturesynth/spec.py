@@ -1,9 +1,5 @@
-"""CultureSynth-7 spec: what both harness adapters read (parameters and their check, generation
-settings, metric names, versions, and the per-question outcome record).
-
-The seven languages and the twelve primary topics of paper Table 10 are the data's own
-(`datasets_hub.culturesynth.LANGUAGES`, `TOPICS`): the loader validates rows against them.
-"""
+"""CultureSynth-7 spec for both harness adapters: parameters and their check, generation settings,
+metric names, versions, the outcome record. The languages and topics are the loader's (`data`)."""
 
 from __future__ import annotations
 
@@ -22,11 +18,9 @@ from inspect_culture.benchmarks.spec_types import GenerationSettings, OutcomeRec
 from inspect_culture.judging.constraints import check_constraint
 
 BENCHMARK = "CultureSynth-7"
-# Task(version=...) and the lm-eval YAML's metadata.version: bump it whenever the prompts, the
-# parser or the metrics change (2: epochs count once per question; 3: forged delimiters and verdicts
-# in an answer are caught through Unicode look-alikes and invisible characters, culturesynth-judge-2,
-# and two different verdicts in a judge reply are ambiguous, unscored, pairwise-2; docs/judge.md;
-# 4: more look-alikes of the guarded markers are folded, culturesynth-judge-3).
+# Bump whenever the prompts, the parser or the metrics change. 2: epochs count once. 3: forged
+# delimiters and verdicts caught through look-alikes, two different verdicts ambiguous. 4: more
+# look-alikes folded (docs/judge.md).
 TASK_VERSION = 4
 JUDGE_PROMPT_VERSION = "culturesynth-judge-3"
 PAIRWISE_PARSER_VERSION = "pairwise-2"
@@ -75,10 +69,8 @@ def validate(
     judge_constraint: object = "none",
     task_language: str | None = _ANY,
 ) -> Settings:
-    """The one check of CultureSynth's parameters; errors name the parameter and its allowed
-    values. `language`: a code or name, a comma-separated list, or None (all seven).
-    `task_language` (lm-eval, one task per language or None for `_all`): `language` may only
-    repeat it."""
+    """The one check of CultureSynth's parameters. `language`: a code or name, a comma-separated
+    list, or None (all seven); lm-eval's `task_language` (None for `_all`) it may only repeat."""
     if task_language is not _ANY:
         task = f"culturesynth_{task_language or 'all'}"
         check_fixed(task, {"language": language}, language=task_language)
@@ -115,8 +107,7 @@ def language_slug(language: str) -> str:
 
 
 def topic_slug(topic: str) -> str:
-    """Lower-cased Table 10 abbreviation for a known name or abbreviation, else a plain slug
-    (unknown topics still get a metric)."""
+    """The lower-cased Table 10 abbreviation of a known topic, else a plain slug."""
     name = normalize_topic(topic)
     if name is not None:
         return TOPICS[name].lower()

@@ -17,12 +17,7 @@ PARSER_VERSION = "normad-parse-1"
 
 CONTEXTS: tuple[str, ...] = ("rot", "value_country", "country", "none")
 # context -> upstream `--conditioning` name
-UPSTREAM_CONDITIONING = {
-    "rot": "rot",
-    "value_country": "cval",
-    "country": "country",
-    "none": "none",
-}
+UPSTREAM_CONDITIONING = dict(rot="rot", value_country="cval", country="country", none="none")
 PARSERS: tuple[str, ...] = ("strict", "upstream")
 DEFAULT_PARSER = "strict"
 LABELS: tuple[str, ...] = ("yes", "no", "neutral")

@@ -54,5 +54,3 @@ SUBCATEGORIES: tuple[str, ...] = tuple(_SUBAXIS_MEMBERS)
 SUBAXIS_TO_SUBCATEGORY: dict[str, str] = {
     subaxis: group for group, members in _SUBAXIS_MEMBERS.items() for subaxis in members
 }
-
-COUNTRIES: tuple[str, ...] = tuple(sorted(COUNTRY_TO_IW))

@@ -5,7 +5,7 @@ import pytest
 from inspect_culture.benchmarks.normad.metrics import normad_metrics
 from inspect_culture.benchmarks.normad.parse import score_answer
 from inspect_culture.benchmarks.normad.spec import HEADLINE_METRICS, LABELS, NormadOutcome
-from inspect_culture.benchmarks.normad.taxonomy import COUNTRIES, IW_CLUSTERS, SUBCATEGORIES
+from inspect_culture.benchmarks.normad.taxonomy import COUNTRY_TO_IW, IW_CLUSTERS, SUBCATEGORIES
 
 
 def _outcome(qid: str, gold: str, pred: str | None, cluster: str, sub: str, country: str):
@@ -43,7 +43,7 @@ def test_known_answer() -> None:
 
 def test_every_returned_name_is_known() -> None:
     per_label = [f"{kind}_{label}" for label in LABELS for kind in ("precision", "recall", "f1")]
-    groups = {"iw": IW_CLUSTERS, "subcategory": SUBCATEGORIES, "country": COUNTRIES}
+    groups = {"iw": IW_CLUSTERS, "subcategory": SUBCATEGORIES, "country": sorted(COUNTRY_TO_IW)}
     breakdowns = [f"accuracy_{p}_{g}" for p, members in groups.items() for g in members]
     known = {*HEADLINE_METRICS, *per_label, *breakdowns}
     assert set(normad_metrics(OUTCOMES)) <= known
