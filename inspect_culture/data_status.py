@@ -4,7 +4,6 @@ records."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, MIRROR_RULE, mirror_dir
@@ -39,24 +38,19 @@ def data_info(names: Sequence[str] | None = None) -> str:
             continue
         # a benchmark whose mirror accepts more than the upstream file name locates its own
         found = resolve(benchmark.locate)() if benchmark.locate else locate(source)
-        available = (
-            f"yes ({found.origin}: {found.path}; {_row_count(benchmark)})"
-            if found
-            else _missing(source)
-        )
+        rule = MIRROR_RULE[0].lower() + MIRROR_RULE[1:]
+        if found:
+            available = f"yes ({found.origin}: {found.path}; {_row_count(benchmark)})"
+        elif mirror_dir() is None:
+            available = "no (downloads on first use)"
+        else:
+            available = f"no (put {source.filename} at {mirror_path(source)}; {rule})"
         lines += [
             f"  mirror:    {mirror_path(source) or f'${DATA_DIR_ENV}/{mirror_relpath(source)}'}",
             f"  cache:     {cache_path(source)}",
             f"  available: {available}",
         ]
     return "\n".join(lines)
-
-
-def _missing(source: Any) -> str:
-    if isinstance(source, PackagedSource) or mirror_dir() is None:
-        return "no (downloads on first use)"
-    rule = MIRROR_RULE[0].lower() + MIRROR_RULE[1:]
-    return f"no (put {source.filename} at {mirror_path(source)}; {rule})"
 
 
 def _row_count(benchmark: Benchmark) -> str:

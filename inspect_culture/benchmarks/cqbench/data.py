@@ -1,12 +1,8 @@
 """CQ-Bench data: `datasets.zip` of uscnlp-lime/CQ-Bench at a pinned commit, verified by its git
-blob id, never bundled (the repository states no license).
-
-Offline mirror: `$INSPECT_CULTURE_DATA_DIR/cqbench/datasets.zip` (verified) or the extracted
-`$INSPECT_CULTURE_DATA_DIR/cqbench/datasets/` folder (read as is). The real archive could not be
-inspected when this was written, so the reader accepts the plausible variants listed in
-docs/cqbench.md (file locations, `politic`/`political`, field spellings) and names the file,
-item and field of anything it cannot read.
-"""
+blob id, never bundled (no license stated). Mirror: `$INSPECT_CULTURE_DATA_DIR/cqbench/datasets.zip`
+(verified) or the extracted `datasets/` folder beside it (read as is). The archive could not be
+inspected when this was written: the reader accepts the plausible variants of docs/cqbench.md and
+names the file, item and field of anything it cannot read."""
 
 from __future__ import annotations
 

@@ -90,9 +90,7 @@ def normalize_topic(value: str) -> str | None:
 
 
 @dataclass(frozen=True)
-class _Table:
-    """One header + rows unit of a file: a sheet, or the whole CSV/JSONL."""
-
+class _Table:  # one header + rows unit of a file: a sheet, or the whole CSV/JSONL
     where: str  # "file.xlsx, sheet 'zh'" or "file.csv"
     headers: list[str]
     rows: list[tuple[str, dict[str, Any]]]  # (location of the row, header -> cell)
@@ -219,7 +217,8 @@ def _column_overrides(column_map: Mapping[str, str] | None) -> dict[str, str]:
             )
         if unknown := [key for key in value if key not in DEFAULT_COLUMNS]:
             raise ValueError(
-                f"{name}: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(DEFAULT_COLUMNS)}"
+                f"{name}: unknown field(s) {', '.join(unknown)}; allowed: "
+                f"{', '.join(DEFAULT_COLUMNS)}"
             )
         merged.update(value)
     return merged
