@@ -29,7 +29,6 @@ _NOT_SAMPLING = {
     "cache_prompt", "response_schema",
 }  # fmt: skip
 _CONSTRAINT_BODY = {"structured_outputs", "grammar", "response_format"}
-IDENTITY_TIMEOUT = 5.0  # seconds: the /models lookup is best effort
 _LOOKUPS: dict[tuple[int, JudgeId], asyncio.Future[str | None]] = {}
 
 
@@ -38,7 +37,7 @@ def judge_id(model: Model) -> JudgeId:
     if base_url:
         return JudgeId(sent_model_name(model), endpoint_key(str(base_url)))
     provider = str(model).partition("/")[0]
-    default = "https://api.openai.com/v1" if provider == "openai" else f"{provider}:default"
+    default = shared.OPENAI_BASE_URL if provider == "openai" else f"{provider}:default"
     return JudgeId(sent_model_name(model), default)
 
 
@@ -87,7 +86,9 @@ async def learn_identity(model: Model) -> str | None:
     if getattr(client, "models", None) is None or not hasattr(client, "with_options"):
         return None
     try:
-        page = await client.with_options(max_retries=0, timeout=IDENTITY_TIMEOUT).models.list()
+        page = await client.with_options(
+            max_retries=0, timeout=shared.IDENTITY_TIMEOUT
+        ).models.list()
         entries = [entry.model_dump() for entry in page.data]
     except Exception:  # noqa: BLE001 - best effort: the key then names the model only
         return None

@@ -40,6 +40,8 @@ CACHE_FILE = "judge_cache.sqlite"
 KEY_VERSION = "judge-cache-2"
 TABLE = "replies"
 _LOOPBACK = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
+OPENAI_BASE_URL = "https://api.openai.com/v1"  # the endpoint when none is named
+IDENTITY_TIMEOUT = 5.0  # seconds: the /models lookup is best effort
 # /models fields that change from call to call (vLLM stamps `created` and permission ids)
 _VOLATILE = {"created", "permission"}
 

@@ -19,7 +19,13 @@ from urllib.parse import urlparse
 
 import aiohttp
 
-from inspect_culture.judging.cache import JudgeCache, identity_of, key, remember_listing
+from inspect_culture.judging.cache import (
+    IDENTITY_TIMEOUT,
+    JudgeCache,
+    identity_of,
+    key,
+    remember_listing,
+)
 from inspect_culture.judging.constraints import (
     PROBE_MESSAGES,
     JudgeConstraintError,
@@ -34,7 +40,6 @@ from inspect_culture.judging.redaction import redact
 from inspect_culture.lm_eval_tasks.judge.settings import DEFAULT_BASE_URL, KNOBS, JudgeSettings
 
 Messages = Sequence[Mapping[str, str]]
-IDENTITY_TIMEOUT = 5.0  # seconds: the /models lookup is best effort
 
 
 def served_identity(settings: JudgeSettings) -> str | None:

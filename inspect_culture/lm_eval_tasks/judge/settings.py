@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from inspect_culture.benchmarks.choices import is_whole_number_text
-from inspect_culture.judging.cache import JudgeConfigError, JudgeId, endpoint_key
+from inspect_culture.judging.cache import OPENAI_BASE_URL, JudgeConfigError, JudgeId, endpoint_key
 from inspect_culture.judging.constraints import (
     CONSTRAINT_VERSION,
     JudgeConstraintError,
@@ -26,7 +26,7 @@ from inspect_culture.judging.redaction import without_userinfo
 
 MODEL_ENV = "INSPECT_CULTURE_JUDGE_MODEL"
 BASE_URL_ENV = "INSPECT_CULTURE_JUDGE_BASE_URL"
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_BASE_URL = OPENAI_BASE_URL
 API_KEY_ENV = "INSPECT_CULTURE_JUDGE_API_KEY"
 PREFLIGHT_ENV = "INSPECT_CULTURE_JUDGE_PREFLIGHT"  # "off" skips the check at load
 
