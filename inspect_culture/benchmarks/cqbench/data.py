@@ -1,8 +1,5 @@
-"""CQ-Bench data: `datasets.zip` of uscnlp-lime/CQ-Bench at a pinned commit, verified by its git
-blob id, never bundled (no license stated). Mirror: `$INSPECT_CULTURE_DATA_DIR/cqbench/datasets.zip`
-(verified) or the extracted `datasets/` folder beside it (read as is). The archive could not be
-inspected when this was written: the reader accepts the plausible variants of docs/cqbench.md and
-names the file, item and field of anything it cannot read."""
+"""CQ-Bench data: uscnlp-lime/CQ-Bench `datasets.zip` (pinned, blob-verified, never bundled), or the
+extracted `datasets/` beside it in the mirror; the layout variants read: docs/cqbench.md."""
 
 from __future__ import annotations
 
@@ -81,9 +78,8 @@ def _find_member(archive: _Archive, task: str, category: str) -> str:
         _TASK_FILES[task].format(category=spelling)
         for spelling in _SPELLINGS.get(category, (category,))
     ]
-    for candidate in candidates:
-        if candidate in by_base:
-            return by_base[candidate]
+    if found := next((by_base[c] for c in candidates if c in by_base), None):
+        return found
     raise DatasetUnavailableError(
         f"{archive.root}: no {' or '.join(candidates)} (CQ-Bench {task} data for '{category}'); "
         f"JSON files found: {', '.join(sorted(by_base)) or '(none)'}"
@@ -246,16 +242,14 @@ def _compared(task: str, options: list[str]) -> list[str]:
 
 
 def gold_not_among_options(task: str, record: dict[str, Any]) -> list[str]:
-    """The gold answers (quoted) no answer can match: kept, as upstream keeps them, and always
-    scored wrong (an AD gold whose merged-scale partner is an option can match with `merged`)."""
+    """The gold answers (quoted) no option matches: kept, as upstream does, and scored wrong."""
     golds = [record["gold"]] if task == "ad" else record["gold_values"]
     options = set(_compared(task, record["options"]))
     return [repr(gold) for gold in golds if _compared(task, [gold])[0] not in options]
 
 
 def option_problems(task: str, record: dict[str, Any]) -> list[str]:
-    """A VS story without the 15 options its prompt names, or an option given twice (as the
-    scorers compare), which makes a selection ambiguous: kept, as upstream keeps them."""
+    """A VS story without its prompt's 15 options, or a repeated (ambiguous) option: kept."""
     problems = []
     if task == "vs" and len(record["options"]) != VS_OPTIONS:
         problems.append(f"{len(record['options'])} options, the prompt says {VS_OPTIONS}")
@@ -286,8 +280,7 @@ _FLAGS = {
 
 
 def load_ve_stories(category: str) -> tuple[LoadedDataset, int]:
-    """The `original` file's stories with a gold set (both harnesses evaluate these), and how many
-    have none (every value contradictory); the provenance is the file's."""
+    """The `original` stories with a gold set, and how many have none (all contradictory)."""
     loaded = load_cqbench("original", category)
     stories = [r for r in loaded.records if r["gold_values"]]
     return LoadedDataset(stories, loaded.provenance), len(loaded.records) - len(stories)

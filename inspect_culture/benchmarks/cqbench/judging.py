@@ -1,5 +1,4 @@
-"""CQ-Bench VE's judging: one request per story scores every gold value (1 / 0.5 / 0); the
-story is unscored when no value is."""
+"""CQ-Bench VE's judging: one request per story scores each gold value (unscored if none is)."""
 
 from __future__ import annotations
 
@@ -13,8 +12,7 @@ from inspect_culture.judging.protocol import Item, Judged, JudgeReply, JudgeRequ
 
 
 def ve_scores_format(n_values: int) -> VerdictFormat:
-    """CQ-Bench VE `llm_judge`: a `[Final answer]:` block with one `[Ground truth k]:s` line per
-    gold value, s in 0 / 0.5 / 1."""
+    """`llm_judge`'s `[Final answer]:` block: one `[Ground truth k]:s` per value, s in 0/0.5/1."""
     slots: list[Slot] = ["[Final answer]:"]
     for k in range(1, n_values + 1):
         slots += [f"\n[Ground truth {k}]:", (f"ground_truth_{k}", ("0", "0.5", "1"))]

@@ -1,7 +1,5 @@
-"""CQ-Bench metrics (paper definitions; upstream behaviour as options), one function per task for
-both harnesses. Epochs: means average each question's epochs first, then the questions; a VE gold
-value's score is the mean of the epochs that scored it; counts are of questions or gold values;
-macro-F1 pools every epoch's judgment."""
+"""CQ-Bench metrics, one function per task for both harnesses. Epochs: a question's (a VE value's
+scored) epochs are averaged first; counts are of questions or values; macro-F1 pools epochs."""
 
 from __future__ import annotations
 
@@ -27,8 +25,7 @@ def _questions(outcomes: Sequence[AdOutcome | VsOutcome]) -> tuple[list[Hashable
 
 
 def ad_metrics(outcomes: Sequence[AdOutcome]) -> dict[str, float]:
-    """accuracy (= micro-F1, the paper's AD "F1"), macro-F1 over the gold labels, unparsed rate,
-    accuracy per category."""
+    """accuracy (= micro-F1, the paper's AD "F1"), macro-F1, unparsed rate, per-category accuracy."""
     golds = [o.gold for o in outcomes]
     preds = [o.pred for o in outcomes]
     ids, categories = _questions(outcomes)
@@ -72,8 +69,7 @@ def vs_metrics(outcomes: Sequence[VsOutcome]) -> dict[str, float]:
 
 
 def ve_metrics(outcomes: Sequence[VeOutcome]) -> dict[str, float]:
-    """recall: pooled mean of gold-value scores, overall and per category; a value no epoch scored
-    is unscored and counted, never 0."""
+    """recall: pooled mean of gold-value scores; a value no epoch scored is counted, never 0."""
     stories: dict[Hashable, tuple[str, list[list[float]]]] = {}
     for o in outcomes:
         _, slots = stories.setdefault(o.sample_id, (o.category, [[] for _ in o.value_scores]))

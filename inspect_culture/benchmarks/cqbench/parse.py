@@ -1,7 +1,5 @@
-"""CQ-Bench parsing of model outputs (AD answer, VS selections, VE values) and VE judge replies,
-for both harnesses. AD answers match an option by order-independent rules (exact, whole phrase,
-same content words, closest by difflib), unlike upstream's longest common substring, which always
-picks some option: docs/cqbench.md, "Scoring"."""
+"""CQ-Bench parsing of AD answers, VS selections, VE values and VE judge replies (both harnesses);
+why AD matching differs from upstream's longest common substring: docs/cqbench.md, "Scoring"."""
 
 from __future__ import annotations
 
@@ -71,8 +69,7 @@ def _words(text: str) -> frozenset[str]:
 
 
 def closest_unique(said: str, candidates: dict[str, str], threshold: float) -> str | None:
-    """The key whose normalized value is most similar to `said` (difflib ratio), if the best
-    ratio reaches `threshold` and no other candidate ties with it."""
+    """The key most similar to `said` (difflib), if it reaches `threshold` and nothing ties."""
     ratios = {
         key: difflib.SequenceMatcher(None, said, norm).ratio() for key, norm in candidates.items()
     }
@@ -85,8 +82,7 @@ AD_MARKERS: tuple[str, ...] = ("[Answer]", "**Answer**", "</think>")
 
 
 def extract_ad_answer(text: str | None) -> str:
-    """The first line after the first marker present (upstream's order; a justification may follow
-    and name other options), else the whole output."""
+    """The first line after the first marker present (upstream's order), else the whole output."""
     text = text or ""
     for marker in AD_MARKERS:
         if marker in text:
@@ -132,8 +128,7 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)]|\(\d+\))\s*")
 def vs_answer_text(completion: str | None) -> str:
     """The text after the first `[Final answer]:` if present, else after `</think>`, else all."""
     text = completion or ""
-    match = _FINAL_ANSWER.search(text)
-    if match:
+    if match := _FINAL_ANSWER.search(text):
         return text[match.end() :]
     if "</think>" in text:
         return text.split("</think>", 1)[1]
@@ -198,18 +193,12 @@ NO_VE_SCORES = "the judge reply has no parsable per-value scores"
 def read_ve_judgement(
     text: str | None, n_values: int
 ) -> tuple[list[float | None], tuple[int, ...]]:
-    """(one score per gold value, the 1-based gold values whose verdict is ambiguous).
-
-    After the first `[Final answer]:`, `[Ground truth k]: s` (s in 0, 0.5, 1) scores value k; NFKC
-    form, markdown bold allowed. Unscored or off-scale: None. Two different scores: ambiguous,
-    None (`cqbench-match-3`; the first line used to win, so a quoted planted block could hand its
-    scores over). Upstream reads the number after the last `:` of every line in order: the same
-    replies, but a skipped or reordered line cannot shift scores onto the wrong value here.
-    """
+    """(one score per gold value, the 1-based values scored twice differently: ambiguous, None).
+    Indexed `[Ground truth k]: s` lines after `[Final answer]:`, so unlike upstream's line order a
+    skipped line cannot shift scores; two scores are ambiguous so a planted block cannot win."""
     seen: list[set[float]] = [set() for _ in range(n_values)]
     text = unicodedata.normalize("NFKC", text or "")
-    start = _FINAL_ANSWER_BLOCK.search(text)
-    if start:
+    if start := _FINAL_ANSWER_BLOCK.search(text):
         block = text[start.end() :]
         for index, value in _GROUND_TRUTH_LINE.findall(block):
             position = int(index) - 1

@@ -1,7 +1,5 @@
-"""CQ-Bench prompts: the authors' strings, verbatim in `prompt_texts/` (see its NOTICE), and how
-each task assembles them. `prompt_fidelity="paper"` (default) fills every placeholder and lists
-options readably; `"upstream"` is byte for byte upstream's rendering: AD options as a Python list
-repr with their padding, and VS's final instruction with a literal `{number}`."""
+"""CQ-Bench prompts from the authors' verbatim `prompt_texts/` (see its NOTICE); `prompt_fidelity=
+"upstream"` renders byte for byte as upstream (AD options as a list repr, VS's literal `{number}`)."""
 
 from __future__ import annotations
 
@@ -143,8 +141,7 @@ def neutralise_prediction(prediction: str) -> str:
 
 
 def ve_judge_prompt(prediction: str, gold_values: Sequence[str]) -> str:
-    """`llm_judge` with the neutralised prediction and the gold values (a Python list, as
-    upstream's CSV cell)."""
+    """`llm_judge` with the neutralised prediction and the gold values (a list, as upstream)."""
     return prompt("llm_judge").format(
         pred=neutralise_prediction(prediction), gt=str(list(gold_values))
     )

@@ -1,5 +1,4 @@
-"""CQ-Bench written once for both harnesses: tasks and settings, parameter checks, generation
-settings, metric names, versions and the outcome records. The adapters define none of their own."""
+"""CQ-Bench's tasks, parameter checks, settings, metrics and outcomes, for both harnesses."""
 
 from __future__ import annotations
 
@@ -80,9 +79,8 @@ def _convert(name: str, value: object) -> object:
 def validate(
     task: str, params: Mapping[str, object], fixed: Mapping[str, object] | None = None
 ) -> Params:
-    """Every parameter check of both adapters. `params`: the Inspect arguments or lm-eval's
-    `--metadata` (other keys left alone); `fixed`: what an lm-eval task name fixes, which a
-    different value in `params` may not relabel."""
+    """Both adapters' checks of `params` (Inspect arguments or `--metadata`); `fixed`: what an
+    lm-eval task name fixes, which `params` may not relabel."""
     check_choice("task", task, SETTINGS)
     fixed = {name: _convert(name, value) for name, value in (fixed or {}).items()}
     # compare converted values: `--metadata '{"reasoning": "true"}'` on a reasoning task agrees

@@ -1,8 +1,5 @@
-"""CultureSynth-7 data: the verified QA pairs of Eyr3/CultureSynth (`QA_7lang_annotated.xlsx`),
-never bundled (no license could be read upstream) and not pinned (every load logs a warning and
-records the file's sha256). Where the file is looked for, how columns are matched
-(`DEFAULT_COLUMNS`, overridden by `column_map` or `$INSPECT_CULTURE_CULTURESYNTH_COLUMNS`) and
-how ids are derived: docs/culturesynth.md, "Data"."""
+"""CultureSynth-7 data (Eyr3/CultureSynth `QA_7lang_annotated.xlsx`): never bundled (no license),
+unpinned (each load warns and records the sha256); lookup, columns, ids: docs/culturesynth.md."""
 
 from __future__ import annotations
 
@@ -103,8 +100,7 @@ def load_culturesynth(
     path: str | Path | None = None,
     column_map: Mapping[str, str] | None = None,
 ) -> LoadedDataset:
-    """Load, validate and normalize CultureSynth-7; `languages` keeps only those (codes or names).
-    Every row is validated whatever the filter, so a bad file fails alike for every subset."""
+    """`languages` filters; every row is validated first, so a bad file fails for every subset."""
     wanted = check_languages(languages)
     columns = _column_overrides(column_map)
     resolved = _resolve(path)
@@ -227,8 +223,7 @@ def _column_overrides(column_map: Mapping[str, str] | None) -> dict[str, str]:
 def read_culturesynth(
     path: Path, overrides: Mapping[str, str] | None = None
 ) -> tuple[list[dict[str, Any]], dict[str, str]]:
-    """Every record of the file, validated, with stable ids; and the columns used (ours ->
-    theirs, "" where an optional column is absent)."""
+    """The file's validated records with stable ids, and the columns used ("" = absent)."""
     suffix = path.suffix.lower()
     if suffix in {".xlsx", ".xlsm"}:
         tables = _xlsx_tables(path)
