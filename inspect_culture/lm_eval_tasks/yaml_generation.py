@@ -1,10 +1,5 @@
-"""Writing lm-eval task YAML from the benchmark specs (the way lm-eval's own
-`_generate_configs.py` scripts work), so settings, metric names and variants are written once.
-
-Each `lm_eval_tasks/<benchmark>/_generate_configs.py` defines `generate() -> {file name: text}`
-and calls `main(generate, __file__)`; `tests/lm_eval_tasks/test_generated_yaml.py` fails when a checked-in
-file differs from what the generator writes.
-"""
+"""lm-eval task YAML written from the specs by each `<benchmark>/_generate_configs.py` (its
+`generate() -> {file name: text}`), so settings, metric names and variants are written once."""
 
 from __future__ import annotations
 
@@ -57,13 +52,9 @@ def generation_template(
     description: str | None = None,
     judged: bool = False,
 ) -> dict[str, Any]:
-    """A `generate_until` template over our own loader's docs: `module`'s `load` is called with
-    the metadata and each task's `dataset_kwargs` (see `variant_task`); a `judged` benchmark
-    judges in the `judged` filter (`module`'s `judge_filter`), before `process_results`. Each
-    metric is aggregated by `module`'s `def <prefix><name>` (see aggregation.py), or by lm-eval's
-    plain mean when `prefix` is None. `metadata` is the same for every task of a benchmark, so it
-    sits here; a task file must not set its own (lm-eval's `include` would replace this one, not
-    merge it)."""
+    """A `generate_until` template over `module`'s `load`; a `judged` one judges in the `judged`
+    filter; metrics aggregate by `<prefix><name>` (None: plain mean). `metadata` sits here only:
+    a task's own would replace it (lm-eval's `include` does not merge)."""
     template: dict[str, Any] = {
         "dataset_path": "", "dataset_name": "", "custom_dataset": Function(f"{module}.{load}"),
         "output_type": "generate_until", "test_split": "test", "num_fewshot": 0,
@@ -93,10 +84,8 @@ def generation_template(
 
 
 def variant_task(template: str, task: str, alias: str, **variant: Any) -> dict[str, Any]:
-    """A task of a template: its loader receives what the task fixes as one `variant` mapping
-    (lm-eval calls `custom_dataset(**metadata, **dataset_kwargs)`; one key that `--metadata`
-    does not use, so a `--metadata` value cannot collide with it and `check_fixed` still
-    refuses a `--metadata` that relabels the task)."""
+    """A task of a template; what it fixes goes in one `variant` key, which `--metadata` cannot
+    collide with (lm-eval calls `custom_dataset(**metadata, **dataset_kwargs)`)."""
     return {
         "include": template, "task": task, "dataset_kwargs": OneLine(variant=variant),
         "task_alias": alias,
@@ -133,8 +122,7 @@ def checked_in(folder: Path) -> dict[str, str]:
 
 
 def main(generate: Callable[[], dict[str, str]], script: str) -> int:
-    """Write the generated files and delete generated-kind files the generator no longer
-    produces; with --check, only report them."""
+    """Write the stale files, delete those no longer generated; with --check, only report them."""
     parser = argparse.ArgumentParser(description="Regenerate this folder's lm-eval task YAML.")
     parser.add_argument("--check", action="store_true", help="only report stale files")
     check = parser.parse_args().check

@@ -1,14 +1,7 @@
-"""The judge in lm-eval. Its settings are resolved once per task and process, when the task
-loads (so a missing or unreachable judge, a bad cache path or a judge that ignores the verdict
-constraint fails before any generation), and kept here, never in the docs: a rerun with
-`--cache_requests true` and another judge uses that other judge. One concurrent, bounded batch
-of judge calls per task runs from a filter; the benchmark's `judging` builds the requests and
-reads the replies, once (the filtered response carries the outcome to `process_results`).
-
-`use_judge_backend` lets another judging backend (a provider's batch API) replace the
-concurrent client; `use_task_judge` sets a task's judge without loading it (`culture-evals
-judge`). The API key stays in the environment and never reaches docs, samples or results.
-"""
+"""The judge in lm-eval: resolved and checked per task and process when the task loads (before
+any generation) and kept here, never in the docs; a filter judges the task's responses in one
+concurrent batch. `use_judge_backend` swaps the client (a batch API), `use_task_judge` sets a
+task's judge without loading it (`culture-evals judge`). The API key never leaves the env."""
 
 from __future__ import annotations
 
@@ -17,6 +10,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from itertools import islice
 from typing import Any
 
 from inspect_culture.judging.cache import open_cache
@@ -51,8 +45,8 @@ _BACKEND: ContextVar[JudgeBackend | None] = ContextVar("judge_backend", default=
 
 @contextmanager
 def use_judge_backend(backend: JudgeBackend) -> Iterator[None]:
-    """Within the block, every task's batch goes to `backend(settings, messages, formats)`
-    (one JudgeReply per message list, in order) instead of the concurrent client."""
+    """Within the block, every batch goes to `backend(settings, messages, formats)` (one
+    JudgeReply per message list, in order)."""
     token = _BACKEND.set(backend)
     try:
         yield
@@ -61,8 +55,7 @@ def use_judge_backend(backend: JudgeBackend) -> Iterator[None]:
 
 
 def check_judge_config(metadata: Mapping[str, Any]) -> None:
-    """The checks that need no request (settings, cache path): for a loader to run before its
-    own local checks, which then come before the preflight request."""
+    """The checks that need no request, for a loader to run before its own (then the preflight)."""
     if not judge_later(metadata):
         resolve_judge_settings(metadata)
         open_cache()
@@ -71,9 +64,8 @@ def check_judge_config(metadata: Mapping[str, Any]) -> None:
 def check_judge(
     metadata: Mapping[str, Any], verdict_format: VerdictFormat | None = None
 ) -> JudgeSettings | None:
-    """Resolve the judge from `--metadata` / environment (raises if unset), open the cache and
-    check, with one small request, that the judge answers (and applies the verdict constraint,
-    when one is on): all before any generation. None for a generation-only run."""
+    """The judge (raises if unset), its cache opened and, with one small request, checked to
+    answer (applying the verdict constraint, if on); None for a generation-only run."""
     if judge_later(metadata):
         return None
     judge = resolve_judge_settings(metadata)
@@ -101,35 +93,30 @@ def resolve_task_judge(
 @contextmanager
 def use_task_judge(task: str, judge: JudgeSettings) -> Iterator[None]:
     """Within the block, `task` is judged by `judge` (saved outputs judged after the run)."""
-    before = _TASK_JUDGES.get(task, _UNSET)
+    had, before = task in _TASK_JUDGES, _TASK_JUDGES.get(task)
     _TASK_JUDGES[task] = judge
     try:
         yield
     finally:
-        if before is _UNSET:
-            _TASK_JUDGES.pop(task, None)
+        if had:
+            _TASK_JUDGES[task] = before
         else:
-            _TASK_JUDGES[task] = before  # type: ignore[assignment]
-
-
-_UNSET = object()
+            _TASK_JUDGES.pop(task, None)
 
 
 def task_judge(task: str) -> JudgeSettings | None:
-    try:
-        return _TASK_JUDGES[task]
-    except KeyError:
+    if task not in _TASK_JUDGES:
         raise JudgeConfigError(
             f"{task}: no judge was resolved for this task in this process (its loader checks "
             "the judge before generation; a filter cannot run before the task loads)"
-        ) from None
+        )
+    return _TASK_JUDGES[task]
 
 
 def judge_requests(
     task: str, requests: Sequence[JudgeRequest]
 ) -> tuple[JudgeSettings | None, list[JudgeReply]]:
-    """Every request of a task, concurrently (bounded, retried, cached), in order; a
-    generation-only run asks nothing: every reply says how to judge it later."""
+    """Every request of a task, in order; a generation-only run's replies say how to judge later."""
     settings = task_judge(task)
     if settings is None:
         return None, [JudgeReply(None, error=JUDGE_LATER_REASON) for _ in requests]
@@ -150,9 +137,8 @@ def judged_filter(
     *,
     games: bool = False,
 ) -> list[str]:
-    """Judge every response of a task in one batch (after `take_first`): the filtered
-    response of each doc is a JSON record of its judge replies (`judge_text`, or `games` for a
-    pairwise benchmark), the judge used, and the outcome with its reason."""
+    """Each doc's filtered response: a JSON record of its judge replies (`judge_text`, or `games`
+    when pairwise), the judge used, and the outcome with its reason."""
     resps, docs = list(resps), list(docs)  # callers may hand iterators
     if len(resps) != len(docs):
         raise ValueError(f"{len(resps)} responses for {len(docs)} docs")
@@ -161,11 +147,8 @@ def judged_filter(
     task = str(docs[0]["lm_eval_task"])
     per_doc = [judging.requests(doc, resp) for doc, resp in zip(docs, resps, strict=True)]
     settings, replies = judge_requests(task, [r for requests in per_doc for r in requests])
-    mine: list[list[JudgeReply]] = []
-    start = 0
-    for requests in per_doc:
-        mine.append(replies[start : start + len(requests)])
-        start += len(requests)
+    unread = iter(replies)
+    mine = [list(islice(unread, len(requests))) for requests in per_doc]
     judged = [judging.outcome(*args) for args in zip(docs, resps, mine, strict=True)]
     reasons = [j.reason for j, requests in zip(judged, per_doc, strict=True) if requests]
     if settings is None:

@@ -1,12 +1,5 @@
-"""The one check of a task's `--metadata` keys, used by every lm-eval loader.
-
-lm-eval hands a task's loader one merged mapping: the task YAML's own `metadata:`, the keys
-lm-eval adds itself (`config_source`), `--metadata` and, when `simple_evaluate` builds the task
-manager or from the `lm_eval` command line, every `--model_args` entry too. The model arguments
-are read back from the running `simple_evaluate` call, so what remains unknown is a mistake
-and is refused with the list of known keys: a misspelt `per_categroy` would otherwise be
-ignored and the run would not be the one asked for.
-"""
+"""The one check of a task's `--metadata` keys: lm-eval merges the YAML's `metadata:`, its own
+keys, `--metadata` and the model arguments, so a misspelt key would otherwise be ignored."""
 
 from __future__ import annotations
 
@@ -31,35 +24,22 @@ def check_metadata_keys(
     options: Iterable[str] = (),
     yaml_metadata: Iterable[str] = (),
 ) -> None:
-    """Refuse every key that is neither the task's, another of our tasks', nor a model
-    argument, listing the known ones. `options`: the task's run options; `yaml_metadata`: its
-    YAML's `metadata:` keys. One `--metadata` serves every task of a run (`--tasks
-    normad,care_zh --metadata '{"per_category": 1}'`), so the judge keys and every benchmark's
-    options are known to every task; a task reads only its own."""
+    """Refuse a key that is neither this task's, another of our tasks' (one `--metadata` serves
+    every task of a run), lm-eval's nor a model argument, listing the known ones."""
     known = {*options, *yaml_metadata, *JUDGE_KEYS}
-    model_arguments = model_argument_keys()
-    for key in metadata:
-        if key in known or key in LM_EVAL_KEYS or key in model_arguments:
-            continue
-        if key in any_task_options():
-            continue
-        close = difflib.get_close_matches(key, known | any_task_options(), n=1, cutoff=NEAR_MISS)
+    others = {key for b in benchmarks() for key in b.lm_eval_options}  # registry: no imports
+    accepted = known | others | LM_EVAL_KEYS | model_argument_keys()
+    for key in (k for k in metadata if k not in accepted):
+        close = difflib.get_close_matches(key, known | others, n=1, cutoff=NEAR_MISS)
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise JudgeConfigError(
             f"{task}: unknown --metadata key {key!r}{hint}. Known keys: {', '.join(sorted(known))}"
         )
 
 
-def any_task_options() -> frozenset[str]:
-    """The run options of every registered benchmark's lm-eval tasks (from the registry, so
-    no other benchmark's module is imported)."""
-    return frozenset(key for b in benchmarks() for key in b.lm_eval_options)
-
-
 def model_argument_keys() -> frozenset[str]:
-    """The `model_args` keys of the `lm_eval.evaluator.simple_evaluate` call now loading this
-    task: lm-eval merges them into every task's metadata, so they are not ours to refuse.
-    Outside such a call (a task manager built by hand) nothing was merged: empty."""
+    """The `model_args` keys of the `lm_eval.evaluator.simple_evaluate` call loading this task
+    (lm-eval merged them into its metadata); empty outside such a call."""
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if (

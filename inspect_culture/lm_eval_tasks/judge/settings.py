@@ -1,9 +1,5 @@
-"""Judge endpoint settings for the lm-eval path, from task metadata or environment variables.
-
-The API key is read only from the environment: lm-eval writes task metadata into its results
-file, so a key passed there would be logged. Every `judge_*` option is checked here, so bad
-input stops the task when it loads with a message naming the option and what it accepts.
-"""
+"""Judge settings for lm-eval, from task metadata or the environment, checked when the task
+loads. The API key comes only from the environment: lm-eval writes metadata to its results."""
 
 from __future__ import annotations
 
@@ -186,15 +182,13 @@ def resolve_judge_settings(
 
 
 def judge_later(metadata: Mapping[str, Any]) -> bool:
-    return "judge_later" in metadata and check_switch("judge_later", metadata["judge_later"])
+    return check_switch("judge_later", metadata.get("judge_later", False))
 
 
 def preflight_on(metadata: Mapping[str, Any], env: Mapping[str, str] | None = None) -> bool:
     """Metadata `judge_preflight: false` or INSPECT_CULTURE_JUDGE_PREFLIGHT=off skips it."""
     env = os.environ if env is None else env
-    if "judge_preflight" in metadata and not check_switch(
-        "judge_preflight", metadata["judge_preflight"]
-    ):
+    if not check_switch("judge_preflight", metadata.get("judge_preflight", True)):
         return False
     value = env.get(PREFLIGHT_ENV, "").strip().lower()
     if value not in ("", "on", "off"):
