@@ -22,8 +22,7 @@ UPSTREAM_FIELDS = ("question", "answer", "culture_type", "associated_culture", "
 def first_per_category(
     records: list[dict[str, Any]], per_category: int | None
 ) -> list[dict[str, Any]]:
-    """The first `per_category` questions of each category, in file order (a documented subset
-    for quick runs); None keeps everything."""
+    """The first `per_category` questions of each category (quick runs); None keeps all."""
     if per_category is None:
         return records
     if int(per_category) < 1:
@@ -38,8 +37,7 @@ def first_per_category(
 
 
 def load_care(language: str, path: str | Path | None = None) -> LoadedDataset:
-    """One language's test set (upstream `data/<Language>-test.json`); the shipped copy must
-    match its pinned sha256."""
+    """Upstream `data/<Language>-test.json`; the shipped copy must match its pinned sha256."""
     check_choice("language", language, CARE_LANGUAGES)
     name = f"{LANGUAGES[language].name}-test.json"
     source = Path(path) if path else CARE.path(name)

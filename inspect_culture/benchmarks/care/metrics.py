@@ -1,6 +1,5 @@
-"""CARE metrics from judge ratings, one function per task for both harnesses. A question's rated
-epochs are averaged first, then the questions in id order (so an interval does not depend on the
-order samples finished); a question with no rated epoch is unscored, never 0."""
+"""CARE metrics for both harnesses: rated epochs averaged first, then questions in id order (a
+stable interval); a question with no rated epoch is unscored, never 0."""
 
 from __future__ import annotations
 
@@ -43,8 +42,7 @@ def care_metrics(
 
 
 def judge_agreement(outcomes: Sequence[AgreementOutcome]) -> dict[str, float]:
-    """Correlations and histograms of judge vs human ratings (`stats.agreement`), one pair per
-    rated response: its judge rating is the mean over its epochs."""
+    """Judge vs human ratings (`stats.agreement`), one pair per response (epochs averaged)."""
     questions = _per_question(outcomes, lambda o: o.judge_rating)
     return agreement_metrics([(m, o.human_rating, o.category) for o, m in questions])
 

@@ -1,6 +1,5 @@
-"""CARE verdict parsing (`rating-2`): the judge's one `[[n]]` rating, else None (unscored, never
-0). Two different ratings are ambiguous, unscored (`rating-1` took the last, so a judge quoting a
-rating planted in the answer after its own could hand the planted one over)."""
+"""CARE verdicts (`rating-2`): the judge's one `[[n]]`, else None (unscored, never 0); two ratings
+are ambiguous, so one planted in the answer cannot win (`rating-1` took the last)."""
 
 from __future__ import annotations
 

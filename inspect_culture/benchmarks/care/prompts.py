@@ -1,8 +1,6 @@
-"""CARE prompts: the prompting variants (paper App. B, Fig. 8) and the three upstream judge
-rubrics, byte for byte from `prompt_texts/` (upstream `Guochry/CARE/prompts/*.txt`, MIT). The
-upstream file names do not match their contents (docs/care.md): `literacy.txt` holds the
-norms/commonsense rubric (Fig. 12), `norms_commonsense.txt` the literature one (Fig. 13);
-`judge_mapping="paper"` (default) follows the contents, `"upstream"` the file names."""
+"""CARE prompts (paper App. B) and judge rubrics, verbatim in `prompt_texts/` (upstream
+`Guochry/CARE/prompts/*.txt`, MIT). Two rubric files hold each other's rubric (docs/care.md):
+`judge_mapping="paper"` follows the contents, `"upstream"` the file names."""
 
 from __future__ import annotations
 

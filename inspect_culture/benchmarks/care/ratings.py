@@ -1,10 +1,5 @@
-"""The human-rated responses of the CARE resource (`geyang627/CARE`), for judge agreement.
-
-Offline mirror: the repository's data files under `$INSPECT_CULTURE_DATA_DIR/care/data/`
-(`train-*.parquet` as on the hub, or `.jsonl` / `.json` / `.csv` with the same fields). Both
-field spellings of the card are read: `human_rating`/`cul_type` (current) and
-`rating`/`culture_type` (older revisions).
-"""
+"""CARE's human-rated responses (`geyang627/CARE`) for judge agreement; mirror: its data files in
+`$INSPECT_CULTURE_DATA_DIR/care/data/`. Older card revisions spell `rating`/`culture_type`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""CARE's spec, read by both adapters: neither checks a parameter, sets a generation setting,
-names a metric or builds an outcome field of its own."""
+"""CARE's checks, settings, metrics and outcomes, read by both adapters."""
 
 from __future__ import annotations
 

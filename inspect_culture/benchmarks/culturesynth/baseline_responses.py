@@ -1,6 +1,5 @@
-"""CultureSynth-7's baseline answers: one JSON file (schema `baseline_responses`), written by
-`culture-evals baseline export`, read by both harnesses for every target model: who answered,
-from which run files (with sha256), and the answers keyed by question id."""
+"""CultureSynth-7's baseline answers file (schema `baseline_responses`, `culture-evals baseline
+export`), read by both harnesses for every target model."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""CultureSynth-7's judging: the target's answer against the baseline's, reference-guided, in
-both orders (or the seeded coin's one); no request for a question without a baseline answer,
-which is unscored with the baseline's reason."""
+"""CultureSynth-7's judging: target vs baseline answer, reference-guided; none without a baseline."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""CultureSynth-7 metrics from per-question pairwise outcomes (both harnesses), and the
-judge-agreement rate of the paper's Table 7. Rates are in percent; unscored outcomes are counted,
-never a tie or a loss. Epochs: each rate averages a question's scored epochs first, then the
-questions; the bootstrap resamples questions; counts are of questions."""
+"""CultureSynth-7 metrics and Table 7's judge agreement, in percent; unscored outcomes are counted,
+never a tie or loss; a question's scored epochs are averaged first, and counts are of questions."""
 
 from __future__ import annotations
 
@@ -27,10 +25,8 @@ def net_win_rate(outcomes: Sequence[float]) -> float:
 
 
 def weighted_average(by_language: Mapping[str, Sequence[float]]) -> float:
-    """The paper's "Weighted Average" (Tables 3 and 8): per-language net win rates weighted by
-    each language's number of scored questions, i.e. the pooled net win rate. Verified on the
-    paper's numbers (docs/culturesynth.md): it reproduces every Weighted Average to within
-    rounding; the unweighted mean misses by up to 0.60."""
+    """The paper's "Weighted Average" (Tables 3, 8): language rates weighted by scored questions
+    (reproduces the paper's numbers; an unweighted mean misses by up to 0.60)."""
     total = sum(len(values) for values in by_language.values())
     if not total:
         return math.nan
@@ -48,8 +44,7 @@ def _question_rate(scored: Sequence[PairOutcome], value: Callable[[PairOutcome],
 def culturesynth_metrics(
     outcomes: Sequence[PairOutcome], *, resamples: int = 1000
 ) -> dict[str, float]:
-    """Net win rate overall (bootstrap interval seeded like the answer-order coin), per language
-    and topic; win/tie/loss rates; weighted average; position consistency; counts."""
+    """Net win rate (interval seeded like the coin), per language and topic, and the rest."""
     seeds = {o.seed for o in outcomes}
     if len(seeds) > 1:
         raise ValueError(f"outcomes of runs with different seeds: {sorted(seeds)}")
@@ -102,9 +97,8 @@ def culturesynth_metrics(
 
 
 def strict_agreement(a: Mapping[str, int | None], b: Mapping[str, int | None]) -> dict[str, float]:
-    """Strict agreement of two judges (paper Table 7, §5.3): the percentage of questions both
-    scored with the same outcome; `a`, `b`: question key -> outcome. Questions unscored by either
-    or in one run only are counted and left out; NaN when nothing is compared."""
+    """Table 7's agreement: percent of questions both judges scored alike (key -> outcome);
+    those unscored or in one run only are counted and left out; NaN when none compared."""
     common = a.keys() & b.keys()
     both = [k for k in common if a[k] is not None and b[k] is not None]
     agree = sum(1 for k in both if a[k] == b[k])

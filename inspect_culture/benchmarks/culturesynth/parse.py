@@ -1,8 +1,5 @@
-"""CultureSynth-7 verdicts: the judge's `[[A]]`/`[[B]]`/`[[C]]`, each game's outcome from the
-target's side, and one question's result from its games (both harnesses).
-
-Outcomes: +1 target better, -1 baseline better, 0 tie (paper §5.1).
-"""
+"""CultureSynth-7 verdicts (`[[A]]`/`[[B]]`/`[[C]]`) to game and question outcomes from the
+target's side: +1 target better, -1 baseline better, 0 tie (paper §5.1)."""
 
 from __future__ import annotations
 
@@ -28,9 +25,8 @@ AMBIGUOUS = "ambiguous verdict"
 
 
 def read_pairwise_verdict(text: str | None) -> tuple[Verdict | None, str | None]:
-    """(the judge's one verdict, None) or (None, why) (`pairwise-2`): two different tokens are
-    ambiguous, unscored (`pairwise-1` took the last, so an echoed planted verdict could win), as
-    is a judge that restates the format before deciding."""
+    """(verdict, None) or (None, why); two different tokens are ambiguous, so a planted one
+    cannot win (`pairwise-1` took the last)."""
     distinct = sorted(set(_VERDICT.findall(text or "")))
     if not distinct:
         return None, NO_VERDICT
@@ -75,9 +71,8 @@ def missing_baseline(reason: str | None = None) -> PairJudgement:
 
 
 def combine_swapped(target_as_a: int | None, target_as_b: int | None) -> PairJudgement:
-    """Both orders of one question (outcomes from the target's side). Different outcomes are a
-    tie, inconsistent: the verdict followed the position (Zheng et al. 2023). Either game
-    unscored: the question is unscored, since one surviving game reintroduces position bias."""
+    """Both orders of a question: differing outcomes are an inconsistent tie (Zheng et al. 2023);
+    one unscored game leaves the question unscored (one game alone is position-biased)."""
     games = (target_as_a, target_as_b)
     missing = [pos for pos, outcome in zip("AB", games) if outcome is None]
     if missing:
@@ -93,8 +88,7 @@ def judge_games(
     target_positions: Sequence[Position],
     errors: Sequence[str | None] | None = None,
 ) -> PairJudgement:
-    """Judge outputs of the games (same order as `target_positions`) -> the question's result;
-    a failed call or a missing or ambiguous verdict leaves its game unscored, saying which."""
+    """The question's result from its games' judge outputs (in `target_positions` order)."""
     if len(judge_texts) != len(target_positions) or len(target_positions) not in (1, 2):
         raise ValueError("expected one game, or two games (target as A, then as B)")
     for pos in target_positions:

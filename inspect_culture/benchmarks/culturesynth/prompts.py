@@ -1,13 +1,6 @@
-"""CultureSynth-7 prompts: the question alone for the answering models, and the judge prompt of
-paper Fig. 18 (`prompt_texts/`, verbatim; see its NOTICE) for each game of a question: the
-question, the reference answer and two anonymous answers; one game per order with `swap`
-(default), else one order by a seeded coin per question (the paper-literal single game).
-
-Gaming defence (culturesynth-judge-2): a forged template delimiter or verdict token inside an
-answer is marked as quoted ("[The End of Assistant A's Answer (quoted)]", "[[A (quoted)]]"),
-also through the look-alikes `judge.fences` folds; benign answers are untouched, so the prompt
-stays byte-identical to Fig. 18 (docs/judge.md).
-"""
+"""CultureSynth-7 prompts: the bare question, and paper Fig. 18's judge prompt (`prompt_texts/`,
+verbatim; see its NOTICE) per game, both orders with `swap` or one by a seeded coin. Forged
+delimiters and verdicts in an answer are marked as quoted; benign answers untouched (docs/judge.md)."""
 
 from __future__ import annotations
 
@@ -50,8 +43,7 @@ def neutralise_answer(answer: str) -> str:
 def judge_messages(
     question: str, reference: str, answer_a: str, answer_b: str
 ) -> list[dict[str, str]]:
-    """System + user messages of Fig. 18, with both answers neutralised (one str.format pass: an
-    answer holding "{answer_b}" or braces stays literal)."""
+    """Fig. 18's messages, answers neutralised; one str.format pass keeps their braces literal."""
     user = prompt_text("judge_user").format(
         question=question,
         answer_ref=reference,
@@ -70,8 +62,7 @@ def answer_messages(question: str) -> list[dict[str, str]]:
 
 
 def coin_target_position(question_id: str, seed: int = 0) -> Position:
-    """The target's position in a single game: the first byte of sha256(f"{seed}:{question_id}"),
-    so every harness and rerun picks the same order (`hash()` is salted per process)."""
+    """The target's single-game position from sha256 (`hash()` is salted per process)."""
     first_byte = int(sha256_text(f"{seed}:{question_id}")[:2], 16)
     return "A" if first_byte % 2 == 0 else "B"
 

@@ -1,5 +1,4 @@
-"""CultureSynth-7 spec for both harness adapters: parameters and their check, generation settings,
-metric names, versions, the outcome record. The languages and topics are the loader's (`data`)."""
+"""CultureSynth-7 spec for both adapters; the languages and topics are the loader's (`data`)."""
 
 from __future__ import annotations
 
@@ -69,8 +68,8 @@ def validate(
     judge_constraint: object = "none",
     task_language: str | None = _ANY,
 ) -> Settings:
-    """The one check of CultureSynth's parameters. `language`: a code or name, a comma-separated
-    list, or None (all seven); lm-eval's `task_language` (None for `_all`) it may only repeat."""
+    """`language`: code(s) or name(s), comma-separated, or None (all); lm-eval's `task_language`
+    (None for `_all`) it may only repeat."""
     if task_language is not _ANY:
         task = f"culturesynth_{task_language or 'all'}"
         check_fixed(task, {"language": language}, language=task_language)

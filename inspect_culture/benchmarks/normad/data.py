@@ -31,8 +31,7 @@ COLUMNS: dict[str, str] = {
 
 
 def load_normad(path: str | Path | None = None) -> LoadedDataset:
-    """Load and validate NormAd-ETI from `path`, or else from the offline mirror, the cache or
-    the pinned Hugging Face revision, in that order."""
+    """From `path`, else the mirror, the cache or the pinned Hugging Face revision."""
     resolved = ResolvedFile(Path(path), "explicit") if path else resolve(NORMAD)
     records = read_normad_csv(resolved.path)
     provenance = {

@@ -1,9 +1,5 @@
-"""NormAd-ETI metrics: one function that both harness adapters call, so numbers cannot diverge.
-
-Epochs: a question answered in N epochs is one question. Accuracy, its bootstrap interval, the
-unparsed rate and the breakdowns average each question's epochs first (the interval resamples
-questions); precision, recall and F1 are counts and pool every epoch's judgment.
-"""
+"""NormAd-ETI metrics for both adapters: accuracy, its interval, unparsed rate and breakdowns
+average a question's epochs first; precision, recall and F1 pool every epoch's judgment."""
 
 from __future__ import annotations
 

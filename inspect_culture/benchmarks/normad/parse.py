@@ -1,9 +1,5 @@
-"""Map a model's free-text NormAd answer to yes / no / neutral, and score it.
-
-`strict` (default) reads the answer the way a careful human grader would and reports what it
-cannot read as unparsed (counted wrong). `upstream` reproduces the authors' substring rules
-exactly (`run_model_inference.py`), including their quirks, for reproducing published numbers.
-"""
+"""NormAd answers to yes / no / neutral: `strict` as a careful grader (else unparsed, wrong);
+`upstream` the authors' substring rules (`run_model_inference.py`), quirks included."""
 
 from __future__ import annotations
 
@@ -72,8 +68,7 @@ def parse_upstream(text: str) -> ParsedAnswer:
 def score_answer(
     record: Mapping[str, Any], completion: str | None, parser: str = DEFAULT_PARSER
 ) -> NormadOutcome:
-    """The one per-sample scoring step both adapters call (`record` needs `id`, the gold label
-    and the groupings)."""
+    """The per-sample scoring both adapters call (`record`: id, gold label, groupings)."""
     parsed = parse_answer(completion, parser)
     return NormadOutcome(
         sample_id=str(record["id"]),

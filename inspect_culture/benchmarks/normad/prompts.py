@@ -1,8 +1,5 @@
-"""NormAd-ETI prompts: the authors' four strings, verbatim in `prompt_texts/` (see its NOTICE).
-
-Placeholders are filled with `str.format` exactly as upstream does: its `{rot}` slot receives the
-Rule-of-Thumb, the Country or the Value depending on the setting.
-"""
+"""NormAd-ETI prompts: the authors' four strings, verbatim in `prompt_texts/` (see its NOTICE),
+filled as upstream does: `{rot}` takes the Rule-of-Thumb, the Country or the Value."""
 
 from __future__ import annotations
 

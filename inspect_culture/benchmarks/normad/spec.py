@@ -1,5 +1,4 @@
-"""NormAd-ETI written once for both harnesses: contexts, parsers, parameter checks, generation
-settings, metric names, versions and the outcome record. The adapters define none of their own."""
+"""NormAd-ETI's contexts, parsers, checks, settings, metrics and outcome, for both harnesses."""
 
 from __future__ import annotations
 
@@ -40,8 +39,7 @@ BREAKDOWNS = {"iw": "iw_cluster", "subcategory": "subcategory", "country": "coun
 def validate(
     *, context: str | None = None, parser: str | None = None, dataset_revision: str | None = None
 ) -> None:
-    """Every parameter check of both adapters; checks what is given. (lm-eval fixes the context
-    per task: its adapter also calls `check_fixed`.)"""
+    """Both adapters' checks of what is given (lm-eval also calls `check_fixed`)."""
     if context is not None:
         check_choice("context", context, CONTEXTS)
     if parser is not None:
