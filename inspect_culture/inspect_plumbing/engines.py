@@ -1,16 +1,6 @@
-"""Sampling defaults of the vLLM servers that Inspect starts: neutral, as in the authors' code
-and in lm-eval's in-process vLLM.
-
-`vllm serve` fills every sampling field a request leaves out from the checkpoint's
-`generation_config.json` (`--generation-config auto`, its default): Qwen2.5-7B-Instruct, for
-one, brings top_k 20, top_p 0.8 and repetition_penalty 1.05. Inspect's `vllm/` provider sends
-neither top_k nor repetition_penalty, so the same task on the same model gave other greedy
-answers than lm-eval's `--model vllm`, which builds its SamplingParams itself (13 of 16 NormAd
-answers differed in the vLLM smoke, docs/vllm.md). The papers' code sets its sampling explicitly
-too. So, before the first generation, a server Inspect has yet to start gets
-`--generation-config vllm` (vLLM's neutral defaults), unless the user chose a value with
-`-M generation_config=...`. A server started by hand needs the flag itself (docs/vllm.md).
-"""
+"""Neutral sampling defaults (`--generation-config vllm`) for the vLLM servers Inspect starts:
+`vllm serve` otherwise fills unset fields from the checkpoint's generation_config.json, and
+greedy answers then differ from lm-eval's and the authors' (docs/vllm.md)."""
 
 from __future__ import annotations
 
@@ -43,8 +33,7 @@ def neutral_vllm_defaults(model: Model) -> bool:
 
 @solver
 def engine_defaults() -> Solver:
-    """First solver of every task: neutral vLLM sampling defaults for the evaluated model and
-    every model role, before any of them generates."""
+    """First solver of every task: for the evaluated model and every role, before any generates."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         for bound in (get_model(), *model_roles().values()):

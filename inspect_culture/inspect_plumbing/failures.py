@@ -1,12 +1,6 @@
-"""Judge and role-model failures in words, without secrets.
-
-A provider error can carry the request's API key (a 401 body that echoes it, an error page
-showing the Authorization header). Inspect writes the error text, its traceback and the
-response body into the transcript before our scorer sees the exception. So the keys of a role
-model are taken out of every exception its provider raises, in place (the exception keeps its
-type and status code, so Inspect's retry decision is unchanged), before Inspect records it;
-and the reasons we write ourselves say what happened in words, never the raw body.
-"""
+"""Judge and role-model failures in words, without secrets: a provider error can echo the API
+key, and Inspect records it before our scorer sees it, so keys are scrubbed in place (type and
+status kept, for Inspect's retry decision) and our own reasons never quote the raw body."""
 
 from __future__ import annotations
 
@@ -32,11 +26,8 @@ _GUARDED = "_inspect_culture_guarded"
 
 @dataclass
 class Attempts:
-    """Provider calls of the current judgment (Inspect's retries call the provider again), the
-    HTTP requests they sent (the OpenAI SDK under Inspect's OpenAI-style providers retries
-    inside one call), and what to do when the first call starts: it then holds a connection
-    slot, so a time limit started there does not count the wait in Inspect's max_connections
-    queue."""
+    """Provider calls and HTTP requests (the OpenAI SDK retries inside one call) of the current
+    judgment; `_on_first` starts its clock once a connection slot is held, not while queued."""
 
     _on_first: Callable[[], None] | None = None
     count: int = 0

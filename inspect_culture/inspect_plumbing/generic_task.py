@@ -1,13 +1,10 @@
-"""The Inspect adapter of every simple benchmark (a registry entry with a `contract`): samples
-from its records and messages, its generation settings, a scorer that stores its parser's
-outcome record in `Score.metadata`, and its metric function over those records. A registry
-entry names its tasks here: `generic_task:<benchmark>` is that benchmark's `@task`."""
+"""The Inspect adapter of every simple benchmark (a registry entry with a `contract`): its
+`@task` is `generic_task:<benchmark>`, its scorer keeps the parser's outcome in metadata."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -26,7 +23,13 @@ def simple_task(name: str) -> Task:
     with task_setup_errors():
         contract: SimpleBenchmark = registry.benchmark(name).simple()
         loaded = contract.load()
-        samples = [_sample(contract, record) for record in loaded.records]
+    samples = []
+    for record in loaded.records:
+        system, user = contract.prompt(record)
+        messages: list[ChatMessage] = [ChatMessageUser(content=user)]
+        if system:
+            messages.insert(0, ChatMessageSystem(content=system))
+        samples.append(Sample(id=record["id"], input=messages, metadata={"record": record}))
     return Task(
         dataset=MemoryDataset(samples, name=name),
         solver=[engine_defaults(), generate()],
@@ -39,21 +42,16 @@ def simple_task(name: str) -> Task:
     )
 
 
-def _sample(contract: SimpleBenchmark, record: dict[str, Any]) -> Sample:
-    system, user = contract.prompt(record)
-    messages: list[ChatMessage] = [ChatMessageUser(content=user)]
-    if system:
-        messages.insert(0, ChatMessageSystem(content=system))
-    return Sample(id=record["id"], input=messages, metadata={"record": record})
-
-
 @metric(scores="unreduced")
 def simple_metrics(name: str) -> Metric:
     """The benchmark's metric function over every epoch's outcome record (it counts epochs)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        records = [s.score.metadata for s in scores if s.score.metadata]
-        return registry.benchmark(name).simple().score(records)
+        return (
+            registry.benchmark(name)
+            .simple()
+            .score([s.score.metadata for s in scores if s.score.metadata])
+        )
 
     return compute
 
@@ -74,16 +72,12 @@ def simple_scorer(name: str) -> Scorer:
 
 
 @cache
-def _task_of(name: str) -> Callable[[], Task]:
+def __getattr__(name: str) -> Callable[[], Task]:
+    """`Benchmark.inspect_objects()` resolves `generic_task:<benchmark>` to its `@task`."""
+    if not any(b.name == name and b.contract for b in registry.benchmarks()):
+        raise AttributeError(name)
+
     def run() -> Task:
         return simple_task(name)
 
     return task(name=name)(run)
-
-
-def __getattr__(name: str) -> Callable[[], Task]:
-    """`Benchmark.inspect_objects()` resolves `generic_task:<benchmark>` to its `@task`."""
-    found = [b for b in registry.benchmarks() if b.name == name and b.contract]
-    if not found:
-        raise AttributeError(name)
-    return _task_of(name)

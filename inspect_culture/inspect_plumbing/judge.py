@@ -49,27 +49,19 @@ from inspect_culture.judging.protocol import Item, Judged, JudgeReply, Judging
 from inspect_culture.judging.reasons import JUDGE_LATER_REASON
 
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
-# Wall-clock limit of one judgment from its first attempt, Inspect's retries included (task
-# parameter judge_timeout); a batch grader (`batch` in its role config) has none by default,
-# since a provider batch may take up to 24 hours.
+# judge_timeout's default; none for a batch grader, whose batch may take up to 24 hours
 DEFAULT_JUDGE_TIMEOUT = 600.0
 # Wall-clock limit of one attempt of a judge call, unless the grader role sets attempt_timeout
 DEFAULT_ATTEMPT_TIMEOUT = 120
-# Judge replies never expire: re-scoring the same outputs, or resuming, repeats no judge call
-# (`judge_cache.py`: cheaper than Inspect's per-call cache, which stays available via --cache).
 JUDGE_CACHE_NOTE = "judging/cache.py; INSPECT_CULTURE_JUDGE_CACHE=off disables it"
 
 _ATTEMPTS_NOTE = "inspect_culture: provider calls made: "
 
 # The judge parameters of every judged task (CARE, CultureSynth-7, CQ-Bench VE):
 #   self_grade: let the evaluated model judge itself when no grader role is bound.
-#   judge_preflight: one one-token request to the grader before any generation, which stops
-#     the eval at once when the grader cannot answer; false for offline replays.
-#   judge_timeout: wall-clock limit of one judgment in seconds from its first attempt, retries
-#     included; a judgment that runs out of time leaves its sample unscored. Default 600, and
-#     none for a grader in batch mode (`batch` in its role config).
-#   judge_later: a generation-only run: no grader needed (none is contacted) and every sample
-#     is unscored until `inspect score LOG --model-role grader=...` judges it.
+#   judge_preflight: one one-token request to the grader before any generation; false offline.
+#   judge_timeout: seconds for one judgment, retries included, else unscored (600; none batched).
+#   judge_later: generation only, no grader contacted; `inspect score` judges the log later.
 
 NO_GRADER = (
     "This task is scored by an LLM judge, and no judge is bound. Bind one with "
@@ -80,10 +72,8 @@ NO_GRADER = (
 
 
 def grader_model(self_grade: bool, judge_later: bool = False) -> Model | None:
-    """Call inside a solver or scorer: roles are bound only while the eval runs. Its provider's
-    errors reach Inspect's transcript without the model's API key. None only for a
-    generation-only run (`judge_later`) with no grader bound: `judge_reply` then gives
-    JUDGE_LATER_REASON, so each sample is unscored and says how to judge it."""
+    """Call inside a solver or scorer (roles are bound only while the eval runs); key-guarded.
+    None only for a `judge_later` run with no grader bound (each sample is then unscored)."""
     if judge_later and not self_grade and model_roles().get(GRADER_ROLE) is None:
         return None
     model = role_model(GRADER_ROLE, NO_GRADER, default=get_model() if self_grade else None)
@@ -98,11 +88,9 @@ def require_grader(
     judge_preflight: bool = True,
     judge_later: bool = False,
 ) -> Solver:
-    """Before any generation of a judged task: fails when no judge is bound, when the judge
-    cannot answer (the preflight: one one-token request, see `preflight.py`), or when it does
-    not apply the verdict constraint asked for (the constraint probe, which then is the
-    preflight). `judge_preflight=False` skips both requests; `judge_later=True` (a
-    generation-only run, judged later by `inspect score`) needs no judge at all."""
+    """Before any generation: fails when no judge is bound, cannot answer (`preflight.py`) or
+    ignores the verdict constraint (the constraint probe, then the preflight). judge_preflight
+    false skips both requests; judge_later needs no judge at all."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         if judge_later:
@@ -137,14 +125,11 @@ def judge_config(
     config = JUDGE_CONFIG
     if grader.config.max_tokens is not None:
         config = config.merge(GenerateConfig(max_tokens=grader.config.max_tokens))
-    # Inspect's batch mode as the role was bound with it (`batch: true` in the role's config):
-    # kept explicitly, so that nothing merged into the judge's config can drop it. A role model
-    # does not inherit the eval's --batch (Inspect's Model._resolve_config).
+    # the role's own batch mode, kept so that nothing merged later drops it (a role model does
+    # not inherit the eval's --batch)
     if grader.config.batch is not None:
         config = config.merge(GenerateConfig(batch=grader.config.batch))
-    # A hung attempt is abandoned and retried (Inspect's own retry loop), as in lm-eval's
-    # judge_timeout, unless the role sets its own attempt_timeout; judge_timeout still bounds
-    # the whole judgment. Not for a batch grader: its attempt waits for the whole batch.
+    # a hung attempt is retried, as in lm-eval; not batched: that attempt waits for the batch
     if grader.config.attempt_timeout is None and not batched(grader):
         config = config.merge(GenerateConfig(attempt_timeout=DEFAULT_ATTEMPT_TIMEOUT))
     if constraint == "none" or verdict_format is None:
@@ -153,9 +138,8 @@ def judge_config(
     if "response_format" not in fields:
         return config.merge(GenerateConfig(extra_body=fields["extra_body"]))
     if "maxLength" in (getattr(grader.api, "schema_exclude_fields", None) or ()):
-        # Inspect's OpenAI-compatible providers (vllm/, openai-api/) drop `maxLength` from a
-        # response schema, and with it the bound that makes the verdict certain: send the
-        # schema as it is, exactly as the lm-eval judge does.
+        # Inspect's OpenAI-compatible providers drop the schema's `maxLength`, the bound that
+        # makes the verdict certain: send it as it is, as the lm-eval judge does
         return config.merge(GenerateConfig(extra_body=fields))
     spec = fields["response_format"]["json_schema"]
     schema = ResponseSchema(
@@ -167,8 +151,7 @@ def judge_config(
 
 
 def reply_cache() -> JudgeCache | None:
-    """The shared judge cache, writes batched (a name tests patch): None when off or when it
-    could not be opened (that was said before generation, by `open_cache`)."""
+    """The shared judge cache (tests patch it); None when off or unopenable (said before)."""
     try:
         return open_cache()
     except JudgeCacheError:
@@ -176,8 +159,7 @@ def reply_cache() -> JudgeCache | None:
 
 
 def batched(model: Model) -> bool:
-    """Whether the role sends its calls through the provider's batch API (Inspect's `batch`:
-    true, a batch size, or a BatchConfig; false, 0 or unset is off)."""
+    """Whether the role uses the provider's batch API (Inspect's `batch` set and not 0/false)."""
     return bool(model.config.batch)
 
 
@@ -195,11 +177,8 @@ async def bounded_generate(
     timeout: float | None,
     cache: bool | CachePolicy | None = None,
 ) -> tuple[ModelOutput, int]:
-    """`model.generate` within `timeout` seconds from its first attempt (None: no limit), and
-    the number of attempts it made (HTTP requests when known, else provider calls). The clock
-    starts when a call first reaches the provider: the wait for a max_connections slot is
-    Inspect's queue, not a slow judge. No `cache`: Inspect's own --cache, if given, applies as
-    to any model."""
+    """`model.generate` within `timeout` seconds (None: no limit) from the first call reaching
+    the provider (not the max_connections queue), and the attempts it made."""
     cached = {} if cache is None else {"cache": cache}
     loop = asyncio.get_running_loop()
     deadline = asyncio.timeout(None)
@@ -236,12 +215,8 @@ async def judge_reply(
     constraint: str = "none",
     timeout: float | None = None,
 ) -> tuple[str | None, str | None]:
-    """(reply, error) of one judge call with the judge's config and cache, within `timeout`
-    seconds of wall clock from its first attempt (Inspect's retries included; None: 600 s, or
-    no limit for a batch grader). A call that fails after Inspect's own retries, or runs out
-    of time, becomes a reason in words (what happened, attempts, judge host and model; never
-    the error body), so the sample is unscored and the run goes on. A constrained JSON reply
-    comes back in the paper's format. No grader (a `judge_later` run): no call."""
+    """(reply, error) of one judge call with the judge's config, cache and `judgment_timeout`;
+    a failure becomes a reason in words (never the error body), so the run goes on."""
     if grader is None:
         note_judge_later()
         return None, JUDGE_LATER_REASON
@@ -278,8 +253,7 @@ async def judge_sample(
     constraint: str = "none",
     timeout: float | None = None,
 ) -> tuple[Judged, list[JudgeReply]]:
-    """The benchmark's judge requests for one answer, sent concurrently through `judge_reply`,
-    and the outcome of their replies (parsed once, by the benchmark)."""
+    """The benchmark's judge requests for one answer, sent concurrently, and their outcome."""
     requests = judging.requests(item, answer)
     results = await asyncio.gather(
         *(

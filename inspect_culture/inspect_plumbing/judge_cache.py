@@ -1,14 +1,6 @@
-"""What the shared judge cache (`judging/cache.py`) needs from an Inspect grader: its name and
-endpoint, its sampling settings, and the checkpoint it serves. The same request from lm-eval
-gets the same key, so a verdict paid for in one harness is reused by the other.
-
-Our cache instead of Inspect's own (`cache=CachePolicy(...)`, still available via --cache):
-Inspect fetches and stores each entry synchronously on the event loop, a deep copy, a JSON dump
-and one pickle file per entry (about 1.2 ms a judgment on the 2-core development machine, which
-made our scorer 6 % slower than `model_graded_qa`); this one is one SQLite lookup, writes
-batched. A hit answers without a model event in the transcript (an info event says where the
-reply came from).
-"""
+"""An Inspect grader's key in the shared judge cache (`judging/cache.py`), the same as lm-eval's
+for the same request. Preferred to Inspect's own cache (still there via --cache), whose
+synchronous pickle per entry made our scorer 6 % slower than `model_graded_qa`."""
 
 from __future__ import annotations
 

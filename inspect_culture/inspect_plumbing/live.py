@@ -1,13 +1,6 @@
-"""Live or final metrics, and the honest-exit banner.
-
-Inspect computes a task's metrics twice over: while the eval runs, for its display (at most
-about every 0.9 s, over every score so far: `update_metrics_display_fn` in
-`inspect_ai/_eval/task/run.py`), and once at the end, for the log (`eval_results` called by the
-task runner, and by `score_async` for `inspect score`). The metric function receives the same
-arguments in both cases, so the only difference is who called it. `is_live_refresh` looks for
-that display function on the call stack. If Inspect renames it the check answers False, and
-every computation is the full, final one: slower live refreshes, never other final numbers.
-"""
+"""Live or final metrics, and the honest-exit banner. Inspect calls a metric with the same
+arguments for its live display (`update_metrics_display_fn`) and for the log, so only the call
+stack tells them apart; if Inspect renames that function, every computation is the final one."""
 
 from __future__ import annotations
 
@@ -21,8 +14,7 @@ log = logging.getLogger(__name__)
 _LIVE_MODULE = "inspect_ai._eval.task.run"
 _LIVE_FUNCTIONS = {"compute", "update_metrics_display_fn"}
 ALL_UNSCORED = "all_unscored"  # the metric a judged task reports when no sample was scored
-# Set when a sample of a generation-only run (judge_later) was left for `inspect score`: its
-# final metrics then get a calm note, not the alarm of a run whose judge failed.
+# A judge_later run's final metrics get a calm note, not the alarm of a run whose judge failed
 _judge_later_seen = False
 
 

@@ -1,8 +1,5 @@
-"""Strict checks of the task parameters Inspect passes as they are: `-T name=value` arrives
-YAML-parsed (`true` a bool, `3` an int, `maybe` or `abc` a string). A value of the wrong kind is
-refused with a message naming the parameter and the values allowed, never coerced. The
-benchmark parameters are checked by each spec's `validate`; these are the Inspect-only ones
-(per_category, judge_preflight, judge_timeout)."""
+"""Strict checks of the Inspect-only task parameters (`-T` values arrive YAML-parsed): a value
+of the wrong kind is refused with the values allowed, never coerced."""
 
 from __future__ import annotations
 

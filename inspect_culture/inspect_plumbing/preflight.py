@@ -1,10 +1,6 @@
-"""Before the first generation: can the role model (grader, CultureSynth's baseline) answer?
-
-One small request (a one-token chat reply) per eval and role model, every sample waiting for
-it, sent without Inspect's retry loop and under a short wall-clock limit, so an unreachable
-endpoint, a refused key, an unknown model or a wrong path stops the eval at once with one
-message naming the URL, the model and what to fix, instead of retrying until Inspect's
-timeout. Switched off with `-T judge_preflight=false` (offline replays)."""
+"""Before the first generation, one one-token request per eval and role model, without retries:
+a role model that cannot answer stops the eval at once with what to fix, instead of retrying
+until Inspect's timeout. `-T judge_preflight=false` switches it off (offline replays)."""
 
 from __future__ import annotations
 
