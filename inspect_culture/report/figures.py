@@ -1,7 +1,4 @@
-"""The figures of `culture-evals report`, PNG and PDF, each from one table with a row from the
-user's runs. A model keeps one colour in every figure; lm-eval runs are hatched; published
-numbers are markers over the bars they compare with. matplotlib (the `report` extra) is imported
-only where something is drawn."""
+"""The figures of `culture-evals report` (PNG and PDF); matplotlib is imported only to draw."""
 
 from __future__ import annotations
 
@@ -63,8 +60,7 @@ class ModelStyle:
 
 @dataclass(frozen=True)
 class _Context:
-    """What every figure of one report shares: model styles, how series are labelled, and
-    the folder the figures are saved in."""
+    """What every figure of one report shares."""
 
     styles: Mapping[str, ModelStyle]
     show_harness: bool  # the report holds runs from both harnesses
@@ -79,8 +75,7 @@ class _Context:
 
 @dataclass(frozen=True)
 class _Series:
-    """One bar per category: the runs of a model in one harness and setting, or a model with
-    published numbers only (drawn as markers in a slot of its own)."""
+    """A model's runs in one harness and setting, or a published-only model (markers only)."""
 
     model: str
     harness: str | None
@@ -90,8 +85,7 @@ class _Series:
 
 
 def model_styles(tables: Sequence[Table]) -> dict[str, ModelStyle]:
-    """Each model's style, in order of first appearance over all tables: the user's models
-    first, then models with published numbers only, so the user's get the first colours."""
+    """Each model's style; the user's models come first, so they get the first colours."""
     run = [row.model for table in tables for row in table.rows if row.kind == "run"]
     published = [row.model for table in tables for row in table.rows if row.kind != "run"]
     models = list(dict.fromkeys([*run, *published]))
@@ -107,12 +101,8 @@ def model_styles(tables: Sequence[Table]) -> dict[str, ModelStyle]:
 
 
 def draw_figures(tables: Sequence[Table], out_dir: Path) -> list[Figure]:
-    """Write `<key>.png` and `<key>.pdf` under `out_dir` for each figure a benchmark's report
-    section names whose table holds a run row, in report order. matplotlib is needed only when
-    there is something to draw."""
-    by_key: dict[str, Table] = {}
-    for table in tables:
-        by_key.setdefault(table.key, table)
+    """Write `<key>.png` and `<key>.pdf` for each section figure whose table holds a run row."""
+    by_key = {table.key: table for table in reversed(tables)}  # the first table of a key
     plans = [
         (draw, by_key[key])
         for _, section in sections()
@@ -144,8 +134,7 @@ def _value_columns(table: Table) -> list[Column]:
 
 
 def _wrap(text: str, width: int = 32) -> str:
-    """Wrap at spaces and after the `/` of model ids ("org/name"), so a name splits between
-    its parts, not inside a word; only a part longer than a line is cut."""
+    """Wrap at spaces and after the `/` of "org/name", so a name splits between its parts."""
     lines: list[str] = []
     line = ""
     for part in re.split(r"(?<=[/\s])", text):
@@ -158,8 +147,7 @@ def _wrap(text: str, width: int = 32) -> str:
 
 
 def _series(table: Table, context: _Context) -> list[_Series]:
-    """One series per (model, harness, setting) of the run rows, in print order, then one
-    marker slot per model that only has published rows."""
+    """One series per (model, harness, setting) of the run rows, then published-only models."""
     keys = list(dict.fromkeys((r.model, r.harness, r.setting) for r in _run_rows(table)))
     settings: dict[tuple[str, str | None], int] = {}
     for model, harness, _ in keys:
@@ -217,12 +205,21 @@ def _error(cell: Cell) -> tuple[float, float]:
     return max(cell.value - cell.ci_low, 0.0), max(cell.ci_high - cell.value, 0.0)
 
 
-def _present(cells: Sequence[Cell | None], xs: Sequence[float]) -> list[tuple[float, Cell]]:
-    return [(x, c) for x, c in zip(xs, cells) if c is not None and c.value is not None]
+def _present(row: Row | None, columns: Sequence[Column], offset: float) -> list[tuple[float, Cell]]:
+    """(x, cell) of each column's cell with a value, column i at x = i + offset."""
+    cells = [row.cells.get(column.key) for column in columns] if row else []
+    return [(i + offset, c) for i, c in enumerate(cells) if c is not None and c.value is not None]
+
+
+def _fill(colour: str, hatch: str) -> dict[str, Any]:
+    """A bar in a model's colour; white hatching marks the palette's repeats and lm-eval runs."""
+    if not hatch:
+        return {"color": colour, "edgecolor": colour, "linewidth": 0, "hatch": None}
+    return {"color": colour, "edgecolor": "white", "linewidth": 0.6, "hatch": hatch}
 
 
 def _new_figure(width: float, height: float) -> MplFigure:
-    """A figure outside pyplot (no global figure registry), laid out by constrained layout."""
+    """A figure outside pyplot, so no global figure registry holds it."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure as MplFigure
 
@@ -245,34 +242,8 @@ def _save(figure: MplFigure, context: _Context, key: str, title: str, caption: s
 # --- grouped bars ---------------------------------------------------------------------------
 
 
-def _draw_bars(
-    ax: Axes,
-    xs: Sequence[float],
-    cells: Sequence[Cell | None],
-    width: float,
-    colour: str,
-    hatch: str,
-) -> None:
-    """Bars for the cells that have a value; error bars for those that have an interval."""
-    present = _present(cells, xs)
-    if not present:
-        return
-    edge = "white" if hatch else colour
-    ax.bar(
-        [x for x, _ in present],
-        [c.value for _, c in present],
-        width * 0.92,
-        color=colour,
-        edgecolor=edge,
-        linewidth=0.6 if hatch else 0,
-        hatch=hatch or None,
-        zorder=2,
-    )
-    _draw_error_bars(ax, [(x, c) for x, c in present if c.has_interval])
-
-
-def _draw_error_bars(ax: Axes, points: Sequence[tuple[float, Cell]]) -> None:
-    if not points:
+def _draw_error_bars(ax: Axes, present: Sequence[tuple[float, Cell]]) -> None:
+    if not (points := [(x, c) for x, c in present if c.has_interval]):
         return
     errors = [_error(cell) for _, cell in points]
     ax.errorbar(
@@ -285,21 +256,6 @@ def _draw_error_bars(ax: Axes, points: Sequence[tuple[float, Cell]]) -> None:
         capsize=2.5,
         zorder=3,
     )
-
-
-def _draw_markers(
-    ax: Axes, xs: Sequence[float], cells: Sequence[Cell | None], style: ModelStyle
-) -> bool:
-    """Published values as black-edged markers in the model's colour, on a white halo so they
-    stand out on a bar of the same (or a dark) colour; True if any was drawn."""
-    present = _present(cells, xs)
-    _draw_error_bars(ax, [(x, c) for x, c in present if c.has_interval])
-    if present:
-        points = ([x for x, _ in present], [c.value for _, c in present])
-        halo = {"marker": style.marker, "markersize": 10, "color": "white"}
-        ax.plot(*points, linestyle="none", **halo, zorder=4)
-        ax.plot(*points, linestyle="none", **_marker_kwargs(style), zorder=4.1)
-    return bool(present)
 
 
 def _marker_kwargs(style: ModelStyle) -> dict[str, Any]:
@@ -320,26 +276,34 @@ def _draw_grouped(
     published: Mapping[str, Row],
     context: _Context,
 ) -> bool:
-    """One group of bars per column, one bar per series (a group spans at most 0.8 of a
-    category; one or two models do not get slabs); published values as markers centred on
-    their model's bars; category labels, a dotted line before a summary column (Overall,
-    Weighted avg.) and a light grid. Returns whether any published marker was drawn."""
+    """A group of bars per column (one or two models do not get slabs), published markers
+    centred on their model's bars; returns whether any published marker was drawn."""
     width = min(0.8 / max(len(series), 1), 0.3)
     offsets = [(j - (len(series) - 1) / 2) * width for j in range(len(series))]
     for offset, one, row in zip(offsets, series, rows):
-        if row is not None:
-            xs = [i + offset for i in range(len(columns))]
-            cells = [row.cells.get(column.key) for column in columns]
-            colour = context.styles[one.model].colour
-            _draw_bars(ax, xs, cells, width, colour, context.hatch(one.model, one.harness))
+        if present := _present(row, columns, offset):
+            colour, hatch = context.styles[one.model].colour, context.hatch(one.model, one.harness)
+            ax.bar(
+                [x for x, _ in present],
+                [c.value for _, c in present],
+                width * 0.92,
+                **_fill(colour, hatch),
+                zorder=2,
+            )
+            _draw_error_bars(ax, present)
     drawn = False
     for model, row in published.items():
         mine = [offset for offset, one in zip(offsets, series) if one.model == model]
         if not mine or model not in context.styles:
             continue
-        xs = [i + sum(mine) / len(mine) for i in range(len(columns))]
-        cells = [row.cells.get(column.key) for column in columns]
-        drawn = _draw_markers(ax, xs, cells, context.styles[model]) or drawn
+        present = _present(row, columns, sum(mine) / len(mine))
+        _draw_error_bars(ax, present)
+        if present:  # a white halo under each marker, so it stands out on a bar
+            style, drawn = context.styles[model], True
+            points = ([x for x, _ in present], [c.value for _, c in present])
+            halo = {"marker": style.marker, "markersize": 10, "color": "white"}
+            ax.plot(*points, linestyle="none", **halo, zorder=4)
+            ax.plot(*points, linestyle="none", **_marker_kwargs(style), zorder=4.1)
     ax.set_xticks(range(len(columns)), [_wrap(c.label, 14) for c in columns])
     ax.set_xlim(-0.5, len(columns) - 0.5)
     for i, column in enumerate(columns):
@@ -354,9 +318,7 @@ def _draw_grouped(
 def _legend(
     figure: MplFigure, series: Sequence[_Series], context: _Context, published: bool
 ) -> None:
-    """A legend under the axes: a patch per run series (hatched like its bars), a marker per
-    published-only model and one plain marker saying what the published markers are; in as
-    many columns (at most 3) as fit the figure's width, and the figure made taller for it."""
+    """A legend under the axes, in as many columns (at most 3) as fit; the figure grows for it."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -389,10 +351,6 @@ def _legend(
     figure.set_figheight(figure.get_figheight() + (0.25 + lines * 0.15))
 
 
-def _bars_width(n_columns: int, n_series: int) -> float:
-    return min(max(6.0, 1.2 + n_columns * (0.28 * n_series + 0.45)), 14.0)
-
-
 def _limits(ax: Axes, low: float | None = None, high: float | None = None) -> None:
     """Bars start at zero when nothing is negative; fixed ends for bounded scales."""
     bottom, top = ax.get_ylim()
@@ -416,10 +374,10 @@ def _bar_panels(
     height: float,
     limits: Limits,
 ) -> tuple[MplFigure, Axes, bool]:
-    """Grouped bars per column, the panels stacked, with one legend; the first axes, and
-    whether a published marker was drawn."""
+    """Stacked panels of grouped bars; the first axes, and whether a marker was drawn."""
     columns = _value_columns(table)
-    figure = _new_figure(_bars_width(len(columns), len(series)), height)
+    width = min(max(6.0, 1.2 + len(columns) * (0.28 * len(series) + 0.45)), 14.0)
+    figure = _new_figure(width, height)
     axes = figure.subplots(len(panels), 1, squeeze=False, sharex=True, sharey=True).ravel()
     published = False
     for ax, (name, rows, marks) in zip(axes, panels):
@@ -439,8 +397,7 @@ def _caption(
     published: bool,
     error_bars: bool = True,
 ) -> str:
-    """What the figure shows, what the error bars and markers mean, and where published
-    numbers come from."""
+    """What the figure shows, what error bars and markers mean, where published numbers are from."""
     parts = [what]
     intervals = any(c.has_interval for row in table.rows for c in row.cells.values())
     if error_bars and intervals:
@@ -459,8 +416,9 @@ def _caption(
 
 
 def heatmap(table: Table, context: _Context, *, key: str, title: str, what: str) -> Figure:
-    """The table's columns (x) by its row groups (y), one panel per run series, on one shared
-    colour scale (the data rounded out to tens, so small differences stay visible)."""
+    """Columns by row groups, a panel per run series, on one colour scale rounded out to tens."""
+    import matplotlib
+    import numpy as np
     from matplotlib.colors import Normalize
 
     series = [s for s in _series(table, context) if not s.published_only]
@@ -479,46 +437,32 @@ def heatmap(table: Table, context: _Context, *, key: str, title: str, what: str)
     if present:
         low, high = math.floor(min(present) / 10) * 10, math.ceil(max(present) / 10) * 10
         norm = Normalize(low, high) if high > low else Normalize(low - 5, high + 5)
+    row_labels = [_group_label(table, g) for g in groups]
+    edges_x, edges_y = np.arange(len(columns) + 1) - 0.5, np.arange(len(row_labels) + 1) - 0.5
     image = None
     for ax, one, grid in zip(axes, series, grids):
-        image = _heatmap_panel(ax, grid, norm, columns, [_group_label(table, g) for g in groups])
+        data = np.ma.masked_invalid(
+            np.array([[math.nan if v is None else v for v in line] for line in grid], dtype=float)
+        )
+        # a mesh, not an image: the PDF stays vector; masked (missing) cells show the background
+        cmap = matplotlib.colormaps["cividis"]
+        image = ax.pcolormesh(edges_x, edges_y, data, cmap=cmap, norm=norm, edgecolors="white")
+        ax.set_facecolor("#f0f0f0")
+        ax.invert_yaxis()
+        for (i, j), value in np.ndenumerate(data.filled(math.nan)):
+            if not math.isnan(value):
+                colour = "white" if norm(value) < 0.5 else "black"
+                ax.text(j, i, f"{value:.1f}", ha="center", va="center", color=colour, fontsize=8)
+        ax.set_xticks(range(len(columns)), [c.label for c in columns], rotation=35, ha="right")
+        ax.set_yticks(range(len(row_labels)), row_labels)
+        ax.tick_params(length=0)
+        for spine in ax.spines.values():
+            spine.set_visible(False)
         ax.set_title(_wrap(one.label, 60))
     for ax in axes[len(series) :]:
         figure.delaxes(ax)
     figure.colorbar(image, ax=list(axes[: len(series)]), label=table.metric, shrink=0.9)
     return _save(figure, context, key, title, _caption(table, what, [], False, error_bars=False))
-
-
-def _heatmap_panel(
-    ax: Axes,
-    grid: Sequence[Sequence[float | None]],
-    norm: Any,
-    columns: Sequence[Column],
-    row_labels: Sequence[str],
-) -> Any:
-    """One panel: missing cells stay blank (a light grey background), others carry their value."""
-    import matplotlib
-    import numpy as np
-
-    data = np.ma.masked_invalid(
-        np.array([[math.nan if v is None else v for v in line] for line in grid], dtype=float)
-    )
-    edges_x, edges_y = np.arange(len(columns) + 1) - 0.5, np.arange(len(row_labels) + 1) - 0.5
-    cmap = matplotlib.colormaps["cividis"]
-    # a mesh, not an image: the PDF stays vector; masked (missing) cells show the background
-    image = ax.pcolormesh(edges_x, edges_y, data, cmap=cmap, norm=norm, edgecolors="white")
-    ax.set_facecolor("#f0f0f0")
-    ax.invert_yaxis()
-    for (i, j), value in np.ndenumerate(data.filled(math.nan)):
-        if not math.isnan(value):
-            colour = "white" if norm(value) < 0.5 else "black"
-            ax.text(j, i, f"{value:.1f}", ha="center", va="center", color=colour, fontsize=8)
-    ax.set_xticks(range(len(columns)), [c.label for c in columns], rotation=35, ha="right")
-    ax.set_yticks(range(len(row_labels)), row_labels)
-    ax.tick_params(length=0)
-    for spine in ax.spines.values():
-        spine.set_visible(False)
-    return image
 
 
 def bars(
@@ -532,8 +476,7 @@ def bars(
     zero_line: bool = False,
     limits: Limits = (None, None),
 ) -> Figure:
-    """Grouped bars per column: one panel of the rows without a group, or `by_group` one
-    panel per row group; a zero line where values can be negative."""
+    """Grouped bars per column: one panel, or `by_group` one panel per row group."""
     series = _series(table, context)
     groups = _groups(table, _run_rows(table)) if by_group else [None]
     panels = [
@@ -562,9 +505,8 @@ def summary_bars(
     one_group_note: str,
     limits: Limits = (None, None),
 ) -> Figure:
-    """Grouped bars per column from each series' `summary_group` row (an average over the
-    groups), or from its first group where it has none, which the legend and caption name
-    (`one_group_note`, formatted with `series` and `group`); published rows chosen alike."""
+    """Grouped bars of each series' `summary_group` row, else of its first group, which the
+    legend and caption name (`one_group_note`, formatted with `series` and `group`)."""
     series: list[_Series] = []
     rows: list[Row | None] = []
     for one in _series(table, context):
@@ -604,8 +546,7 @@ def _summary_pick(table: Table, rows: Sequence[Row], summary_group: str) -> Row 
 
 
 def outcome_bars(table: Table, context: _Context, *, key: str, title: str, what: str) -> Figure:
-    """Wins, ties and losses of each run as one 100% bar; a swatch in the model's colour (and
-    hatch) by each bar ties it to the other figures."""
+    """Wins, ties and losses of each run as one 100% bar, by a swatch in the model's style."""
     from matplotlib.patches import Patch
 
     series = [s for s in _series(table, context) if not s.published_only]
@@ -615,15 +556,7 @@ def outcome_bars(table: Table, context: _Context, *, key: str, title: str, what:
     for y, (one, row) in enumerate(zip(series, rows)):
         style = context.styles[one.model]
         hatch = context.hatch(one.model, one.harness)
-        ax.barh(
-            y,
-            4.0,
-            left=-6.0,
-            color=style.colour,
-            hatch=hatch or None,
-            edgecolor="white" if hatch else style.colour,
-            linewidth=0.6 if hatch else 0,
-        )
+        ax.barh(y, 4.0, left=-6.0, **_fill(style.colour, hatch))
         for column, left, width in _outcome_spans(row) if row is not None else ():
             colour = OUTCOME_COLOURS[column]
             ax.barh(y, width, left=left, color=colour, edgecolor="white", linewidth=0.8, zorder=2)
@@ -648,8 +581,7 @@ def outcome_bars(table: Table, context: _Context, *, key: str, title: str, what:
 
 
 def _outcome_spans(row: Row) -> list[tuple[str, float, float]]:
-    """(column, left, width) of each outcome with a value: wins from 0, losses up to 100, ties
-    between them, so a missing value leaves a gap instead of shifting the others."""
+    """(column, left, width) per outcome; a missing value leaves a gap, not a shift."""
     win, tie, loss = (_value(row, k) for k in OUTCOME_COLOURS)
     spans = []
     if win is not None:
