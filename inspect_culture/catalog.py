@@ -1,9 +1,5 @@
-"""Every task this package offers, in both harnesses, with a one-line description.
-
-`culture-evals list` prints this. The Inspect entries come from `inspect_culture.registry` (with
-the options a user passes); the lm-eval entries are read from each registered benchmark's
-generated YAML (task or group name and its alias), so neither can go stale.
-"""
+"""Every task in both harnesses (`culture-evals list`), from the registry and the generated
+lm-eval YAML, so neither can go stale."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""`culture-evals data info|verify`: every registered benchmark's source, mirror, cache and
-records."""
+"""`culture-evals data info|verify`: each benchmark's source, mirror, cache and records."""
 
 from __future__ import annotations
 
@@ -61,8 +60,7 @@ def _row_count(benchmark: Benchmark) -> str:
 
 
 def verify(names: Sequence[str] | None = None) -> tuple[str, bool]:
-    """Load every selected dataset and validate every record; downloads only while
-    `INSPECT_CULTURE_DATA_DIR` is unset and offline mode is off."""
+    """Load and validate every selected dataset (downloads only as `resolve` allows)."""
     lines, ok = [], True
     for benchmark in _selected(names):
         name = benchmark.name

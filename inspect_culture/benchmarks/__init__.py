@@ -1,2 +1,1 @@
-"""The benchmarks, one folder each, free of any harness: data, spec, prompts, parsing,
-metrics and judging. `inspect_culture.registry` lists them."""
+"""The benchmarks, one harness-free folder each; `inspect_culture.registry` lists them."""

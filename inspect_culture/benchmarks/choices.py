@@ -15,8 +15,7 @@ def check_choice(parameter: str, value: object, allowed: Iterable[str]) -> str:
 
 
 def check_bool(parameter: str, value: object) -> bool:
-    """A flag from Python, `-T name=true` or `--metadata`: true/false only, never a guess (a
-    typo such as `reasoning=ture` must not silently select one of the two)."""
+    """true/false only: a typo such as `reasoning=ture` must not silently pick one."""
     if isinstance(value, str) and value.strip().lower() in {"true", "false"}:
         return value.strip().lower() == "true"
     if isinstance(value, bool):
@@ -25,8 +24,7 @@ def check_bool(parameter: str, value: object) -> bool:
 
 
 def is_whole_number_text(text: str) -> bool:
-    """ "12", "+3", "-4" (surrounding spaces allowed): str.isdigit alone also takes "²" or "١",
-    which int() then refuses with an error that names no parameter."""
+    """ "12", "+3", " -4 ": not "²" or "١", which isdigit takes and int() refuses namelessly."""
     text = text.strip()
     digits = text[1:] if text[:1] in ("+", "-") else text
     return digits.isascii() and digits.isdigit()
@@ -41,8 +39,7 @@ def check_int(parameter: str, value: object) -> int:
 
 
 def check_fixed(task: str, given: Mapping[str, object], **fixed: object) -> None:
-    """lm-eval: what a task's name fixes (a context, a language, a setting) cannot be changed by
-    `--metadata`, which would relabel one setting's result as another's."""
+    """What an lm-eval task's name fixes: `--metadata` changing it would relabel the result."""
     for key, value in fixed.items():
         if key in given and given[key] != value:
             raise ValueError(

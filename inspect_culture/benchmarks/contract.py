@@ -1,6 +1,5 @@
-"""What a simple benchmark (no judge) hands the generic adapters, harness-free: with this and
-one registry entry (`contract`) it runs in Inspect (`inspect_plumbing/generic_task.py`) and
-lm-eval (`lm_eval_tasks/generic.py`), and both call the same functions, so they agree."""
+"""What a simple benchmark (no judge) hands the generic adapters of both harnesses, which call
+the same functions, so they agree."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Types every benchmark spec (`benchmarks/<benchmark>/spec.py`) is built from, so both harness
-adapters read generation settings and outcome records the same way for all four benchmarks."""
+"""Types every benchmark spec is built from, so both adapters read them alike."""
 
 from __future__ import annotations
 
@@ -12,8 +11,7 @@ _Outcome = TypeVar("_Outcome", bound="OutcomeRecord")
 
 @dataclass(frozen=True)
 class GenerationSettings:
-    """One task family's decoding settings, written once for both harnesses. No stop sequence:
-    multi-paragraph answers end at EOS or the cap, alike in both harnesses."""
+    """Decoding settings for both harnesses; no stop sequence, so answers end alike."""
 
     temperature: float
     max_tokens: int
@@ -39,9 +37,8 @@ class GenerationSettings:
 
 @dataclass(frozen=True)
 class OutcomeRecord:
-    """What one scored sample contributes to the metrics: a flat record both harnesses store
-    (Inspect in `Score.metadata`, lm-eval as the per-doc metric item). Subclasses are frozen
-    dataclasses of JSON values, converted generically so no adapter rebuilds a record."""
+    """One scored sample's flat record, stored by both harnesses and converted generically
+    (subclasses: frozen dataclasses of JSON values)."""
 
     def to_record(self) -> dict[str, Any]:
         return asdict(self)

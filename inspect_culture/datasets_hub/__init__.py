@@ -1,5 +1,4 @@
-"""What every benchmark's data goes through: sources, offline mirror, download cache,
-JSON-Schema validation and provenance. Each benchmark's own loader lives in its folder."""
+"""What every benchmark's data goes through; each benchmark's own loader lives in its folder."""
 
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 

@@ -1,5 +1,4 @@
-"""The one language map: every code a benchmark uses, its English name, the culture adjective
-CARE's prompts and rating files use, and the spellings accepted where data names a language."""
+"""The one language map: codes, English names, CARE's culture adjectives, accepted spellings."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Find an upstream file: offline mirror first, then the download cache, then the network, but
-never the network while `INSPECT_CULTURE_DATA_DIR` is set or offline mode is on."""
+"""Find an upstream file: mirror, cache, then network (never while a mirror or offline is set)."""
 
 from __future__ import annotations
 
@@ -54,9 +53,7 @@ def locate(source: Source) -> ResolvedFile | None:
 
 
 def resolve(source: Source, *, also: str = "") -> ResolvedFile:
-    """The file to read, downloaded into the cache only as the module says. A source with a git
-    blob id is verified wherever the file came from. `also` names other accepted mirror layouts
-    in the "not in the mirror" message (" (or ...)")."""
+    """The file to read, blob-verified wherever it came from; `also` names other mirror layouts."""
     found = locate(source)
     if found is None:
         if offline():
@@ -102,16 +99,14 @@ def unavailable_message(source: Source, reason: str) -> str:
 
 
 def _download(url: str, dest: Path, *, timeout: float = 60.0) -> Path:
-    """Fetch `url` to `dest` atomically (an interrupted download never leaves a truncated file a
-    later run would trust), sending a Hugging Face token in `HF_TOKEN` when present."""
+    """Atomically, so a later run never trusts a truncated file; sends `HF_TOKEN` if set."""
     headers = {"User-Agent": "inspect-culture (+https://pypi.org/project/inspect-culture/)"}
     if token := os.environ.get("HF_TOKEN", "").strip():
         headers["Authorization"] = f"Bearer {token}"
     dest.parent.mkdir(parents=True, exist_ok=True)
+    request = urllib.request.Request(url, headers=headers)
     try:
-        with urllib.request.urlopen(
-            urllib.request.Request(url, headers=headers), timeout=timeout
-        ) as response:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             fd, tmp_name = tempfile.mkstemp(
                 dir=dest.parent, prefix=f".{dest.name}.", suffix=".part"
             )

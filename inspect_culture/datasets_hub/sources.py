@@ -1,5 +1,4 @@
-"""The kinds of upstream source a benchmark declares (in its own `source.py`): repository,
-pinned revision, license, mirror path."""
+"""The kinds of upstream source a benchmark declares in its own `source.py`."""
 
 from __future__ import annotations
 
@@ -24,11 +23,8 @@ class HFFileSource:
     description: str
 
     def url(self) -> str:
-        endpoint = (
-            os.environ.get(HF_ENDPOINT_ENV)
-            or os.environ.get("HF_ENDPOINT")
-            or "https://huggingface.co"
-        ).rstrip("/")
+        endpoint = os.environ.get(HF_ENDPOINT_ENV) or os.environ.get("HF_ENDPOINT")
+        endpoint = (endpoint or "https://huggingface.co").rstrip("/")
         return f"{endpoint}/datasets/{self.repo_id}/resolve/{self.revision}/{self.filename}"
 
     def describe(self) -> str:
@@ -42,8 +38,7 @@ GITHUB_ENDPOINT_ENV = "INSPECT_CULTURE_GITHUB_ENDPOINT"
 
 @dataclass(frozen=True)
 class GitHubFileSource:
-    """One file of a GitHub repository, verified by its git blob id when one is known. A branch
-    as `revision` only for a repository nobody could inspect: unpinned, its sha256 recorded."""
+    """A GitHub file, blob-verified when the id is known; a branch revision means unpinned."""
 
     benchmark: str
     repo: str

@@ -6,8 +6,7 @@ import sqlite3
 
 
 def add_column(db: sqlite3.Connection, table: str, column: str) -> None:
-    """`ALTER TABLE ... ADD COLUMN`, where another process adding the same column between our
-    look at the table and this statement is no error: the column is there either way."""
+    """`ALTER TABLE ... ADD COLUMN`; another process adding it first is no error."""
     try:
         db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
     except sqlite3.OperationalError as exc:

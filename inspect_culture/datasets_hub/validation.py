@@ -35,9 +35,8 @@ def validate_record(
     field_names: dict[str, str] | None = None,
     refuse_nul: bool = True,
 ) -> None:
-    """Raise DataValidationError for the first schema violation, or (with `refuse_nul`) a NUL byte
-    in any text (a corrupt file). `where` locates the record; `field_names` maps our field names
-    to the upstream column names a user sees."""
+    """The first schema violation or (`refuse_nul`) NUL byte as a DataValidationError naming
+    `where` and the field as the user sees it (`field_names`: ours -> upstream)."""
     names = field_names or {}
     nul = next((str(key) for key, value in record.items() if _has_nul(value)), None)
     if refuse_nul and nul is not None:

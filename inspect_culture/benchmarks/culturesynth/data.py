@@ -398,11 +398,9 @@ def _xlsx_tables(path: Path) -> list[_Table]:
             f"{path}: reading xlsx needs openpyxl (pip install openpyxl)"
         ) from None
     if not zipfile.is_zipfile(path):
-        head = path.read_bytes()[:200]
+        lfs = path.read_bytes()[:200].startswith(b"version https://git-lfs")
         hint = (
-            " (a Git LFS pointer: download the real file from the repository page)"
-            if head.startswith(b"version https://git-lfs")
-            else ""
+            " (a Git LFS pointer: download the real file from the repository page)" if lfs else ""
         )
         raise DataValidationError(f"{path}: not an xlsx workbook{hint}")
     try:
