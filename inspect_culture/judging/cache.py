@@ -1,16 +1,6 @@
-"""The judge cache: one SQLite file, one key, shared by both harnesses and `culture-evals judge`.
-A verdict paid for in lm-eval is reused by Inspect (and the other way round) when the judge
-checkpoint, the prompt, the sampling settings and the verdict constraint are the same.
-
-The key names the judge by the model name sent on the wire and its endpoint (no credentials;
-a server on this machine without its port, since Inspect's `vllm/` provider starts one on a new
-port each run), every message, the sampling settings and the constraint. The checkpoint the
-endpoint serves under that name (its `GET /models` entry: vLLM's `root`, llama.cpp's `meta`),
-when a preflight learned it, is stored beside each reply and is not part of the key: a reply
-from another checkpoint is a miss, and an offline replay (identity unknown) still hits.
-
-`INSPECT_CULTURE_JUDGE_CACHE`: a file path, or `off`; unset, `$INSPECT_CULTURE_CACHE_DIR/
-judge_cache.sqlite`. Failures, errors and empty replies are never stored.
+"""The judge cache shared by both harnesses and `culture-evals judge`: a verdict paid for once is
+reused when judge, prompt, sampling and constraint match. The served checkpoint is stored beside
+each reply, not in the key, so another checkpoint misses and an offline replay still hits.
 """
 
 from __future__ import annotations

@@ -1,20 +1,6 @@
-"""Constrained judge decoding (opt-in): every judge reply ends in the benchmark's own verdict.
-
-Small local judges often never write `Rating: [[n]]`, so every sample ends up unscored. With a
-constraint the engine may only emit: an optional commentary (free text without square brackets,
-bounded in length), a newline, then the verdict in the paper's format. The bound makes completion
-certain: commentary plus verdict fit in the judge's `max_tokens` even at 4 tokens per character
-(a UTF-8 character is at most 4 bytes, hence at most 4 byte-level tokens).
-
-Mechanisms, by what the judge's engine offers: `regex` (vLLM structured outputs) and `grammar`
-(GBNF, llama.cpp servers) give the paper's format exactly; `json_schema` (OpenAI-style
-`response_format`: OpenAI, vLLM, most servers) gives JSON, rendered back into the paper's format
-before parsing. Its bound counts the JSON text (6 tokens per commentary character: a JSON unicode
-escape), but whitespace between JSON tokens is the engine's choice, so completion is likely
-rather than certain.
-
-Default `none`: the paper's protocol. A constrained run records the mechanism with its results
-and is a documented deviation (docs/judge.md).
+"""Constrained judge decoding (opt-in, a documented deviation: docs/judge.md): small local judges
+often never write the verdict, so the engine may only emit bounded bracket-free commentary, a
+newline and the verdict in the paper's format (regex, GBNF grammar, or a JSON schema rendered back).
 """
 
 from __future__ import annotations
@@ -52,10 +38,7 @@ class VerdictFormat:
     prefix: str = ""  # literal text before the commentary (CQ-Bench VE: "[Reasoning]:\n")
 
     def commentary_chars(self, max_tokens: int, *, as_json: bool = False) -> int:
-        """Longest commentary that still leaves room for the verdict. Plain text: 4 tokens per
-        commentary character (the worst case) and 1 per (ASCII) verdict character. JSON: the
-        skeleton with the longest values, then 6 tokens per commentary character (a \\uXXXX
-        escape)."""
+        """Longest commentary that leaves room for the verdict, at the worst tokens per character."""
         if as_json:
             longest = {name: max(values, key=len) for name, values in self._fields()}
             fixed = len(json.dumps({"commentary": "", **longest}))
@@ -108,9 +91,7 @@ class VerdictFormat:
         return [slot for slot in self.verdict if not isinstance(slot, str)]
 
     def json_schema(self, max_tokens: int | None) -> dict[str, Any]:
-        """A commentary string without square brackets, then one enum field per verdict slot
-        (OpenAI's strict subset plus `maxLength` and `pattern`). `max_tokens=None`: the same
-        fields without the length and bracket checks (reading a reply back)."""
+        """OpenAI's strict subset; `max_tokens=None`: no length and bracket checks (reading back)."""
         commentary: dict[str, Any] = {"type": "string"}
         if max_tokens is not None:
             commentary["maxLength"] = self.commentary_chars(max_tokens, as_json=True)
@@ -126,9 +107,8 @@ class VerdictFormat:
         }
 
     def render(self, fields: dict[str, Any]) -> str:
-        """A JSON reply written out in the paper's format, so that the same parser reads it. An
-        engine may not enforce `pattern`: brackets left in the commentary become parentheses, so
-        that the verdict fields are the only verdict the parser can find."""
+        """In the paper's format for the same parser; commentary brackets (an engine may ignore
+        `pattern`) become parentheses, so the verdict fields are the only verdict it finds."""
         verdict = "".join(
             slot if isinstance(slot, str) else str(fields[slot[0]]) for slot in self.verdict
         )
@@ -137,8 +117,7 @@ class VerdictFormat:
 
 
 def _regex_literal(text: str) -> str:
-    """Escape only regex metacharacters, and write newlines as `\\n`: the plainest regex, which
-    every structured-outputs backend (xgrammar, guidance, outlines) reads alike."""
+    """The plainest regex escape, which every structured-outputs backend reads alike."""
     escaped = re.sub(r"([\\.^$*+?{}\[\]|()])", r"\\\1", text)
     return escaped.replace("\n", "\\n")
 
@@ -167,8 +146,7 @@ def constraint_record(constraint: str) -> dict[str, str]:
 
 
 def request_fields(fmt: VerdictFormat, constraint: str, max_tokens: int) -> dict[str, Any]:
-    """What a chat-completions request carries for the constraint: top-level body fields
-    (`extra_body` of the openai client) or `response_format`."""
+    """The chat-completions request fields (`extra_body` or `response_format`) of the constraint."""
     if constraint == "regex":
         return {"extra_body": {"structured_outputs": {"regex": fmt.regex(max_tokens)}}}
     if constraint == "grammar":
@@ -180,8 +158,7 @@ def request_fields(fmt: VerdictFormat, constraint: str, max_tokens: int) -> dict
 
 
 def reply_text(fmt: VerdictFormat, constraint: str, text: str | None) -> str | None:
-    """The reply in the paper's format: as is, or rendered from JSON. A JSON reply that does not
-    follow the schema is returned unchanged, so the parser finds no verdict and says so."""
+    """In the paper's format; an off-schema JSON reply unchanged, so the parser says no verdict."""
     if constraint != "json_schema" or text is None:
         return text
     try:
