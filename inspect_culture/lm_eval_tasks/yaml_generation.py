@@ -83,13 +83,24 @@ def generation_template(
     return template
 
 
-def variant_task(template: str, task: str, alias: str, **variant: Any) -> dict[str, Any]:
-    """A task of a template; what it fixes goes in one `variant` key, which `--metadata` cannot
-    collide with (lm-eval calls `custom_dataset(**metadata, **dataset_kwargs)`)."""
-    return {
-        "include": template, "task": task, "dataset_kwargs": OneLine(variant=variant),
-        "task_alias": alias,
-    }  # fmt: skip
+def family_files(
+    generator: str,
+    template_name: str,
+    template: Mapping[str, Any],
+    note: str,
+    tasks: Iterable[tuple[str, str, dict[str, Any]]],
+) -> dict[str, str]:
+    """A template and its tasks (name, alias, what it fixes), rendered. What a task fixes goes in
+    one `variant` key, which `--metadata` cannot collide with (lm-eval calls
+    `custom_dataset(**metadata, **dataset_kwargs)`)."""
+    files = {template_name: render(template, generator=generator, comment=note)}
+    for name, alias, variant in tasks:
+        task = {
+            "include": template_name, "task": name, "dataset_kwargs": OneLine(variant=variant),
+            "task_alias": alias,
+        }  # fmt: skip
+        files[f"{name}.yaml"] = render(task, generator=generator)
+    return files
 
 
 def group(

@@ -12,15 +12,14 @@ from inspect_culture.benchmarks.care import spec
 from inspect_culture.benchmarks.care.source import CARE
 from inspect_culture.datasets_hub.languages import LANGUAGES
 from inspect_culture.lm_eval_tasks.yaml_generation import (
+    family_files,
     generation_template,
     group,
     main,
     render,
-    variant_task,
 )
 
 GENERATOR = "python -m inspect_culture.lm_eval_tasks.care._generate_configs"
-TEMPLATE = "_care_template_yaml"
 TEMPLATE_NOTE = """Shared settings of the CARE tasks. Not indexed (no .yaml suffix); included by
 each task, which fixes language and prompting (dataset_kwargs.variant). Per-category ratings:
 `culture-evals report` of a --log_samples run. description: the prompting's system prompt (empty for zero-shot), a system message
@@ -53,20 +52,18 @@ def template() -> dict[str, Any]:
 def generate() -> dict[str, str]:
     zero_shot = [spec.task_name(language, "zero_shot") for language in spec.CARE_LANGUAGES]
     rating = {"metric": spec.GROUP_METRIC, "filter_list": "judged", "weight_by_size": True}
-    files = {
-        TEMPLATE: render(template(), generator=GENERATOR, comment=TEMPLATE_NOTE),
-        "care.yaml": render(
-            group("care", "CARE (zero-shot)", zero_shot, spec.TASK_VERSION, [rating]),
-            generator=GENERATOR,
-        ),
-    }
-    for language in spec.CARE_LANGUAGES:
-        for prompting in spec.PROMPTINGS:
-            name = spec.task_name(language, prompting)
-            alias = f"CARE {LANGUAGES[language].name}, {spec.PROMPTING_LABELS[prompting]}"
-            task = variant_task(TEMPLATE, name, alias, language=language, prompting=prompting)
-            files[f"{name}.yaml"] = render(task, generator=GENERATOR)
-    return files
+    config = group("care", "CARE (zero-shot)", zero_shot, spec.TASK_VERSION, [rating])
+    tasks = [
+        (
+            spec.task_name(language, prompting),
+            f"CARE {LANGUAGES[language].name}, {spec.PROMPTING_LABELS[prompting]}",
+            {"language": language, "prompting": prompting},
+        )
+        for language in spec.CARE_LANGUAGES
+        for prompting in spec.PROMPTINGS
+    ]
+    files = family_files(GENERATOR, "_care_template_yaml", template(), TEMPLATE_NOTE, tasks)
+    return files | {"care.yaml": render(config, generator=GENERATOR)}
 
 
 if __name__ == "__main__":

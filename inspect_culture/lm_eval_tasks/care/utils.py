@@ -1,10 +1,5 @@
-"""Thin lm-eval adapter for CARE. The judge runs in a filter, which lm-eval calls once per task
-with every response: all judge calls of a task run concurrently (bounded), instead of one
-blocking call per document in `process_results`.
-
-The judge endpoint comes from `--metadata` or the environment (lm_eval_tasks.judge.settings); it
-is checked when the task loads, before any generation.
-"""
+"""Thin lm-eval adapter for CARE. The judge (checked when the task loads) runs in a filter, which
+lm-eval calls once per task: one concurrent batch, not a blocking call per doc."""
 
 from __future__ import annotations
 
@@ -31,9 +26,7 @@ from inspect_culture.registry import benchmark
 
 
 def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
-    """`custom_dataset` of every task. Language and prompting are fixed by the task's `variant`
-    (`care_<lang>[_cot|_role_play]`); `--metadata` sets the judge, the judge mapping and
-    per_category only."""
+    """`custom_dataset` of every task: language and prompting are fixed by its `variant`."""
     language, prompting = variant["language"], variant["prompting"]
     name = spec.task_name(language, prompting)
     options, yaml_metadata = benchmark("care").lm_eval_options, template()["metadata"]
@@ -68,8 +61,7 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
-    outcome = judged_outcome(results)
-    return {name: outcome for name in spec.HEADLINE_METRICS}
+    return dict.fromkeys(spec.HEADLINE_METRICS, judged_outcome(results))
 
 
 all_metrics = OutcomeMetrics(care_metrics, spec.CareOutcome)  # per category and scope included

@@ -9,11 +9,11 @@ from typing import Any
 from inspect_culture.benchmarks.cqbench import spec
 from inspect_culture.benchmarks.cqbench.source import CQBENCH
 from inspect_culture.lm_eval_tasks.yaml_generation import (
+    family_files,
     generation_template,
     group,
     main,
     render,
-    variant_task,
 )
 
 GENERATOR = "python -m inspect_culture.lm_eval_tasks.cqbench._generate_configs"
@@ -67,30 +67,25 @@ def template(family: str) -> dict[str, Any]:
     )
 
 
-def _task(family: str, setting: str, reasoning: bool) -> dict[str, Any]:
-    label = FAMILIES[family][0]
+def _task(family: str, setting: str, reasoning: bool) -> tuple[str, str, dict[str, Any]]:
     name = f"cqbench_{family}_{setting}" + ("_reasoning" if reasoning else "")
-    alias = f"{spec.BENCHMARK} {label}, {setting}" + (", reasoning" if reasoning else "")
-    include = f"_cqbench_{family}_template_yaml"
+    alias = f"{spec.BENCHMARK} {FAMILIES[family][0]}, {setting}" + (
+        ", reasoning" if reasoning else ""
+    )
     if family in ("ad", "vs"):
-        return variant_task(
-            include, name, alias, family=family, setting=setting, reasoning=reasoning
-        )
-    return variant_task(include, name, alias, setting=setting)
+        return name, alias, {"family": family, "setting": setting, "reasoning": reasoning}
+    return name, alias, {"setting": setting}
 
 
 def generate() -> dict[str, str]:
     files = {}
     for family, (group_alias, how) in GROUPS.items():
         note = TEMPLATE_NOTE.format(family=FAMILIES[family][0])
-        files[f"_cqbench_{family}_template_yaml"] = render(
-            template(family), generator=GENERATOR, comment=note
-        )
         settings = spec.SETTINGS["ve" if family == "ve_summary" else family]
-        for setting in settings:
-            for reasoning in (False, True) if family in ("ad", "vs") else (False,):
-                task = _task(family, setting, reasoning)
-                files[f"{task['task']}.yaml"] = render(task, generator=GENERATOR)
+        reasonings = (False, True) if family in ("ad", "vs") else (False,)
+        tasks = [_task(family, s, r) for s in settings for r in reasonings]
+        name = f"_cqbench_{family}_template_yaml"
+        files |= family_files(GENERATOR, name, template(family), note, tasks)
         tasks = [f"cqbench_{family}_{s}" for s in settings]
         means = [{"metric": spec.GROUP_METRICS[family], **how}] if how else []
         config = group(f"cqbench_{family}", group_alias, tasks, spec.TASK_VERSION, means)

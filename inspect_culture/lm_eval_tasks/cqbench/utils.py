@@ -1,9 +1,4 @@
-"""Thin lm-eval adapter for CQ-Bench AD and VS: parameters, prompts, per-doc scoring and metrics
-all come from `inspect_culture.benchmarks.cqbench`.
-
-Setting and reasoning are fixed by the task name (`cqbench_<ad|vs>_<setting>[_reasoning]`);
-`--metadata` sets `shots`, `prompt_fidelity`, `merged` (AD) and `skip_empty` (VS).
-"""
+"""Thin lm-eval adapter for CQ-Bench AD and VS; everything comes from `benchmarks.cqbench`."""
 
 from __future__ import annotations
 
@@ -31,8 +26,7 @@ def check_cqbench_keys(name: str, family: str, metadata: dict[str, Any]) -> None
 
 
 def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
-    """`custom_dataset` of the AD and VS tasks; the task's `variant` fixes family, setting and
-    reasoning."""
+    """`custom_dataset` of the AD and VS tasks; `variant` fixes family, setting and reasoning."""
     task, setting, reasoning = variant["family"], variant["setting"], variant["reasoning"]
     name = f"cqbench_{task}_{setting}" + ("_reasoning" if reasoning else "")
     check_cqbench_keys(name, task, metadata)

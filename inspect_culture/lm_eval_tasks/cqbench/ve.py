@@ -1,16 +1,6 @@
-"""Thin lm-eval adapter for CQ-Bench value extraction (VE).
-
-Upstream VE is two generations by the evaluated model: a summary of the story's themes, then
-the values given that summary. lm-eval generates once per request and no task can see another
-task's outputs, so VE is two lm-eval runs with the same model:
-
-1. `cqbench_ve_summary_<setting>` generates the summaries (`--log_samples --output_path DIR`);
-2. `cqbench_ve_<setting>` reads them (`--metadata '{"ve_summaries": "DIR", ...}'`), generates
-   the values, and a judge (a filter: one concurrent batch per task) scores every gold value.
-
-This keeps both steps on the harness's own model backend (vLLM, HF, an API), exactly as the
-Inspect task does within one run.
-"""
+"""Thin lm-eval adapter for CQ-Bench value extraction: two generations (a summary, then the
+values), and no lm-eval task sees another's outputs, so two runs of the same model:
+`cqbench_ve_summary_<setting>` logs summaries, `cqbench_ve_<setting>` reads them (`ve_summaries`)."""
 
 from __future__ import annotations
 
@@ -43,7 +33,6 @@ log = logging.getLogger(__name__)
 
 
 def _setting(family: str, variant: Mapping[str, Any], metadata: dict[str, Any]) -> str:
-    """The task's setting (fixed by its `variant`), once the `--metadata` keys are checked."""
     setting = variant["setting"]
     check_cqbench_keys(f"cqbench_{family}_{setting}", family, metadata)
     spec.validate("ve", metadata, fixed={"setting": setting})
@@ -51,7 +40,6 @@ def _setting(family: str, variant: Mapping[str, Any], metadata: dict[str, Any]) 
 
 
 def _stories(setting: str) -> tuple[list[dict[str, Any]], str]:
-    """The stories evaluated (as the Inspect task: `load_ve_stories`), and the dataset revision."""
     loaded, _ = load_ve_stories(setting)
     return loaded.records, loaded.provenance["revision"]
 
@@ -99,9 +87,7 @@ def load_extraction_docs(
             )
     if not with_summary:
         raise DatasetUnavailableError(f"{summaries.path}: no summary for any {setting} story")
-    # local checks first; then the judge: fails here, before generation, if unset, unreachable
-    # or ignoring a verdict constraint (one request)
-    resolve_task_judge(f"cqbench_ve_{setting}", metadata, ve_scores_format(2))
+    resolve_task_judge(f"cqbench_ve_{setting}", metadata, ve_scores_format(2))  # after local checks
     if missing:
         log.warning(
             "cqbench_ve_%s: %d of %d stories have no step-1 summary in %s and are not evaluated "
@@ -134,8 +120,8 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict]:
-    """The outcome record, plus the run's count of stories without a step-1 summary (the same in
-    every item: lm-eval's aggregation sees only the items)."""
+    """The outcome record and the run's count of stories without a summary (aggregations see
+    only the items)."""
     item = {**judged_outcome(results), "stories_without_summary": doc["stories_without_summary"]}
     return {name: item for name in spec.HEADLINE_METRICS["ve"]}
 

@@ -10,11 +10,11 @@ from inspect_culture.benchmarks.culturesynth import spec
 from inspect_culture.benchmarks.culturesynth.source import CULTURESYNTH
 from inspect_culture.datasets_hub.languages import LANGUAGES as LANGUAGE_MAP
 from inspect_culture.lm_eval_tasks.yaml_generation import (
+    family_files,
     generation_template,
     group,
     main,
     render,
-    variant_task,
 )
 
 GENERATOR = "python -m inspect_culture.lm_eval_tasks.culturesynth._generate_configs"
@@ -66,14 +66,16 @@ def generate() -> dict[str, str]:
     files: dict[str, str] = {}
     for kind in (JUDGED, ANSWERS):
         note = f"{TEMPLATE_NOTES[kind]}\n{GENERATION_NOTE}"
-        files[f"_{kind}_template_yaml"] = render(template(kind), generator=GENERATOR, comment=note)
-        for language in (*spec.LANGUAGES, None):
-            where = LANGUAGE_MAP[language].name if language else "all seven languages"
-            name = f"{kind}_{language or 'all'}"
-            task = variant_task(
-                f"_{kind}_template_yaml", name, f"{ALIASES[kind][0]}, {where}", language=language
+        tasks = [
+            (
+                f"{kind}_{language or 'all'}",
+                f"{ALIASES[kind][0]}, "
+                + (LANGUAGE_MAP[language].name if language else "all seven languages"),
+                {"language": language},
             )
-            files[f"{name}.yaml"] = render(task, generator=GENERATOR)
+            for language in (*spec.LANGUAGES, None)
+        ]
+        files |= family_files(GENERATOR, f"_{kind}_template_yaml", template(kind), note, tasks)
         metric: dict[str, Any] = {"metric": spec.ANSWERED, "weight_by_size": True}
         if kind == JUDGED:
             metric = {"metric": spec.GROUP_METRIC, "filter_list": "judged", "weight_by_size": True}

@@ -1,11 +1,5 @@
-"""Thin lm-eval adapter for CultureSynth-7: loading, prompts, pairwise judging and metrics all
-come from `inspect_culture.datasets_hub` and `inspect_culture.benchmarks`.
-
-`culturesynth_<lang>` (and `culturesynth_all`) judge the model's answers against a baseline
-model's answers from a file (`--metadata '{"baseline_responses": FILE, ...}'`, made by
-`culture-evals baseline export`). `culturesynth_answers_<lang>` only generate: run them with the
-baseline model to make that file.
-"""
+"""Thin lm-eval adapter for CultureSynth-7: `culturesynth_<lang|all>` judge the model against a
+baseline file, which `culturesynth_answers_<lang>` runs of the baseline model make."""
 
 from __future__ import annotations
 
@@ -43,7 +37,6 @@ def _records(language: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]
 
 
 def _language(kind: str, variant: Mapping[str, Any], metadata: dict[str, Any]) -> str | None:
-    """The task's language (None: all seven), once the `--metadata` keys are checked."""
     language = variant["language"]
     check_metadata_keys(
         f"{kind}_{language or 'all'}",
@@ -63,8 +56,7 @@ def load_answer_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
 
 
 def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
-    """Every question with the baseline's answer; fails before generation without a judge or a
-    baseline file. Questions the file lacks stay in, reported as n_missing_baseline."""
+    """Every question with the baseline's answer (None: counted as n_missing_baseline)."""
     language = _language(JUDGED, variant, metadata)
     check_judge_config(metadata)  # unset or invalid: fails before the local checks
     settings = spec.validate(**{k: metadata[k] for k in spec.LM_EVAL_PARAMS if k in metadata})
@@ -79,9 +71,8 @@ def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
     baseline = read_baseline_responses(source)
     records, provenance = _records(language)
     baseline.check_questions([r["id"] for r in records], provenance.get("sha256"))
-    # local checks first; then the judge: fails here, before generation, if unset, unreachable
-    # or ignoring a verdict constraint (one request)
-    resolve_task_judge(f"culturesynth_{language or 'all'}", metadata, pairwise_verdict_format())
+    task = f"culturesynth_{language or 'all'}"
+    resolve_task_judge(task, metadata, pairwise_verdict_format())  # after the local checks
     docs = [
         {
             **r,
@@ -90,7 +81,7 @@ def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
             "baseline_sha256": baseline.sha256,
             "swap": settings.swap,
             "seed": settings.seed,
-            "lm_eval_task": f"culturesynth_{language or 'all'}",
+            "lm_eval_task": task,
             "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
             "pairwise_parser_version": spec.PAIRWISE_PARSER_VERSION,
             "dataset_sha256": provenance["sha256"],
@@ -101,8 +92,8 @@ def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
 
 
 def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) -> list[str]:
-    """Judge every game of the task in one concurrent batch (after `take_first`): two games per
-    question with swap, one without; none for a question without a baseline answer."""
+    """Judge every game of the task in one batch: two per question with swap, none without a
+    baseline answer."""
     judging = CultureSynthJudging(docs[0]["swap"], docs[0]["seed"]) if docs else None
     versions = {
         "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
@@ -112,8 +103,7 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
-    outcome = judged_outcome(results)
-    return {name: outcome for name in spec.HEADLINE_METRICS}
+    return dict.fromkeys(spec.HEADLINE_METRICS, judged_outcome(results))
 
 
 def process_answers(doc: dict[str, Any], results: Sequence[str]) -> dict[str, float]:

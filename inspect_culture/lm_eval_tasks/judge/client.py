@@ -1,9 +1,5 @@
 """Concurrent judge calls to any OpenAI-compatible endpoint, with retries, timeouts and a cache.
-
-A call that still fails after its retries returns a JudgeReply with `error` set, in words
-(status, attempts, time, model and host; never a key): callers mark the sample unscored with
-that reason; nothing here turns a failure into a score.
-"""
+A call that still fails returns a JudgeReply whose `error` says why (never a key), not a score."""
 
 from __future__ import annotations
 
@@ -14,6 +10,7 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import KW_ONLY, dataclass, field, replace
+from functools import partial
 from typing import Any
 from urllib.parse import urlparse
 
@@ -48,12 +45,6 @@ def served_identity(settings: JudgeSettings) -> str | None:
 
 def cache_key(settings: JudgeSettings, messages: Messages) -> str:
     return key(settings.judge_id(), messages, settings.sampling(), settings.constraint)
-
-
-def _compact_json(body: object) -> str:
-    """Request bodies as compact UTF-8 JSON (as the OpenAI SDK sends them): a Chinese, Arabic or
-    Japanese prompt is about a third smaller than with \\u escapes, less to send and to parse."""
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
 
 
 def request_body(
@@ -116,18 +107,16 @@ class OpenAICompatibleJudge:
     calls: int = field(default=0, init=False)  # requests actually sent, for tests and benchmarks
 
     def _client(self) -> aiohttp.ClientSession:
-        """A plain JSON client (aiohttp, as lm-eval's own API models): the OpenAI SDK's
-        request building and response models, or httpx's connection pool, cost several times
-        the CPU of the call itself at judge concurrency (docs/judge.md)."""
-        # credentials in the URL are sent as HTTP basic auth (as the OpenAI SDK does), which
-        # aiohttp refuses beside an Authorization header
+        """Plain aiohttp: the OpenAI SDK costs several times the call's CPU (docs/judge.md).
+        Credentials in the URL go as basic auth, which aiohttp refuses beside a bearer header."""
         in_url = urlparse(self.settings.base_url or "")
         bearer = {"Authorization": f"Bearer {self.settings.api_key or 'not-needed'}"}
         return aiohttp.ClientSession(
             headers={} if in_url.username or in_url.password else bearer,
             timeout=aiohttp.ClientTimeout(total=self.settings.timeout),
             connector=aiohttp.TCPConnector(limit=self.settings.concurrency + 1),
-            json_serialize=_compact_json,
+            # compact UTF-8 JSON, as the OpenAI SDK sends: a third smaller for CJK or Arabic
+            json_serialize=partial(json.dumps, ensure_ascii=False, separators=(",", ":")),
         )
 
     def _url(self, path: str) -> str:
@@ -136,11 +125,8 @@ class OpenAICompatibleJudge:
     async def judge_all(
         self, batch: Sequence[Messages], formats: Sequence[VerdictFormat] | None = None
     ) -> list[JudgeReply]:
-        """Judge every message list, at most `settings.concurrency` at a time, in input order.
-        `formats` (one per message list) are the verdict formats the constraint enforces.
-        `concurrency` workers take the next message list as they free up: the first requests
-        leave at once, where a task per judgment would first build them all (and all their
-        cache keys)."""
+        """Judge every message list in order (`formats`: the constraint's verdict format of each):
+        `concurrency` workers take the next as they free up, so the first requests leave at once."""
         fmts = verdict_formats(self.settings, len(batch), formats)
         results: list[JudgeReply] = [JudgeReply(None)] * len(batch)
         todo = iter(range(len(batch)))  # shared: each index goes to exactly one worker
@@ -169,10 +155,8 @@ class OpenAICompatibleJudge:
         return readable(result, fmt, self.settings.constraint)
 
     async def learn_identity(self) -> str | None:
-        """Which checkpoint the endpoint serves under the judge's name (its `GET /models`
-        entry: vLLM's `root`, llama.cpp's `meta`), kept with each cached reply so that another
-        checkpoint under the same name misses. One GET, no generation; unknown when the
-        endpoint cannot say, never an error."""
+        """The checkpoint served under the judge's name (`GET /models`), kept with each cached
+        reply so that another checkpoint misses; None when the endpoint cannot say."""
         try:
             async with self._client() as client:
                 limit = aiohttp.ClientTimeout(total=IDENTITY_TIMEOUT)
@@ -190,9 +174,8 @@ class OpenAICompatibleJudge:
         return run_sync(lambda: self.judge_all(batch, formats))
 
     async def preflight(self, fmt: VerdictFormat | None = None) -> str | None:
-        """One request, no retry, before generation: None when the judge answered (and, with
-        `fmt`, applied the verdict constraint), else the message to stop with. Unconstrained,
-        it is a one-token reply; constrained, it is the constraint probe, which needs room."""
+        """One request, no retry: None when the judge answered (applying `fmt`'s constraint), else
+        the message to stop with. A one-token reply, or with `fmt` the constraint probe."""
         if fmt is not None:
             try:  # max_tokens too small for the verdict: say so before calling anyone
                 request_fields(fmt, self.settings.constraint, self.settings.max_tokens)
@@ -219,9 +202,8 @@ class OpenAICompatibleJudge:
     async def _call_with_retries(
         self, client: aiohttp.ClientSession, messages: Messages, fmt: VerdictFormat | None = None
     ) -> JudgeReply:
-        """Attempts until a reply, a failure not worth retrying, `max_retries` retries or the
-        `retry_budget` (seconds, the whole judgment's wall-clock limit) is spent. A server's
-        Retry-After is waited out, unless it reaches past the budget."""
+        """Attempts until a reply, a final failure, `max_retries` or the `retry_budget` (seconds,
+        the whole judgment) is spent; a Retry-After is waited out unless past the budget."""
         settings = self.settings
         start = time.monotonic()
         deadline = start + settings.retry_budget
@@ -271,8 +253,7 @@ class OpenAICompatibleJudge:
         max_tokens: int | None = None,
         timeout: float | None = None,
     ) -> str | None:
-        """One chat completion: the reply text; a non-2xx answer raises HTTPFailure. `timeout`:
-        seconds for the whole attempt (else the session's judge_timeout)."""
+        """One chat completion's text; a non-2xx answer raises HTTPFailure."""
         body = request_body(self.settings, messages, fmt, max_tokens)
         # no `timeout` argument at all keeps the session's (aiohttp reads None as "no limit")
         limit = {} if timeout is None else {"timeout": aiohttp.ClientTimeout(total=timeout)}

@@ -8,15 +8,14 @@ from typing import Any
 from inspect_culture.benchmarks.normad import spec
 from inspect_culture.benchmarks.normad.source import NORMAD
 from inspect_culture.lm_eval_tasks.yaml_generation import (
+    family_files,
     generation_template,
     group,
     main,
     render,
-    variant_task,
 )
 
 GENERATOR = "python -m inspect_culture.lm_eval_tasks.normad._generate_configs"
-TEMPLATE = "_normad_template_yaml"
 ALIASES = {
     "rot": "rule-of-thumb context",
     "value_country": "value + country context",
@@ -51,16 +50,13 @@ def template() -> dict[str, Any]:
 
 
 def generate() -> dict[str, str]:
-    files = {TEMPLATE: render(template(), generator=GENERATOR, comment=TEMPLATE_NOTE)}
-    for context in spec.CONTEXTS:
-        alias = f"{spec.BENCHMARK}, {ALIASES[context]}"
-        task = variant_task(TEMPLATE, f"normad_{context}", alias, context=context)
-        files[f"normad_{context}.yaml"] = render(task, generator=GENERATOR)
-    tasks = [f"normad_{context}" for context in spec.CONTEXTS]
+    tasks = [
+        (f"normad_{c}", f"{spec.BENCHMARK}, {ALIASES[c]}", {"context": c}) for c in spec.CONTEXTS
+    ]
+    files = family_files(GENERATOR, "_normad_template_yaml", template(), TEMPLATE_NOTE, tasks)
     means = [{"metric": name, "weight_by_size": False} for name in spec.GROUP_METRICS]
-    config = group("normad", spec.BENCHMARK, tasks, spec.TASK_VERSION, means)
-    files["normad.yaml"] = render(config, generator=GENERATOR, comment=GROUP_NOTE)
-    return files
+    config = group("normad", spec.BENCHMARK, [t[0] for t in tasks], spec.TASK_VERSION, means)
+    return files | {"normad.yaml": render(config, generator=GENERATOR, comment=GROUP_NOTE)}
 
 
 if __name__ == "__main__":

@@ -1,7 +1,4 @@
-"""Thin lm-eval adapter for NormAd-ETI: checks, loading, per-doc scoring and aggregation all
-delegate to `inspect_culture.benchmarks.normad` and `datasets_hub`, the same code Inspect runs.
-The generated YAMLs name it by fully qualified `!function` names, so it is imported once.
-"""
+"""Thin lm-eval adapter for NormAd-ETI: everything delegates to the code Inspect runs."""
 
 from __future__ import annotations
 
@@ -26,8 +23,7 @@ logger = logging.getLogger(__name__)
 
 
 def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
-    """`custom_dataset` of every task: lm-eval passes the task's `metadata` (and `--metadata`)
-    and its `variant` (`{context: ...}`, fixed by the task); only the parser is a run option."""
+    """`custom_dataset` of every task: its `variant` fixes the context; the parser is an option."""
     context = variant["context"]
     options, yaml_metadata = benchmark("normad").lm_eval_options, template()["metadata"]
     check_metadata_keys(f"normad_{context}", metadata, options=options, yaml_metadata=yaml_metadata)
@@ -45,7 +41,7 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Every metric receives the same per-doc outcome record; the aggregations compute them."""
     record = score_answer(doc, results[0], doc["parser"]).to_record()
-    return {name: record for name in spec.HEADLINE_METRICS}
+    return dict.fromkeys(spec.HEADLINE_METRICS, record)
 
 
 all_metrics = OutcomeMetrics(normad_metrics, spec.NormadOutcome)  # breakdowns included
