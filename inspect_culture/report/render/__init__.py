@@ -1,5 +1,4 @@
-"""The output writers of `culture-evals report`: HTML page, Markdown, LaTeX tables and a tidy
-CSV, all from one `Report`; they embed or link the figures `report.figures` drew."""
+"""The output writers of `culture-evals report`: HTML, Markdown, LaTeX and CSV."""
 
 from __future__ import annotations
 
@@ -34,8 +33,7 @@ def _known(formats: Iterable[str]) -> tuple[str, ...]:
 
 
 def parse_formats(text: str) -> tuple[str, ...]:
-    """`--format html,md` as ("html", "md"): case and spaces ignored, repeats dropped, order
-    kept."""
+    """`--format html,md` as ("html", "md"): case and spaces ignored, repeats dropped."""
     names = [part.strip().lower() for part in text.split(",")]
     names = list(dict.fromkeys(name for name in names if name))
     if not names:
@@ -44,8 +42,7 @@ def parse_formats(text: str) -> tuple[str, ...]:
 
 
 def write_outputs(report: Report, out_dir: Path, formats: Iterable[str]) -> dict[str, Path]:
-    """Write each requested format into `out_dir`; returns format -> file written. "figures"
-    is accepted and left to the caller, which draws them before the other writers run."""
+    """Write each requested format into `out_dir`; "figures" is left to the caller."""
     formats = _known(formats)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -1,10 +1,5 @@
-"""What every writer decides alike (section order, a table's rows as printed, the notes on
-published rows, each run's provenance), so the outputs cannot read one report differently.
-
-The one formatting of a table cell: every writer (HTML, Markdown, LaTeX) prints a cell from
-these pieces, so a number reads the same in each output and matches the CSV to `decimals`.
-Text form: ``72.4 [68.1, 76.5] (n=120)``; a missing value is ``–``; a count column prints an
-integer with neither interval nor n."""
+"""What every writer decides alike (section order, rows and cells as printed, notes, provenance),
+so the outputs cannot read one report differently."""
 
 from __future__ import annotations
 
@@ -38,7 +33,7 @@ class CellParts:
 
     @property
     def text(self) -> str:
-        """The plain-text form used by Markdown and anywhere styling is not available."""
+        """``72.4 [68.1, 76.5] (n=120)``, where styling is not available."""
         return " ".join(
             p for p in (self.value, self.interval, f"({self.n})" if self.n else None) if p
         )
@@ -112,8 +107,7 @@ def anchor(text: str) -> str:
 
 
 def summary(report: Report) -> str:
-    """One sentence saying what the report covers: runs, models (of the user's runs, published
-    rows excluded) and benchmarks."""
+    """One sentence: runs, models (published rows excluded) and benchmarks."""
     runs = len(report.runs)
     rows = [row for table in report.tables for row in table.rows if row.kind != PUBLISHED]
     models = dict.fromkeys([*(run.model for run in report.runs), *(row.model for row in rows)])
@@ -130,8 +124,7 @@ def shows_groups(table: Table) -> bool:
 
 
 def group_text(table: Table, group: str | None) -> str:
-    """A row's group as printed: the layout's label for a key ("rot" -> "RoT", "zh" ->
-    "Chinese"); the CSV keeps the key, which is stable, like a column's key."""
+    """The layout's label for a group key ("zh" -> "Chinese"); the CSV keeps the stable key."""
     if group is None:
         return ""
     layout = all_layouts().get(table.key)
@@ -179,9 +172,7 @@ class TableView:
 
 
 def table_view(table: Table, by_setting: bool = False) -> TableView:
-    """A table as the writers print it. Published rows point to a note under the table: one
-    per source, numbered in order of first use (one per source and setting with
-    `by_setting`), naming the models it covers."""
+    """A table as printed; published rows point to a numbered note per source (and setting)."""
 
     def note_key(row: Row) -> tuple[str, str]:
         return (row.source or "source not given", row.setting if by_setting else "")
@@ -226,9 +217,7 @@ def table_view(table: Table, by_setting: bool = False) -> TableView:
 def header_labels(
     table: Table, escape: Callable[[str], str], groups: bool, settings: bool
 ) -> list[str]:
-    """The header cells every text table prints: model, harness, the group and setting columns
-    when shown (decided once for a whole table, also when LaTeX splits it), then the metric
-    columns, escaped for the target format."""
+    """The header cells; `groups`, `settings` are decided once, also for a table LaTeX splits."""
     header = ["Model", "Harness"]
     if groups:
         header.append(escape(table.group_label or "Group"))
@@ -265,8 +254,7 @@ PROVENANCE_COLUMNS: tuple[tuple[str, str], ...] = (
 
 
 def runs_folder(runs: Sequence[RunInfo]) -> Path | None:
-    """The folder all runs lie under, printed once above the runs table so that each line can
-    show a short path; `None` when they share none (or there is at most one run)."""
+    """The folder all (two or more) runs lie under, printed once so each line shows less."""
     if len(runs) < 2:
         return None
     try:
@@ -277,8 +265,7 @@ def runs_folder(runs: Sequence[RunInfo]) -> Path | None:
 
 
 def provenance(run: RunInfo, base: Path | None = None) -> dict[str, str]:
-    """One run's line of the runs table, as text, keyed like `PROVENANCE_COLUMNS`; the path is
-    relative to `base` when given."""
+    """One run's line of the runs table, keyed like `PROVENANCE_COLUMNS`."""
     samples = "" if run.samples is None else str(run.samples)
     if run.unscored:
         samples += f" ({run.unscored} unscored)"

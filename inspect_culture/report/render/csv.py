@@ -1,7 +1,4 @@
-"""`results.csv`: every number of the report in tidy form, one line per model x benchmark x
-setting x metric x breakdown, for anyone who wants to re-plot or test the numbers. Values keep
-full precision (the tables round to `Table.decimals`); published rows say where they come from.
-"""
+"""`results.csv`: every number of the report in tidy form and full precision, to re-plot."""
 
 from __future__ import annotations
 

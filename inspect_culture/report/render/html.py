@@ -1,8 +1,5 @@
-"""`report.html`: one self-contained page that opens offline and can be mailed or archived as a
-single file. CSS is inlined, figures are embedded as base64 `data:` PNGs, nothing is fetched
-(a Content-Security-Policy forbids it), and every text from runs or papers is escaped by Jinja's
-autoescape, since model names and paths are user input.
-"""
+"""`report.html`: one self-contained page (inlined CSS and PNGs) that opens offline; Jinja's
+autoescape escapes every text, since model names and paths are user input."""
 
 from __future__ import annotations
 
@@ -30,9 +27,7 @@ class FigureView:
 
 @cache
 def environment() -> jinja2.Environment:
-    """Templates from the package (so they ship in the wheel); autoescape on for HTML, off only
-    for the stylesheet that is inlined verbatim. jinja2 is imported here, not at module load, so
-    the other writers (and `parse_formats`) work where the report extra is not installed."""
+    """Templates from the package; jinja2 imported here, so the other writers work without it."""
     import jinja2
 
     return jinja2.Environment(

@@ -1,7 +1,4 @@
-"""`tables.tex`: every report table as a booktabs `table` float, ready to `\\input` into a paper.
-All text from runs and papers is escaped (model names are user input); non-ASCII stays UTF-8.
-The packages needed are named in the file's top comment, so the file explains its own use.
-"""
+"""`tables.tex`: every report table as a booktabs `table` float, ready to `\\input` into a paper."""
 
 from __future__ import annotations
 
@@ -87,8 +84,7 @@ def _row_cells(row: common.RowView, notes: int, groups: bool, settings: bool) ->
 
 
 def setting_cell(text: str) -> str:
-    """A setting in the paragraph column, ragged-right and small. \raggedright stays inside
-    the cell, never reaching the row's closing \\, because the setting column is never last."""
+    """Ragged-right and small: safe since the setting column is never last (before \\)."""
     return rf"\raggedright\footnotesize {escape(text)}" if text else ""
 
 
@@ -101,8 +97,7 @@ def _printed_length(cell: str) -> float:
 
 
 def is_wide(lines: list[list[str]], fixed: dict[int, float] | None = None) -> bool:
-    """Whether the longest cell of each column, side by side, exceed `WIDE_CHARS`; `fixed`
-    gives the width of paragraph columns, whose text wraps."""
+    """Whether the columns' longest cells (`fixed`: paragraph widths) exceed `WIDE_CHARS`."""
     fixed = fixed or {}
     widths = [
         fixed.get(i, max(_printed_length(line[i]) for line in lines)) + 2
@@ -112,8 +107,7 @@ def is_wide(lines: list[list[str]], fixed: dict[int, float] | None = None) -> bo
 
 
 def parts(table: Table, limit: int = MAX_ROWS) -> list[Table]:
-    """`table` cut into pieces of at most `limit` rows, at group boundaries where it can be:
-    a float taller than a page runs off it (CQ-Bench's published rows alone fill two)."""
+    """`table` in pieces of at most `limit` rows, at group ends where it can: a float runs off a page."""
     if len(table.rows) <= limit:
         return [table]
     blocks: list[list[Row]] = []

@@ -1,7 +1,4 @@
-"""`report.md`: the report as GitHub-flavoured Markdown, for pull requests, wikis and READMEs.
-Same content and order as the HTML page (warnings first); figures are linked as
-`figures/<key>.png` next to the file rather than embedded, which Markdown cannot do portably.
-"""
+"""`report.md`: the report as GitHub-flavoured Markdown; figures are linked, not embedded."""
 
 from __future__ import annotations
 
@@ -17,9 +14,7 @@ PUBLISHED_LEGEND = (
     "Rows marked published are a paper's numbers, shown for comparison; their sources are"
     " listed under each table."
 )
-# Backslash-escaping these keeps a model name such as "a_b *c* <b>x</b> | d" literal: no
-# emphasis, no inline HTML, no broken table cell. CommonMark allows escaping any ASCII
-# punctuation; only the characters that can start markup are escaped, to keep the source legible.
+# Only the characters that can start markup are escaped, to keep the source legible.
 _SPECIAL = set("\\`*_[]<>|~")
 _ENTITY = re.compile(r"&(?=#|[A-Za-z0-9]+;)")  # "&lt;" would print "<"
 _LEADING = re.compile(r"^([#+=]|[-+*] )")  # a heading, rule or list at line start
