@@ -1,18 +1,6 @@
-"""The one list of benchmarks. Every other module that needs "all benchmarks" reads it here:
-the Inspect entry point, `culture-evals list|data|report|judge`, the lm-eval option check and
-the `eval.yaml` test. Each entry names its parts by dotted path, so reading the list imports
-no benchmark: `lm_eval --tasks care_zh` loads CARE's modules and no other benchmark's.
-
-A benchmark's parts (tests/report/test_report_generic_section.py registers a toy one):
-- `package`: its folder under `inspect_culture/benchmarks/` (data, spec, prompts, parser,
-  metrics, judging; see docs/architecture.md);
-- `source`: the upstream file(s) with pinned revision and licence;
-- `load_all`: every record of every variant, for `culture-evals data info|verify`;
-- `inspect_module` and `inspect_tasks`: the Inspect task file and its tasks;
-- `lm_eval_folder`: the lm-eval task folder (its generated YAML names the task families);
-- `report`: its report section (layouts, tables, published rows); none = a generic table;
-- `contract`: a simple benchmark's `SimpleBenchmark`, run by the generic adapters
-  (tests/extend/ registers a toy one that way).
+"""The one list of benchmarks, read by every module that needs "all benchmarks". Entries name
+their parts by dotted path, so reading the list imports no benchmark (`lm_eval --tasks care_zh`
+loads CARE's modules only). Parts: docs/architecture.md; toy entries: tests/extend, tests/report.
 """
 
 from __future__ import annotations
@@ -56,12 +44,12 @@ class JudgedFamily:
 class Benchmark:
     name: str  # the key of its source, its folders and its report section
     title: str  # as the papers name it
-    package: str
     source: str  # "module:ATTRIBUTE" of its upstream source
     load_all: str  # "module:function" returning every record as one LoadedDataset
-    inspect_module: str
     inspect_tasks: tuple[InspectTask, ...]
-    lm_eval_folder: str  # under the lm-eval include path
+    package: str = ""  # its folder; "" = inspect_culture.benchmarks.<name>
+    inspect_module: str = ""  # its Inspect task file; "" = inspect_culture.<name>
+    lm_eval_folder: str = ""  # under the lm-eval include path; "" = <name>
     lm_eval_options: tuple[str, ...] = ()  # the `--metadata` keys its lm-eval tasks read
     lm_eval_judged: tuple[JudgedFamily, ...] = ()
     judge_scorers: tuple[str, ...] = ()  # Inspect scorers `inspect score --scorer` may name
@@ -71,6 +59,15 @@ class Benchmark:
     # `holds(path)` when `--benchmark auto` can tell its runs apart
     agreement: str = ""
     contract: str = ""  # "module:ATTRIBUTE" of its SimpleBenchmark: the generic adapters run it
+
+    def __post_init__(self) -> None:
+        for part, default in (
+            ("package", f"inspect_culture.benchmarks.{self.name}"),
+            ("inspect_module", f"inspect_culture.{self.name}"),
+            ("lm_eval_folder", self.name),
+        ):
+            if not getattr(self, part):
+                object.__setattr__(self, part, default)
 
     def load_source(self) -> Any:
         return resolve(self.source)
@@ -130,15 +127,6 @@ def benchmark(name: str) -> Benchmark:
         raise ValueError(f"unknown benchmark {name!r}; known: {known}") from None
 
 
-def _parts(name: str) -> dict[str, str]:
-    package = f"inspect_culture.benchmarks.{name}"
-    return {
-        "package": package,
-        "inspect_module": f"inspect_culture.{name}",
-        "lm_eval_folder": name,
-    }
-
-
 register(
     Benchmark(
         name="normad",
@@ -154,7 +142,6 @@ register(
         ),
         lm_eval_options=("context", "parser"),
         report="inspect_culture.report.tables.normad:SECTION",
-        **_parts("normad"),
     )
 )
 register(
@@ -188,7 +175,6 @@ register(
         judge_scorers=("care_judge",),
         report="inspect_culture.report.tables.care:SECTION",
         agreement="inspect_culture.run_files.care_judge_agreement",
-        **_parts("care"),
     )
 )
 register(
@@ -223,7 +209,6 @@ register(
         judge_scorers=("culturesynth_judge",),
         report="inspect_culture.report.tables.culturesynth:SECTION",
         agreement="inspect_culture.run_files.culturesynth_agreement",
-        **_parts("culturesynth"),
     )
 )
 register(
@@ -265,6 +250,5 @@ register(
         ),
         judge_scorers=("cqbench_ve_judge",),
         report="inspect_culture.report.tables.cqbench:SECTION",
-        **_parts("cqbench"),
     )
 )

@@ -69,8 +69,7 @@ _IDENTITIES: dict[JudgeId, str] = {}
 
 
 def remember_listing(judge: JudgeId, entries: Iterable[Mapping[str, Any]]) -> str | None:
-    """Keep the checkpoint that a `/models` listing says `judge.name` is; None when it cannot
-    tell (no entry, or several)."""
+    """Keep the checkpoint a `/models` listing says `judge.name` is; None unless one entry."""
     served = [e for e in entries if isinstance(e, Mapping) and e.get("id") == judge.name]
     if len(served) != 1:
         return None
@@ -88,8 +87,7 @@ def identity_of(judge: JudgeId) -> str | None:
 def key(
     judge: JudgeId, messages: Sequence[Message], sampling: Mapping[str, Any], constraint: str
 ) -> str:
-    """Both harnesses build the same key for the same request: transport settings (timeouts,
-    retries, connections) are not in `sampling`, so a resume with other limits still hits."""
+    """Transport settings are not in `sampling`: a resume with other limits still hits."""
     payload = {
         "v": KEY_VERSION,
         "model": judge.name,
@@ -103,10 +101,8 @@ def key(
 
 
 class JudgeCache:
-    """One row per reply. Writes are batched (every `flush_every` replies or `flush_seconds`,
-    and at exit: Inspect's scorer calls it on the event loop) unless a put asks `at_once`
-    (lm-eval and `culture-evals judge`, so a killed run resumes without asking again). A cache
-    that fails mid-run is a miss and one warning, never a lost sample."""
+    """One row per reply; writes are batched (Inspect calls it on the event loop) unless a put
+    asks `at_once`. A cache failing mid-run is a miss and one warning, never a lost sample."""
 
     def __init__(self, path: Path, *, flush_every: int = 64, flush_seconds: float = 2.0) -> None:
         self.path = path
@@ -220,8 +216,7 @@ _CACHES_LOCK = threading.Lock()
 
 
 def open_cache() -> JudgeCache | None:
-    """This process's cache, opened once per file; None when off. A file that cannot be used
-    raises JudgeCacheError (tried once per process), for the check before generation."""
+    """This process's cache, opened once per file; None when off; unusable: JudgeCacheError."""
     path = cache_path()
     if path is None:
         return None

@@ -1,7 +1,6 @@
-"""The check before generation, in the same words in both harnesses: a wrong API root, what a
-failure of the one-request check means and what to fix, and the rate-limit note. Each harness
-sends the request its own way (Inspect through the role model, lm-eval through the judge
-client); what it found is judged and said here."""
+"""The check before generation, in the same words in both harnesses: each sends the request
+its own way; what it found is judged and said here.
+"""
 
 from __future__ import annotations
 
@@ -83,10 +82,8 @@ def check_outcome(
     constraint: str = "none",
     max_tokens: int = DEFAULT_MAX_TOKENS,
 ) -> str | None:
-    """What the one request before generation showed: None to go on, else the message to stop
-    with. Unconstrained (a one-token request), any answer passes, also a 400 or 422 refusing
-    the one-token cap: endpoint, key and model answered. With a verdict format (the constraint
-    probe), the reply must follow it. Rate limited: a warning, and the run goes on."""
+    """None to go on, else the message to stop with. Unconstrained, any answer (even a 400/422
+    refusing the one-token cap) passes; with a verdict format, the reply must follow it."""
     who = f"{role} {shown_name!r}"
     if failure is not None and failure.status == 429:
         # endpoint, key and model were reached, and the judgments' own retries wait the limit

@@ -1,8 +1,6 @@
-"""What a judged benchmark gives the harnesses: the judge requests for one answer, and the
-outcome of the judge's replies. Each benchmark writes these once (`benchmarks/<b>/judging.py`);
-the Inspect scorer, the lm-eval filter and `culture-evals judge` only move requests and replies,
-so the same answer and the same replies give the same outcome, with the same reason, in every
-harness, and each reply is parsed once."""
+"""What a judged benchmark gives the harnesses (requests for one answer, the outcome of the
+replies), written once, so every harness gives the same outcome and reason for the same replies.
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""Why a judgment has no verdict, in the same words in both harnesses and `culture-evals judge`:
-what happened to a call (HTTP status, timeout, connection), the reason an unscored sample
-carries, and the notes a run prints when it judged nothing. No text here ever carries a key:
-the adapters pass everything they did not write themselves through `redaction.redact`."""
+"""Why a judgment has no verdict, in the same words in both harnesses and `culture-evals judge`.
+No text here carries a key: adapters pass what they did not write through `redaction.redact`.
+"""
 
 from __future__ import annotations
 
@@ -35,8 +34,7 @@ _CONNECTION_NAMES = {
 }  # fmt: skip
 _NUMBERS = re.compile(r"\d+(?:\.\d+)?")
 
-# A generation-only run (judge_later): every judged sample is left unscored with this reason,
-# the same in both harnesses.
+# every judged sample of a generation-only run is left unscored with this reason
 JUDGE_LATER = "not judged: generation-only run (judge_later)"
 HOW_TO_JUDGE = {
     "Inspect": "inspect score LOG --model-role grader=<model>",
@@ -105,9 +103,7 @@ def retry_after(headers: object) -> float | None:
 def classify(
     exc: BaseException, limit: float | None = None, secrets: tuple[str, ...] = ()
 ) -> Failure:
-    """What a call's exception means, whichever client raised it (aiohttp, httpx, openai,
-    Inspect); `limit`: the call's timeout in seconds, when it had one. A rejected request
-    (400/422) says why, redacted; a refused key's body is never shown (servers echo keys)."""
+    """Whichever client raised it; a refused key's body is never shown (servers echo keys)."""
     names = {cls.__name__ for cls in type(exc).__mro__}
     code = status_code(exc)
     if code is not None:
@@ -136,8 +132,7 @@ def call_failed(
     ended: str = "",
     role: str = "judge",
 ) -> str:
-    """The reason of a sample whose judge call failed: what happened, after how many attempts
-    and how long when known, and which judge (never its key)."""
+    """The reason of a sample whose judge call failed; names the judge, never its key."""
     tries = f" after {attempts} attempt{'s' if attempts != 1 else ''}" if attempts else ""
     over = f" over {seconds:.1f} s" if seconds is not None else ""
     return f"{role} call failed{tries}{over}: {what}; {role} {who} at {host}{ended}"
@@ -148,10 +143,8 @@ def empty_reply(who: str, host: str) -> str:
 
 
 def all_unscored_alarm(task: str, reasons: Sequence[str | None] | None = None) -> str | None:
-    """The banner of a run none of whose judged samples was scored (its numbers say nothing
-    about the model); None when one was, or when there was none. With the reasons, it names the
-    most common cause, counting reasons that differ only in numbers (attempts, seconds) as one.
-    Without them (Inspect's metrics see no unscored sample), it says where they are."""
+    """The banner of a run none of whose judged samples was scored: its numbers say nothing.
+    Reasons differing only in numbers (attempts, seconds) count as one cause."""
     if reasons is None:
         head = (
             f"{task}: NO SAMPLE WAS SCORED: every judgment failed or had no verdict (the "

@@ -1,6 +1,6 @@
-"""One redaction for both harnesses: no API key, bearer token or URL credentials ever reaches
-a reason, a message, a log or a results file. Some servers echo the request's key in an error
-body, so every text we write about a judge call passes through `redact`."""
+"""One redaction for both harnesses: no key, bearer token or URL credentials reaches any text we
+write about a judge call (some servers echo the request's key in an error body).
+"""
 
 from __future__ import annotations
 
@@ -49,8 +49,7 @@ def redact_value(value: Any, secrets: tuple[str, ...] = ()) -> Any:
 
 
 def scrub_exception(exc: BaseException, secrets: tuple[str, ...] = ()) -> None:
-    """Redact an exception (and its causes) in place: message, args and any error body. It
-    keeps its type and status code, so a retry decision made on it is unchanged."""
+    """Redact an exception and its causes in place; type and status stay for retry decisions."""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
