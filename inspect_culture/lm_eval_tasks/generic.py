@@ -1,12 +1,12 @@
-"""The lm-eval adapter of every simple benchmark (a registry entry with a `contract`): one task
-named after the benchmark, its YAML written by `write_config`. Every `!function` in it is a def
-here; the task's `dataset_kwargs` names the benchmark, and each doc and metric item carries it."""
+"""The lm-eval adapter of every simple benchmark (one with a `contract`): one task named after it,
+its YAML written by `write_config`; each doc and metric item carries the benchmark's name. Also
+`OutcomeMetrics`, behind the other adapters' `agg_<metric>` defs."""
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,6 @@ def load_docs(benchmark: str, **metadata: Any) -> dict[str, datasets.Dataset]:
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Every declared metric gets the outcome record, labelled with its benchmark and name."""
     contract: SimpleBenchmark = registry.benchmark(doc["benchmark"]).simple()
     outcome = contract.parse(json.loads(doc["record"]), results[0])
     return {
@@ -54,6 +53,22 @@ def aggregate(items: list[dict[str, Any]]) -> float:
 @lru_cache(maxsize=8)
 def _scores(benchmark: str, outcomes: str) -> dict[str, float]:
     return registry.benchmark(benchmark).simple().score(json.loads(outcomes))
+
+
+class OutcomeMetrics:
+    """`compute` over the items as `outcome` records (or as they are); `value` runs it once per
+    task, keyed by the items' JSON, and is NaN for a name it gives no value for."""
+
+    def __init__(self, compute: Callable[[list[Any]], dict[str, float]], outcome: Any = None):
+        self.compute, self.outcome = compute, outcome
+        self._cached = lru_cache(maxsize=8)(lambda key: self(json.loads(key)))
+
+    def __call__(self, items: list[Any]) -> dict[str, float]:
+        return self.compute([self.outcome.from_record(i) for i in items] if self.outcome else items)
+
+    def value(self, items: list[Any], name: str) -> float:
+        key = json.dumps(items, sort_keys=True, ensure_ascii=False)
+        return self._cached(key).get(name, math.nan)
 
 
 def task_config(name: str) -> dict[str, Any]:

@@ -40,10 +40,10 @@ Dumper.add_representer(
 def generation_template(
     module: str,
     generation: GenerationSettings,
-    load: str,
-    process_results: str,
     metrics: Iterable[str],
     *,
+    load: str = "load_docs",
+    process_results: str = "process_results",
     metadata: Mapping[str, Any],
     lower_is_better: Container[str] = (),
     prefix: str | None = "agg_",

@@ -32,8 +32,6 @@ def template() -> dict[str, Any]:
     return generation_template(
         "inspect_culture.lm_eval_tasks.care.utils",
         spec.GENERATION,
-        "load_docs",
-        "process_results",
         spec.HEADLINE_METRICS,
         lower_is_better=spec.UNSCORED_COUNTS,
         description="{{system_prompt}}",

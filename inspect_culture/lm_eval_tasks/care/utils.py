@@ -14,8 +14,8 @@ from inspect_culture.benchmarks.care.judging import CareJudging, care_rating_for
 from inspect_culture.benchmarks.care.metrics import care_metrics
 from inspect_culture.benchmarks.care.prompts import generation_messages
 from inspect_culture.benchmarks.choices import check_fixed
-from inspect_culture.lm_eval_tasks.aggregation import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.care._generate_configs import template
+from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.batch import (
     judged_filter,
     judged_outcome,

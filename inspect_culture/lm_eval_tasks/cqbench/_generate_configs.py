@@ -50,9 +50,9 @@ def template(family: str) -> dict[str, Any]:
     return generation_template(
         module,
         spec.GENERATION,
-        load,
-        process_results,
         spec.HEADLINE_METRICS[family],
+        load=load,
+        process_results=process_results,
         lower_is_better=spec.LOWER_IS_BETTER,
         prefix=prefix,
         description="{{system_prompt}}",

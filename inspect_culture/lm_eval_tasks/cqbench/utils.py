@@ -12,8 +12,8 @@ from inspect_culture.benchmarks.cqbench.data import load_cqbench
 from inspect_culture.benchmarks.cqbench.metrics import ad_metrics, vs_metrics
 from inspect_culture.benchmarks.cqbench.parse import score_ad, score_vs
 from inspect_culture.benchmarks.cqbench.prompts import task_messages
-from inspect_culture.lm_eval_tasks.aggregation import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.cqbench._generate_configs import template
+from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 
 

@@ -19,8 +19,8 @@ from inspect_culture.benchmarks.cqbench.prompts import (
     ve_summary_messages,
 )
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
-from inspect_culture.lm_eval_tasks.aggregation import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.cqbench.utils import check_cqbench_keys
+from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.batch import (
     check_judge_config,
     judged_filter,

@@ -44,9 +44,9 @@ def template(kind: str) -> dict[str, Any]:
     return generation_template(
         "inspect_culture.lm_eval_tasks.culturesynth.utils",
         spec.GENERATION,
-        "load_judged_docs" if judged else "load_answer_docs",
-        "process_results" if judged else "process_answers",
         spec.HEADLINE_METRICS if judged else [spec.ANSWERED],
+        load="load_judged_docs" if judged else "load_answer_docs",
+        process_results="process_results" if judged else "process_answers",
         lower_is_better=spec.LOWER_IS_BETTER,
         prefix="agg_" if judged else None,
         doc_to_text="{{question}}",

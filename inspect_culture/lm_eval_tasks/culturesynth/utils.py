@@ -17,8 +17,8 @@ from inspect_culture.benchmarks.culturesynth.judging import (
 )
 from inspect_culture.benchmarks.culturesynth.metrics import culturesynth_metrics
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
-from inspect_culture.lm_eval_tasks.aggregation import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.culturesynth._generate_configs import ANSWERS, JUDGED, template
+from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.batch import (
     check_judge_config,
     judged_filter,

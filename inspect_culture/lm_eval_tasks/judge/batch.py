@@ -54,11 +54,13 @@ def use_judge_backend(backend: JudgeBackend) -> Iterator[None]:
         _BACKEND.reset(token)
 
 
-def check_judge_config(metadata: Mapping[str, Any]) -> None:
+def check_judge_config(metadata: Mapping[str, Any]) -> JudgeSettings | None:
     """The checks that need no request, for a loader to run before its own (then the preflight)."""
-    if not judge_later(metadata):
-        resolve_judge_settings(metadata)
-        open_cache()
+    if judge_later(metadata):
+        return None
+    judge = resolve_judge_settings(metadata)
+    open_cache()  # a bad cache path fails now, not after generation
+    return judge
 
 
 def check_judge(
@@ -66,11 +68,8 @@ def check_judge(
 ) -> JudgeSettings | None:
     """The judge (raises if unset), its cache opened and, with one small request, checked to
     answer (applying the verdict constraint, if on); None for a generation-only run."""
-    if judge_later(metadata):
-        return None
-    judge = resolve_judge_settings(metadata)
-    open_cache()  # a bad cache path fails now, not after generation
-    if preflight_on(metadata):
+    judge = check_judge_config(metadata)
+    if judge is not None and preflight_on(metadata):
         fmt = verdict_format if judge.constraint != "none" else None
         key = (judge, fmt.name if fmt is not None else "")
         if key not in _CHECKED:

@@ -33,8 +33,6 @@ def template() -> dict[str, Any]:
     return generation_template(
         "inspect_culture.lm_eval_tasks.normad.utils",
         spec.GENERATION,
-        "load_docs",
-        "process_results",
         spec.HEADLINE_METRICS,
         lower_is_better=spec.LOWER_IS_BETTER,
         doc_to_text="{{prompt}}",

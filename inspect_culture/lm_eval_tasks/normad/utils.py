@@ -14,7 +14,7 @@ from inspect_culture.benchmarks.normad.data import load_normad
 from inspect_culture.benchmarks.normad.metrics import normad_metrics
 from inspect_culture.benchmarks.normad.parse import score_answer
 from inspect_culture.benchmarks.normad.prompts import render_prompt
-from inspect_culture.lm_eval_tasks.aggregation import OutcomeMetrics
+from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 from inspect_culture.lm_eval_tasks.normad._generate_configs import template
 from inspect_culture.registry import benchmark
