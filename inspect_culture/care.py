@@ -127,8 +127,7 @@ def record_to_sample(record: dict[str, Any], prompting: str) -> Sample:
 
 @metric(scores="unreduced")
 def care_breakdown() -> Metric:
-    """`care_metrics` over every epoch's score (it counts each question once). Bootstrap
-    intervals in the final metrics only; `all_unscored` = 1 when no sample was scored."""
+    """`care_metrics` over every epoch's score (it counts each question once)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         outcomes = [CareOutcome.from_record(s.score.metadata) for s in scores if s.score.metadata]

@@ -34,10 +34,7 @@ from inspect_culture.benchmarks.cqbench.data import load_cqbench, load_ve_storie
 from inspect_culture.benchmarks.cqbench.judging import VeJudging, ve_scores_format
 from inspect_culture.benchmarks.cqbench.metrics import ad_metrics, ve_metrics, vs_metrics
 from inspect_culture.benchmarks.cqbench.parse import score_ad, score_vs
-from inspect_culture.benchmarks.cqbench.prompts import (
-    task_messages,
-    ve_extraction_messages,
-)
+from inspect_culture.benchmarks.cqbench.prompts import task_messages, ve_extraction_messages
 from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
 from inspect_culture.inspect_plumbing.judge import (
@@ -257,8 +254,7 @@ def ve_two_step() -> Solver:
 
 @metric(scores="unreduced")
 def ve_breakdown() -> Metric:
-    """Recall pooled over the judged stories' gold values (1 / 0.5 / 0), overall and per
-    setting, and `n_scored`; no `n_unscored` (see `spec.UNSCORED_COUNTS`)."""
+    """Recall pooled over the judged stories' gold values (1 / 0.5 / 0), and `n_scored`."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         outcomes = [spec.VeOutcome.from_record(s.score.metadata or {}) for s in scores]

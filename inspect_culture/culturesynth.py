@@ -32,9 +32,7 @@ from inspect_culture.benchmarks.culturesynth.judging import (
     pairwise_verdict_format,
 )
 from inspect_culture.benchmarks.culturesynth.metrics import culturesynth_metrics
-from inspect_culture.benchmarks.culturesynth.prompts import (
-    answer_messages,
-)
+from inspect_culture.benchmarks.culturesynth.prompts import answer_messages
 from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
 from inspect_culture.inspect_plumbing.failures import (
@@ -59,8 +57,7 @@ from inspect_culture.inspect_plumbing.roles import BASELINE_ROLE, prerequisite_e
 from inspect_culture.judging.constraints import constraint_record
 
 GENERATION = GenerateConfig(**spec.GENERATION.inspect_config())
-# Baseline answers never expire: every target model compared against the same baseline model
-# reuses one set of baseline generations.
+# baseline answers never expire: every model compared with one baseline reuses them
 BASELINE_CACHE = CachePolicy(expiry=None, per_epoch=False)
 
 NO_BASELINE = (
@@ -72,8 +69,7 @@ NO_BASELINE = (
 
 
 def record_to_sample(record: dict[str, Any]) -> Sample:
-    """One question: asked alone (no answering prompt in the paper), the reference answer as the
-    target (the judge's reference, never shown to the answering models)."""
+    """One question, asked alone (as in the paper); the target is the judge's reference."""
     return Sample(
         id=record["id"],
         input=to_chat_messages(answer_messages(record["question"])),
@@ -183,8 +179,7 @@ def culturesynth_answers(language: str | None = None) -> Task:
 
 @solver
 def require_baseline(baseline: BaselineResponses | None = None) -> Solver:
-    """Fails when neither a baseline file nor the `baseline` role is given: checked first, so
-    that no request (not even the grader's preflight) is made for an eval that cannot run."""
+    """Fails without a baseline file or role, first: no request for an eval that cannot run."""
 
     async def solve(state: TaskState, generate_: Generate) -> TaskState:
         if baseline is None:
@@ -200,11 +195,8 @@ def baseline_answer(
     preflight_check: bool = True,
     timeout: float | None = None,
 ) -> Solver:
-    """The baseline's answer to the sample's question, from the file or the `baseline` role
-    (through Inspect's cache). Without either, or with a baseline model that cannot answer
-    (the preflight, unless switched off), fails before any generation. A call that fails
-    later, after Inspect's retries, or runs past `timeout` (judge_timeout's rule) leaves the
-    sample unscored with the reason, and the eval goes on."""
+    """The baseline's answer, from the file or the `baseline` role (through Inspect's cache); a
+    role that fails the preflight stops the eval, a later failure leaves the sample unscored."""
 
     async def solve(state: TaskState, generate_: Generate) -> TaskState:
         if baseline is not None:
@@ -238,10 +230,8 @@ def baseline_answer(
 
 @metric(scores="unreduced")
 def culturesynth_breakdown() -> Metric:
-    """Net win rate overall, per language and per topic; rates, consistency, question counts.
-
-    Every epoch's score: the metric averages each question's epochs first (docs/culturesynth.md).
-    Unscored samples never reach a metric; Inspect counts them in `unscored_samples`."""
+    """Net win rate overall, per language and topic, and more; each question's epochs averaged
+    first (docs/culturesynth.md)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         outcomes = [spec.PairOutcome.from_record(s.score.metadata["pair"]) for s in scores]
@@ -260,8 +250,7 @@ def culturesynth_judge(
     judge_timeout: float | None = None,
     judge_later: bool = False,
 ) -> Scorer:
-    """Both answer orders (or the coin's one) judged against the reference; +1 / 0 / -1 from
-    the target's side, unscored without a baseline answer or a verdict."""
+    """Both answer orders (or the coin's one) judged; +1 / 0 / -1 from the target's side."""
     with scorer_setup_errors():
         settings = spec.validate(
             swap=swap, seed=seed, self_grade=self_grade, judge_constraint=judge_constraint

@@ -77,8 +77,7 @@ def record_to_sample(record: dict[str, Any], context: str) -> Sample:
 
 @metric(scores="unreduced")
 def normad_breakdown() -> Metric:
-    """Every NormAd number, from `normad_metrics`. Unreduced, so every epoch's judgment reaches
-    it: it counts a question once for the means and pools judgments for precision / recall / F1."""
+    """Every NormAd number, from `normad_metrics` over every epoch's judgment."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         records = [s.score.metadata for s in scores if s.score.metadata]

@@ -69,8 +69,8 @@ async def _count_request(_request: Any) -> None:
 
 
 def _count_requests_of(api: Any) -> None:
-    """Count each HTTP request of the provider's httpx client (an httpx event hook; the client
-    may be replaced on a credential refresh, so this is checked on every call)."""
+    """An httpx hook counting requests, checked every call (a credential refresh may replace
+    the client)."""
     http = getattr(getattr(api, "client", None), "_client", None)
     hooks = getattr(http, "event_hooks", None)
     if isinstance(hooks, dict) and _count_request not in hooks.get("request", ()):
@@ -110,8 +110,7 @@ def guard_secrets(model: Model) -> Model:
 
 
 def endpoint(model: Model) -> str:
-    """The role model's base URL (the provider's default when none is set), without any
-    `user:password@` part: it is printed in messages and stored in reasons."""
+    """The role model's base URL without `user:password@` (it is printed and stored)."""
     base_url = getattr(model.api, "base_url", None)
     return without_userinfo(str(base_url)) if base_url else "the provider's default endpoint"
 

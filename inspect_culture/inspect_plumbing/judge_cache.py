@@ -34,8 +34,7 @@ def judge_id(model: Model) -> JudgeId:
 
 
 def sampling(model: Model, config: GenerateConfig) -> dict[str, Any]:
-    """The call's config over the role's own: a role's top_p or reasoning effort changes the
-    reply as much as the judge's temperature does."""
+    """The call's config over the role's own (a role's top_p changes the reply too)."""
     merged = model.config.merge(config).model_dump(
         exclude_none=True, mode="json", exclude=_NOT_SAMPLING
     )
@@ -72,8 +71,7 @@ async def learn_identity_once(model: Model) -> str | None:
 
 
 async def learn_identity(model: Model) -> str | None:
-    """Ask the endpoint's `/models`, through the provider's own client (its auth), which
-    checkpoint it serves under this name. Unknown when it cannot say: never an error."""
+    """The checkpoint the endpoint's `/models` serves under this name; None when unknown."""
     client = getattr(model.api, "client", None)
     if getattr(client, "models", None) is None or not hasattr(client, "with_options"):
         return None

@@ -67,42 +67,22 @@ async def _check(model: Model, role: str, timeout: float, probe: Probe | None = 
         to_chat_messages(PROBE_MESSAGES) if probe else [ChatMessageUser(content=PREFLIGHT_PROMPT)]
     )
     config = probe.config.merge(GenerateConfig(max_retries=0)) if probe else PREFLIGHT_CONFIG
-    exc: Exception | None = None
-    reply, error = None, None
+    failure: Failure | None = None
+    reply = None
     try:
         output = await asyncio.wait_for(
             model.generate(messages, config=config, cache=False), timeout
         )
-        reply, error = output.completion, output.error
-    except Exception as caught:  # noqa: BLE001 - reported in words
-        exc = caught
-    if probe is None:  # an error returned as output (a refused one-token cap) is an answer
-        return outcome_of(exc, None, role, model, timeout=timeout)
-    max_tokens = config.max_tokens or DEFAULT_MAX_TOKENS
-    return outcome_of(
-        exc, reply, role, model, probe.fmt, probe.constraint, max_tokens, timeout, error
-    )
-
-
-def outcome_of(
-    exc: BaseException | None,
-    reply: str | None,
-    role: str,
-    model: Model,
-    fmt: VerdictFormat | None = None,
-    constraint: str = "none",
-    max_tokens: int = DEFAULT_MAX_TOKENS,
-    timeout: float = PREFLIGHT_TIMEOUT,
-    output_error: str | None = None,
-) -> str | None:
-    """The shared verdict on what the request before generation showed (`check_outcome`)."""
-    failure = None if exc is None else classify(unwrap(exc)[0], timeout, model_secrets(model))
-    if failure is None and output_error:  # an error the provider returned as output
-        failure = Failure(redact(output_error, model_secrets(model))[:300], False)
-    name, url = str(model), endpoint(model)
+        reply = output.completion
+        # without a probe, an error returned as output (a refused one-token cap) is an answer
+        if probe and output.error:
+            failure = Failure(redact(output.error, model_secrets(model))[:300], False)
+    except Exception as exc:  # noqa: BLE001 - reported in words
+        failure = classify(unwrap(exc)[0], timeout, model_secrets(model))
+    fmt, constraint = (probe.fmt, probe.constraint) if probe else (None, "none")
     return check_outcome(
-        failure, reply, f"{role} model", name, url, sent_model_name(model), KNOBS, fmt,
-        constraint, max_tokens,
+        failure, reply, f"{role} model", str(model), endpoint(model), sent_model_name(model),
+        KNOBS, fmt, constraint, config.max_tokens or DEFAULT_MAX_TOKENS,
     )  # fmt: skip
 
 

@@ -1,9 +1,5 @@
-"""Model roles, resolved by Inspect's own mechanism (`get_model(role=..., required=True)`).
-
-Inspect prints a `PrerequisiteError` as its message alone, with no traceback. The class is not
-public API, but `get_model(role=..., required=True)` raises it for an unbound role, so we take the
-class from that public call instead of importing it from `inspect_ai._util`.
-"""
+"""Model roles, and Inspect's `PrerequisiteError` (printed without a traceback): not public
+API, so its class is taken from the public call that raises it for an unbound role."""
 
 from __future__ import annotations
 
@@ -26,8 +22,7 @@ def prerequisite_error() -> type[Exception]:
 
 
 def role_model(role: str, missing: str, default: Model | None = None) -> Model:
-    """The model bound to `role`, else `default`; with neither, fails with `missing` (our
-    message, which says how to bind the role) before any generation."""
+    """The model bound to `role`, else `default`; with neither, fails with `missing`."""
     if default is not None:
         return get_model(role=role, default=default)
     error = prerequisite_error()
