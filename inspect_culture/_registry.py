@@ -1,7 +1,5 @@
-"""Inspect AI entry point (`[project.entry-points.inspect_ai]`): importing it registers every
-task and judge scorer of every benchmark in `inspect_culture.registry`, so that
-`inspect score LOG --scorer inspect_culture/care_judge` finds a judge scorer by its
-package-qualified name from any directory (docs/judge.md)."""
+"""Inspect AI entry point: registers every benchmark's tasks and judge scorers, so that e.g.
+`inspect score LOG --scorer inspect_culture/care_judge` works from any directory (docs/judge.md)."""
 
 from inspect_culture.registry import benchmarks
 

@@ -36,8 +36,7 @@ _TaskYamlLoader.add_constructor("!function", lambda loader, node: loader.constru
 
 def lm_eval_tasks() -> tuple[TaskEntry, ...]:
     entries = []
-    # a folder is relative to the package's include path (a benchmark outside the package,
-    # like the toy one in tests/, names an absolute folder)
+    # relative to the include path (one outside the package, like tests/' toy, is absolute)
     folders = [include_path() / benchmark.lm_eval_folder for benchmark in benchmarks()]
     for path in sorted(p for folder in folders for p in folder.glob("*.yaml")):
         config = yaml.load(path.read_text(encoding="utf-8"), Loader=_TaskYamlLoader)

@@ -8,8 +8,7 @@ from pathlib import Path
 DATA_DIR_ENV = "INSPECT_CULTURE_DATA_DIR"
 CACHE_DIR_ENV = "INSPECT_CULTURE_CACHE_DIR"
 OFFLINE_ENVS = ("INSPECT_CULTURE_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
-# The mirror rule (README, "Data"): while the mirror variable is set, loaders read the mirror and
-# the download cache only; a file in neither is an error saying where to put it.
+# README, "Data": while it is set, a file in neither mirror nor cache is an error saying where.
 MIRROR_RULE = f"Nothing is downloaded while {DATA_DIR_ENV} is set"
 
 

@@ -25,10 +25,8 @@ JUDGE_FILES: dict[str, dict[str, str]] = {
 RESPONSE_OPEN = "<<<ASSISTANT_RESPONSE>>>"
 RESPONSE_CLOSE = "<<<END_ASSISTANT_RESPONSE>>>"
 
-# What an answer must not reproduce (care-judge-2; docs/judge.md), over the detection copy of
-# `judge.fences`: a fence, with angle brackets before or after its words or the closing words
-# joined by underscores alone; a rating in verdict shape, `[[n]]` (the prompt ends with the
-# answer, so a planted rating would be the last verdict the judge sees).
+# What an answer must not reproduce (docs/judge.md): fences, and `[[n]]` ratings (the prompt ends
+# with the answer, so a planted rating would be the last verdict the judge sees).
 _FENCE_WORDS = rf"assistant{SEP}response(?:[ \t]*(?=>))?(?P<mark>){NOT_QUOTED}"
 ANSWER_MARKERS: tuple[Marker, ...] = (
     Marker("fence", rf"<+\s*(?:(?:end|/){SEP})?{_FENCE_WORDS}"),
@@ -73,11 +71,6 @@ def neutralise_response(response: str) -> str:
     return neutralise(response, ANSWER_MARKERS)
 
 
-def fence_response(response: str) -> str:
-    """Delimit the answer, with forged fences and ratings inside it neutralised."""
-    return f"{RESPONSE_OPEN}\n{neutralise_response(response)}\n{RESPONSE_CLOSE}"
-
-
 def judge_prompt(
     category: str,
     question: str,
@@ -85,11 +78,12 @@ def judge_prompt(
     response: str,
     mapping: str = spec.DEFAULT_JUDGE_MAPPING,
 ) -> str:
-    """The judge's user message: the upstream template with the fenced response."""
+    """The upstream template with the response fenced, forged fences and ratings neutralised."""
+    fenced = f"{RESPONSE_OPEN}\n{neutralise_response(response)}\n{RESPONSE_CLOSE}"
     # str.replace, not str.format: answers may contain braces.
     return (
         judge_template_for(category, mapping)
         .replace("{question}", question)
         .replace("{answer}", answer)
-        .replace("{response}", fence_response(response))
+        .replace("{response}", fenced)
     )

@@ -11,8 +11,7 @@ from inspect_culture.benchmarks.spec_types import GenerationSettings, OutcomeRec
 from inspect_culture.judging.constraints import check_constraint
 from inspect_culture.judging.defaults import DEFAULT_SEED
 
-# Bump whenever prompts, parsers or metrics change. 2: epochs averaged first. 3: forged fences
-# and ratings neutralised, two different ratings ambiguous. 4: more look-alikes (docs/judge.md).
+# Bump whenever prompts, parsers or metrics change; each bump's reason: docs/care.md.
 TASK_VERSION = 4
 JUDGE_PROMPT_VERSION = "care-judge-3"
 RATING_PARSER_VERSION = "rating-2"
@@ -49,8 +48,7 @@ SLUG_BY_UPSTREAM: dict[str, str] = {c.upstream: c.slug for c in CATEGORIES}
 
 # Paper App. B: temperature 0.7, top_p 1, max_tokens 1024.
 GENERATION = GenerationSettings(temperature=0.7, max_tokens=1024, top_p=1.0)
-# care_judge_agreement: the evaluated model is the judge, so it decodes greedily with the judge
-# seed; no max_tokens of ours (the provider's default).
+# care_judge_agreement: the evaluated model is the judge: greedy, the judge seed, no max_tokens.
 AGREEMENT_GENERATION: dict[str, Any] = {"temperature": 0.0, "seed": DEFAULT_SEED}
 
 
@@ -91,8 +89,7 @@ def task_name(language: str, prompting: str) -> str:
     return f"care_{language}" + ("" if prompting == "zero_shot" else f"_{prompting}")
 
 
-# lm-eval's table: the rating with its interval and the counts; the per-category and per-scope
-# ratings are `culture-evals report`'s (from the outcome records)
+# lm-eval's table; per-category and per-scope ratings are `culture-evals report`'s
 HEADLINE_METRICS = (
     "n_scored", "n_unscored", "unscored_rate", "rating", "rating_ci_low", "rating_ci_high",
 )  # fmt: skip

@@ -106,13 +106,9 @@ def ve_extraction_messages(record: Mapping[str, Any], summary: str) -> Messages:
     return _messages(VE_SYSTEM, text)
 
 
-# What the extracted values (unfenced in `llm_judge`) must not reproduce (cqbench-prompts-2;
-# table in docs/judge.md), over the detection copy of `judge.fences`: the block markers, bracketed
-# or bold; a ground-truth line in any form `parse.read_ve_judgement` reads, and more (`_GT_TAIL`
-# allows what the parser allows between index and colon, the mark before the first `]`, `*`, `_`);
-# a forged "Here are the predictions:". `fina[li]`: a bar look-alike (`ꓲ`) folds to `i` but may
-# stand for `l`. `(?=(?P<ws>\s*))(?P=ws)`: an atomic `\s*`, so a long whitespace run is not
-# rescanned by `NOT_QUOTED` at every length (quadratic).
+# What the extracted values (unfenced in `llm_judge`) must not reproduce: table in docs/judge.md.
+# `fina[li]`: a bar look-alike (`ꓲ`) folds to `i` but may stand for `l`. `(?=(?P<ws>\s*))(?P=ws)`:
+# an atomic `\s*`, so `NOT_QUOTED` does not rescan a whitespace run at every length (quadratic).
 _GT_TAIL = rf"(?=(?P<ws>\s*))(?P=ws)(?P<mark>){NOT_QUOTED}(?:[\]*_][\s\]*_]*)?"
 _BLOCK = rf"(?:fina[li]{SEP}answer|reasoning)"
 

@@ -14,9 +14,7 @@ CATEGORIES: tuple[str, ...] = ("random", "political", "social", "religious", "et
 STORY_CATEGORIES: tuple[str, ...] = CATEGORIES[:-1]
 
 BENCHMARK = "CQ-Bench"
-# Bump whenever prompts, parsers or metrics change. 2: epochs count once. 3: VE predictions'
-# forged markers neutralised, two different judge scores ambiguous. 4: VE score lines in bold or
-# fullwidth read and neutralised, more look-alikes (docs/cqbench.md).
+# Bump whenever prompts, parsers or metrics change; each bump's reason: docs/cqbench.md.
 TASK_VERSION = 4
 PROMPT_VERSION = "cqbench-prompts-3"  # prompt_texts/ and the VE judge prompt's neutralising
 PARSER_VERSION = "cqbench-match-4"  # parse.py: AD option matcher, VS selections, VE verdicts
@@ -60,10 +58,7 @@ class Params:
 
 
 _CHECKS = {
-    "reasoning": check_bool,
-    "merged": check_bool,
-    "skip_empty": check_bool,
-    "self_grade": check_bool,
+    **dict.fromkeys(("reasoning", "merged", "skip_empty", "self_grade"), check_bool),
     "shots": lambda name, value: int(check_choice(name, check_int(name, value), SHOTS)),
     "prompt_fidelity": lambda name, value: check_choice(name, value, FIDELITIES),
     "judge_constraint": lambda name, value: check_constraint(value),
@@ -113,9 +108,8 @@ HEADLINE_METRICS: dict[str, tuple[str, ...]] = {
     "ve_summary": ("empty_summary_rate",),  # lm-eval runs VE as two tasks: step 1's metric
     "ve": ("recall", "n_scored", "n_unscored", "stories_without_summary"),
 }
-# lm-eval only: its count of unscored gold values. Inspect makes a story none of whose values
-# was scored an unscored sample, outside the metric (its `unscored_samples`), so its own count
-# would leave that story's values out; its VE metric omits the name rather than differ.
+# lm-eval only: Inspect's count would miss a wholly unscored story's values (an unscored sample
+# outside the metric), so its VE metric omits the name rather than differ.
 UNSCORED_COUNTS: tuple[str, ...] = ("n_unscored",)
 # what each family's lm-eval group averages over its settings
 GROUP_METRICS = {"ad": "accuracy", "vs": "f1", "ve": "recall"}

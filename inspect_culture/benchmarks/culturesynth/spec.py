@@ -17,21 +17,17 @@ from inspect_culture.benchmarks.spec_types import GenerationSettings, OutcomeRec
 from inspect_culture.judging.constraints import check_constraint
 
 BENCHMARK = "CultureSynth-7"
-# Bump whenever the prompts, the parser or the metrics change. 2: epochs count once. 3: forged
-# delimiters and verdicts caught through look-alikes, two different verdicts ambiguous. 4: more
-# look-alikes folded (docs/judge.md).
+# Bump whenever the prompts, the parser or the metrics change; each bump: docs/culturesynth.md.
 TASK_VERSION = 4
 JUDGE_PROMPT_VERSION = "culturesynth-judge-3"
 PAIRWISE_PARSER_VERSION = "pairwise-2"
 
-# The paper states no decoding settings: greedy, so a baseline run is reproducible and
-# shareable, with room for long culture answers; the target and the baseline alike.
+# The paper states none: greedy, so a baseline run is reproducible, for target and baseline alike.
 GENERATION = GenerationSettings(temperature=0.0, max_tokens=2048)
 
 # Reason of a question whose baseline answer is missing: reported, never judged or dropped.
 MISSING_BASELINE = "no baseline answer for this question"
-# Counts of unscored questions. lm-eval reports them; Inspect keeps unscored samples out of its
-# metrics (`Score.unscored`) and counts them in the results' `unscored_samples`.
+# Unscored questions: lm-eval reports these; Inspect counts them in `unscored_samples`.
 UNSCORED_COUNTS = ("n_unscored", "n_missing_baseline")
 LOWER_IS_BETTER = frozenset({*UNSCORED_COUNTS, "loss_rate"})
 # lm-eval's table: the net win rate with its interval and the counts; per language and topic,
@@ -43,8 +39,7 @@ HEADLINE_METRICS = (
 # The answers-only tasks' one metric (lm-eval): the share of questions with a non-empty answer.
 ANSWERED = "answered"
 GROUP_METRIC = "net_win_rate"  # what the lm-eval group averages over the languages
-# The parameters lm-eval's judged tasks read from `--metadata` (the task fixes the language; the
-# judge, its constraint included, is lm_eval_tasks/judge's); `validate` owns their defaults.
+# What lm-eval's judged tasks read from `--metadata` (the judge's are lm_eval_tasks/judge's).
 LM_EVAL_PARAMS = ("swap", "seed")
 _ANY: Any = object()
 

@@ -9,8 +9,7 @@ from inspect_culture.benchmarks.normad.source import NORMAD
 from inspect_culture.benchmarks.spec_types import GenerationSettings, OutcomeRecord
 
 BENCHMARK = "NormAd-ETI"
-# Inspect's Task(version=...) and lm-eval's metadata.version. Bump it whenever prompts, parsers
-# or metrics change. 2: a question run for several epochs counts once (see docs/normad.md).
+# Bump whenever prompts, parsers or metrics change; each bump's reason: docs/normad.md.
 TASK_VERSION = 2
 PARSER_VERSION = "normad-parse-1"
 
