@@ -39,11 +39,6 @@ def _setting(family: str, variant: Mapping[str, Any], metadata: dict[str, Any]) 
     return setting
 
 
-def _stories(setting: str) -> tuple[list[dict[str, Any]], str]:
-    loaded, _ = load_ve_stories(setting)
-    return loaded.records, loaded.provenance["revision"]
-
-
 def _doc(record: dict[str, Any], messages: list[dict[str, str]], **extra: Any) -> dict[str, Any]:
     system, user = messages
     return {
@@ -57,8 +52,9 @@ def _doc(record: dict[str, Any], messages: list[dict[str, str]], **extra: Any) -
 
 def load_summary_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
     """Step 1: one doc per story, asking for the summary of its themes."""
-    records, revision = _stories(_setting("ve_summary", variant, metadata))
-    docs = [_doc(r, ve_summary_messages(r), dataset_revision=revision) for r in records]
+    loaded, _ = load_ve_stories(_setting("ve_summary", variant, metadata))
+    revision = loaded.provenance["revision"]
+    docs = [_doc(r, ve_summary_messages(r), dataset_revision=revision) for r in loaded.records]
     return {"test": datasets.Dataset.from_list(docs)}
 
 
@@ -76,7 +72,8 @@ def load_extraction_docs(
             f'cqbench_ve_summary) first, then pass --metadata \'{{"ve_summaries": "DIR", ...}}\''
         )
     summaries = read_lm_eval_samples(lm_eval_samples_file(source, step1))
-    records, revision = _stories(setting)
+    loaded, _ = load_ve_stories(setting)
+    records = loaded.records
     with_summary = [r for r in records if r["id"] in summaries.responses]
     missing = [r["id"] for r in records if r["id"] not in summaries.responses]
     for record in with_summary:
@@ -101,7 +98,7 @@ def load_extraction_docs(
             summaries_file=str(summaries.path),
             summaries_sha256=summaries.sha256,
             stories_without_summary=len(missing),
-            dataset_revision=revision,
+            dataset_revision=loaded.provenance["revision"],
             lm_eval_task=f"cqbench_ve_{setting}",
         )
         for record in with_summary
@@ -120,8 +117,7 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict]:
-    """The outcome record and the run's count of stories without a summary (aggregations see
-    only the items)."""
+    """The outcome record and the run's count of stories without a summary (all aggregations see)."""
     item = {**judged_outcome(results), "stories_without_summary": doc["stories_without_summary"]}
     return {name: item for name in spec.HEADLINE_METRICS["ve"]}
 

@@ -29,6 +29,10 @@ from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 from inspect_culture.registry import benchmark
 
 _FIELDS = ("id", "question", "answer", "language", "primary_topic", "secondary_topic")
+VERSIONS = {
+    "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
+    "pairwise_parser_version": spec.PAIRWISE_PARSER_VERSION,
+}
 
 
 def _records(language: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -82,8 +86,7 @@ def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
             "swap": settings.swap,
             "seed": settings.seed,
             "lm_eval_task": task,
-            "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
-            "pairwise_parser_version": spec.PAIRWISE_PARSER_VERSION,
+            **VERSIONS,
             "dataset_sha256": provenance["sha256"],
         }
         for r in records
@@ -92,14 +95,11 @@ def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
 
 
 def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) -> list[str]:
-    """Judge every game of the task in one batch: two per question with swap, none without a
-    baseline answer."""
-    judging = CultureSynthJudging(docs[0]["swap"], docs[0]["seed"]) if docs else None
-    versions = {
-        "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
-        "pairwise_parser_version": spec.PAIRWISE_PARSER_VERSION,
-    }
-    return judged_filter(judging, resps, docs, versions, games=True) if judging else []
+    """Judge every game of the task in one batch: two per question with swap, none unanswered."""
+    if not docs:
+        return []
+    judging = CultureSynthJudging(docs[0]["swap"], docs[0]["seed"])
+    return judged_filter(judging, resps, docs, VERSIONS, games=True)
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
