@@ -28,10 +28,8 @@ class InspectTask:
 
 @dataclass(frozen=True)
 class JudgedFamily:
-    """lm-eval tasks whose names match `pattern` carry a judge: their adapter module holds
-    `judge_filter`, `process_results` and `agg_<metric>` (`culture-evals judge` calls them), and
-    a constrained judge is probed with `probe_format` ("module:function", called with
-    `probe_args`)."""
+    """Judged lm-eval tasks (names matching `pattern`): `module` holds `judge_filter`,
+    `process_results`, `agg_<metric>`; a constrained judge is probed with `probe_format`."""
 
     pattern: str
     module: str
@@ -89,14 +87,9 @@ class Benchmark:
 
     def inspect_objects(self) -> dict[str, Any]:
         """Its Inspect tasks and judge scorers by name (imports its task files)."""
-        found = {
-            t.name: resolve(f"{t.module or self.inspect_module}:{t.name}")
-            for t in self.inspect_tasks
-        }
-        found.update(
-            {name: resolve(f"{self.inspect_module}:{name}") for name in self.judge_scorers}
-        )
-        return found
+        tasks = [(t.name, t.module or self.inspect_module) for t in self.inspect_tasks]
+        scorers = [(name, self.inspect_module) for name in self.judge_scorers]
+        return {name: resolve(f"{module}:{name}") for name, module in tasks + scorers}
 
 
 _BENCHMARKS: dict[str, Benchmark] = {}

@@ -17,9 +17,6 @@ from inspect_culture.benchmarks.choices import check_choice
 
 CONSTRAINTS = ("none", "regex", "grammar", "json_schema")
 CONSTRAINT_VERSION = "judge-constraint-1"
-MAX_CHARS_PER_TOKEN_BOUND = 4  # a UTF-8 character is at most 4 byte-level tokens
-JSON_TOKENS_PER_CHAR = 6  # a character JSON-escaped as \uXXXX: 6 ASCII characters
-SCHEMA_NAME = "judge_verdict"
 
 # A slot of the verdict: literal text, or (JSON field name, allowed literal values).
 Slot = str | tuple[str, tuple[str, ...]]
@@ -42,14 +39,14 @@ class VerdictFormat:
         if as_json:
             longest = {name: max(values, key=len) for name, values in self._fields()}
             fixed = len(json.dumps({"commentary": "", **longest}))
-            per_char = JSON_TOKENS_PER_CHAR
+            per_char = 6  # a character JSON-escaped as \uXXXX: 6 ASCII characters
         else:
             verdict = sum(
                 len(slot) if isinstance(slot, str) else max(len(v) for v in slot[1])
                 for slot in self.verdict
             )
             fixed = len(self.prefix) + 1 + verdict  # +1: the newline
-            per_char = MAX_CHARS_PER_TOKEN_BOUND
+            per_char = 4  # a UTF-8 character is at most 4 byte-level tokens
         if max_tokens < fixed:
             raise JudgeConstraintError(
                 f"judge max_tokens={max_tokens} cannot hold the {self.name} verdict"
@@ -152,7 +149,7 @@ def request_fields(fmt: VerdictFormat, constraint: str, max_tokens: int) -> dict
     if constraint == "grammar":
         return {"extra_body": {"grammar": fmt.grammar(max_tokens)}}
     if constraint == "json_schema":
-        schema = {"name": SCHEMA_NAME, "schema": fmt.json_schema(max_tokens), "strict": True}
+        schema = {"name": "judge_verdict", "schema": fmt.json_schema(max_tokens), "strict": True}
         return {"response_format": {"type": "json_schema", "json_schema": schema}}
     return {}
 

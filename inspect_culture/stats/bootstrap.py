@@ -22,8 +22,7 @@ def bootstrap_means(
 
 
 def percentile_interval(statistics: Sequence[float], level: float = 0.95) -> tuple[float, float]:
-    """Central `level` interval of bootstrap statistics (linear interpolation between order
-    statistics, numpy's default)."""
+    """Central `level` interval of bootstrap statistics (numpy's linear interpolation)."""
     if not 0 < level < 1:
         raise ValueError(f"level={level!r} must lie strictly between 0 and 1")
     data = np.asarray(statistics, dtype=float)

@@ -1,7 +1,5 @@
-"""Classification metrics over (gold, prediction) pairs where a prediction may be unparsed (None).
-
-An unparsed prediction counts as wrong: it is a false negative for its gold label and a false
-positive for no label. Zero divisions give 0.0, as scikit-learn's default `zero_division`.
+"""Classification metrics where a prediction may be unparsed (None): it counts as wrong (a false
+negative for its gold label, a false positive for none); zero divisions give 0.0, as scikit-learn.
 """
 
 from __future__ import annotations
@@ -49,9 +47,7 @@ def macro_f1(golds: Sequence[str], preds: Sequence[str | None], labels: Sequence
 def resampled_macro_f1(
     golds: Sequence[str], preds: Sequence[str | None], labels: Sequence[str]
 ) -> Callable[[np.ndarray], np.ndarray]:
-    """`macro_f1` for many resamples at once, for bootstrap intervals: the returned function maps
-    an (resamples, n) array of indices into `golds`/`preds` to one macro-F1 per resample, with
-    the same rules (an unparsed prediction is wrong; zero divisions give 0.0)."""
+    """`macro_f1`, same rules, of each row of a (resamples, n) index array: fast bootstraps."""
     codes = {label: i for i, label in enumerate(labels)}
     gold = np.array([codes.get(g, -1) for g in golds])
     pred = np.array([-2 if p is None else codes.get(p, -2) for p in preds])

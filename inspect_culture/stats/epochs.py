@@ -1,11 +1,10 @@
-"""Epochs: a question answered N times is still one question.
-
-Means (accuracy, rating, win rate) average each question's epochs first, then average the
-questions; bootstrap intervals resample questions. With one epoch a mean is the plain mean.
+"""A question answered N times (epochs) is still one question: means average each question's
+epochs first, then the questions; bootstrap intervals resample questions.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Hashable, Sequence
 
 
@@ -13,12 +12,10 @@ def per_question_means(values: Sequence[float], question_ids: Sequence[Hashable]
     """Each question's mean over its epochs, in first-seen question order."""
     if len(values) != len(question_ids):
         raise ValueError(f"{len(values)} values for {len(question_ids)} question ids")
-    sums: dict[Hashable, float] = {}
-    counts: dict[Hashable, int] = {}
+    epochs: dict[Hashable, list[float]] = defaultdict(list)
     for value, qid in zip(values, question_ids):
-        sums[qid] = sums.get(qid, 0.0) + value
-        counts[qid] = counts.get(qid, 0) + 1
-    return [sums[qid] / counts[qid] for qid in sums]
+        epochs[qid].append(value)
+    return [sum(group) / len(group) for group in epochs.values()]
 
 
 def mean(values: Sequence[float]) -> float:
