@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 import textwrap
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -86,9 +87,8 @@ class _Series:
 
 def model_styles(tables: Sequence[Table]) -> dict[str, ModelStyle]:
     """Each model's style; the user's models come first, so they get the first colours."""
-    run = [row.model for table in tables for row in table.rows if row.kind == "run"]
-    published = [row.model for table in tables for row in table.rows if row.kind != "run"]
-    models = list(dict.fromkeys([*run, *published]))
+    rows = sorted((row for table in tables for row in table.rows), key=lambda r: r.kind != "run")
+    models = list(dict.fromkeys(row.model for row in rows))
     n = len(OKABE_ITO)
     return {
         model: ModelStyle(
@@ -149,9 +149,7 @@ def _wrap(text: str, width: int = 32) -> str:
 def _series(table: Table, context: _Context) -> list[_Series]:
     """One series per (model, harness, setting) of the run rows, then published-only models."""
     keys = list(dict.fromkeys((r.model, r.harness, r.setting) for r in _run_rows(table)))
-    settings: dict[tuple[str, str | None], int] = {}
-    for model, harness, _ in keys:
-        settings[model, harness] = settings.get((model, harness), 0) + 1
+    settings = Counter((model, harness) for model, harness, _ in keys)
     series = []
     for m, h, s in keys:
         label = context.label(m, h)
@@ -268,53 +266,6 @@ def _marker_kwargs(style: ModelStyle) -> dict[str, Any]:
     }
 
 
-def _draw_grouped(
-    ax: Axes,
-    columns: Sequence[Column],
-    series: Sequence[_Series],
-    rows: Sequence[Row | None],
-    published: Mapping[str, Row],
-    context: _Context,
-) -> bool:
-    """A group of bars per column (one or two models do not get slabs), published markers
-    centred on their model's bars; returns whether any published marker was drawn."""
-    width = min(0.8 / max(len(series), 1), 0.3)
-    offsets = [(j - (len(series) - 1) / 2) * width for j in range(len(series))]
-    for offset, one, row in zip(offsets, series, rows):
-        if present := _present(row, columns, offset):
-            colour, hatch = context.styles[one.model].colour, context.hatch(one.model, one.harness)
-            ax.bar(
-                [x for x, _ in present],
-                [c.value for _, c in present],
-                width * 0.92,
-                **_fill(colour, hatch),
-                zorder=2,
-            )
-            _draw_error_bars(ax, present)
-    drawn = False
-    for model, row in published.items():
-        mine = [offset for offset, one in zip(offsets, series) if one.model == model]
-        if not mine or model not in context.styles:
-            continue
-        present = _present(row, columns, sum(mine) / len(mine))
-        _draw_error_bars(ax, present)
-        if present:  # a white halo under each marker, so it stands out on a bar
-            style, drawn = context.styles[model], True
-            points = ([x for x, _ in present], [c.value for _, c in present])
-            halo = {"marker": style.marker, "markersize": 10, "color": "white"}
-            ax.plot(*points, linestyle="none", **halo, zorder=4)
-            ax.plot(*points, linestyle="none", **_marker_kwargs(style), zorder=4.1)
-    ax.set_xticks(range(len(columns)), [_wrap(c.label, 14) for c in columns])
-    ax.set_xlim(-0.5, len(columns) - 0.5)
-    for i, column in enumerate(columns):
-        if column.key in SUMMARY_COLUMNS and i > 0:
-            ax.axvline(i - 0.5, color="#888888", linestyle=":", linewidth=0.9)
-    ax.grid(axis="y", color="#e5e5e5", linewidth=0.7, zorder=0)
-    ax.set_axisbelow(True)
-    ax.tick_params(axis="x", length=0)
-    return drawn
-
-
 def _legend(
     figure: MplFigure, series: Sequence[_Series], context: _Context, published: bool
 ) -> None:
@@ -351,16 +302,6 @@ def _legend(
     figure.set_figheight(figure.get_figheight() + (0.25 + lines * 0.15))
 
 
-def _limits(ax: Axes, low: float | None = None, high: float | None = None) -> None:
-    """Bars start at zero when nothing is negative; fixed ends for bounded scales."""
-    bottom, top = ax.get_ylim()
-    if low is not None:
-        bottom = low
-    elif bottom > 0 or math.isclose(bottom, 0.0, abs_tol=1e-9):
-        bottom = 0.0
-    ax.set_ylim(bottom, top if high is None else high)
-
-
 Limits = tuple[float | None, float | None]
 # a panel of grouped bars: its title ("" for none), a row per series, the published rows by model
 Panel = tuple[str, Sequence[Row | None], Mapping[str, Row]]
@@ -374,20 +315,63 @@ def _bar_panels(
     height: float,
     limits: Limits,
 ) -> tuple[MplFigure, Axes, bool]:
-    """Stacked panels of grouped bars; the first axes, and whether a marker was drawn."""
+    """Stacked panels of a group of bars per column (one or two models do not get slabs),
+    published markers centred on their model's bars; the first axes, and whether a marker
+    was drawn."""
     columns = _value_columns(table)
-    width = min(max(6.0, 1.2 + len(columns) * (0.28 * len(series) + 0.45)), 14.0)
-    figure = _new_figure(width, height)
+    figure = _new_figure(
+        min(max(6.0, 1.2 + len(columns) * (0.28 * len(series) + 0.45)), 14.0), height
+    )
     axes = figure.subplots(len(panels), 1, squeeze=False, sharex=True, sharey=True).ravel()
-    published = False
-    for ax, (name, rows, marks) in zip(axes, panels):
-        published = _draw_grouped(ax, columns, series, rows, marks, context) or published
+    width = min(0.8 / max(len(series), 1), 0.3)
+    offsets = [(j - (len(series) - 1) / 2) * width for j in range(len(series))]
+    drawn = False
+    for ax, (name, rows, published) in zip(axes, panels):
+        for offset, one, row in zip(offsets, series, rows):
+            if present := _present(row, columns, offset):
+                colour, hatch = (
+                    context.styles[one.model].colour,
+                    context.hatch(one.model, one.harness),
+                )
+                ax.bar(
+                    [x for x, _ in present],
+                    [c.value for _, c in present],
+                    width * 0.92,
+                    **_fill(colour, hatch),
+                    zorder=2,
+                )
+                _draw_error_bars(ax, present)
+        for model, row in published.items():
+            mine = [offset for offset, one in zip(offsets, series) if one.model == model]
+            if not mine or model not in context.styles:
+                continue
+            present = _present(row, columns, sum(mine) / len(mine))
+            _draw_error_bars(ax, present)
+            if present:  # a white halo under each marker, so it stands out on a bar
+                style, drawn = context.styles[model], True
+                points = ([x for x, _ in present], [c.value for _, c in present])
+                halo = {"marker": style.marker, "markersize": 10, "color": "white"}
+                ax.plot(*points, linestyle="none", **halo, zorder=4)
+                ax.plot(*points, linestyle="none", **_marker_kwargs(style), zorder=4.1)
+        ax.set_xticks(range(len(columns)), [_wrap(c.label, 14) for c in columns])
+        ax.set_xlim(-0.5, len(columns) - 0.5)
+        for i, column in enumerate(columns):
+            if column.key in SUMMARY_COLUMNS and i > 0:
+                ax.axvline(i - 0.5, color="#888888", linestyle=":", linewidth=0.9)
+        ax.grid(axis="y", color="#e5e5e5", linewidth=0.7, zorder=0)
+        ax.set_axisbelow(True)
+        ax.tick_params(axis="x", length=0)
         if name:
             ax.set_title(name, loc="left")
         ax.set_ylabel(table.metric)
-        _limits(ax, *limits)
-    _legend(figure, series, context, published)
-    return figure, axes[0], published
+        bottom, top = ax.get_ylim()
+        if limits[0] is not None:  # fixed ends for bounded scales
+            bottom = limits[0]
+        elif bottom > 0 or math.isclose(bottom, 0.0, abs_tol=1e-9):
+            bottom = 0.0  # bars start at zero when nothing is negative
+        ax.set_ylim(bottom, top if limits[1] is None else limits[1])
+    _legend(figure, series, context, drawn)
+    return figure, axes[0], drawn
 
 
 def _caption(
@@ -510,11 +494,7 @@ def summary_bars(
     series: list[_Series] = []
     rows: list[Row | None] = []
     for one in _series(table, context):
-        row = (
-            None
-            if one.published_only
-            else _summary_pick(table, _series_rows(table, one), summary_group)
-        )
+        row = _summary_pick(table, _series_rows(table, one), summary_group)  # None: no runs
         if row is not None and row.group != summary_group:
             one = replace(one, label=f"{one.label} [{_group_label(table, row.group)}]")
         series.append(one)

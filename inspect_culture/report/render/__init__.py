@@ -11,14 +11,13 @@ from inspect_culture.report.render.html import write_html
 from inspect_culture.report.render.latex import write_latex
 from inspect_culture.report.render.markdown import write_markdown
 
-FORMATS = ("html", "md", "tex", "csv", "figures")
-
 WRITERS: dict[str, tuple[str, Callable[[Report, Path], Path]]] = {
     "html": ("report.html", write_html),
     "md": ("report.md", write_markdown),
     "tex": ("tables.tex", write_latex),
     "csv": ("results.csv", write_csv),
 }
+FORMATS = (*WRITERS, "figures")
 
 
 def _known(formats: Iterable[str]) -> tuple[str, ...]:

@@ -232,10 +232,6 @@ def mapping_items(values: Mapping[str, Any]) -> list[str]:
     return [f"{key}={value}" for key, value in values.items()]
 
 
-def mapping_text(values: Mapping[str, Any]) -> str:
-    return ", ".join(mapping_items(values))
-
-
 PROVENANCE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("path", "Path"),
     ("harness", "Harness"),
@@ -277,7 +273,7 @@ def provenance(run: RunInfo, base: Path | None = None) -> dict[str, str]:
         "harness": run.harness,
         "benchmark": run.benchmark,
         "task": run.task,
-        "setting": mapping_text(run.setting),
+        "setting": ", ".join(mapping_items(run.setting)),
         "model": run.model,
         "dataset": run.dataset or "",
         "sha256": (run.dataset_sha256 or "")[:12],
@@ -285,5 +281,5 @@ def provenance(run: RunInfo, base: Path | None = None) -> dict[str, str]:
         "samples": samples,
         "scope": "; ".join(scope) or "full",
         "judge": run.judge or "",
-        "versions": mapping_text(run.versions),
+        "versions": ", ".join(mapping_items(run.versions)),
     }

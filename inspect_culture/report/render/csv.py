@@ -29,13 +29,9 @@ FIELDS = (
 )
 
 
-def _number(value: float | None, count: bool = False) -> str:
-    """Shortest text that reads back as the same float (`repr`); counts as integers."""
-    if value is None:
-        return ""
-    if count:
-        return str(int(round(value)))
-    return repr(float(value))
+def _number(value: float | None) -> str:
+    """Shortest text that reads back as the same float (`repr`)."""
+    return "" if value is None else repr(float(value))
 
 
 def records(report: Report) -> Iterator[dict[str, str]]:
@@ -57,7 +53,7 @@ def records(report: Report) -> Iterator[dict[str, str]]:
                         "group": row.group or "",
                         "metric": col.key,
                         "metric_label": col.label,
-                        "value": _number(cell.value, col.count),
+                        "value": str(int(round(cell.value))) if col.count else _number(cell.value),
                         "ci_low": "" if col.count else _number(cell.ci_low),
                         "ci_high": "" if col.count else _number(cell.ci_high),
                         "n": "" if cell.n is None else str(cell.n),
