@@ -51,8 +51,7 @@ def _cmd_main_job(args: argparse.Namespace) -> int:
     from inspect_culture.local_model.server import LocalModelUnavailable
 
     languages = [lang.strip() for lang in args.languages.split(",") if lang.strip()]
-    unknown = [lang for lang in languages if lang not in LANGUAGES]
-    if unknown:
+    if unknown := [lang for lang in languages if lang not in LANGUAGES]:
         raise SystemExit(
             f"--languages: unknown {', '.join(unknown)}; allowed: {', '.join(LANGUAGES)}"
         )

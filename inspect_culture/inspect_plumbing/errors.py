@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
 from inspect_culture.inspect_plumbing.roles import prerequisite_error
@@ -22,16 +23,12 @@ class ScorerSetupError(PrerequisiteError):  # type: ignore[misc,valid-type]
 
 
 @contextmanager
-def scorer_setup_errors() -> Iterator[None]:
+def _setup_errors(caught: tuple[type[Exception], ...], raised: type[Exception]) -> Iterator[None]:
     try:
         yield
-    except ValueError as exc:
-        raise ScorerSetupError(str(exc)) from None
+    except caught as exc:
+        raise raised(str(exc)) from None
 
 
-@contextmanager
-def task_setup_errors() -> Iterator[None]:
-    try:
-        yield
-    except (ValueError, DatasetUnavailableError) as exc:
-        raise TaskSetupError(str(exc)) from None
+scorer_setup_errors = partial(_setup_errors, (ValueError,), ScorerSetupError)
+task_setup_errors = partial(_setup_errors, (ValueError, DatasetUnavailableError), TaskSetupError)

