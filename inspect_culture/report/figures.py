@@ -73,6 +73,13 @@ class _Context:
     def hatch(self, model: str, harness: str | None) -> str:
         return self.styles[model].hatch + HARNESS_HATCH.get(harness or "", "")
 
+    def fill(self, one: _Series) -> dict[str, Any]:
+        """A bar in the model's colour; white hatching marks palette repeats and lm-eval runs."""
+        colour, hatch = self.styles[one.model].colour, self.hatch(one.model, one.harness)
+        if not hatch:
+            return {"color": colour, "edgecolor": colour, "linewidth": 0, "hatch": None}
+        return {"color": colour, "edgecolor": "white", "linewidth": 0.6, "hatch": hatch}
+
 
 @dataclass(frozen=True)
 class _Series:
@@ -209,13 +216,6 @@ def _present(row: Row | None, columns: Sequence[Column], offset: float) -> list[
     return [(i + offset, c) for i, c in enumerate(cells) if c is not None and c.value is not None]
 
 
-def _fill(colour: str, hatch: str) -> dict[str, Any]:
-    """A bar in a model's colour; white hatching marks the palette's repeats and lm-eval runs."""
-    if not hatch:
-        return {"color": colour, "edgecolor": colour, "linewidth": 0, "hatch": None}
-    return {"color": colour, "edgecolor": "white", "linewidth": 0.6, "hatch": hatch}
-
-
 def _new_figure(width: float, height: float) -> MplFigure:
     """A figure outside pyplot, so no global figure registry holds it."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -235,9 +235,6 @@ def _save(figure: MplFigure, context: _Context, key: str, title: str, caption: s
     finally:
         figure.clear()
     return Figure(key, title, png, pdf, caption)
-
-
-# --- grouped bars ---------------------------------------------------------------------------
 
 
 def _draw_error_bars(ax: Axes, present: Sequence[tuple[float, Cell]]) -> None:
@@ -329,15 +326,11 @@ def _bar_panels(
     for ax, (name, rows, published) in zip(axes, panels):
         for offset, one, row in zip(offsets, series, rows):
             if present := _present(row, columns, offset):
-                colour, hatch = (
-                    context.styles[one.model].colour,
-                    context.hatch(one.model, one.harness),
-                )
                 ax.bar(
                     [x for x, _ in present],
                     [c.value for _, c in present],
                     width * 0.92,
-                    **_fill(colour, hatch),
+                    **context.fill(one),
                     zorder=2,
                 )
                 _draw_error_bars(ax, present)
@@ -518,8 +511,7 @@ def summary_bars(
 
 def _summary_pick(table: Table, rows: Sequence[Row], summary_group: str) -> Row | None:
     """The summary row, else the row of the first group in the layout's order."""
-    groups = _groups(table, rows)
-    if not groups:
+    if not (groups := _groups(table, rows)):
         return None
     group = summary_group if summary_group in groups else groups[0]
     return next(row for row in rows if row.group == group)
@@ -534,10 +526,8 @@ def outcome_bars(table: Table, context: _Context, *, key: str, title: str, what:
     figure = _new_figure(7.0, 0.45 * len(series) + 1.6)
     ax = figure.add_subplot()
     for y, (one, row) in enumerate(zip(series, rows)):
-        style = context.styles[one.model]
-        hatch = context.hatch(one.model, one.harness)
-        ax.barh(y, 4.0, left=-6.0, **_fill(style.colour, hatch))
-        for column, left, width in _outcome_spans(row) if row is not None else ():
+        ax.barh(y, 4.0, left=-6.0, **context.fill(one))
+        for column, left, width in _outcome_spans(row):
             colour = OUTCOME_COLOURS[column]
             ax.barh(y, width, left=left, color=colour, edgecolor="white", linewidth=0.8, zorder=2)
             if width >= 7:
@@ -560,7 +550,7 @@ def outcome_bars(table: Table, context: _Context, *, key: str, title: str, what:
     return _save(figure, context, key, title, caption)
 
 
-def _outcome_spans(row: Row) -> list[tuple[str, float, float]]:
+def _outcome_spans(row: Row | None) -> list[tuple[str, float, float]]:
     """(column, left, width) per outcome; a missing value leaves a gap, not a shift."""
     win, tie, loss = (_value(row, k) for k in OUTCOME_COLOURS)
     spans = []

@@ -42,9 +42,7 @@ class CellParts:
 def format_number(value: float, decimals: int) -> str:
     """`value` with `decimals` digits; never "-0.0", which reads as a sign the data lacks."""
     text = f"{value:.{decimals}f}"
-    if text.startswith("-") and float(text) == 0:
-        text = text[1:]
-    return text
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def cell_parts(cell: Cell | None, column: Column, decimals: int) -> CellParts:
@@ -177,12 +175,10 @@ def table_view(table: Table, by_setting: bool = False) -> TableView:
     def note_key(row: Row) -> tuple[str, str]:
         return (row.source or "source not given", row.setting if by_setting else "")
 
-    notes: dict[tuple[str, str], list[str]] = {}
+    notes: dict[tuple[str, str], dict[str, None]] = {}  # models in order of first use
     for row in table.rows:
         if row.kind == PUBLISHED:
-            names = notes.setdefault(note_key(row), [])
-            if row.model not in names:
-                names.append(row.model)
+            notes.setdefault(note_key(row), {})[row.model] = None
     numbers = {key: number for number, key in enumerate(notes, 1)}
     rows = []
     for row, start in zip(table.rows, group_starts(table)):

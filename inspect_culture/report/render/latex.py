@@ -179,8 +179,7 @@ def _float(table: Table, part: int, count: int, groups: bool, settings: bool) ->
     if wide:
         out.append("}")
     if notes:
-        out.append(r"\par\smallskip")
-        out.append(r"{\footnotesize\raggedright")
+        out += [r"\par\smallskip", r"{\footnotesize\raggedright"]
         for note in notes:
             text = f"Published ({', '.join(note.models)}): {note.source}"
             if note.setting:
