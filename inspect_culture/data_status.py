@@ -14,8 +14,7 @@ from inspect_culture.registry import Benchmark, benchmarks, resolve
 def _selected(names: Sequence[str] | None) -> list[Benchmark]:
     known = {b.name: b for b in benchmarks()}
     chosen = list(names) if names else list(known)
-    unknown = [name for name in chosen if name not in known]
-    if unknown:
+    if unknown := [name for name in chosen if name not in known]:
         raise SystemExit(f"unknown dataset(s): {', '.join(unknown)}; known: {', '.join(known)}")
     return [known[name] for name in chosen]
 

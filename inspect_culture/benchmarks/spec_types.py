@@ -45,8 +45,7 @@ class OutcomeRecord:
 
     @classmethod
     def from_record(cls: type[_Outcome], record: Mapping[str, Any]) -> _Outcome:
-        missing = [f.name for f in fields(cls) if f.name not in record]
-        if missing:
+        if missing := [f.name for f in fields(cls) if f.name not in record]:
             raise ValueError(f"{cls.__name__} record lacks {', '.join(missing)}")
         return cls(**{f.name: _frozen(record[f.name]) for f in fields(cls)})
 

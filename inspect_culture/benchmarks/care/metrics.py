@@ -32,8 +32,7 @@ def care_metrics(
     by_scope: dict[str, list[float]] = defaultdict(list)
     for o, m in scored:
         by_category[o.category].append(m)
-        scope = o.geographic_scope.strip().lower().replace("-", "_").replace(" ", "_")
-        by_scope[scope].append(m)
+        by_scope[o.geographic_scope.strip().lower().replace("-", "_").replace(" ", "_")].append(m)
     for category, values in sorted(by_category.items()):
         result.update(_mean_with_interval(f"rating_{category}", values, seed, resamples))
     for scope, values in sorted(by_scope.items()):

@@ -35,8 +35,7 @@ def match_option(answer: str, options: Sequence[str]) -> tuple[str | None, str]:
         if not norm:
             continue
         pattern = r"(?<![\w/])" + re.escape(norm) + r"(?![\w/])"
-        found = [m.span() for m in re.finditer(pattern, said)]
-        if found:
+        if found := [m.span() for m in re.finditer(pattern, said)]:
             spans[option] = found
     standalone = [
         option

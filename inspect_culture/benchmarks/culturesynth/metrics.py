@@ -83,12 +83,10 @@ def culturesynth_metrics(
     for question, mean in means.items():
         by_language[language_slug(first[question].language)].append(mean)
         by_topic[topic_slug(first[question].topic)].append(mean)
-    clash = set(by_language) & set(by_topic)
-    if clash:
+    if clash := set(by_language) & set(by_topic):
         raise ValueError(f"topic and language share a metric name: {sorted(clash)}")
     result["weighted_average"] = weighted_average(by_language)
-    swapped = [o for o in scored if o.consistent is not None]
-    if swapped:
+    if swapped := [o for o in scored if o.consistent is not None]:
         result["position_consistency"] = _question_rate(swapped, lambda o: bool(o.consistent))
     for groups in (by_language, by_topic):
         for name in sorted(groups):

@@ -74,8 +74,7 @@ def combine_swapped(target_as_a: int | None, target_as_b: int | None) -> PairJud
     """Both orders of a question: differing outcomes are an inconsistent tie (Zheng et al. 2023);
     one unscored game leaves the question unscored (one game alone is position-biased)."""
     games = (target_as_a, target_as_b)
-    missing = [pos for pos, outcome in zip("AB", games) if outcome is None]
-    if missing:
+    if missing := [pos for pos, outcome in zip("AB", games) if outcome is None]:
         where = " and ".join(f"target as {pos}" for pos in missing)
         return PairJudgement(None, None, f"{NO_VERDICT} ({where})", games)
     if target_as_a == target_as_b:

@@ -61,8 +61,7 @@ def read_normad_csv(path: Path) -> list[dict[str, Any]]:
                     f"{path}, header: column {nul!r} contains a NUL byte (a corrupt file; "
                     "upstream text has none)"
                 )
-            missing = [column for column in COLUMNS.values() if column not in found]
-            if missing:
+            if missing := [column for column in COLUMNS.values() if column not in found]:
                 raise DataValidationError(
                     f"{path}: missing column(s) {', '.join(missing)}; found columns: "
                     f"{', '.join(found) or '(none)'}"

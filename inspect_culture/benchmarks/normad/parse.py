@@ -44,8 +44,7 @@ def parse_strict(text: str) -> ParsedAnswer:
     first = _FIRST_WORD.match(cleaned)
     if first and first.group(0) in _WORD_TO_LABEL:
         return ParsedAnswer(_WORD_TO_LABEL[first.group(0)], "first_word")
-    option = _OPTION.match(cleaned)
-    if option:
+    if option := _OPTION.match(cleaned):
         return ParsedAnswer(_OPTION_TO_LABEL[option.group(1) or option.group(2)], "option_number")
     labels = {_WORD_TO_LABEL[word] for word in _LABEL_WORD.findall(cleaned)}
     if len(labels) == 1:
