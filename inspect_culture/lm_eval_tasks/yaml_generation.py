@@ -67,9 +67,8 @@ def generation_template(
     }  # fmt: skip
     if judged:
         judge = {"function": "custom", "filter_fn": Function(f"{module}.judge_filter")}
-        template["filter_list"] = [
-            {"name": "judged", "filter": [{"function": "take_first"}, judge]}
-        ]
+        steps = [{"function": "take_first"}, judge]
+        template["filter_list"] = [{"name": "judged", "filter": steps}]
     template["process_results"] = Function(f"{module}.{process_results}")
     template["metric_list"] = [
         OneLine(

@@ -1,8 +1,5 @@
-"""Write CARE's lm-eval YAML from the spec: one task per language and prompting, the shared
-template and the zero-shot group.
-
-    python -m inspect_culture.lm_eval_tasks.care._generate_configs [--check]
-"""
+"""Writes CARE's lm-eval YAML from the spec: one task per language and prompting, the shared
+template and the zero-shot group (`python -m` this module `[--check]`)."""
 
 from __future__ import annotations
 

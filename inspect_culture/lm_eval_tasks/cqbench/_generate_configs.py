@@ -1,6 +1,5 @@
 """Writes this folder's lm-eval YAML from the CQ-Bench spec (four templates, a task per
-family/setting/prompt, five groups):
-`python -m inspect_culture.lm_eval_tasks.cqbench._generate_configs`."""
+family/setting/prompt, five groups); run it with `python -m`."""
 
 from __future__ import annotations
 
@@ -19,16 +18,14 @@ from inspect_culture.lm_eval_tasks.yaml_generation import (
 GENERATOR = "python -m inspect_culture.lm_eval_tasks.cqbench._generate_configs"
 UTILS = "inspect_culture.lm_eval_tasks.cqbench.utils"
 VE = "inspect_culture.lm_eval_tasks.cqbench.ve"
-# family -> (alias, adapter module, its loader, its process_results, aggregation prefix (None:
-# mean)); its metrics are spec.HEADLINE_METRICS[family]
+# family -> (alias, module, loader, process_results, aggregation prefix (None: lm-eval's mean))
 FAMILIES: dict[str, tuple[str, str, str, str, str | None]] = {
     "ad": ("AD", UTILS, "load_docs", "process_results_ad", "agg_ad_"),
     "vs": ("VS", UTILS, "load_docs", "process_results_vs", "agg_vs_"),
     "ve_summary": ("VE step 1 (summary)", VE, "load_summary_docs", "process_results_summary", None),
     "ve": ("VE", VE, "load_extraction_docs", "process_results", "agg_"),
 }
-# family -> its group's alias, and how the group averages spec.GROUP_METRICS[family] (None: it
-# reports no average)
+# family -> group alias, how it averages spec.GROUP_METRICS[family] (None: no average)
 GROUPS: dict[str, tuple[str, dict[str, Any] | None]] = {
     "ad": ("CQ-Bench attitude detection", {"weight_by_size": True}),
     "vs": ("CQ-Bench value selection", {"weight_by_size": False}),

@@ -1,6 +1,6 @@
 """Thin lm-eval adapter for CQ-Bench value extraction: two generations (a summary, then the
 values), and no lm-eval task sees another's outputs, so two runs of the same model:
-`cqbench_ve_summary_<setting>` logs summaries, `cqbench_ve_<setting>` reads them (`ve_summaries`)."""
+`cqbench_ve_summary_<setting>` logs summaries, `cqbench_ve_<setting>` reads them."""
 
 from __future__ import annotations
 
@@ -117,7 +117,7 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict]:
-    """The outcome record and the run's count of stories without a summary (all aggregations see)."""
+    """The outcome record and the run's count of stories without a summary, for aggregation."""
     item = {**judged_outcome(results), "stories_without_summary": doc["stories_without_summary"]}
     return {name: item for name in spec.HEADLINE_METRICS["ve"]}
 

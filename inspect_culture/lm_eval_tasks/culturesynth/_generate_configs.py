@@ -1,6 +1,5 @@
 """Writes this folder's lm-eval YAML from the CultureSynth-7 spec (a judged and an answers-only
-task per language and for all seven, two templates, two groups):
-`python -m inspect_culture.lm_eval_tasks.culturesynth._generate_configs`."""
+task per language and for all seven, two templates, two groups); run it with `python -m`."""
 
 from __future__ import annotations
 
