@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from urllib.parse import urlparse
 
@@ -27,16 +28,13 @@ API_KEY_ENV = "INSPECT_CULTURE_JUDGE_API_KEY"
 PREFLIGHT_ENV = "INSPECT_CULTURE_JUDGE_PREFLIGHT"  # "off" skips the check at load
 
 
-def _integer(minimum: int) -> Callable[[str, Any], int]:
-    def check(key: str, value: Any) -> int:
-        number: Any = value
-        if isinstance(value, str) and is_whole_number_text(value):
-            number = int(value)
-        if isinstance(number, bool) or not isinstance(number, int) or number < minimum:
-            raise JudgeConfigError(f"{key}={value!r}: must be an integer >= {minimum}")
-        return number
-
-    return check
+def _integer(minimum: int, key: str, value: Any) -> int:
+    number: Any = value
+    if isinstance(value, str) and is_whole_number_text(value):
+        number = int(value)
+    if isinstance(number, bool) or not isinstance(number, int) or number < minimum:
+        raise JudgeConfigError(f"{key}={value!r}: must be an integer >= {minimum}")
+    return number
 
 
 def _positive(key: str, value: Any) -> float:
@@ -51,12 +49,12 @@ def _positive(key: str, value: Any) -> float:
 
 # The numeric `judge_<name>` metadata options: the JudgeSettings field each sets, and its check.
 NUMERIC: dict[str, Callable[[str, Any], Any]] = {
-    "concurrency": _integer(1),
+    "concurrency": partial(_integer, 1),
     "timeout": _positive,
-    "max_retries": _integer(0),
+    "max_retries": partial(_integer, 0),
     "retry_budget": _positive,
-    "max_tokens": _integer(1),
-    "seed": lambda key, value: None if value is None else _integer(0)(key, value),
+    "max_tokens": partial(_integer, 1),
+    "seed": lambda key, value: None if value is None else _integer(0, key, value),
 }
 SWITCHES = ("judge_later", "judge_preflight")
 # Every judge key a judged task accepts in --metadata (the API key is refused, by design).
