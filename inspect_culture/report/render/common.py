@@ -62,12 +62,9 @@ def cell_parts(cell: Cell | None, column: Column, decimals: int) -> CellParts:
 
 def generated() -> str:
     """Now, or `SOURCE_DATE_EPOCH` when set, so that a rebuilt report can be byte-identical."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch and epoch.strip().isdigit():
-        moment = datetime.fromtimestamp(int(epoch), tz=timezone.utc)
-    else:
-        moment = datetime.now(tz=timezone.utc)
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    moment = datetime.fromtimestamp(int(epoch), tz=timezone.utc) if epoch.isdigit() else None
+    return (moment or datetime.now(tz=timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def save(path: Path, text: str) -> Path:
@@ -108,11 +105,9 @@ def summary(report: Report) -> str:
     """One sentence: runs, models (published rows excluded) and benchmarks."""
     runs = len(report.runs)
     rows = [row for table in report.tables for row in table.rows if row.kind != PUBLISHED]
-    models = dict.fromkeys([*(run.model for run in report.runs), *(row.model for row in rows)])
-    text = f"{runs} run{'s' if runs != 1 else ''} of {len(models)} model"
-    text += "s" if len(models) != 1 else ""
-    marks = [section.benchmark for section in sections(report)]
-    if marks:
+    models = len(dict.fromkeys([*(run.model for run in report.runs), *(r.model for r in rows)]))
+    text = f"{runs} run{'s' if runs != 1 else ''} of {models} model{'s' if models != 1 else ''}"
+    if marks := [section.benchmark for section in sections(report)]:
         text += f"; benchmarks: {', '.join(marks)}"
     return text + "."
 
@@ -126,14 +121,12 @@ def group_text(table: Table, group: str | None) -> str:
     if group is None:
         return ""
     layout = all_layouts().get(table.key)
-    labels = (layout.group_labels or {}) if layout is not None else {}
-    return labels.get(group, group)
+    return ((layout.group_labels if layout else None) or {}).get(group, group)
 
 
 def group_starts(table: Table) -> list[bool]:
     """For each row, whether it opens a new group (the writers print a group label once)."""
-    rows = table.rows
-    return [i == 0 or row.group != rows[i - 1].group for i, row in enumerate(rows)]
+    return [i == 0 or row.group != table.rows[i - 1].group for i, row in enumerate(table.rows)]
 
 
 @dataclass(frozen=True)

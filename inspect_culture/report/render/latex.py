@@ -107,7 +107,7 @@ def is_wide(lines: list[list[str]], fixed: dict[int, float] | None = None) -> bo
 
 
 def parts(table: Table, limit: int = MAX_ROWS) -> list[Table]:
-    """`table` in pieces of at most `limit` rows, at group ends where it can: a float runs off a page."""
+    """`table` in pieces of at most `limit` rows (a float runs off a page), cut at group ends."""
     if len(table.rows) <= limit:
         return [table]
     blocks: list[list[Row]] = []
