@@ -103,20 +103,16 @@ def use_task_judge(task: str, judge: JudgeSettings) -> Iterator[None]:
             _TASK_JUDGES.pop(task, None)
 
 
-def task_judge(task: str) -> JudgeSettings | None:
+def judge_requests(
+    task: str, requests: Sequence[JudgeRequest]
+) -> tuple[JudgeSettings | None, list[JudgeReply]]:
+    """Every request of a task, in order; a generation-only run's replies say how to judge later."""
     if task not in _TASK_JUDGES:
         raise JudgeConfigError(
             f"{task}: no judge was resolved for this task in this process (its loader checks "
             "the judge before generation; a filter cannot run before the task loads)"
         )
-    return _TASK_JUDGES[task]
-
-
-def judge_requests(
-    task: str, requests: Sequence[JudgeRequest]
-) -> tuple[JudgeSettings | None, list[JudgeReply]]:
-    """Every request of a task, in order; a generation-only run's replies say how to judge later."""
-    settings = task_judge(task)
+    settings = _TASK_JUDGES[task]
     if settings is None:
         return None, [JudgeReply(None, error=JUDGE_LATER_REASON) for _ in requests]
     messages = [[dict(m) for m in r.messages] for r in requests]
