@@ -87,8 +87,7 @@ def git_blob_id(path: Path) -> str:
 
 
 def unavailable_message(source: Source, reason: str) -> str:
-    mirrored = mirror_path(source)
-    if mirrored is not None:
+    if (mirrored := mirror_path(source)) is not None:
         where = f"place the file at {mirrored}"
     else:
         where = f"set {DATA_DIR_ENV}=<dir> and place the file at <dir>/{mirror_relpath(source)}"

@@ -49,8 +49,7 @@ def load_care_ratings(language: str | None = None) -> LoadedDataset:
         "language": language or "all",
     }
     # a row that names no culture cannot be given to a language: counted and said, not lost
-    unplaced = [r for r in normalized if not r["associated_culture"].strip()]
-    if language and unplaced:
+    if language and (unplaced := [r for r in normalized if not r["associated_culture"].strip()]):
         provenance["rows_without_culture"] = len(unplaced)
         log.warning(
             "care ratings: %d of %d rows have an empty associated_culture and are left out of "

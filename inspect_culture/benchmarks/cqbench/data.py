@@ -288,24 +288,19 @@ def load_ve_stories(category: str) -> tuple[LoadedDataset, int]:
 
 def load_cqbench_all() -> LoadedDataset:
     """Every file, for `culture-evals data verify`: counts the records of all tasks."""
-    total, files = 0, 0
-    counts: dict[str, dict[str, int]] = {key: {} for key in _FLAGS}
-    for task in _BUILDERS:
-        for category in CATEGORIES if task == "ad" else STORY_CATEGORIES:
-            loaded = load_cqbench(task, category)  # a malformed file fails verify, loudly
-            total += len(loaded.records)
-            files += 1
-            name = loaded.provenance["file"].rsplit("/", 1)[-1]
-            for key, by_file in counts.items():
-                if count := loaded.provenance.get(key):
-                    by_file[name] = count
+    files = [
+        load_cqbench(task, category).provenance  # a malformed file fails verify, loudly
+        for task in _BUILDERS
+        for category in (CATEGORIES if task == "ad" else STORY_CATEGORIES)
+    ]
     archive = _archive()
     provenance: dict[str, Any] = {
         "dataset": CQBENCH.repo, "revision": CQBENCH.revision, "origin": archive.origin,
-        "path": str(archive.root), "files": files, "rows": total,
+        "path": str(archive.root), "files": len(files), "rows": sum(f["rows"] for f in files),
     }  # fmt: skip
     warnings: list[str] = []
-    for key, by_file in counts.items():
+    for key in _FLAGS:
+        by_file = {f["file"].rsplit("/", 1)[-1]: f[key] for f in files if f.get(key)}
         count = sum(by_file.values())
         provenance[key] = count
         if count:

@@ -27,8 +27,7 @@ def match_option(answer: str, options: Sequence[str]) -> tuple[str | None, str]:
     if not said:
         return None, "unparsed"
     normalized = {option: normalize(option) for option in options}
-    exact = [o for o, n in normalized.items() if n == said]
-    if len(exact) == 1:
+    if len(exact := [o for o, n in normalized.items() if n == said]) == 1:
         return exact[0], "exact"
     spans: dict[str, list[tuple[int, int]]] = {}
     for option, norm in normalized.items():

@@ -161,8 +161,7 @@ def _resolve(path: str | Path | None) -> ResolvedFile:
         if not found.is_file():
             raise DatasetUnavailableError(f"{explicit}: no such file")
         return ResolvedFile(found, "explicit")
-    found = locate_culturesynth()
-    if found is not None:
+    if (found := locate_culturesynth()) is not None:
         return found
     try:
         return resolve(CULTURESYNTH)
@@ -352,8 +351,7 @@ def _assign_ids(records: list[dict[str, Any]], path: Path) -> None:
         if not record["id"]:
             groups.setdefault(derived_id(record["language"], record["question"]), []).append(record)
             continue
-        previous = first.setdefault(record["id"], record["_where"])
-        if previous != record["_where"]:
+        if (previous := first.setdefault(record["id"], record["_where"])) != record["_where"]:
             raise DataValidationError(
                 f"{record['_where']}, field 'id': value {record['id']!r} repeats {previous}; "
                 f'ids must be unique (map "id" to "" in column_map or {COLUMNS_ENV} to derive '

@@ -102,7 +102,6 @@ def language_slug(language: str) -> str:
 
 def topic_slug(topic: str) -> str:
     """The lower-cased Table 10 abbreviation of a known topic, else a plain slug."""
-    name = normalize_topic(topic)
-    if name is not None:
+    if (name := normalize_topic(topic)) is not None:
         return TOPICS[name].lower()
     return re.sub(r"[^0-9a-z]+", "_", topic.strip().lower()).strip("_") or "unknown"

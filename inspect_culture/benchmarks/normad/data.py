@@ -78,8 +78,7 @@ def read_normad_csv(path: Path) -> list[dict[str, Any]]:
         raise DataValidationError(f"{path}: no data rows under the header")
     first_row: dict[str, int] = {}
     for index, record in enumerate(records, start=1):
-        previous = first_row.setdefault(record["id"], index)
-        if previous != index:
+        if (previous := first_row.setdefault(record["id"], index)) != index:
             raise DataValidationError(
                 f"{path}, data row {index}, field 'ID': value {record['id']!r} repeats data row "
                 f"{previous}"

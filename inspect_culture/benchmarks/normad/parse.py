@@ -41,13 +41,11 @@ def parse_answer(text: str | None, parser: str = DEFAULT_PARSER) -> ParsedAnswer
 def parse_strict(text: str) -> ParsedAnswer:
     cleaned = _MARKDOWN.sub(" ", text.lower()).strip()
     cleaned = _PREFIX.sub("", cleaned, count=1).strip()
-    first = _FIRST_WORD.match(cleaned)
-    if first and first.group(0) in _WORD_TO_LABEL:
+    if (first := _FIRST_WORD.match(cleaned)) and first.group(0) in _WORD_TO_LABEL:
         return ParsedAnswer(_WORD_TO_LABEL[first.group(0)], "first_word")
     if option := _OPTION.match(cleaned):
         return ParsedAnswer(_OPTION_TO_LABEL[option.group(1) or option.group(2)], "option_number")
-    labels = {_WORD_TO_LABEL[word] for word in _LABEL_WORD.findall(cleaned)}
-    if len(labels) == 1:
+    if len(labels := {_WORD_TO_LABEL[word] for word in _LABEL_WORD.findall(cleaned)}) == 1:
         return ParsedAnswer(labels.pop(), "single_label_word")
     return ParsedAnswer(None, "unparsed")
 
