@@ -237,11 +237,10 @@ class OpenAICompatibleJudge:
                 ended = f" (judge_retry_budget of {settings.retry_budget:g} s spent{wait})"
                 break
             await asyncio.sleep(delay)
-        elapsed = time.monotonic() - start
         assert failure is not None
         error = call_failed(
             failure.what, settings.model, settings.endpoint(),
-            attempts=attempts, seconds=elapsed, ended=ended,
+            attempts=attempts, seconds=time.monotonic() - start, ended=ended,
         )  # fmt: skip
         return JudgeReply(None, error=redact(error, (settings.api_key,)))
 
