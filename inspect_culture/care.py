@@ -147,9 +147,7 @@ def care_judge(
     """The grader rates the answer 1-10 with the category's rubric; no rating = unscored."""
     with scorer_setup_errors():
         options = spec.validate(
-            judge_mapping=judge_mapping,
-            self_grade=self_grade,
-            judge_constraint=judge_constraint,
+            judge_mapping=judge_mapping, self_grade=self_grade, judge_constraint=judge_constraint
         )
         timeout = as_optional_seconds("judge_timeout", judge_timeout)
         later = as_bool("judge_later", judge_later)

@@ -257,33 +257,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="auto (default): CARE when A holds CARE samples files, else CultureSynth-7",
     )
     agreement.set_defaults(run=_cmd_agreement)
-    _judge_parser(commands)
-    report = commands.add_parser(
-        "report",
-        help="paper-style tables, figures and published reference rows from finished runs",
-        description="Tables in the papers' layouts (95%% intervals, n), the papers' published "
-        "numbers beside them, comparability warnings and figures, from Inspect logs and "
-        "lm-eval output folders. Exit code 0: every input used; 1: nothing to report; 3: "
-        "written, but some inputs were skipped (listed on stderr).",
-    )
-    report.add_argument(
-        "runs",
-        nargs="+",
-        metavar="RUN",
-        help="Inspect log (.eval/.json), lm-eval results_*.json, or a folder of either",
-    )
-    report.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="folder to write")
-    report.add_argument(
-        "--format",
-        default="html,md,tex,csv,figures",
-        help="comma-separated: html (report.html), md (report.md), tex (tables.tex), csv "
-        "(results.csv), figures (figures/*.png and .pdf); default: all",
-    )
-    report.set_defaults(run=_cmd_report)
-    return parser
-
-
-def _judge_parser(commands: argparse._SubParsersAction) -> None:
     judge = commands.add_parser(
         "judge",
         help="judge the generations of an lm-eval run made with judge_later and --log_samples",
@@ -332,6 +305,29 @@ def _judge_parser(commands: argparse._SubParsersAction) -> None:
         help="batches per task: the first plus retries of what it left undone (3)",
     )
     judge.set_defaults(run=_cmd_judge)
+    report = commands.add_parser(
+        "report",
+        help="paper-style tables, figures and published reference rows from finished runs",
+        description="Tables in the papers' layouts (95%% intervals, n), the papers' published "
+        "numbers beside them, comparability warnings and figures, from Inspect logs and "
+        "lm-eval output folders. Exit code 0: every input used; 1: nothing to report; 3: "
+        "written, but some inputs were skipped (listed on stderr).",
+    )
+    report.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN",
+        help="Inspect log (.eval/.json), lm-eval results_*.json, or a folder of either",
+    )
+    report.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="folder to write")
+    report.add_argument(
+        "--format",
+        default="html,md,tex,csv,figures",
+        help="comma-separated: html (report.html), md (report.md), tex (tables.tex), csv "
+        "(results.csv), figures (figures/*.png and .pdf); default: all",
+    )
+    report.set_defaults(run=_cmd_report)
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

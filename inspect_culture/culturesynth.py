@@ -210,19 +210,17 @@ def baseline_answer(
         config = GENERATION.merge(model.config)
         state.metadata["baseline_model"] = str(model)
         limit = judgment_timeout(model, timeout)
+        answer = None
         try:
             output, _ = await bounded_generate(model, state.input, config, limit, BASELINE_CACHE)
         except Exception as exc:  # noqa: BLE001 - the sample is unscored with the reason
             failure = judge_failure_reason(exc, model, limit, attempts_of(exc), BASELINE_ROLE)
-            state.metadata["baseline_answer"] = None
+        else:
+            failure = output_error_reason(output.error, model) if output.error else "empty output"
+            answer = output.completion if not output.error and output.completion.strip() else None
+        state.metadata["baseline_answer"] = answer
+        if answer is None:
             state.metadata["baseline_error"] = f"the baseline model gave no answer: {failure}"
-            return state
-        ok = not output.error and bool(output.completion.strip())
-        state.metadata["baseline_answer"] = output.completion if ok else None
-        if not ok:
-            state.metadata["baseline_error"] = "the baseline model gave no answer: " + (
-                output_error_reason(output.error, model) if output.error else "empty output"
-            )
         return state
 
     return solve

@@ -63,9 +63,7 @@ def simple_scorer(name: str) -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         outcome = contract.parse(state.metadata["record"], state.output.completion)
         return Score(
-            value=outcome[contract.sample_score],
-            answer=state.output.completion,
-            metadata=outcome,
+            value=outcome[contract.sample_score], answer=state.output.completion, metadata=outcome
         )
 
     return score

@@ -28,16 +28,12 @@ from inspect_culture.inspect_plumbing.failures import (
     judge_failure_reason,
     output_error_reason,
 )
-from inspect_culture.inspect_plumbing.judge_cache import (
-    judge_identity,
-    learn_identity_once,
-    request_key,
-)
+from inspect_culture.inspect_plumbing.judge_cache import judge_id, learn_identity_once, request_key
 from inspect_culture.inspect_plumbing.live import note_judge_later
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.inspect_plumbing.preflight import Probe, preflight
 from inspect_culture.inspect_plumbing.roles import GRADER_ROLE, prerequisite_error, role_model
-from inspect_culture.judging.cache import JudgeCache, JudgeCacheError, open_cache
+from inspect_culture.judging.cache import JudgeCache, JudgeCacheError, identity_of, open_cache
 from inspect_culture.judging.constraints import (
     JudgeConstraintError,
     VerdictFormat,
@@ -99,12 +95,10 @@ def require_grader(
         assert grader is not None  # judge_later is off
         try:
             open_cache()
+            probe = None
             if judge_preflight and judge_constraint != "none" and verdict_format is not None:
-                # the constraint probe, which is also the preflight
                 config = judge_config(grader, verdict_format, judge_constraint)
-                probe = Probe(verdict_format, judge_constraint, config)
-            else:
-                probe = None
+                probe = Probe(verdict_format, judge_constraint, config)  # also the preflight
         except (JudgeCacheError, JudgeConstraintError) as exc:
             raise prerequisite_error()(str(exc)) from None
         if not judge_preflight:
@@ -122,16 +116,13 @@ def judge_config(
 ) -> GenerateConfig:
     """Temperature 0 and a fixed seed always; the reply cap from the grader's own config when it
     sets one (a thinking judge needs more than the default); the verdict constraint if asked."""
-    config = JUDGE_CONFIG
-    if grader.config.max_tokens is not None:
-        config = config.merge(GenerateConfig(max_tokens=grader.config.max_tokens))
-    # the role's own batch mode, kept so that nothing merged later drops it (a role model does
-    # not inherit the eval's --batch)
-    if grader.config.batch is not None:
-        config = config.merge(GenerateConfig(batch=grader.config.batch))
-    # a hung attempt is retried, as in lm-eval; not batched: that attempt waits for the batch
-    if grader.config.attempt_timeout is None and not batched(grader):
-        config = config.merge(GenerateConfig(attempt_timeout=DEFAULT_ATTEMPT_TIMEOUT))
+    own = grader.config
+    # the role's batch mode is kept so that nothing merged later drops it (a role model does not
+    # inherit the eval's --batch); a hung attempt is retried, as in lm-eval, unless batched
+    default_attempt = own.attempt_timeout is None and not batched(grader)
+    attempt = DEFAULT_ATTEMPT_TIMEOUT if default_attempt else None
+    role = GenerateConfig(max_tokens=own.max_tokens, batch=own.batch, attempt_timeout=attempt)
+    config = JUDGE_CONFIG.merge(role)
     if constraint == "none" or verdict_format is None:
         return config
     fields = request_fields(verdict_format, constraint, config.max_tokens or DEFAULT_MAX_TOKENS)
@@ -221,7 +212,7 @@ async def judge_reply(
         note_judge_later()
         return None, JUDGE_LATER_REASON
     store = reply_cache()
-    identity = judge_identity(grader) if store is not None else None
+    identity = identity_of(judge_id(grader)) if store is not None else None
     limit = judgment_timeout(grader, timeout)
     try:
         config = judge_config(grader, verdict_format, constraint)

@@ -56,10 +56,6 @@ def request_key(
     return shared.key(judge_id(model), wire, sampling(model, config), constraint)
 
 
-def judge_identity(model: Model) -> str | None:
-    return shared.identity_of(judge_id(model))
-
-
 async def learn_identity_once(model: Model) -> str | None:
     """`learn_identity`, once per event loop (one eval) and judge: every sample awaits it."""
     loop = asyncio.get_running_loop()
