@@ -300,21 +300,19 @@ def _legend(
 
 
 Limits = tuple[float | None, float | None]
-# a panel of grouped bars: its title ("" for none), a row per series, the published rows by model
-Panel = tuple[str, Sequence[Row | None], Mapping[str, Row]]
 
 
 def _bar_panels(
     table: Table,
     context: _Context,
     series: Sequence[_Series],
-    panels: Sequence[Panel],
+    panels: Sequence[tuple[str, Sequence[Row | None], Mapping[str, Row]]],
     height: float,
     limits: Limits,
 ) -> tuple[MplFigure, Axes, bool]:
-    """Stacked panels of a group of bars per column (one or two models do not get slabs),
-    published markers centred on their model's bars; the first axes, and whether a marker
-    was drawn."""
+    """Stacked panels (title, a row per series, published rows by model) of a group of bars
+    per column, published markers centred on their model's bars; the first axes, and whether
+    a marker was drawn."""
     columns = _value_columns(table)
     figure = _new_figure(
         min(max(6.0, 1.2 + len(columns) * (0.28 * len(series) + 0.45)), 14.0), height

@@ -90,8 +90,7 @@ FORMATS = (*WRITERS, "figures")
 def _known(formats: Iterable[str]) -> tuple[str, ...]:
     """`formats`, refused when one is outside `FORMATS` rather than silently skipped."""
     names = tuple(formats)
-    unknown = [name for name in names if name not in FORMATS]
-    if unknown:
+    if unknown := [name for name in names if name not in FORMATS]:
         raise ValueError(
             f"unknown report format(s): {', '.join(unknown)}; allowed: {', '.join(FORMATS)}"
         )

@@ -34,9 +34,8 @@ class CellParts:
     @property
     def text(self) -> str:
         """``72.4 [68.1, 76.5] (n=120)``, where styling is not available."""
-        return " ".join(
-            p for p in (self.value, self.interval, f"({self.n})" if self.n else None) if p
-        )
+        n = f"({self.n})" if self.n else None
+        return " ".join(p for p in (self.value, self.interval, n) if p)
 
 
 def format_number(value: float, decimals: int) -> str:

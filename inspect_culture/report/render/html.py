@@ -32,12 +32,7 @@ def environment() -> jinja2.Environment:
 
     return jinja2.Environment(
         loader=jinja2.PackageLoader("inspect_culture.report", "templates"),
-        autoescape=jinja2.select_autoescape(
-            enabled_extensions=("html", "htm", "xml", "html.j2"),
-            disabled_extensions=("css",),
-            default=True,
-            default_for_string=True,
-        ),
+        autoescape=jinja2.select_autoescape(disabled_extensions=("css",), default=True),
         trim_blocks=True,
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,

@@ -16,11 +16,9 @@ REQUIRED_PACKAGES = (
     ("booktabs", r"\toprule, \midrule, \bottomrule, \addlinespace"),
     ("graphicx", r"\resizebox, for tables wider than the text"),
 )
-# A table whose printed row would be longer than this many characters (at \normalsize) is scaled
-# to \textwidth; narrower tables keep their natural size (\resizebox would also enlarge them).
+# Wider tables (printed characters at \normalsize) are scaled to \textwidth; narrower ones are not
 WIDE_CHARS = 80
-# Settings wrap in a paragraph column of this width: published rows carry long ones ("prompting:
-# zero-shot judgement prompt (Figure 7); decoding: ...") that would otherwise shrink the table.
+# Settings wrap in a paragraph column of this width, so that long ones do not shrink the table
 SETTING_WIDTH = "3.6cm"
 SETTING_CHARS = 22  # about what SETTING_WIDTH holds at \footnotesize, for `is_wide`
 MAX_ROWS = 35  # rows in one float; a longer table continues in the next (see `parts`)
