@@ -1,13 +1,6 @@
 """Judge through the OpenAI Batch API (about half the price of live calls, answers within 24 h).
-
-One round of batches per `judge_filter` call: every request not already in the judge cache goes
-into a JSONL file (custom_id = cache key, body = exactly what the concurrent judge sends; split
-into several files, one batch each, past the API's 50,000 requests or 200 MB per file), uploaded
-with `purpose="batch"`; each batch is polled until it ends and each answer is stored in the
-cache as it is read. The batch and file ids are written to a state file before any waiting, so
-a rerun after an interruption polls the same batch instead of paying for a new one. Requests a batch did not
-answer (expired, cancelled, rate-limited or server-errored lines) go into a new batch, for a
-bounded number of rounds; the rest stay unscored with the reason in words.
+The batch and file ids go to a state file before any waiting, so a rerun after an interruption
+polls the same batch instead of paying for a new one; unanswered requests get bounded new rounds.
 """
 
 from __future__ import annotations
@@ -15,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,13 +45,6 @@ class BatchOptions:
     completion_window: str = "24h"
 
 
-@dataclass
-class BatchLog:
-    """What the batch judge did, for the results file and tests."""
-
-    batches: list[dict[str, Any]] = field(default_factory=list)
-
-
 def api_failure(exc: openai.OpenAIError, settings: JudgeSettings) -> str:
     """A Batch API error in one line: the host, the status and the server's words, no key. The
     batch ids are saved, so the same command resumes."""
@@ -71,36 +57,28 @@ def api_failure(exc: openai.OpenAIError, settings: JudgeSettings) -> str:
     )
 
 
-def _line(key: str, body: dict[str, Any]) -> bytes:
-    line = {"custom_id": key, "method": "POST", "url": ENDPOINT, "body": body}
-    return (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
-
-
 def split_requests(
     keys: Sequence[str], bodies: Mapping[str, dict[str, Any]]
 ) -> list[tuple[list[str], bytes]]:
-    """The requests as batch input files within the Batch API's limits per file
-    (`MAX_REQUESTS` lines, `MAX_BYTES`), checked before any upload: one batch per file."""
-    parts: list[tuple[list[str], bytes]] = []
-    part: list[str] = []
-    lines: list[bytes] = []
-    size = 0
+    """Batch input files within the API's limits per file, checked before any upload."""
+    parts: list[tuple[list[str], bytearray]] = []
     for key in keys:
-        line = _line(key, bodies[key])
+        request = {"custom_id": key, "method": "POST", "url": ENDPOINT, "body": bodies[key]}
+        line = (json.dumps(request, ensure_ascii=False) + "\n").encode("utf-8")
         if len(line) > MAX_BYTES:
             raise JudgeLaterError(
                 f"one judge request is {len(line) / 1e6:.1f} MB, more than the Batch API's "
                 f"{MAX_BYTES / 1e6:.1f} MB per input file; judge without --batch"
             )
-        if part and (len(part) >= MAX_REQUESTS or size + len(line) > MAX_BYTES):
-            parts.append((part, b"".join(lines)))
-            part, lines, size = [], [], 0
-        part.append(key)
-        lines.append(line)
-        size += len(line)
-    if part:
-        parts.append((part, b"".join(lines)))
-    return parts
+        if (
+            not parts
+            or len(parts[-1][0]) >= MAX_REQUESTS
+            or len(parts[-1][1]) + len(line) > MAX_BYTES
+        ):
+            parts.append(([], bytearray()))
+        parts[-1][0].append(key)
+        parts[-1][1].extend(line)
+    return [(part, bytes(content)) for part, content in parts]
 
 
 @dataclass
@@ -124,12 +102,12 @@ class BatchJudge:
         cache: JudgeCache | None = None,
         *,
         client_factory: Callable[[JudgeSettings], openai.OpenAI] | None = None,
-        log: BatchLog | None = None,
+        log: list[Entry] | None = None,
     ) -> None:
         self.options = options
         self.cache = cache if cache is not None else open_cache()
         self.client_factory = client_factory or self._client
-        self.log = log or BatchLog()
+        self.log = log if log is not None else []  # the batches, for the results file
         self._identity: str | None = None  # the checkpoint the judge serves, when known
 
     @staticmethod
@@ -182,7 +160,7 @@ class BatchJudge:
         with self.client_factory(settings) as client:
             self._finish_others(client, state_path, outcomes)
             for entry in state["rounds"]:  # batches of an earlier, interrupted run
-                self.log.batches.append(entry)
+                self.log.append(entry)
                 if not any(outcomes[k].text is None for k in entry["keys"] if k in outcomes):
                     continue
                 self._resume(client, entry, state_path, state, outcomes)
@@ -218,7 +196,7 @@ class BatchJudge:
                     key in outcomes and outcomes[key].text is None for key in entry["keys"]
                 ):
                     continue
-                self.log.batches.append(entry)
+                self.log.append(entry)
                 self._resume(client, entry, path, state, outcomes)
 
     def _resume(
@@ -268,7 +246,7 @@ class BatchJudge:
             "status": None,
         }
         state["rounds"].append(entry)
-        self.log.batches.append(entry)
+        self.log.append(entry)
         self._save(path, state)
         self._create(client, entry, path, state, look_up=False)
         return entry

@@ -11,7 +11,7 @@ from typing import Any
 
 from inspect_culture import __version__
 from inspect_culture.judge_later.errors import JudgeLaterError
-from inspect_culture.judge_later.openai_batch import BatchJudge, BatchLog, BatchOptions
+from inspect_culture.judge_later.openai_batch import BatchJudge, BatchOptions
 from inspect_culture.judge_later.rejudge import TaskJudgement, check_task, judge_task
 from inspect_culture.judge_later.saved import SavedRun, SavedTask, find_runs, read_samples
 from inspect_culture.judge_later.tasks import JudgedTask, judged_labels, judged_task
@@ -37,7 +37,7 @@ class JudgeSummary:
     written: list[Path] = field(default_factory=list)
     tasks: list[TaskJudgement] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # "task: why"
-    batch: BatchLog = field(default_factory=BatchLog)
+    batch: list[dict[str, Any]] = field(default_factory=list)  # the Batch API batches
 
     @property
     def n_scored(self) -> int:
@@ -130,7 +130,7 @@ def judge_outputs(
     for run, tasks in plans:  # every run's tasks were checked above: no judge call before that
         if not tasks:
             continue
-        first_batch = len(summary.batch.batches)  # this run's batches, not the earlier runs'
+        first_batch = len(summary.batch)  # this run's batches, not the earlier runs'
         judged: list[TaskJudgement] = []
         for task in tasks:
             say(f"{task.saved.task}: judging {len(task.saved.lines)} samples of {task.saved.path}")
@@ -151,7 +151,7 @@ def judge_outputs(
         if batch:
             record["batches"] = [
                 {k: b[k] for k in ("batch_id", "input_file_id", "status")}
-                for b in summary.batch.batches[first_batch:]
+                for b in summary.batch[first_batch:]
             ]
         results = judged_results(run.results, judged, record, public)
         # the output folder mirrors the run's (lm-eval names it after the model)
