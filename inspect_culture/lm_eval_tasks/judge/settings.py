@@ -117,8 +117,7 @@ class JudgeSettings:
         """What the result records include (never the key): the constraint only when on."""
         settings = self.sampling()
         if self.constraint != "none":  # a new constraint version misses old verdicts
-            settings["constraint"] = self.constraint
-            settings["constraint_version"] = CONSTRAINT_VERSION
+            settings |= {"constraint": self.constraint, "constraint_version": CONSTRAINT_VERSION}
         return settings
 
     def judge_id(self) -> JudgeId:
