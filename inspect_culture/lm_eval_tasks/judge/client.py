@@ -136,9 +136,8 @@ class OpenAICompatibleJudge:
                 for index in todo:
                     results[index] = await self._judge_one(client, batch[index], fmts[index])
 
-            await asyncio.gather(
-                *(worker() for _ in range(min(self.settings.concurrency, len(batch))))
-            )
+            workers = min(self.settings.concurrency, len(batch))
+            await asyncio.gather(*(worker() for _ in range(workers)))
         return results
 
     async def _judge_one(
