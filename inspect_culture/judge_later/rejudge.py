@@ -1,18 +1,63 @@
 """Judge one task's saved generations through the benchmark's own lm-eval functions:
 `judge_filter` (judge calls), `process_results` (per-doc outcome) and `agg_<metric>` (metrics),
-exactly as lm-eval calls them after generating, so the numbers match an in-run judge."""
+exactly as lm-eval calls them after generating, so the numbers match an in-run judge. The samples
+are read through `run_files/lm_eval_outputs.py` and rebuilt into what lm-eval gave the filters."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from inspect_culture.judge_later.errors import JudgeLaterError
-from inspect_culture.judge_later.saved import SavedTask
 from inspect_culture.judge_later.tasks import JudgedTask
 from inspect_culture.lm_eval_tasks.judge.batch import use_judge_backend, use_task_judge
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, JudgeSettings
+from inspect_culture.run_files.lm_eval_outputs import samples
+
+
+@dataclass(frozen=True)
+class SavedTask:
+    """One task's logged samples, sorted by doc_id as lm-eval filters them."""
+
+    task: str
+    path: Path
+    lines: list[dict[str, Any]]
+    wheres: tuple[str, ...] = ()  # each line's file and line number, for messages
+
+    def where(self, index: int) -> str:
+        at = self.wheres[index] if index < len(self.wheres) else self.path
+        return f"{at}, doc_id {self.lines[index]['doc_id']}"
+
+    def responses(self) -> list[str | None]:
+        """lm-eval's `take_first`, the filter before the judge: each doc's first response."""
+        return [_first_response(line, self.path) for line in self.lines]
+
+
+def _first_response(line: dict[str, Any], path: Path) -> str | None:
+    first: Any = line.get("resps")
+    while isinstance(first, list):
+        if not first:
+            raise JudgeLaterError(
+                f"{path}, doc_id {line.get('doc_id')}: field 'resps' is empty (no generation)"
+            )
+        first = first[0]
+    if first is not None and not isinstance(first, str):
+        raise JudgeLaterError(
+            f"{path}, doc_id {line.get('doc_id')}: field 'resps' holds {type(first).__name__}, "
+            "not generated text (was this a generation task?)"
+        )
+    return first
+
+
+def read_samples(task: str, path: Path) -> SavedTask:
+    """The sample lines of one task, checked for the fields judging needs."""
+    found = sorted(samples(path, JudgeLaterError, by="doc_id"), key=lambda x: x[1])
+    if not found:
+        raise JudgeLaterError(f"{path}: no samples")
+    return SavedTask(task, path, [line for *_, line in found], tuple(w for w, *_ in found))
+
 
 DEFAULT_FILTER = "judged"
 
@@ -113,7 +158,7 @@ def _first_unfit(
 
 
 def _docs(saved: SavedTask) -> list[dict[str, Any]]:
-    return [{**doc, "lm_eval_task": saved.task} for doc in saved.docs]
+    return [{**line["doc"], "lm_eval_task": saved.task} for line in saved.lines]
 
 
 def check_task(

@@ -12,8 +12,13 @@ from typing import Any
 from inspect_culture import __version__
 from inspect_culture.judge_later.errors import JudgeLaterError
 from inspect_culture.judge_later.openai_batch import BatchJudge, BatchOptions
-from inspect_culture.judge_later.rejudge import TaskJudgement, check_task, judge_task
-from inspect_culture.judge_later.saved import SavedRun, SavedTask, find_runs, read_samples
+from inspect_culture.judge_later.rejudge import (
+    SavedTask,
+    TaskJudgement,
+    check_task,
+    judge_task,
+    read_samples,
+)
 from inspect_culture.judge_later.tasks import JudgedTask, judged_labels, judged_task
 from inspect_culture.judge_later.write import judged_at, judged_results, timestamp, write_run
 from inspect_culture.judging.cache import open_cache
@@ -27,6 +32,7 @@ from inspect_culture.lm_eval_tasks.judge.settings import (
     JudgeSettings,
     resolve_judge_settings,
 )
+from inspect_culture.run_files.lm_eval_outputs import LmEvalRun, find_runs
 
 BATCH_STATE_DIR = ".judge_batches"  # in the output folder: batch ids of interrupted waits
 Say = Callable[[str], None]
@@ -74,11 +80,11 @@ def _judge(
 
 
 def _plan(
-    run: SavedRun,
+    run: LmEvalRun,
     metadata: Mapping[str, Any],
     judges: dict[str, JudgeSettings],
     summary: JudgeSummary,
-) -> tuple[SavedRun, list[_Task]]:
+) -> tuple[LmEvalRun, list[_Task]]:
     """The run's judged tasks, each read and checked (samples, metrics, every judge prompt
     built), so that a broken task stops the command before any judge call is paid for."""
     tasks = []
@@ -126,7 +132,9 @@ def judge_outputs(
     summary = JudgeSummary()
     backend = BatchJudge(batch, log=summary.batch) if batch else None
     judges: dict[str, JudgeSettings] = {}  # per verdict format
-    plans = [_plan(run, metadata, judges, summary) for run in find_runs(source, skip=output)]
+    plans = [
+        _plan(run, metadata, judges, summary) for run in find_runs(source, output, JudgeLaterError)
+    ]
     for run, tasks in plans:  # every run's tasks were checked above: no judge call before that
         if not tasks:
             continue

@@ -14,18 +14,15 @@ from typing import Any
 
 from inspect_culture.judge_later.rejudge import TaskJudgement
 
-JUDGE_RECORD = "judge"  # the results-file field recording the judge used
-
 
 def timestamp() -> str:
-    """lm-eval's file stamp: ISO time with ':' replaced, e.g. 2026-11-23T21-04-05.123456."""
+    """lm-eval's file stamp, e.g. 2026-11-23T21-04-05.123456."""
     return datetime.now().isoformat().replace(":", "-")
 
 
 def group_weighting(config: Mapping[str, Any]) -> dict[str, bool]:
     """Per metric key of a group YAML's `aggregate_metric_list`, whether lm-eval weights the
-    subtasks by size (its default: true). A metric without `filter_list` applies to every
-    filter (lm-eval finds them in the subtasks): its key is the bare metric name."""
+    subtasks by size; a metric without `filter_list` (every filter) is keyed by its bare name."""
     entries = config.get("aggregate_metric_list") or []
     weights: dict[str, bool] = {}
     for entry in [entries] if isinstance(entries, dict) else entries:
@@ -41,14 +38,13 @@ def group_weighting(config: Mapping[str, Any]) -> dict[str, bool]:
 
 @cache
 def _group_weighting() -> dict[str, dict[str, bool]]:
-    """`group_weighting` of every group YAML of our lm-eval tasks, by group name (the saved
-    results do not keep group configs; lm-eval read these same files in the run)."""
+    """`group_weighting` of our group YAMLs, by group: the saved results keep no group configs."""
     import yaml
 
     from inspect_culture.lm_eval_tasks import include_path
 
-    class Loader(yaml.SafeLoader):
-        """Reads lm-eval's `!function` tags as nothing: only the group fields are wanted."""
+    class Loader(yaml.SafeLoader):  # lm-eval's `!function` tags read as nothing
+        pass
 
     Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
     found: dict[str, dict[str, bool]] = {}
@@ -66,9 +62,7 @@ def _group_metrics(
     sizes: Mapping[str, int],
     keys: list[str],
 ) -> dict[str, Any]:
-    """A group's metrics exactly as lm-eval computes them in a run (`lm_eval.api.group`): each
-    key's mean over the subtasks, weighted by size or not as the group's YAML says, the
-    matching stderr when every subtask has one, and the sample counts."""
+    """A group's metrics exactly as lm-eval computes them in a run (`lm_eval.api.group`)."""
     from lm_eval.api.metrics import (
         aggregate_subtask_metrics,
         pooled_sample_stderr,
@@ -113,8 +107,7 @@ def judged_results(
     judge_record: dict[str, Any],
     judge_metadata: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """The results file of the re-judged tasks: the original run's fields (model, config,
-    versions, ...) with the new metrics, the judge in each task's metadata and `judge`."""
+    """The original run's results file with the new metrics and the judge recorded."""
     data = copy.deepcopy(dict(original))
     names = {j.task for j in judged}
     data["results"] = {t: r for t, r in (data.get("results") or {}).items() if t in names}
@@ -145,7 +138,7 @@ def judged_results(
     data["group_subtasks"] = groups
     if "groups" in data:
         data["groups"] = {g: data["results"][g] for g in groups}
-    data[JUDGE_RECORD] = judge_record
+    data["judge"] = judge_record
     return data
 
 

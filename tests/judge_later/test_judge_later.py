@@ -444,7 +444,7 @@ def test_a_broken_later_task_stops_before_the_first_task_is_judged(
 
 
 def test_find_runs_skips_only_an_output_folder_inside_the_source(tmp_path: Path) -> None:
-    from inspect_culture.judge_later.saved import find_runs
+    from inspect_culture.run_files.lm_eval_outputs import find_runs
 
     run = tmp_path / "runs" / "gen" / "model"
     run.mkdir(parents=True)
