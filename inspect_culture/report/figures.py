@@ -484,10 +484,14 @@ def summary_bars(
     legend and caption name (`one_group_note`, formatted with `series` and `group`)."""
     series: list[_Series] = []
     rows: list[Row | None] = []
+    notes = [what]
     for one in _series(table, context):
         row = _summary_pick(table, _series_rows(table, one), summary_group)  # None: no runs
         if row is not None and row.group != summary_group:
-            one = replace(one, label=f"{one.label} [{_group_label(table, row.group)}]")
+            group = _group_label(table, row.group)
+            label = context.label(one.model, one.harness)  # without the setting
+            notes.append(one_group_note.format(series=label, group=group))
+            one = replace(one, label=f"{one.label} [{group}]")
         series.append(one)
         rows.append(row)
     published_rows = [row for row in table.rows if row.kind != "run"]
@@ -496,14 +500,7 @@ def summary_bars(
         for model in dict.fromkeys(row.model for row in published_rows)
     }
     figure, _, published = _bar_panels(table, context, series, [("", rows, marks)], 3.4, limits)
-    notes = [
-        one_group_note.format(
-            series=context.label(one.model, one.harness), group=_group_label(table, row.group)
-        )
-        for one, row in zip(series, rows)
-        if row is not None and row.group != summary_group
-    ]
-    caption = _caption(table, " ".join([what, *notes]), series, published)
+    caption = _caption(table, " ".join(notes), series, published)
     return _save(figure, context, key, title, caption)
 
 

@@ -173,9 +173,7 @@ def _float(table: Table, part: int, count: int, groups: bool, settings: bool) ->
         if groups and row.group_start and i > 0:
             out.append(r"\addlinespace")
         out.append(" & ".join(line) + r" \\")
-    out += [r"\bottomrule", r"\end{tabular}%" if wide else r"\end{tabular}"]
-    if wide:
-        out.append("}")
+    out += [r"\bottomrule", *([r"\end{tabular}%", "}"] if wide else [r"\end{tabular}"])]
     if notes:
         out += [r"\par\smallskip", r"{\footnotesize\raggedright"]
         for note in notes:

@@ -60,14 +60,12 @@ def results_table(table: Table) -> list[str]:
     out.extend(table_lines(header, align, rows))
     if table.caption:
         out += ["", escape(table.caption)]
-    if view.notes:
-        out.append("")
-        out.extend(
-            f"\\[{note.number}\\] Published ({escape(', '.join(note.models))}): "
-            f"{escape(note.source)}  "
-            for note in view.notes
-        )
-        out[-1] = out[-1].rstrip()
+    notes = [
+        f"\\[{note.number}\\] Published ({escape(', '.join(note.models))}): {escape(note.source)}"
+        for note in view.notes
+    ]
+    if notes:
+        out += ["", "  \n".join(notes)]  # two trailing spaces: a line break
     return out + [""]
 
 
