@@ -1,5 +1,4 @@
-"""Every task in both harnesses (`culture-evals list`), from the registry and the generated
-lm-eval YAML, so neither can go stale."""
+"""Every task in both harnesses (`culture-evals list`), read from the registry and the YAML."""
 
 from __future__ import annotations
 

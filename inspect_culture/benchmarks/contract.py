@@ -1,5 +1,4 @@
-"""What a simple benchmark (no judge) hands the generic adapters of both harnesses, which call
-the same functions, so they agree."""
+"""What a simple benchmark (no judge) hands both harnesses' generic adapters, so they agree."""
 
 from __future__ import annotations
 

@@ -37,8 +37,7 @@ class GenerationSettings:
 
 @dataclass(frozen=True)
 class OutcomeRecord:
-    """One scored sample's flat record, stored by both harnesses and converted generically
-    (subclasses: frozen dataclasses of JSON values)."""
+    """One scored sample's flat record of JSON values, stored and converted alike by both."""
 
     def to_record(self) -> dict[str, Any]:
         return asdict(self)

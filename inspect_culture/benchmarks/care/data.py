@@ -1,5 +1,4 @@
-"""CARE test sets (zh, ar, ja): shipped with the package under their MIT license (source entry
-`sources.CARE`, with each file's sha256)."""
+"""CARE test sets (zh, ar, ja), shipped under their MIT license (`source.CARE`, with sha256s)."""
 
 from __future__ import annotations
 

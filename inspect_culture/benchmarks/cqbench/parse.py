@@ -176,8 +176,7 @@ def ve_prediction(completion: str | None) -> str:
     return text.split("[Final answer]:", 1)[1].strip() if "[Final answer]:" in text else "None"
 
 
-# `prompts.VE_PREDICTION_MARKERS` neutralises at least every line this reads. (No leading `\[?\s*`:
-# it changed nothing that is read, and made long whitespace runs quadratic.)
+# `prompts.VE_PREDICTION_MARKERS` neutralises every line this reads (no `\[?\s*` lead: quadratic).
 _GROUND_TRUTH_LINE = re.compile(r"ground truth\s*(\d+)[\s\]*_]*:[\s*_]*([0-9.]+)", re.IGNORECASE)
 _FINAL_ANSWER_BLOCK = re.compile(
     r"\[\s*final answer\s*\]\s*(?:\*\*)?\s*:|\*\*\s*\[?\s*final answer\s*\]?\s*:?\s*\*\*",

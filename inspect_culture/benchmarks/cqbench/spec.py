@@ -19,8 +19,7 @@ TASK_VERSION = 4
 PROMPT_VERSION = "cqbench-prompts-3"  # prompt_texts/ and the VE judge prompt's neutralising
 PARSER_VERSION = "cqbench-match-4"  # parse.py: AD option matcher, VS selections, VE verdicts
 
-# Upstream samples open models at temperature 0.8 with up to 4096 new tokens (the paper is
-# silent); reasoning answers need the room. Both VE steps generate alike.
+# Upstream's (the paper is silent): reasoning answers need the room; both VE steps alike.
 GENERATION = GenerationSettings(temperature=0.8, max_tokens=4096)
 
 SETTINGS: dict[str, tuple[str, ...]] = {
@@ -74,8 +73,7 @@ def _convert(name: str, value: object) -> object:
 def validate(
     task: str, params: Mapping[str, object], fixed: Mapping[str, object] | None = None
 ) -> Params:
-    """Both adapters' checks of `params` (Inspect arguments or `--metadata`); `fixed`: what an
-    lm-eval task name fixes, which `params` may not relabel."""
+    """`params`: Inspect's or `--metadata`; `fixed`: an lm-eval task name's, not to be relabelled."""
     check_choice("task", task, SETTINGS)
     fixed = {name: _convert(name, value) for name, value in (fixed or {}).items()}
     # compare converted values: `--metadata '{"reasoning": "true"}'` on a reasoning task agrees
@@ -85,8 +83,7 @@ def validate(
     checked = {name: _convert(name, given[name]) for name in TASK_PARAMETERS[task] if name in given}
     setting = check_choice("setting", given.get("setting", "random"), SETTINGS[task])
     result = Params(task, setting, **checked)  # type: ignore[arg-type]
-    # Only the upstream reasoning prompts have a one-shot demonstration (none for the
-    # multiple-attitude category): refuse a setting that would silently run zero-shot.
+    # Only upstream's reasoning prompts have demonstrations: never run zero-shot silently.
     if result.shots == 1 and not result.reasoning:
         raise ValueError(
             "shots=1 needs reasoning=true: upstream has one-shot demonstrations only for the "
@@ -100,8 +97,7 @@ def validate(
     return result
 
 
-# lm-eval's table: each family's headline metrics (VE step 2 adds the count of stories step 1
-# left out); per category they are `culture-evals report`'s (from the outcome records)
+# lm-eval's table (VE step 2 adds step 1's left-out stories); per category: `culture-evals report`
 HEADLINE_METRICS: dict[str, tuple[str, ...]] = {
     "ad": ("accuracy", "macro_f1", "unparsed_rate"),
     "vs": ("precision", "recall", "f1", "mean_story_f1", "empty_rate", "n_stories"),

@@ -1,5 +1,4 @@
-"""CultureSynth-7's baseline answers file (schema `baseline_responses`, `culture-evals baseline
-export`), read by both harnesses for every target model."""
+"""CultureSynth-7's baseline answers file (`culture-evals baseline export`), for both harnesses."""
 
 from __future__ import annotations
 
@@ -26,8 +25,7 @@ class BaselineResponses:
     generation_settings: dict[str, Any] = field(default_factory=dict)
     sources: list[dict[str, Any]] = field(default_factory=list)
     benchmark: str = "culturesynth"
-    # sha256 of the dataset file the questions came from: the data is unpinned upstream, so a
-    # changed file must not silently pair old answers with new questions
+    # the questions' file's sha256: the data is unpinned, so new questions must not get old answers
     dataset_sha256: str | None = None
     path: Path | None = None
     sha256: str | None = None

@@ -25,8 +25,7 @@ AMBIGUOUS = "ambiguous verdict"
 
 
 def read_pairwise_verdict(text: str | None) -> tuple[Verdict | None, str | None]:
-    """(verdict, None) or (None, why); two different tokens are ambiguous, so a planted one
-    cannot win (`pairwise-1` took the last)."""
+    """(verdict, None) or (None, why); two different tokens are ambiguous (a planted one)."""
     distinct = sorted(set(_VERDICT.findall(text or "")))
     if not distinct:
         return None, NO_VERDICT

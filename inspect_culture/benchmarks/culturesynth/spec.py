@@ -30,8 +30,7 @@ MISSING_BASELINE = "no baseline answer for this question"
 # Unscored questions: lm-eval reports these; Inspect counts them in `unscored_samples`.
 UNSCORED_COUNTS = ("n_unscored", "n_missing_baseline")
 LOWER_IS_BETTER = frozenset({*UNSCORED_COUNTS, "loss_rate"})
-# lm-eval's table: the net win rate with its interval and the counts; per language and topic,
-# wins, ties, losses and position consistency are `culture-evals report`'s (outcome records)
+# lm-eval's table; per language and topic, the rest is `culture-evals report`'s
 HEADLINE_METRICS = (
     "n_scored", *UNSCORED_COUNTS, "net_win_rate", "net_win_rate_ci_low", "net_win_rate_ci_high",
     "weighted_average",
@@ -63,8 +62,7 @@ def validate(
     judge_constraint: object = "none",
     task_language: str | None = _ANY,
 ) -> Settings:
-    """`language`: code(s) or name(s), comma-separated, or None (all); lm-eval's `task_language`
-    (None for `_all`) it may only repeat."""
+    """`language`: codes or names, comma-separated, or None (all); may only repeat lm-eval's."""
     if task_language is not _ANY:
         task = f"culturesynth_{task_language or 'all'}"
         check_fixed(task, {"language": language}, language=task_language)
