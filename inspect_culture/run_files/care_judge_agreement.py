@@ -1,18 +1,14 @@
-"""`culture-evals agreement` for CARE: how two judges rate the same answers (lm-eval samples of
-`care_*` tasks, judged in the run or by `culture-evals judge`). Ratings are 1-10, so besides exact
-agreement a researcher wants the size of disagreements (within-1 agreement, mean absolute
-difference), rank/linear consistency (Spearman, Pearson) and chance-corrected agreement on the
-ordinal scale (Cohen's kappa with quadratic weights)."""
+"""`culture-evals agreement` for CARE's lm-eval samples: ratings are 1-10, so besides exact
+agreement the size of disagreements, correlations and quadratic-weighted kappa are reported."""
 
 from __future__ import annotations
 
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from inspect_culture.benchmarks.care.spec import CareOutcome
 from inspect_culture.datasets_hub.hashing import sha256_text
@@ -31,10 +27,8 @@ SCALE = range(1, 11)
 
 @dataclass
 class CareJudgements:
-    """One judge's ratings: (task, doc id) -> rating (None = unscored)."""
-
     judge: str
-    ratings: dict[tuple[str, str], float | None] = field(default_factory=dict)
+    ratings: dict[tuple[str, str], float | None] = field(default_factory=dict)  # None: unscored
     answers: dict[tuple[str, str], str] = field(default_factory=dict)  # digests
     sources: list[str] = field(default_factory=list)
 
@@ -50,13 +44,6 @@ def care_samples_files(path: str | Path) -> list[Path]:
 
 def holds(path: str | Path) -> bool:
     return bool(care_samples_files(path))
-
-
-def _judge_of(line: Mapping[str, Any], where: str) -> str:
-    reply = lm.judge_reply_of(line)
-    if not reply.get("judge_model") and str(reply.get("error")).startswith(JUDGE_LATER):
-        raise RunsError(f"{where}: not judged (judge_later run); judge it with culture-evals judge")
-    return str(reply.get("judge_model") or "unknown judge")
 
 
 def read_care_judgements(path: str | Path) -> CareJudgements:
@@ -75,7 +62,12 @@ def read_care_judgements(path: str | Path) -> CareJudgements:
                 outcome = CareOutcome.from_record(line[OUTCOME_KEY])
             except (TypeError, ValueError, KeyError):
                 raise RunsError(f"{where}: field {OUTCOME_KEY!r} is not a CARE outcome") from None
-            judges.add(_judge_of(line, where))
+            reply = lm.judge_reply_of(line)
+            if not reply.get("judge_model") and str(reply.get("error")).startswith(JUDGE_LATER):
+                raise RunsError(
+                    f"{where}: not judged (judge_later run); judge it with culture-evals judge"
+                )
+            judges.add(str(reply.get("judge_model") or "unknown judge"))
             found.ratings[(task, key)] = outcome.rating
             found.answers[(task, key)] = sha256_text(json.dumps(line.get("resps")))
         found.sources.append(str(file))
@@ -86,8 +78,7 @@ def read_care_judgements(path: str | Path) -> CareJudgements:
 
 
 def weighted_kappa(a: Sequence[int], b: Sequence[int], scale: Sequence[int] = SCALE) -> float:
-    """Cohen's kappa with quadratic weights: 1 - sum(w*observed) / sum(w*expected), with
-    w = (i - j)^2 / (k - 1)^2; NaN when the expected disagreement is zero."""
+    """Cohen's kappa with quadratic weights; NaN when the expected disagreement is zero."""
     if len(a) != len(b):
         raise ValueError(f"length mismatch: {len(a)} vs {len(b)}")
     if not a:
@@ -109,9 +100,8 @@ def weighted_kappa(a: Sequence[int], b: Sequence[int], scale: Sequence[int] = SC
 def rating_agreement(a: Sequence[float], b: Sequence[float]) -> dict[str, float]:
     """Two judges' ratings of the same answers (both scored)."""
     if not a:
-        nan = math.nan
-        return {"exact": nan, "within_1": nan, "mad": nan, "pearson": nan, "spearman": nan,
-                "kappa_quadratic": nan}  # fmt: skip
+        keys = ("exact", "within_1", "mad", "pearson", "spearman", "kappa_quadratic")
+        return dict.fromkeys(keys, math.nan)
     n = len(a)
     rounded_a = [int(math.floor(x + 0.5)) for x in a]
     rounded_b = [int(math.floor(x + 0.5)) for x in b]

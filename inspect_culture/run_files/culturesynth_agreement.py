@@ -26,13 +26,10 @@ from inspect_culture.run_files.agreement import judge_warnings, number, table_te
 
 @dataclass
 class RunOutcomes:
-    """One target model's judged questions under one judge."""
-
     judge: str
     # question id -> (outcome +1/0/-1 or None = unscored, language)
     outcomes: dict[str, tuple[int | None, str]] = field(default_factory=dict)
-    # question id -> digest of what the judge was shown (target and baseline answers), to tell
-    # runs that differ in more than the judge
+    # question id -> digest of the target and baseline answers the judge was shown
     answer_digests: dict[str, str] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
 
@@ -42,8 +39,7 @@ def _digest(*parts: str | None) -> str:
 
 
 def _pair(values: Any, where: str) -> tuple[int | None, str]:
-    """(outcome, language) of a judged result: the spec's record, or the list
-    [outcome, language, topic, ...] of runs made before task version 2."""
+    """(outcome, language) of the spec's record, or of the list of runs before task version 2."""
     try:
         if isinstance(values, (list, tuple)) and len(values) >= 5:
             outcome, language = values[0], values[1]
@@ -75,16 +71,6 @@ def _inspect_outcomes(run: runs.RunFile) -> tuple[str, RunOutcomes]:
     return log.eval.model, found
 
 
-def _lm_eval_judge(
-    line: Mapping[str, Any], results: Mapping[str, Any] | None, task: str
-) -> str | None:
-    # the judge the filter used, else the task's metadata
-    for found in (lm.judge_reply_of(line), lm.task_config(results, task).get("metadata")):
-        if isinstance(found, dict) and found.get("judge_model"):
-            return str(found["judge_model"])
-    return None
-
-
 def _lm_eval_outcomes(run: runs.RunFile, report: runs.Report) -> tuple[str, RunOutcomes]:
     """(target model, its outcomes) of an lm-eval samples file; one judge per run."""
     results = lm.results_of(run.path, RunsError)
@@ -102,8 +88,11 @@ def _lm_eval_outcomes(run: runs.RunFile, report: runs.Report) -> tuple[str, RunO
             raise RunsError(f"{where}: no {runs.LM_EVAL_OUTCOME_KEY!r} result (not a judged run?)")
         outcomes[key] = _pair(line[runs.LM_EVAL_OUTCOME_KEY], where)
         digests[key] = _digest(lm.answer_text(line), line["doc"].get("baseline_answer"))
-        if judge := _lm_eval_judge(line, results, run.task):
-            judges.add(judge)
+        # the judge the filter used, else the task's metadata
+        for found in (lm.judge_reply_of(line), lm.task_config(results, run.task).get("metadata")):
+            if isinstance(found, dict) and found.get("judge_model"):
+                judges.add(str(found["judge_model"]))
+                break
     if len(judges) > 1:
         raise RunsError(f"{run.path}: several judges in one run: {', '.join(sorted(judges))}")
     return target, RunOutcomes(next(iter(judges), "unknown judge"), outcomes, digests)
@@ -151,8 +140,6 @@ def read_judged_runs(
 
 @dataclass(frozen=True)
 class ModelAgreement:
-    """Two judges on one target model's answers."""
-
     target: str
     judge_a: str
     judge_b: str
