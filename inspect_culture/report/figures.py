@@ -392,7 +392,6 @@ def _caption(
 
 def heatmap(table: Table, context: _Context, *, key: str, title: str, what: str) -> Figure:
     """Columns by row groups, a panel per run series, on one colour scale rounded out to tens."""
-    import matplotlib
     import numpy as np
     from matplotlib.colors import Normalize
 
@@ -420,8 +419,7 @@ def heatmap(table: Table, context: _Context, *, key: str, title: str, what: str)
             np.array([[math.nan if v is None else v for v in line] for line in grid], dtype=float)
         )
         # a mesh, not an image: the PDF stays vector; masked (missing) cells show the background
-        cmap = matplotlib.colormaps["cividis"]
-        image = ax.pcolormesh(edges_x, edges_y, data, cmap=cmap, norm=norm, edgecolors="white")
+        image = ax.pcolormesh(edges_x, edges_y, data, cmap="cividis", norm=norm, edgecolors="white")
         ax.set_facecolor("#f0f0f0")
         ax.invert_yaxis()
         for (i, j), value in np.ndenumerate(data.filled(math.nan)):

@@ -65,8 +65,7 @@ def cell_latex(parts: common.CellParts) -> str:
 
 
 def _marker(note: int | None, notes: int) -> str:
-    if note is None:
-        return ""
+    """The dagger of a published row (which always has a note) and of its note."""
     return r"\textsuperscript{\dag}" if notes == 1 else rf"\textsuperscript{{\dag{note}}}"
 
 
@@ -76,14 +75,12 @@ def _row_cells(row: common.RowView, notes: int, groups: bool, settings: bool) ->
     cells.append(r"\textit{published}" if row.published else escape(row.origin))
     if groups:
         cells.append(escape(row.group) if row.group_start else "")
-    if settings:  # a published row's setting is in its note under the table
-        cells.append("" if row.published else setting_cell(row.setting))
+    # a published row's setting is in its note under the table; \raggedright is safe in the
+    # setting column, which is never last (it would reach the row's closing \\)
+    if settings:
+        small = rf"\raggedright\footnotesize {escape(row.setting)}" if row.setting else ""
+        cells.append("" if row.published else small)
     return cells + [cell_latex(parts) for parts in row.cells]
-
-
-def setting_cell(text: str) -> str:
-    """Ragged-right and small: safe since the setting column is never last (before \\)."""
-    return rf"\raggedright\footnotesize {escape(text)}" if text else ""
 
 
 def _printed_length(cell: str) -> float:
