@@ -212,7 +212,7 @@ def baseline_answer(
         limit = judgment_timeout(model, timeout)
         answer = None
         try:
-            output, _ = await bounded_generate(model, state.input, config, limit, BASELINE_CACHE)
+            output = await bounded_generate(model, state.input, config, limit, BASELINE_CACHE)
         except Exception as exc:  # noqa: BLE001 - the sample is unscored with the reason
             failure = judge_failure_reason(exc, model, limit, attempts_of(exc), BASELINE_ROLE)
         else:

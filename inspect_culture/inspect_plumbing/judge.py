@@ -167,9 +167,9 @@ async def bounded_generate(
     config: GenerateConfig,
     timeout: float | None,
     cache: bool | CachePolicy | None = None,
-) -> tuple[ModelOutput, int]:
+) -> ModelOutput:
     """`model.generate` within `timeout` seconds (None: no limit) from the first call reaching
-    the provider (not the max_connections queue), and the attempts it made."""
+    the provider (not the max_connections queue); a failure notes the attempts it made."""
     cached = {} if cache is None else {"cache": cache}
     loop = asyncio.get_running_loop()
     deadline = asyncio.timeout(None)
@@ -184,11 +184,10 @@ async def bounded_generate(
     with counting_attempts(start_clock) as attempts:
         try:
             async with deadline:
-                output = await model.generate(prompt, config=config, **cached)
+                return await model.generate(prompt, config=config, **cached)
         except Exception as exc:
             exc.add_note(f"{_ATTEMPTS_NOTE}{attempts.tries}")
             raise
-    return output, attempts.tries
 
 
 def attempts_of(exc: BaseException) -> int | None:
@@ -222,7 +221,7 @@ async def judge_reply(
             transcript().info(f"judge reply from the judge cache ({JUDGE_CACHE_NOTE})")
             completion, error = cached, None
         else:
-            output, _ = await bounded_generate(grader, prompt, config, limit)
+            output = await bounded_generate(grader, prompt, config, limit)
             completion = output.completion
             error = output_error_reason(output.error, grader) if output.error else None
             if store is not None and error is None and completion.strip():
@@ -245,11 +244,10 @@ async def judge_sample(
     timeout: float | None = None,
 ) -> tuple[Judged, list[JudgeReply]]:
     """The benchmark's judge requests for one answer, sent concurrently, and their outcome."""
-    requests = judging.requests(item, answer)
     results = await asyncio.gather(
         *(
             judge_reply(grader, to_chat_messages(r.messages), r.verdict_format, constraint, timeout)
-            for r in requests
+            for r in judging.requests(item, answer)
         )
     )
     replies = [JudgeReply(text, error) for text, error in results]

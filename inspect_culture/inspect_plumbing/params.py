@@ -3,6 +3,7 @@ of the wrong kind is refused with the values allowed, never coerced."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 from typing import Any
 
@@ -37,14 +38,12 @@ def as_optional_seconds(name: str, value: Any) -> float | None:
 
 def as_seconds(name: str, value: Any) -> float:
     """A number of seconds > 0."""
-    number: float | None = None
+    number = math.nan
     if isinstance(value, int | float) and not isinstance(value, bool):
         number = float(value)
     elif isinstance(value, str):
-        try:
+        with contextlib.suppress(ValueError):
             number = float(value.strip())
-        except ValueError:
-            number = None
-    if number is None or not math.isfinite(number) or number <= 0:
+    if not math.isfinite(number) or number <= 0:
         raise ValueError(f"-T {name}={value!r}: {name} must be a number of seconds > 0")
     return number
