@@ -16,11 +16,7 @@ from inspect_culture.report.tables import build_tables
 
 INSTALL = "pip install 'inspect-culture[report]'"
 # what each output needs beyond the core dependencies
-_NEEDS = {
-    "figures": ("matplotlib",),
-    "html": ("jinja2", "matplotlib"),
-    "md": ("matplotlib",),
-}
+_NEEDS = {"figures": ("matplotlib",), "html": ("jinja2", "matplotlib"), "md": ("matplotlib",)}
 
 
 def check_dependencies(formats: Sequence[str]) -> None:

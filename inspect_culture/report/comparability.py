@@ -1,7 +1,5 @@
-"""Say when numbers side by side are not comparable: runs that used different judges, dataset
-revisions or files, prompt or parser versions, or subsets; a model whose two harnesses disagree
-(our parity promise); and user rows whose settings differ from the published rows beside them.
-Every warning is printed in the report and on the terminal, never dropped."""
+"""Say when numbers side by side are not comparable: runs with different judges, data, versions
+or subsets; a model whose two harnesses disagree; user rows unlike the published ones beside them."""
 
 from __future__ import annotations
 
@@ -80,8 +78,6 @@ def _harness_disagreements(table: Table) -> list[str]:
             pairs[(row.model, row.group, row.setting)][row.harness] = row
     warnings = []
     for (model, group, _), rows in pairs.items():
-        if len(rows) < 2:
-            continue
         inspect_row, lm_row = rows.get("inspect"), rows.get("lm-eval")
         if inspect_row is None or lm_row is None:
             continue

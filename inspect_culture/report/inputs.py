@@ -1,8 +1,6 @@
-"""Find the runs among the paths a user names: Inspect logs (`.eval`, `.json`), lm-eval output
-folders (`results_*.json`), or folders holding any mix. Every named file that is not a usable
-run of ours becomes one `Skipped` line; inside folders, files that are neither kind of run
-(samples files, baseline answers, Inspect's `logs.json` listing) are passed over. An Inspect
-log is read by `inspect_logs.py`, an lm-eval results file here."""
+"""Find the runs among the paths a user names (Inspect logs, lm-eval `results_*.json`, folders of
+either): a named file that is no usable run is one `Skipped` line; other files in folders are
+passed over. Inspect logs are read by `inspect_logs.py`, lm-eval results files here."""
 
 from __future__ import annotations
 
@@ -69,12 +67,11 @@ def _candidates(inputs: Sequence[str | Path], skipped: list[Skipped]) -> Iterabl
     for raw in inputs:
         path = Path(raw).expanduser()
         if path.is_dir():
-            found = sorted(_runs_in_folder(path))
-            if not found:
+            files = sorted(_runs_in_folder(path))
+            if not files:
                 skipped.append(
                     Skipped(path, "no Inspect log (.eval/.json) or lm-eval results_*.json in it")
                 )
-            files = found
         elif path.exists():
             files = [path]
         else:
@@ -119,10 +116,6 @@ def _load_json(path: Path) -> object:
         raise NotReportable(f"corrupt JSON (line {exc.lineno}: {exc.msg})") from None
     except OSError as exc:
         raise NotReportable(f"cannot be read ({exc.strerror or exc})") from None
-
-
-# --- lm-eval: one RunInfo per task of ours in a results file (and one per group, which tables
-# use for averages); the samples files beside it are located, opened only by `records.py`
 
 
 def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:

@@ -1,7 +1,5 @@
-"""Read an Inspect log of one of our tasks into a `RunInfo`: header only (results, task
-arguments, metadata, model roles), never the samples; those are read later, and only when a
-table needs per-question records (`records.py`). Also what the lm-eval reader shares with it:
-the dataset label, the limit, which values are numbers."""
+"""Read an Inspect log's header (never its samples: `records.py` reads those) into a `RunInfo`;
+and what the lm-eval reader shares with it: the dataset label, the limit, `is_number`."""
 
 from __future__ import annotations
 
@@ -79,17 +77,13 @@ def is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value == value
 
 
-# Inspect providers whose model names carry a service before the model: openai-api/<svc>/<model>
-_TWO_PART_PROVIDERS = {"openai-api"}
-
-
 def canonical_inspect_model(model: str) -> str:
     """`vllm/Qwen/Qwen2.5-7B-Instruct` -> `Qwen/Qwen2.5-7B-Instruct`; `openai-api/local/x` -> x.
     lm-eval names models by their Hugging Face id or API model name, without a provider."""
     provider, _, rest = model.partition("/")
     if not rest:
         return model
-    if provider in _TWO_PART_PROVIDERS:
+    if provider == "openai-api":  # openai-api/<service>/<model>
         return rest.partition("/")[2] or rest
     return rest
 

@@ -1,9 +1,5 @@
-"""What a report is made of, shared by the readers, the table builders, the figures and the
-renderers: finished runs, tables of cells (value, 95% interval, n), warnings and skipped inputs.
-
-Values are in display units (accuracy and rates in percent, ratings on their scale, net win rate
-in percent points), so every renderer prints the same number the CSV holds.
-"""
+"""What a report is made of: runs, tables of cells (value, 95% interval, n), warnings, skipped
+inputs. Values are in display units (percent, rating scale), so every renderer prints the CSV's."""
 
 from __future__ import annotations
 

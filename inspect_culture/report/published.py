@@ -1,15 +1,7 @@
-"""The numbers the benchmark papers published, as rows for the report's tables.
-
-They ship as JSON (`published/<benchmark>.json`), one file per paper, transcribed by hand from the
-paper text: each row carries its source (table or section), the paper's own settings (judge,
-prompting, subset) and the verbatim `quote` its numbers come from, so that a reader, and the
-tests, can check every number against the paper. `printed` keeps each number as the paper prints
-it (`"8.50"`, `"0.1"`), since a float cannot.
-
-Validation is strict and runs on load: a report must never show a published number under the
-wrong column, group or table, so a bad file stops with a `ValueError` naming the file, the row
-and the field.
-"""
+"""The benchmark papers' published numbers (`published/<benchmark>.json`, transcribed by hand,
+each row with its source, settings and verbatim `quote`), as rows for the report's tables.
+`printed` keeps each number as the paper prints it ("8.50"), which a float cannot. Validation is
+strict: a bad file stops with a `ValueError` naming the file, the row and the field."""
 
 from __future__ import annotations
 
@@ -59,9 +51,7 @@ class PublishedEntry:
 
 @dataclass(frozen=True)
 class PublishedFile:
-    """One paper's published numbers: `rows` go into the tables; `human_baselines` are measured
-    in another unit (a paper's human awareness rate, say) and are kept apart from the table
-    rows."""
+    """One paper's published numbers; `human_baselines`, in another unit, stay out of the tables."""
 
     path: Path
     benchmark: str
@@ -74,8 +64,7 @@ class PublishedFile:
 
 
 def load_published(benchmark_file: str | Path | None = None) -> tuple[PublishedFile, ...]:
-    """Read and validate the published files: all of them, or the one named ("<name>.json",
-    "<name>" or a path). Raises `ValueError` naming the file, row and field of any error."""
+    """Read and validate all published files, or the one named ("<name>.json", "<name>", path)."""
     if benchmark_file is None:
         return _load_files(published_files())
     return (_load_file(_resolve(benchmark_file)),)
@@ -109,9 +98,8 @@ def published_human_baselines(table_key: str) -> list[PublishedEntry]:
 
 
 def published_settings(table_key: str) -> dict[str, tuple[str, ...]]:
-    """Every value each setting takes among a table's published model rows, in first-seen order
-    ({"judge": ("ChatGPT-4o-Latest", "Qwen3-32B-Think"), ...}), so the report can say when a
-    run's judge, prompting or subset is not one the paper used. Human rows are left out."""
+    """Each setting's values among a table's published model rows (not human), in first-seen
+    order, so the report can say when a run's judge or prompting is not the paper's."""
     seen: dict[str, dict[str, None]] = {}
     for entry in published_entries(table_key):
         if entry.human:
@@ -175,72 +163,73 @@ def _load_file(path: Path) -> PublishedFile:
 
 def _entry(raw: Any, file: str, at: str, cite: str, baseline: bool) -> PublishedEntry:
     _check(isinstance(raw, dict), file, at, "must be a JSON object")
+
+    def check(ok: object, field: str, message: str) -> None:
+        _check(ok, file, f"{at}.{field}", message)
+
     for key in _REQUIRED_ENTRY_KEYS:
-        _check(key in raw, file, f"{at}.{key}", "missing")
+        check(key in raw, key, "missing")
     unknown = sorted(set(raw) - _ENTRY_KEYS)
-    _check(not unknown, file, f"{at}.{unknown[0] if unknown else ''}", "unknown field")
+    check(not unknown, unknown[0] if unknown else "", "unknown field")
 
     table, layouts = raw["table"], all_layouts()
-    known = ", ".join(layouts)
-    _check(table in layouts, file, f"{at}.table", f"unknown table {table!r} (tables: {known})")
+    check(table in layouts, "table", f"unknown table {table!r} (tables: {', '.join(layouts)})")
     layout = layouts[table]
     model = _text(raw["model"], file, f"{at}.model")
     group = raw["group"]
     if layout.groups:
         why = f"{group!r} is not a group of table {table!r} (groups: {', '.join(layout.groups)})"
-        _check(group in layout.groups, file, f"{at}.group", why)
+        check(group in layout.groups, "group", why)
     else:
-        _check(group is None, file, f"{at}.group", f"table {table!r} has no groups; must be null")
+        check(group is None, "group", f"table {table!r} has no groups; must be null")
 
     columns = [c.key for c in layout.columns]
     values = raw["values"]
-    _check(isinstance(values, dict) and values, file, f"{at}.values", "must be a non-empty object")
+    check(isinstance(values, dict) and values, "values", "must be a non-empty object")
     for key, value in values.items():
-        where = f"{at}.values.{key}"
         why = f"{key!r} is not a column of table {table!r} (columns: {', '.join(columns)})"
-        _check(key in columns, file, where, why)
-        ok = (
-            not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
-        )
-        _check(ok, file, where, f"must be a finite number, got {value!r}")
+        check(key in columns, f"values.{key}", why)
+        ok = not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+        check(ok, f"values.{key}", f"must be a finite number, got {value!r}")
 
     printed = raw["printed"]
     ok = isinstance(printed, dict) and set(printed) == set(values)
-    _check(ok, file, f"{at}.printed", "must give a string for exactly the keys of values")
+    check(ok, "printed", "must give a string for exactly the keys of values")
     quote = _quote(raw["quote"], file, f"{at}.quote")
-    joined = " ".join(quote)
     for key, text in printed.items():
-        where = f"{at}.printed.{key}"
         ok = isinstance(text, str) and _NUMBER.fullmatch(text)
-        _check(ok, file, where, f"must be a number as printed, got {text!r}")
-        _check(
-            float(text) == values[key], file, where, f"{text!r} is not the value {values[key]!r}"
+        check(ok, f"printed.{key}", f"must be a number as printed, got {text!r}")
+        check(
+            float(text) == values[key],
+            f"printed.{key}",
+            f"{text!r} is not the value {values[key]!r}",
         )
-        _check(number_in_text(text, joined), file, where, f"{text!r} does not occur in the quote")
+        in_quote = number_in_text(text, " ".join(quote))
+        check(in_quote, f"printed.{key}", f"{text!r} does not occur in the quote")
 
     source = raw["source"]
     ok = isinstance(source, dict) and set(source) == {"where", "page"}
-    _check(ok, file, f"{at}.source", 'must be {"where": ..., "page": ...}')
+    check(ok, "source", 'must be {"where": ..., "page": ...}')
     where_text = _text(source["where"], file, f"{at}.source.where")
     page = source["page"]
     ok = page is None or (not isinstance(page, bool) and isinstance(page, int) and page >= 1)
-    _check(ok, file, f"{at}.source.page", f"must be a page number or null, got {page!r}")
+    check(ok, "source.page", f"must be a page number or null, got {page!r}")
 
     settings = raw["settings"]
     ok = isinstance(settings, dict) and all(
         isinstance(k, str) and isinstance(v, str) and v for k, v in settings.items()
     )
-    _check(ok, file, f"{at}.settings", "must map names to non-empty strings")
+    check(ok, "settings", "must map names to non-empty strings")
 
     human = raw.get("human", False)
-    _check(isinstance(human, bool), file, f"{at}.human", "must be true or false")
+    check(isinstance(human, bool), "human", "must be true or false")
     metric = raw.get("metric")
     if baseline:
         metric = _text(metric, file, f"{at}.metric")
     else:
-        _check(metric is None, file, f"{at}.metric", "only human_baselines name their own metric")
+        check(metric is None, "metric", "only human_baselines name their own metric")
     note = raw.get("note", "")
-    _check(isinstance(note, str), file, f"{at}.note", "must be a string")
+    check(isinstance(note, str), "note", "must be a string")
 
     row = Row(
         model=model,

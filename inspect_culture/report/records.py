@@ -1,11 +1,6 @@
-"""Per-question outcome records of a run, for the cells the results header does not hold: a
-breakdown's interval or count, and in lm-eval (whose results hold the headline metrics only)
-the breakdown itself. Both harnesses store the spec's outcome record with every sample (Inspect
-in `Score.metadata`, lm-eval in each headline metric field of the samples file), so a breakdown
-computed here uses the very records the harness's own metrics were computed from.
-
-Records are read on first use and kept, so each run's samples are read at most once.
-"""
+"""A run's per-question outcome records (the very ones its harness's metrics came from), for
+what the header lacks: a breakdown's interval or count, or in lm-eval the breakdown itself.
+Each run's samples are read at most once, on first use."""
 
 from __future__ import annotations
 
@@ -69,9 +64,8 @@ def _record_source(run: RunInfo) -> RecordSource:
 
 
 def _inspect_records(path: Path, family: RecordSource) -> list[dict[str, Any]]:
-    """From the log's sample summaries (kept small by Inspect, so a 2,633-sample log reads in
-    well under a second); a sample whose record Inspect thinned out of its summary is read in
-    full."""
+    """From the log's (small, fast) sample summaries; a sample whose record was thinned out of
+    its summary is read in full."""
     from inspect_ai.log import read_eval_log_sample, read_eval_log_sample_summaries
 
     records = []

@@ -1,7 +1,5 @@
-"""What the report needs of one benchmark, found through the registry: each benchmark's
-`report` names a `ReportSection` (in `report/tables/<benchmark>.py`); a benchmark without one
-gets a generic section, a table of each run's own headline metrics. No other report module
-names a benchmark, so adding one to the registry is all the report needs."""
+"""What the report needs of one benchmark: the `ReportSection` its registry entry's `report`
+names, or a generic one (each run's headline metrics), so no other report module names one."""
 
 from __future__ import annotations
 
@@ -28,8 +26,7 @@ _NOT_SETTINGS = {"dataset", "dataset_revision", "judge_model", "config_source"}
 
 @dataclass(frozen=True)
 class Layout:
-    """One table in a paper's layout: key, columns and row groups. Published rows
-    (`published/*.json`) and the CSV name columns by the key."""
+    """One table in a paper's layout; published rows and the CSV name columns by their key."""
 
     key: str
     benchmark: str
@@ -45,11 +42,8 @@ class Layout:
 
 @dataclass(frozen=True)
 class RecordSource:
-    """Where a task family's per-question outcome records sit: lm-eval writes the record
-    under each headline metric field of its samples file, `lm_eval_field` one of them; Inspect
-    keeps it in `Score.metadata`, or under `inspect_key` of it. `metrics`, the benchmark's own
-    metric function over the records, gives what lm-eval's results hold no longer (its table
-    shows the headline metrics only): the breakdowns."""
+    """Where a task family's outcome records sit: lm-eval's samples field `lm_eval_field`, Inspect's
+    `Score.metadata` (or its `inspect_key`). `metrics` computes the breakdowns lm-eval lacks."""
 
     prefix: str  # the task family: `task == prefix` or `task.startswith(prefix + "_")`
     lm_eval_field: str
@@ -133,10 +127,8 @@ def inspect_owner(task: str) -> tuple[Benchmark, ReportSection] | None:
 def lm_eval_owner(task: str) -> tuple[Benchmark, ReportSection] | None:
     """The benchmark whose lm-eval task names `task` starts with (the longest such name)."""
     owners = [b for b in registry.benchmarks() if task == b.name or task.startswith(b.name + "_")]
-    if not owners:
-        return None
-    owner = max(owners, key=lambda b: len(b.name))
-    return owner, section(owner)
+    owner = max(owners, key=lambda b: len(b.name), default=None)
+    return None if owner is None else (owner, section(owner))
 
 
 @cache
@@ -158,6 +150,5 @@ def generic_section(benchmark: Benchmark) -> ReportSection:
 
 
 def all_layouts() -> dict[str, Layout]:
-    """Every registered benchmark's layouts by key, in report order, read on each call so
-    that a benchmark registered later is found."""
+    """Every benchmark's layouts by key, in report order; read on each call for late ones."""
     return {layout.key: layout for _, s in sections() for layout in s.layouts}

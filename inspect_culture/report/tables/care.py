@@ -1,7 +1,5 @@
-"""CARE table: mean judge rating per language (rows) and category (columns), with the
-harness's own values and intervals (an lm-eval run's per-category ones computed from its
-records, by `care_metrics`, as lm-eval itself did), the number of rated questions per cell (from
-the records), and the count of unscored samples."""
+"""CARE table: mean judge rating per language and category (lm-eval's per-category values from
+its records, by `care_metrics`), rated questions per cell, and the unscored samples."""
 
 from __future__ import annotations
 
@@ -53,7 +51,10 @@ def care_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]
             continue
         builder = rows.get(run, language, describe(run, _DEFAULTS))
         records = records_or_warn(run, warnings)
-        counts = _rated_questions(records or [])
+        rated = {
+            (r["question_id"], r["category"]) for r in records or [] if r.get("rating") is not None
+        }
+        counts = Counter(category for _, category in rated)
         if records is not None:
             run = with_record_metrics(run, records)
         for category in CATEGORY_SLUGS:
@@ -71,11 +72,6 @@ def care_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]
         "are counted apart, never as a rating."
     )
     return table("care", rows, caption)
-
-
-def _rated_questions(records: list[dict[str, Any]]) -> dict[str, int]:
-    rated = {(r["question_id"], r["category"]) for r in records if r.get("rating") is not None}
-    return dict(Counter(category for _, category in rated))
 
 
 def _metrics(records: list[dict[str, Any]]) -> dict[str, float]:

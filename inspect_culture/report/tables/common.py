@@ -1,9 +1,6 @@
-"""Row assembly shared by the benchmark table builders: which runs make one row, how a row's
-settings read, and how a layout becomes a `Table`; and the cells from a run: the value and
-interval the harness reported where its header has them, and what the header lacks (a
-breakdown's interval, its count) from the run's outcome records, with the same per-question
-means and seeded percentile bootstrap as the metrics (`stats`), so a breakdown's value equals
-the harness's own number."""
+"""Rows and cells shared by the table builders. What a header lacks (a breakdown's interval and
+count) comes from the outcome records with the metrics' own per-question means and seeded
+bootstrap (`stats`), so a breakdown's value equals the harness's own number."""
 
 from __future__ import annotations
 
@@ -54,13 +51,10 @@ class Rows:
 
     def get(self, run: RunInfo, group: str | None, setting: str) -> RowBuilder:
         key = (run.model, run.harness, group, setting)
-        if key not in self._rows:
-            self._rows[key] = RowBuilder(run.model, run.harness, group, setting)
-        return self._rows[key]
+        return self._rows.setdefault(key, RowBuilder(*key))
 
     def rows(self, key: str) -> list[Row]:
-        """The rows with a number, by group (the layout of table `key` orders them), model,
-        setting, then harness, so a model's two harnesses sit side by side."""
+        """The rows with a number, by group (in the layout's order), model, setting, harness."""
         order = {group: i for i, group in enumerate(all_layouts()[key].groups)}
         builders = sorted(
             self._rows.values(),
@@ -86,8 +80,7 @@ class Rows:
 
 
 def describe(run: RunInfo, defaults: Mapping[str, object]) -> str:
-    """The settings named in `defaults` that differ from them, plus limit and subset, as
-    words: "parser=upstream; limit=50". Empty for a default, full run."""
+    """The non-default settings, subset and limit as words: "parser=upstream; limit=50"."""
     parts = [
         f"{name}={run.setting[name]}"
         for name in defaults
@@ -103,24 +96,19 @@ def describe(run: RunInfo, defaults: Mapping[str, object]) -> str:
 def table(
     key: str, rows: Rows, caption: str, columns: tuple[Column, ...] | None = None
 ) -> list[Table]:
-    """The layout's table, or none when no row has a number; `columns` replaces the layout's
-    where they depend on the runs (the generic table)."""
+    """The layout's table, or none when no row has a number; `columns` replaces the layout's."""
     printed = rows.rows(key)
     if not printed:
         return []
     layout = all_layouts()[key]
+    shared = ("key", "benchmark", "title", "metric", "group_label", "secondary", "decimals")
+    columns = layout.columns if columns is None else columns
     return [
         Table(
-            key=layout.key,
-            benchmark=layout.benchmark,
-            title=layout.title,
-            metric=layout.metric,
-            columns=layout.columns if columns is None else columns,
+            columns=columns,
             rows=tuple(printed),
-            group_label=layout.group_label,
             caption=caption,
-            secondary=layout.secondary,
-            decimals=layout.decimals,
+            **{name: getattr(layout, name) for name in shared},
         )
     ]
 
@@ -131,8 +119,7 @@ def of_benchmark(runs: Iterable[RunInfo], benchmark: str) -> list[RunInfo]:
 
 
 def records_or_warn(run: RunInfo, warnings: list[str]) -> list[dict[str, Any]] | None:
-    """The run's outcome records, or None with a warning: the breakdowns that need them are
-    left out for this run, the header's numbers still show."""
+    """The run's outcome records, or None with a warning (the header's numbers still show)."""
     try:
         return outcome_records(run)
     except RecordsUnavailable as exc:
@@ -157,8 +144,7 @@ def header_cell(run: RunInfo, name: str, scale: float = 1.0, n: int | None = Non
 
 
 def mean_cell(values: Sequence[float], question_ids: Sequence[Hashable], scale: float) -> Cell:
-    """Mean over questions (each question's epochs averaged first), its bootstrap interval
-    resampling questions, and the number of questions."""
+    """Mean over questions (epochs averaged first), its bootstrap interval and question count."""
     if not values:
         return Cell(None, n=0)
     per_question = per_question_means(values, question_ids)
@@ -172,9 +158,8 @@ def resampled_cell(
     scale: float,
     value: float | None = None,
 ) -> Cell:
-    """A statistic that is not a mean of per-question values (macro-F1, VS F1): `statistic`
-    maps an (resamples, n) array of unit indices to one value per resample; the interval
-    resamples units (questions) with replacement, seeded as the metrics' bootstrap."""
+    """A statistic that is not a per-question mean (macro-F1, VS F1): `statistic` maps a
+    (resamples, n) array of unit indices to one value per resample, seeded as the metrics'."""
     if not units:
         return Cell(None, n=0)
     size = len(units)

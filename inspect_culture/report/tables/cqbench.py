@@ -1,7 +1,5 @@
-"""CQ-Bench table: AD accuracy, VS F1 and VE recall (the paper's Table 1 numbers) per setting,
-and their average over the settings a model was run on. Values are the harness's own; intervals
-and counts come from the outcome records (questions for AD, stories for VS, gold values for
-VE, which is what each metric averages over)."""
+"""CQ-Bench table: AD accuracy, VS F1 and VE recall (paper Table 1) per setting and pooled over
+a model's settings; the harness's values, with intervals and counts from the outcome records."""
 
 from __future__ import annotations
 
@@ -119,15 +117,14 @@ def _inspect_setting(
 def _lm_eval_setting(task: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
     """cqbench_<task>_<setting>[_reasoning]."""
     parts = task.split("_")
-    family = parts[1] if len(parts) > 1 else None
     rest = parts[2:]
     reasoning = bool(rest) and rest[-1] == "reasoning"
-    category = "_".join(rest[:-1] if reasoning else rest) or None
-    result: dict[str, Any] = {"task": family, "setting": category, "reasoning": reasoning}
-    for name in _DEFAULTS:
-        if name != "reasoning" and name in metadata:
-            result[name] = metadata[name]
-    return result
+    return {
+        "task": parts[1] if len(parts) > 1 else None,
+        "setting": "_".join(rest[:-1] if reasoning else rest) or None,
+        "reasoning": reasoning,
+        **{k: metadata[k] for k in _DEFAULTS if k != "reasoning" and k in metadata},
+    }
 
 
 SECTION = ReportSection(

@@ -1,8 +1,6 @@
-"""CultureSynth-7 tables: net win rate per language and the weighted average (paper Tables 3
-and 8), and wins, ties, losses and position consistency. Per-language cells come from the
-outcome records, so an Inspect run of all languages and lm-eval's per-language tasks give one
-row alike; the weighted average is the net win rate pooled over every scored question (the
-paper's definition, `benchmarks/culturesynth/metrics.weighted_average`)."""
+"""CultureSynth-7 tables: net win rate per language and the weighted average (pooled over every
+scored question, paper Tables 3 and 8), and wins, ties, losses and position consistency, all
+from the outcome records so an all-language Inspect run and lm-eval's per-language tasks agree."""
 
 from __future__ import annotations
 
@@ -79,9 +77,8 @@ def culturesynth_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> lis
         for language, chosen in by_language.items():
             builder.put(language, _rate(chosen, lambda r: float(r["outcome"])), run)
         builder.put("weighted_average", _rate(scored, lambda r: float(r["outcome"])), run)
-        second.put("win_rate", _rate(scored, lambda r: float(r["outcome"] == 1)), run)
-        second.put("tie_rate", _rate(scored, lambda r: float(r["outcome"] == 0)), run)
-        second.put("loss_rate", _rate(scored, lambda r: float(r["outcome"] == -1)), run)
+        for column, outcome in (("win_rate", 1), ("tie_rate", 0), ("loss_rate", -1)):
+            second.put(column, _rate(scored, lambda r, o=outcome: float(r["outcome"] == o)), run)
         judged_twice = [r for r in scored if r.get("consistent") is not None]
         second.put(
             "position_consistency", _rate(judged_twice, lambda r: float(r["consistent"])), run
@@ -105,8 +102,7 @@ def culturesynth_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> lis
 
 
 def _rate(records: list[dict[str, Any]], value: Any) -> Cell:
-    outcomes = [value(r) for r in records]
-    return mean_cell(outcomes, [r["question_id"] for r in records], PERCENT)
+    return mean_cell([value(r) for r in records], [r["question_id"] for r in records], PERCENT)
 
 
 def _inspect_setting(

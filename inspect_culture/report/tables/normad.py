@@ -1,6 +1,5 @@
-"""NormAd-ETI tables: accuracy by context (header only), by Inglehart-Welzel cluster (from the
-outcome records: lm-eval's header has no breakdown, and no header has their intervals and
-counts), and macro-F1 and unparsed rate (intervals and counts from the records)."""
+"""NormAd-ETI tables: accuracy by context (header), by Inglehart-Welzel cluster, and macro-F1
+and unparsed rate (intervals and counts of the last two from the outcome records)."""
 
 from __future__ import annotations
 
