@@ -46,8 +46,7 @@ class BatchOptions:
 
 
 def api_failure(exc: openai.OpenAIError, settings: JudgeSettings) -> str:
-    """A Batch API error in one line: the host, the status and the server's words, no key. The
-    batch ids are saved, so the same command resumes."""
+    """A Batch API error in one line: the host, the status and the server's words, no key."""
     what = classify(exc).what.partition(":")[0]  # the words every judge failure is said in
     detail = redact(str(getattr(exc, "message", "") or exc), (settings.api_key,)).splitlines()
     words = f": {detail[0][:200]}" if detail and detail[0] else ""
@@ -184,9 +183,8 @@ class BatchJudge:
         return outcomes
 
     def _finish_others(self, client: openai.OpenAI, own: Path, outcomes: Outcomes) -> None:
-        """Wait for the unfinished batches of other request sets (an interrupted run over more
-        or fewer samples) that hold some of these requests: their answers are paid for already.
-        A finished batch's answers are in the judge cache."""
+        """Wait for other request sets' unfinished batches holding some of these requests: their
+        answers are paid for already (a finished batch's answers are in the judge cache)."""
         for path in sorted(self.options.state_dir.glob("batch_*.json")):
             if path == own:
                 continue
@@ -202,8 +200,7 @@ class BatchJudge:
     def _resume(
         self, client: openai.OpenAI, entry: Entry, path: Path, state: State, outcomes: Outcomes
     ) -> None:
-        """Wait for a saved batch and read its answers; a batch whose create reply was lost
-        (created or not) is looked up first."""
+        """Wait for a saved batch (looked up first if its create reply was lost), read answers."""
         if entry.get("batch_id") is None:
             self._create(client, entry, path, state)
         self._finish(client, entry, outcomes)
@@ -234,9 +231,8 @@ class BatchJudge:
     def _submit(
         self, client: openai.OpenAI, keys: list[str], content: bytes, path: Path, state: State
     ) -> Entry:
-        """Upload the requests and create their batch. The entry is saved with its input file
-        before the batch is created, so a create whose reply is lost (after the server made the
-        batch) is found again by that file on a rerun, never created and paid for twice."""
+        """Upload and create; the entry is saved with its input file first, so a lost create reply
+        is found again by that file on a rerun, never created and paid for twice."""
         upload = client.files.create(file=("judge_requests.jsonl", content), purpose="batch")
         entry = {
             "batch_id": None,
@@ -254,9 +250,8 @@ class BatchJudge:
     def _create(
         self, client: openai.OpenAI, entry: Entry, path: Path, state: State, *, look_up: bool = True
     ) -> None:
-        """The batch of the entry's input file: the one the server already has for it (a
-        create whose reply was lost), else a new one, created without the SDK's retries (a
-        retried create can make a second batch). Its id is saved before any waiting."""
+        """The server's batch of the entry's input file, else a new one without the SDK's retries
+        (a retried create can make a second batch); its id is saved before any waiting."""
         if look_up and (found := self._batch_of(client, entry, path)) is not None:
             entry["batch_id"] = found
         else:
@@ -270,9 +265,8 @@ class BatchJudge:
 
     @staticmethod
     def _batch_of(client: openai.OpenAI, entry: Entry, state_path: Path) -> str | None:
-        """The id of a batch made from the entry's input file (newest first, back to the
-        upload: no batch of that file can be older). A server that cannot list batches
-        stops the run: creating one blindly could pay for the same requests twice."""
+        """The batch made from the entry's input file, searched back to the upload; a server that
+        cannot list batches stops the run (creating blindly could pay twice)."""
         since = entry.get("uploaded_at")
         try:
             for batch in client.batches.list(limit=100):

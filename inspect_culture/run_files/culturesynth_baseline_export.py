@@ -1,6 +1,5 @@
 """`culture-evals baseline export`: the baseline model's answers from its Inspect logs or lm-eval
-samples files, as one baseline answers file (model, generation settings, sources, answers by
-question id) that both harnesses read."""
+samples files, as one baseline answers file that both harnesses read."""
 
 from __future__ import annotations
 
@@ -19,8 +18,6 @@ from inspect_culture.run_files import lm_eval_outputs as lm
 
 @dataclass
 class _Harvest:
-    """Answers of one run file, with who answered and how."""
-
     model: str | None
     settings: dict[str, Any]
     answers: dict[str, str]
@@ -86,8 +83,7 @@ def _inspect_answers(run: runs.RunFile, role: str | None) -> _Harvest:
 
 
 def _role_settings(log: Any, role: str) -> dict[str, Any]:
-    """What the baseline role was called with, as the transcript recorded it; a baseline read
-    from a file carries the file's own settings in the eval metadata."""
+    """The baseline role's settings from the transcript, else those of the file it was read from."""
     from inspect_ai.event import ModelEvent
 
     for sample in log.samples:
@@ -191,7 +187,6 @@ def export_baseline(
 
 
 def _one_dataset(harvests: Sequence[_Harvest]) -> str | None:
-    """The dataset file all inputs answered (sha256), if they record it; several is an error."""
     seen = {h.source["dataset_sha256"]: h.source["path"] for h in harvests}
     seen.pop(None, None)
     if len(seen) > 1:

@@ -51,8 +51,6 @@ def report_to_stderr(message: str) -> None:
 
 @dataclass(frozen=True)
 class RunFile:
-    """One harness output file of a CultureSynth task."""
-
     path: Path
     harness: str  # INSPECT or LM_EVAL
     task: str  # culturesynth[_answers] (Inspect), culturesynth[_answers]_<lang> (lm-eval)
@@ -86,9 +84,8 @@ def _samples_file(path: Path) -> RunFile | None:
 
 
 def find_run_files(path: str | Path, report: Report = report_to_stderr) -> list[RunFile]:
-    """The CultureSynth run files a command-line argument names: the file itself, the samples files
-    of an lm-eval results file, or every such file below a folder (newest samples file per task
-    and folder)."""
+    """The CultureSynth run files a command-line argument names (a file, a results file's samples
+    files, or every such file below a folder)."""
     path = Path(path).expanduser()
     if not path.exists():
         raise RunsError(f"{path} does not exist")

@@ -1,9 +1,6 @@
-"""The one reader (and writer) of lm-eval output folders (`lm_eval --output_path ... --log_samples`):
-each `results_<timestamp>.json` (results, config, per-task configs with their metadata, model
-name) and beside it one `samples_<task>_<timestamp>.jsonl` per task, one JSON line per doc. The
-report, `culture-evals judge`, the CultureSynth and CARE run readers and CQ-Bench VE step 2 read
-through it. Every error is one line naming the file, line and field, raised as the caller's
-error class (`error`)."""
+"""The one reader (and writer) of lm-eval output folders: each `results_<timestamp>.json` and beside
+it one `samples_<task>_<timestamp>.jsonl` per task. Every error is one line naming the file, line
+and field, raised as the caller's error class (`error`)."""
 
 from __future__ import annotations
 
@@ -27,8 +24,6 @@ Error = Callable[[str], Exception]
 
 @dataclass(frozen=True)
 class LmEvalRun:
-    """One results file of an lm-eval run and its samples files."""
-
     results_path: Path
     results: dict[str, Any]
     samples: dict[str, Path]  # task -> samples file
@@ -43,8 +38,7 @@ def is_results_file(path: Path) -> bool:
 
 
 def samples_beside(results: Path, task: str) -> Path | None:
-    """`samples_<task>_<timestamp>.jsonl` beside `results_<timestamp>.json` (written by
-    `--log_samples`); None when the run did not log samples."""
+    """The task's samples file beside a results file; None when the run did not log samples."""
     stamp = results.stem.removeprefix(RESULTS_PREFIX)
     found = results.with_name(f"samples_{task}_{stamp}.jsonl")
     return found if found.is_file() else None
@@ -74,8 +68,8 @@ def read_results(path: Path, error: Error = DataValidationError) -> dict[str, An
 def find_runs(
     root: Path, skip: Path | None = None, error: Error = DataValidationError
 ) -> list[LmEvalRun]:
-    """Every results file under `root` (a folder, or one results file) with its samples files,
-    except those under `skip` (an output folder, when it lies inside the run folder)."""
+    """Every results file under `root` with its samples files, except those under `skip` (an
+    output folder inside the run folder)."""
     root = root.expanduser()
     if root.is_file():
         paths = [root]
@@ -134,8 +128,8 @@ def task_config(results: Mapping[str, Any] | None, task: str) -> dict[str, Any]:
 def newest_samples(
     files: Iterable[Path], tasks: re.Pattern[str], say: Callable[[str], None] | None = None
 ) -> list[Path]:
-    """The samples files among `files` of the tasks `tasks` fully matches, the newest per folder
-    and task; `say` hears of every older one left out."""
+    """The newest samples file per folder of each task `tasks` fully matches; `say` hears of the
+    older ones left out."""
     newest: dict[tuple[Path, str], tuple[str, Path]] = {}
     for file in files:
         match = SAMPLES_NAME.match(file.name)
@@ -196,8 +190,7 @@ def samples(
 
 
 def judge_reply_of(line: Mapping[str, Any]) -> dict[str, Any]:
-    """The judge's record a judged task's filter wrote as the line's filtered response (the
-    judge used, its replies, the outcome); {} when the line has none."""
+    """The judge's record a judged task's filter wrote as the line's filtered response, or {}."""
     try:
         reply = json.loads((line.get("filtered_resps") or [""])[0] or "{}")
     except (json.JSONDecodeError, TypeError):
@@ -219,8 +212,6 @@ def answer_text(line: Mapping[str, Any]) -> str | None:
 
 @dataclass(frozen=True)
 class RunOutputs:
-    """Responses keyed by doc id, with where they came from."""
-
     responses: dict[str, str]
     docs: dict[str, dict[str, Any]]
     path: Path
@@ -266,9 +257,8 @@ def read_lm_eval_samples(path: Path) -> RunOutputs:
 
 
 def save_lm_eval_outputs(tracker: Any, results: dict[str, Any]) -> None:
-    """Write `results_<timestamp>.json` and one `samples_<task>_<timestamp>.jsonl` per task, as
-    `lm_eval --output_path ... --log_samples` does after a run. `tracker` is the
-    `lm_eval.loggers.EvaluationTracker` passed to `simple_evaluate` (it records the model)."""
+    """Write the results and samples files as `lm_eval --output_path ... --log_samples` does;
+    `tracker` is the `EvaluationTracker` passed to `simple_evaluate` (it records the model)."""
     import copy
 
     aggregated = copy.deepcopy({k: v for k, v in results.items() if k != "samples"})
