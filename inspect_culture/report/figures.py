@@ -191,8 +191,7 @@ def _groups(table: Table, rows: Sequence[Row]) -> list[str | None]:
     present = list(dict.fromkeys(row.group for row in rows))
     layout = all_layouts().get(table.key)
     order = list(layout.groups) if layout else []
-    known = [group for group in order if group in present]
-    return known + [group for group in present if group not in order]
+    return [g for g in order if g in present] + [g for g in present if g not in order]
 
 
 def _group_label(table: Table, group: str | None) -> str:
@@ -291,8 +290,7 @@ def _legend(
     figure.legend(
         handles=handles, loc="outside lower center", ncols=ncols, handlelength=1.6, handleheight=1.2
     )
-    # entries fill columns top to bottom; the tallest column sets the height (font size 9:
-    # about 0.15 in a text line, 0.06 in between entries)
+    # entries fill columns top to bottom; the tallest sets the height (0.15 in a line of size 9)
     rows = math.ceil(len(labels) / ncols)
     columns = [labels[i : i + rows] for i in range(0, len(labels), rows)]
     lines = max(sum(label.count("\n") + 1.4 for label in column) for column in columns)
@@ -498,8 +496,7 @@ def summary_bars(
         for model in dict.fromkeys(row.model for row in published_rows)
     }
     figure, _, published = _bar_panels(table, context, series, [("", rows, marks)], 3.4, limits)
-    caption = _caption(table, " ".join(notes), series, published)
-    return _save(figure, context, key, title, caption)
+    return _save(figure, context, key, title, _caption(table, " ".join(notes), series, published))
 
 
 def _summary_pick(table: Table, rows: Sequence[Row], summary_group: str) -> Row | None:
@@ -515,12 +512,11 @@ def outcome_bars(table: Table, context: _Context, *, key: str, title: str, what:
     from matplotlib.patches import Patch
 
     series = [s for s in _series(table, context) if not s.published_only]
-    rows = [_run_row(table, one, None) for one in series]
     figure = _new_figure(7.0, 0.45 * len(series) + 1.6)
     ax = figure.add_subplot()
-    for y, (one, row) in enumerate(zip(series, rows)):
+    for y, one in enumerate(series):
         ax.barh(y, 4.0, left=-6.0, **context.fill(one))
-        for column, left, width in _outcome_spans(row):
+        for column, left, width in _outcome_spans(_run_row(table, one, None)):
             colour = OUTCOME_COLOURS[column]
             ax.barh(y, width, left=left, color=colour, edgecolor="white", linewidth=0.8, zorder=2)
             if width >= 7:

@@ -108,7 +108,7 @@ def parse_formats(text: str) -> tuple[str, ...]:
 
 def write_outputs(report: Report, out_dir: Path, formats: Iterable[str]) -> dict[str, Path]:
     """Write each requested format into `out_dir`; "figures" is left to the caller."""
-    formats = _known(formats)
+    formats = _known(formats)  # refused before anything is written
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}

@@ -55,10 +55,6 @@ def render_html(report: Report) -> str:
     """The page as a string (the writer below only saves it)."""
     template = environment().get_template("report.html.j2")
     base = common.runs_folder(report.runs)
-    sections = [
-        (section, [common.table_view(table) for table in section.tables])
-        for section in common.sections(report)
-    ]
     return template.render(
         title=common.TITLE,
         generated=common.generated(),
@@ -67,7 +63,7 @@ def render_html(report: Report) -> str:
         legend=common.CELL_LEGEND,
         warnings=report.warnings,
         skipped=report.skipped,
-        sections=sections,
+        sections=[(s, [common.table_view(t) for t in s.tables]) for s in common.sections(report)],
         figures=[figure_view(figure) for figure in report.figures],
         runs_folder=base,
         runs=[
