@@ -48,15 +48,12 @@ def generate() -> dict[str, str]:
     zero_shot = [spec.task_name(language, "zero_shot") for language in spec.CARE_LANGUAGES]
     rating = {"metric": spec.GROUP_METRIC, "filter_list": "judged", "weight_by_size": True}
     config = group("care", "CARE (zero-shot)", zero_shot, spec.TASK_VERSION, [rating])
-    tasks = [
-        (
-            spec.task_name(language, prompting),
-            f"CARE {LANGUAGES[language].name}, {spec.PROMPTING_LABELS[prompting]}",
-            {"language": language, "prompting": prompting},
-        )
-        for language in spec.CARE_LANGUAGES
-        for prompting in spec.PROMPTINGS
-    ]
+    tasks = []
+    for language in spec.CARE_LANGUAGES:
+        for prompting in spec.PROMPTINGS:
+            alias = f"CARE {LANGUAGES[language].name}, {spec.PROMPTING_LABELS[prompting]}"
+            variant = {"language": language, "prompting": prompting}
+            tasks.append((spec.task_name(language, prompting), alias, variant))
     files = family_files(GENERATOR, "_care_template_yaml", template(), TEMPLATE_NOTE, tasks)
     return files | {"care.yaml": render(config, generator=GENERATOR)}
 

@@ -65,15 +65,11 @@ def generate() -> dict[str, str]:
     files: dict[str, str] = {}
     for kind in (JUDGED, ANSWERS):
         note = f"{TEMPLATE_NOTES[kind]}\n{GENERATION_NOTE}"
-        tasks = [
-            (
-                f"{kind}_{language or 'all'}",
-                f"{ALIASES[kind][0]}, "
-                + (LANGUAGE_MAP[language].name if language else "all seven languages"),
-                {"language": language},
-            )
-            for language in (*spec.LANGUAGES, None)
-        ]
+        tasks = []
+        for language in (*spec.LANGUAGES, None):
+            where = LANGUAGE_MAP[language].name if language else "all seven languages"
+            alias = f"{ALIASES[kind][0]}, {where}"
+            tasks.append((f"{kind}_{language or 'all'}", alias, {"language": language}))
         files |= family_files(GENERATOR, f"_{kind}_template_yaml", template(kind), note, tasks)
         metric: dict[str, Any] = {"metric": spec.ANSWERED, "weight_by_size": True}
         if kind == JUDGED:
