@@ -51,6 +51,4 @@ class OutcomeRecord:
 
 def _frozen(value: Any) -> Any:
     """Lists come back from JSON (Inspect logs, lm-eval items); outcomes hold tuples."""
-    if isinstance(value, list):
-        return tuple(_frozen(item) for item in value)
-    return value
+    return tuple(_frozen(item) for item in value) if isinstance(value, list) else value

@@ -82,7 +82,6 @@ class PackagedSource:
     sha256: Mapping[str, str]  # file name -> sha256
     license: str
     description: str
-
     package: str  # the package whose `upstream/` folder holds the files
 
     def path(self, filename: str) -> Path:

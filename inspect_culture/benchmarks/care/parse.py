@@ -28,9 +28,7 @@ def read_rating(text: str | None) -> JudgedRating:
         shown = ", ".join(f"{value:g}" for value in distinct)
         return JudgedRating(None, f"{AMBIGUOUS}: the judge output has different ratings ({shown})")
     value = distinct[0]
-    if not 1.0 <= value <= 10.0:
-        return JudgedRating(None, NO_RATING)
-    return JudgedRating(value, None)
+    return JudgedRating(value, None) if 1.0 <= value <= 10.0 else JudgedRating(None, NO_RATING)
 
 
 def parse_rating(text: str | None) -> float | None:
@@ -40,6 +38,4 @@ def parse_rating(text: str | None) -> float | None:
 
 def judge_record(judge_text: str | None, error: str | None = None) -> JudgedRating:
     """One judge reply (or the reason the call failed) as a rating, shared by both harnesses."""
-    if error:
-        return JudgedRating(None, error)
-    return read_rating(judge_text)
+    return JudgedRating(None, error) if error else read_rating(judge_text)

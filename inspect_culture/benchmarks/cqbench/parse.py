@@ -105,9 +105,7 @@ def effective_prediction(pred: str | None, gold: str, merged: bool) -> str | Non
     if pred is None:
         return None
     said, truth = normalize(pred), normalize(gold)
-    if merged and _PARTNER.get(truth) == said:
-        return truth
-    return said
+    return truth if merged and _PARTNER.get(truth) == said else said
 
 
 def score_ad(
@@ -128,9 +126,7 @@ def vs_answer_text(completion: str | None) -> str:
     text = completion or ""
     if match := _FINAL_ANSWER.search(text):
         return text[match.end() :]
-    if "</think>" in text:
-        return text.split("</think>", 1)[1]
-    return text
+    return text.split("</think>", 1)[-1]
 
 
 def select_values(text: str, options: Sequence[str]) -> tuple[set[str], int]:

@@ -19,9 +19,7 @@ from inspect_culture.stats.epochs import per_question_means
 
 def net_win_rate(outcomes: Sequence[float]) -> float:
     """(wins - losses) / N x 100 over scored outcomes, the paper's §5.2."""
-    if not outcomes:
-        return math.nan
-    return 100.0 * sum(outcomes) / len(outcomes)
+    return 100.0 * sum(outcomes) / len(outcomes) if outcomes else math.nan
 
 
 def weighted_average(by_language: Mapping[str, Sequence[float]]) -> float:

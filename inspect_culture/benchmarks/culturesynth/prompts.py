@@ -63,8 +63,7 @@ def answer_messages(question: str) -> list[dict[str, str]]:
 
 def coin_target_position(question_id: str, seed: int = 0) -> Position:
     """The target's single-game position from sha256 (`hash()` is salted per process)."""
-    first_byte = int(sha256_text(f"{seed}:{question_id}")[:2], 16)
-    return "A" if first_byte % 2 == 0 else "B"
+    return "A" if int(sha256_text(f"{seed}:{question_id}")[:2], 16) % 2 == 0 else "B"
 
 
 def game_positions(question_id: str, *, swap: bool = True, seed: int = 0) -> tuple[Position, ...]:

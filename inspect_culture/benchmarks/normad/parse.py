@@ -33,9 +33,7 @@ class ParsedAnswer(NamedTuple):
 
 def parse_answer(text: str | None, parser: str = DEFAULT_PARSER) -> ParsedAnswer:
     check_choice("parser", parser, PARSERS)
-    if parser == "upstream":
-        return parse_upstream(text or "")
-    return parse_strict(text or "")
+    return (parse_upstream if parser == "upstream" else parse_strict)(text or "")
 
 
 def parse_strict(text: str) -> ParsedAnswer:
