@@ -42,12 +42,8 @@ def _records(language: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]
 
 def _language(kind: str, variant: Mapping[str, Any], metadata: dict[str, Any]) -> str | None:
     language = variant["language"]
-    check_metadata_keys(
-        f"{kind}_{language or 'all'}",
-        metadata,
-        options=benchmark("culturesynth").lm_eval_options,
-        yaml_metadata=template(kind)["metadata"],
-    )
+    task, options = f"{kind}_{language or 'all'}", benchmark("culturesynth").lm_eval_options
+    check_metadata_keys(task, metadata, options=options, yaml_metadata=template(kind)["metadata"])
     spec.validate(metadata.get("language", language), task_language=language)
     return language
 
