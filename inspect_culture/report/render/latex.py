@@ -24,14 +24,8 @@ SETTING_CHARS = 22  # about what SETTING_WIDTH holds at \footnotesize, for `is_w
 MAX_ROWS = 35  # rows in one float; a longer table continues in the next (see `parts`)
 
 _ESCAPES = {
+    **{ch: "\\" + ch for ch in "&%$#_{}"},
     "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
     "<": r"\textless{}",  # OT1 fonts print "<" and ">" as inverted marks
