@@ -69,12 +69,10 @@ def _judge(
     fmt = judged.probe_format.name
     if fmt not in judges:
         try:
-            found = check_judge(
-                {k: v for k, v in metadata.items() if k != "judge_later"}, judged.probe_format
-            )
+            found = check_judge(metadata, judged.probe_format)
         except JudgeConfigError as exc:
             raise JudgeLaterError(str(exc)) from None
-        assert found is not None  # judge_later is dropped above
+        assert found is not None  # judge_outputs drops judge_later
         judges[fmt] = found
     return judges[fmt]
 
@@ -120,8 +118,9 @@ def judge_outputs(
     source, output = source.expanduser(), output.expanduser()
     if output.resolve() == (source if source.is_dir() else source.parent).resolve():
         raise JudgeLaterError(f"-o {output}: must differ from the run folder it reads")
+    metadata = {k: v for k, v in metadata.items() if k != "judge_later"}
     try:  # bad options fail before any file is read
-        resolve_judge_settings({k: v for k, v in metadata.items() if k != "judge_later"})
+        resolve_judge_settings(metadata)
     except JudgeConfigError as exc:
         raise JudgeLaterError(str(exc)) from None
     if open_cache() is None:

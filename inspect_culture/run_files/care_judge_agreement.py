@@ -30,7 +30,6 @@ class CareJudgements:
     judge: str
     ratings: dict[tuple[str, str], float | None] = field(default_factory=dict)  # None: unscored
     answers: dict[tuple[str, str], str] = field(default_factory=dict)  # digests
-    sources: list[str] = field(default_factory=list)
 
 
 def care_samples_files(path: str | Path) -> list[Path]:
@@ -70,7 +69,6 @@ def read_care_judgements(path: str | Path) -> CareJudgements:
             judges.add(str(reply.get("judge_model") or "unknown judge"))
             found.ratings[(task, key)] = outcome.rating
             found.answers[(task, key)] = sha256_text(json.dumps(line.get("resps")))
-        found.sources.append(str(file))
     if len(judges) > 1:
         raise RunsError(f"{path}: several judges ({', '.join(sorted(judges))}); give one each")
     found.judge = judges.pop()

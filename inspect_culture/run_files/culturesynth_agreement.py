@@ -171,11 +171,8 @@ def judge_agreement(a: Mapping[str, RunOutcomes], b: Mapping[str, RunOutcomes]) 
         out_a = {k: v[0] for k, v in run_a.outcomes.items()}
         out_b = {k: v[0] for k, v in run_b.outcomes.items()}
         language = {k: v[1] for run in (run_b, run_a) for k, v in run.outcomes.items()}
-        differ = sum(
-            1
-            for k in run_a.answer_digests.keys() & run_b.answer_digests.keys()
-            if run_a.answer_digests[k] != run_b.answer_digests[k]
-        )
+        digests_a, digests_b = run_a.answer_digests, run_b.answer_digests
+        differ = sum(digests_a[k] != digests_b[k] for k in digests_a.keys() & digests_b.keys())
         models.append(
             ModelAgreement(
                 target=target,
