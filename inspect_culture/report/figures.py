@@ -275,11 +275,9 @@ def _legend(
         if one.published_only:
             handles.append(Line2D([], [], linestyle="none", **_marker_kwargs(style), label=label))
             continue
-        hatch = context.hatch(one.model, one.harness)
-        edge = "white" if hatch else style.colour
-        handles.append(
-            Patch(facecolor=style.colour, edgecolor=edge, hatch=hatch or None, label=label)
-        )
+        fill = context.fill(one)  # as the bars, but a Patch's `color` would also set the edge
+        face, edge, hatch = fill["color"], fill["edgecolor"], fill["hatch"]
+        handles.append(Patch(facecolor=face, edgecolor=edge, hatch=hatch, label=label))
     if published:
         plain = _marker_kwargs(ModelStyle("white", "", "D"))
         handles.append(Line2D([], [], linestyle="none", **plain, label="published value"))
@@ -322,13 +320,8 @@ def _bar_panels(
     for ax, (name, rows, published) in zip(axes, panels):
         for offset, one, row in zip(offsets, series, rows):
             if present := _present(row, columns, offset):
-                ax.bar(
-                    [x for x, _ in present],
-                    [c.value for _, c in present],
-                    width * 0.92,
-                    **context.fill(one),
-                    zorder=2,
-                )
+                points = ([x for x, _ in present], [c.value for _, c in present])
+                ax.bar(*points, width * 0.92, **context.fill(one), zorder=2)
                 _draw_error_bars(ax, present)
         for model, row in published.items():
             mine = [offset for offset, one in zip(offsets, series) if one.model == model]
