@@ -1,17 +1,20 @@
 """`culture-evals report`: read the runs, build the tables, warn where numbers are not
-comparable, draw the figures and write the outputs."""
+comparable (every warning printed, never dropped), draw the figures and write the outputs."""
 
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from inspect_culture.report.comparability import comparability_warnings
 from inspect_culture.report.errors import ReportDependencyError
 from inspect_culture.report.inputs import read_runs
-from inspect_culture.report.model import Report
+from inspect_culture.report.model import Report, Row, RunInfo, Table
+from inspect_culture.report.published import published_settings
 from inspect_culture.report.render import write_outputs
+from inspect_culture.report.section import section_of
 from inspect_culture.report.tables import build_tables
 
 INSTALL = "pip install 'inspect-culture[report]'"
@@ -49,3 +52,160 @@ def write_report(report: Report, out_dir: Path, formats: Sequence[str]) -> dict[
     if report.figures:
         written["figures"] = out_dir / "figures"
     return written
+
+
+_TOLERANCE = 1e-6
+
+
+def comparability_warnings(runs: Sequence[RunInfo], tables: Sequence[Table]) -> list[str]:
+    """Where numbers side by side differ in judge, data, versions, subset, harness or settings."""
+    warnings: list[str] = []
+    for benchmark in dict.fromkeys(run.benchmark for run in runs):
+        chosen = [r for r in runs if r.benchmark == benchmark and not r.setting.get("aggregate")]
+        warnings += _differences(benchmark, chosen)
+    for table in tables:
+        warnings += _harness_disagreements(table)
+        warnings += _published_differences(
+            table, [r for r in runs if r.benchmark == table.benchmark]
+        )
+    return list(dict.fromkeys(warnings))
+
+
+def _differences(benchmark: str, runs: Sequence[RunInfo]) -> list[str]:
+    checks: list[tuple[str, Callable[[RunInfo], object]]] = [
+        ("dataset revision", lambda r: r.dataset),
+        ("dataset file (sha256)", lambda r: r.dataset_sha256 and r.dataset_sha256[:12]),
+        ("subset or --limit", _coverage),
+    ]
+    if _judged(benchmark):
+        checks.insert(0, ("judge", lambda r: r.judge))
+    warnings = [w for name, key in checks if (w := _spread(benchmark, name, runs, key))]
+    for version in sorted({k for r in runs for k in r.versions}):
+        # compare only where both runs recorded the version (older lm-eval YAML did not)
+        present = [r for r in runs if r.versions.get(version) is not None]
+        warning = _spread(benchmark, version, present, lambda r, v=version: str(r.versions[v]))
+        if warning:
+            warnings.append(warning)
+    return warnings
+
+
+def _coverage(run: RunInfo) -> str:
+    parts = [run.subset or "", f"limit={run.limit}" if run.limit is not None else ""]
+    return "; ".join(p for p in parts if p) or "full"
+
+
+def _spread(
+    benchmark: str, what: str, runs: Iterable[RunInfo], key: Callable[[RunInfo], object]
+) -> str | None:
+    """One warning when the runs take more than one value of `key` (unknown values ignored)."""
+    by_value: dict[str, list[RunInfo]] = defaultdict(list)
+    for run in runs:
+        value = key(run)
+        if value not in (None, ""):
+            by_value[str(value)].append(run)
+    if len(by_value) < 2:
+        return None
+    listed = "; ".join(
+        f"{value} ({', '.join(dict.fromkeys(f'{r.model} [{r.harness}]' for r in group))})"
+        for value, group in sorted(by_value.items())
+    )
+    return (
+        f"{benchmark}: the runs differ in {what}: {listed}. Their rows are not directly comparable."
+    )
+
+
+def _harness_disagreements(table: Table) -> list[str]:
+    """The same model, group and setting in both harnesses with different numbers."""
+    pairs: dict[tuple[object, ...], dict[str, Row]] = defaultdict(dict)
+    for row in table.rows:
+        if row.kind == "run" and row.harness:
+            pairs[(row.model, row.group, row.setting)][row.harness] = row
+    warnings = []
+    for (model, group, _), rows in pairs.items():
+        inspect_row, lm_row = rows.get("inspect"), rows.get("lm-eval")
+        if inspect_row is None or lm_row is None:
+            continue
+        differing = []
+        for column in table.columns:
+            a, b = inspect_row.cells.get(column.key), lm_row.cells.get(column.key)
+            if a is None or b is None or a.value is None or b.value is None:
+                continue
+            if not math.isclose(a.value, b.value, rel_tol=_TOLERANCE, abs_tol=_TOLERANCE):
+                differing.append(
+                    f"{column.label} {a.value:.{table.decimals}f} (Inspect) vs "
+                    f"{b.value:.{table.decimals}f} (lm-eval)"
+                )
+        if differing:
+            where = f" [{group}]" if group else ""
+            warnings.append(
+                f"{table.title}: {model}{where} differs between the harnesses: "
+                f"{'; '.join(differing)}. {_expectation(table.benchmark)}"
+            )
+    return warnings
+
+
+def _judged(benchmark: str) -> bool:
+    section = section_of(benchmark)
+    return section is not None and section.judged
+
+
+def _expectation(benchmark: str) -> str:
+    """Sampled answers (temperature above 0) may differ between runs; greedy ones should not."""
+    section = section_of(benchmark)
+    temperature = section.temperature() if section is not None else None
+    if temperature:
+        return (
+            f"{benchmark} samples its answers (temperature {temperature}), so two runs answer "
+            "differently and their numbers should agree within the intervals, not exactly."
+        )
+    return (
+        "Greedy decoding on the same model and data should give the same numbers: check that "
+        "both runs used the same model revision, settings and dataset."
+    )
+
+
+def _published_differences(table: Table, runs: Sequence[RunInfo]) -> list[str]:
+    if not any(row.kind == "published" for row in table.rows):
+        return []
+    fed = {path for row in table.rows if row.kind == "run" for path in row.runs}
+    used = [r for r in runs if str(r.path) in fed]
+    if not used:
+        return []
+    paper = published_settings(table.key)
+    warnings = []
+    judges = paper.get("judge", ())
+    if judges and _judged(table.benchmark):
+        ours = sorted({r.judge for r in used if r.judge})
+        foreign = [j for j in ours if not any(_same_model(j, p) for p in judges)]
+        if foreign:
+            warnings.append(
+                f"{table.title}: the published rows were judged by {', '.join(judges)}; your "
+                f"runs by {', '.join(foreign)}. Judge ratings from different judges are not "
+                "directly comparable."
+            )
+    partial = sorted(
+        {f"{r.model} [{r.harness}] ({_coverage(r)})" for r in used if _coverage(r) != "full"}
+    )
+    if partial:
+        warnings.append(
+            f"{table.title}: these runs cover part of the test set, the published rows all of "
+            f"it: {', '.join(partial)}."
+        )
+    promptings = paper.get("prompting", ())
+    ours = sorted({str(r.setting["prompting"]) for r in used if r.setting.get("prompting")})
+    known = {_plain(p) for p in promptings}
+    if promptings and ours and any(_plain(p) not in known for p in ours):
+        warnings.append(
+            f"{table.title}: the published rows used {', '.join(promptings)} prompting; your "
+            f"runs used {', '.join(ours)}."
+        )
+    return warnings
+
+
+def _same_model(ours: str, theirs: str) -> bool:
+    a, b = _plain(ours), _plain(theirs)
+    return a == b or a.endswith(b) or b.endswith(a)
+
+
+def _plain(name: str) -> str:
+    return "".join(ch for ch in name.lower().rsplit("/", 1)[-1] if ch.isalnum())

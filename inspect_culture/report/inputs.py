@@ -203,10 +203,8 @@ def _samples(task: str, n_samples: dict[str, Any], result: dict[str, Any]) -> in
 
 
 def _unscored(result: dict[str, Any]) -> int | None:
-    for key, value in result.items():
-        if key.partition(",")[0] == "n_unscored" and isinstance(value, int | float):
-            return int(value)
-    return None
+    counts = (v for k, v in result.items() if k.partition(",")[0] == "n_unscored")
+    return next((int(v) for v in counts if isinstance(v, int | float)), None)
 
 
 def canonical_lm_eval_model(config: Mapping[str, Any], fallback: str | None) -> str:

@@ -36,8 +36,7 @@ def read_inspect_log(path: Path) -> RunInfo:
     metrics = {name: float(m.value) for name, m in score.metrics.items() if is_number(m.value)}
     metadata: dict[str, Any] = dict(log.eval.metadata or {})
     dataset = metadata.get("dataset") or {}
-    roles = log.eval.model_roles or {}
-    grader = roles.get("grader")
+    grader = (log.eval.model_roles or {}).get("grader")
     task_args = dict(log.eval.task_args or {})
     return RunInfo(
         path=path,
@@ -89,8 +88,7 @@ def canonical_inspect_model(model: str) -> str:
 
 
 def dataset_label(name: object, revision: object, pinned: object = True) -> str | None:
-    """`repo@revision` (12 characters); `repo@unpinned` for data without a pinned revision
-    (identified by its sha256), so both harnesses label it alike."""
+    """`repo@revision` (12 characters), or `repo@unpinned` alike in both harnesses."""
     if not name:
         return None
     text = str(revision or "unknown")

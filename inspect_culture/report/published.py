@@ -98,12 +98,9 @@ def published_human_baselines(table_key: str) -> list[PublishedEntry]:
 
 
 def published_settings(table_key: str) -> dict[str, tuple[str, ...]]:
-    """Each setting's values among a table's published model rows (not human), in first-seen
-    order, so the report can say when a run's judge or prompting is not the paper's."""
+    """Each setting's values among a table's published model rows, to compare runs' settings."""
     seen: dict[str, dict[str, None]] = {}
-    for entry in published_entries(table_key):
-        if entry.human:
-            continue
+    for entry in [e for e in published_entries(table_key) if not e.human]:
         for key, value in entry.settings.items():
             seen.setdefault(key, {})[value] = None
     return {key: tuple(values) for key, values in seen.items()}
@@ -149,10 +146,7 @@ def _load_file(path: Path) -> PublishedFile:
     cite = header["cite"]
     return PublishedFile(
         path=path,
-        benchmark=header["benchmark"],
-        paper=header["paper"],
-        cite=cite,
-        paper_file=header["paper_file"],
+        **header,
         rows=tuple(_entry(r, file, f"rows[{i}]", cite, False) for i, r in enumerate(rows)),
         human_baselines=tuple(
             _entry(r, file, f"human_baselines[{i}]", cite, True) for i, r in enumerate(humans)
@@ -257,8 +251,7 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
 def number_in_text(printed: str, text: str) -> bool:
-    """Whether `printed` occurs in `text` as a whole number: "0.1" is not found in "0.10",
-    "5.11" not in "-5.11" or "15.11"."""
+    """Whether `printed` occurs in `text` as a whole number: "0.1" is not in "0.10" or "-0.1"."""
     return re.search(rf"(?<![\d.\-]){re.escape(printed)}(?![\d])", text) is not None
 
 

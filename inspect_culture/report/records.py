@@ -46,12 +46,9 @@ def outcome_records(run: RunInfo) -> list[dict[str, Any]]:
 
 
 def with_record_metrics(run: RunInfo, records: list[dict[str, Any]]) -> RunInfo:
-    """The run with every metric of its benchmark's metric function over `records` that its
-    header lacks (an lm-eval run's breakdowns); the header's own values win."""
+    """The run with the record metrics its header lacks (lm-eval's breakdowns); the header wins."""
     compute = _record_source(run).metrics
-    if compute is None:
-        return run
-    return replace(run, metrics={**compute(records), **run.metrics})
+    return run if compute is None else replace(run, metrics={**compute(records), **run.metrics})
 
 
 def _record_source(run: RunInfo) -> RecordSource:
@@ -64,8 +61,7 @@ def _record_source(run: RunInfo) -> RecordSource:
 
 
 def _inspect_records(path: Path, family: RecordSource) -> list[dict[str, Any]]:
-    """From the log's (small, fast) sample summaries; a sample whose record was thinned out of
-    its summary is read in full."""
+    """From the log's (fast) sample summaries; a sample thinned out of its summary is read in full."""
     from inspect_ai.log import read_eval_log_sample, read_eval_log_sample_summaries
 
     records = []

@@ -118,10 +118,8 @@ def section_of(title: str) -> ReportSection | None:
 
 def inspect_owner(task: str) -> tuple[Benchmark, ReportSection] | None:
     """The benchmark one of whose Inspect tasks is `task`; None for a task not ours."""
-    for b in registry.benchmarks():
-        if task in b.inspect_task_names():
-            return b, section(b)
-    return None
+    owner = next((b for b in registry.benchmarks() if task in b.inspect_task_names()), None)
+    return None if owner is None else (owner, section(owner))
 
 
 def lm_eval_owner(task: str) -> tuple[Benchmark, ReportSection] | None:

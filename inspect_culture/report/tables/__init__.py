@@ -13,9 +13,7 @@ from inspect_culture.report.tables.generic import generic_tables
 
 
 def build_tables(runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
-    """Every table some run fills, benchmark by benchmark in the registry's order, main tables
-    of a benchmark before its secondary ones, each with the papers' published rows for it
-    appended."""
+    """Every table some run fills, in registry order, main before secondary, with published rows."""
     tables: list[Table] = []
     for _, section in sections():
         build = section.tables or partial(generic_tables, section.layouts[0])

@@ -134,13 +134,8 @@ def header_cell(run: RunInfo, name: str, scale: float = 1.0, n: int | None = Non
     value = run.metrics.get(name)
     if value is None:
         return Cell(None, n=n)
-    low, high = run.metrics.get(f"{name}_ci_low"), run.metrics.get(f"{name}_ci_high")
-    return Cell(
-        value * scale,
-        None if low is None else low * scale,
-        None if high is None else high * scale,
-        n,
-    )
+    bounds = (run.metrics.get(f"{name}_ci_{end}") for end in ("low", "high"))
+    return Cell(value * scale, *(None if b is None else b * scale for b in bounds), n)
 
 
 def mean_cell(values: Sequence[float], question_ids: Sequence[Hashable], scale: float) -> Cell:
