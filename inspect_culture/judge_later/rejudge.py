@@ -99,12 +99,13 @@ def _refuse_all(*_: Any) -> list[Any]:
     raise _Checked
 
 
-def check_before_judging(
-    module: Any, saved: SavedTask, docs: list[dict[str, Any]], names: list[str]
+def check_task(
+    saved: SavedTask, config: dict[str, Any], judged: JudgedTask, judge: JudgeSettings
 ) -> None:
-    """What would fail only after the judge was paid, found first: a metric the task's module
-    cannot aggregate, and a doc without a field its judge prompt needs (every prompt is built,
-    none is sent)."""
+    """What would fail only after the judge was paid, found first, for every task before the
+    first is judged: a metric the task's module cannot aggregate, and a doc without a field its
+    judge prompt needs (every prompt is built, none is sent)."""
+    module, names, docs = judged.load(), metric_names(config, saved.task), _docs(saved)
     unknown = [name for name in names if not callable(getattr(module, f"agg_{name}", None))]
     if unknown:
         known = sorted(n.removeprefix("agg_") for n in dir(module) if n.startswith("agg_"))
@@ -113,20 +114,21 @@ def check_before_judging(
             f"which this version of the task does not compute (it computes: {', '.join(known)}); "
             "was the run made with another version of inspect-culture?"
         )
-    try:
-        with use_judge_backend(_refuse_all):
-            module.judge_filter(saved.responses(), docs)
-    except _Checked:
-        return
-    except JudgeConfigError as exc:  # the judge options, not the docs
-        raise JudgeLaterError(str(exc)) from None
-    except JudgeLaterError:
-        raise
-    except _UNFIT:
-        at, why = _first_unfit(module, saved, docs)
-        raise JudgeLaterError(
-            f"{saved.where(at) if at is not None else saved.path}: {why}"
-        ) from None
+    with use_task_judge(saved.task, judge):
+        try:
+            with use_judge_backend(_refuse_all):
+                module.judge_filter(saved.responses(), docs)
+        except _Checked:
+            return
+        except JudgeConfigError as exc:  # the judge options, not the docs
+            raise JudgeLaterError(str(exc)) from None
+        except JudgeLaterError:
+            raise
+        except _UNFIT:
+            at, why = _first_unfit(module, saved, docs)
+            raise JudgeLaterError(
+                f"{saved.where(at) if at is not None else saved.path}: {why}"
+            ) from None
 
 
 _UNFIT = (KeyError, TypeError, ValueError, AttributeError, IndexError)
@@ -161,31 +163,18 @@ def _docs(saved: SavedTask) -> list[dict[str, Any]]:
     return [{**line["doc"], "lm_eval_task": saved.task} for line in saved.lines]
 
 
-def check_task(
-    saved: SavedTask, config: dict[str, Any], judged: JudgedTask, judge: JudgeSettings
-) -> None:
-    """`check_before_judging` for one task: run for every task before the first is judged."""
-    names = metric_names(config, saved.task)
-    with use_task_judge(saved.task, judge):
-        check_before_judging(judged.load(), saved, _docs(saved), names)
-
-
 def judge_task(
     saved: SavedTask,
     config: dict[str, Any],
     judged: JudgedTask,
     judge: JudgeSettings,
-    *,
-    checked: bool = False,
 ) -> TaskJudgement:
-    """Judge every logged doc of `saved` with `judge`; `checked`: `check_task` already passed."""
+    """Judge every logged doc of `saved` with `judge`, once `check_task` passed."""
     module = judged.load()
     flt = filter_name(config)
     names = metric_names(config, saved.task)
     docs = _docs(saved)
     with use_task_judge(saved.task, judge):
-        if not checked:
-            check_before_judging(module, saved, docs, names)
         replies = module.judge_filter(saved.responses(), docs)
     items: dict[str, list[Any]] = {name: [] for name in names}
     lines = []

@@ -142,9 +142,7 @@ def judge_outputs(
         for task in tasks:
             say(f"{task.saved.task}: judging {len(task.saved.lines)} samples of {task.saved.path}")
             with use_judge_backend(backend) if backend else nullcontext():
-                judged.append(
-                    judge_task(task.saved, task.config, task.judged, task.settings, checked=True)
-                )
+                judged.append(judge_task(task.saved, task.config, task.judged, task.settings))
         public = public_settings(tasks[0].settings)
         record = {
             "model": public.get("judge_model"),
