@@ -63,18 +63,13 @@ def _has_nul(value: Any) -> bool:
 def _field_of(error: jsonschema.ValidationError) -> str:
     if error.path:
         return str(error.path[0])
-    if error.validator == "required":
-        return str(error.message.split("'")[1])
-    return "<record>"
+    return str(error.message.split("'")[1]) if error.validator == "required" else "<record>"
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
-    value = error.instance
     if error.validator == "enum":
         allowed = ", ".join(map(str, error.validator_value))
-        return f"value {value!r} is not one of: {allowed}"
+        return f"value {error.instance!r} is not one of: {allowed}"
     if error.validator in {"minLength", "pattern"}:
         return "must not be empty"
-    if error.validator == "required":
-        return "is missing"
-    return error.message
+    return "is missing" if error.validator == "required" else error.message

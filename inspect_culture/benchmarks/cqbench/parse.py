@@ -202,8 +202,7 @@ def read_ve_judgement(
             if 0 <= position < n_values and score in VE_SCORES:
                 seen[position].add(score)
     scores: list[float | None] = [next(iter(s)) if len(s) == 1 else None for s in seen]
-    ambiguous = tuple(k + 1 for k, s in enumerate(seen) if len(s) > 1)
-    return scores, ambiguous
+    return scores, tuple(k + 1 for k, s in enumerate(seen) if len(s) > 1)
 
 
 def parse_ve_judgement(text: str | None, n_values: int) -> list[float | None]:

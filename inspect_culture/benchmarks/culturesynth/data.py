@@ -383,9 +383,7 @@ def _text(value: Any) -> str:
         return ""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))  # spreadsheet ids such as 12.0
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    return str(value)
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
 
 
 def _xlsx_tables(path: Path) -> list[_Table]:
