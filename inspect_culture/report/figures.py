@@ -365,8 +365,7 @@ def _caption(
 ) -> str:
     """What the figure shows, what error bars and markers mean, where published numbers are from."""
     parts = [what]
-    intervals = any(c.has_interval for row in table.rows for c in row.cells.values())
-    if error_bars and intervals:
+    if error_bars and any(c.has_interval for row in table.rows for c in row.cells.values()):
         parts.append(f"Error bars: the 95% intervals of table `{table.key}`.")
     if any(s.harness == "lm-eval" for s in series):
         parts.append("Hatched bars: runs in lm-evaluation-harness; plain bars: Inspect AI.")
@@ -517,9 +516,7 @@ def outcome_bars(table: Table, context: _Context, *, key: str, title: str, what:
                 ax.text(left + width / 2, y, f"{width:.0f}", ha="center", va="center", **text)
     ax.set_yticks(range(len(series)), [_wrap(s.label) for s in series])
     ax.invert_yaxis()
-    ax.set_xlim(-7.0, 100.0)
-    ax.set_xticks(range(0, 101, 20))
-    ax.set_xlabel("share of comparisons (%)")
+    ax.set(xlim=(-7.0, 100.0), xticks=range(0, 101, 20), xlabel="share of comparisons (%)")
     ax.tick_params(axis="y", length=0)
     ax.spines["left"].set_visible(False)
     labels = {c.key: c.label.replace(" (%)", "") for c in table.columns}

@@ -85,9 +85,8 @@ def _printed_length(cell: str) -> float:
     return len(rest) + 0.7 * sum(len(s) for s in small)
 
 
-def is_wide(lines: list[list[str]], fixed: dict[int, float] | None = None) -> bool:
+def is_wide(lines: list[list[str]], fixed: dict[int, float]) -> bool:
     """Whether the columns' longest cells (`fixed`: paragraph widths) exceed `WIDE_CHARS`."""
-    fixed = fixed or {}
     widths = [
         fixed.get(i, max(_printed_length(line[i]) for line in lines)) + 2
         for i in range(len(lines[0]))

@@ -44,16 +44,14 @@ def results_table(table: Table) -> list[str]:
     align = ["l"] * (len(header) - len(table.columns)) + ["r"] * len(table.columns)
     rows: list[list[str]] = []
     for row in view.rows:
-        if row.published:
-            line = [f"*{escape(row.model)}*", f"*published* \\[{row.note}\\]"]
-        else:
-            line = [escape(row.model), escape(row.origin)]
+        em = "*" if row.published else ""  # a paper's row in italics
+        origin = f"*published* \\[{row.note}\\]" if row.published else escape(row.origin)
+        line = [f"{em}{escape(row.model)}{em}", origin]
         if view.groups:
             line.append(escape(row.group))
         if view.settings:
             line.append(escape(row.setting))
-        cells = [escape(cell.text) for cell in row.cells]
-        rows.append(line + [f"*{text}*" if row.published else text for text in cells])
+        rows.append(line + [f"{em}{escape(cell.text)}{em}" for cell in row.cells])
 
     title = escape(table.title) + (" (supporting)" if table.secondary else "")
     out = [f"### {title}", "", f"Metric: {escape(table.metric)}", ""]
