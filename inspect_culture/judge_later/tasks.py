@@ -1,9 +1,5 @@
-"""Which lm-eval tasks carry a judge, and where their scoring functions live (from the
-registry's `lm_eval_judged` families).
-
-A task is judged when its docs carry `judge_settings`; its module holds `judge_filter`,
-`process_results` and `agg_<metric>`, the same functions the task YAML names.
-"""
+"""Which lm-eval tasks carry a judge (the registry's `lm_eval_judged` families), and the module
+holding the `judge_filter`, `process_results` and `agg_<metric>` their task YAML names."""
 
 from __future__ import annotations
 
@@ -18,12 +14,8 @@ from inspect_culture.registry import benchmarks, resolve
 
 @dataclass(frozen=True)
 class JudgedTask:
-    """A judged benchmark: its lm-eval adapter module and the verdict format a constrained
-    judge is probed with."""
-
-    benchmark: str
-    module: str
-    probe_format: VerdictFormat
+    module: str  # the lm-eval adapter module
+    probe_format: VerdictFormat  # what a constrained judge is probed with
 
     def load(self) -> ModuleType:
         return importlib.import_module(self.module)
@@ -34,7 +26,7 @@ def judged_task(task: str) -> JudgedTask | None:
     for family in (f for b in benchmarks() for f in b.lm_eval_judged):
         if re.fullmatch(family.pattern, task):
             probe = resolve(family.probe_format)(*family.probe_args)
-            return JudgedTask(family.label, family.module, probe)
+            return JudgedTask(family.module, probe)
     return None
 
 
