@@ -306,9 +306,8 @@ def _bar_panels(
     height: float,
     limits: Limits,
 ) -> tuple[MplFigure, Axes, bool]:
-    """Stacked panels (title, a row per series, published rows by model) of a group of bars
-    per column, published markers centred on their model's bars; the first axes, and whether
-    a marker was drawn."""
+    """Stacked panels (title, a row per series, published rows by model) of bars per column;
+    the figure, its first axes and whether a published marker was drawn."""
     columns = _value_columns(table)
     figure = _new_figure(
         min(max(6.0, 1.2 + len(columns) * (0.28 * len(series) + 0.45)), 14.0), height
@@ -405,9 +404,7 @@ def heatmap(table: Table, context: _Context, *, key: str, title: str, what: str)
     edges_x, edges_y = np.arange(len(columns) + 1) - 0.5, np.arange(len(row_labels) + 1) - 0.5
     image = None
     for ax, one, grid in zip(axes, series, grids):
-        data = np.ma.masked_invalid(
-            np.array([[math.nan if v is None else v for v in line] for line in grid], dtype=float)
-        )
+        data = np.ma.masked_invalid(np.array(grid, dtype=float))  # None reads as nan
         # a mesh, not an image: the PDF stays vector; masked (missing) cells show the background
         image = ax.pcolormesh(edges_x, edges_y, data, cmap="cividis", norm=norm, edgecolors="white")
         ax.set_facecolor("#f0f0f0")

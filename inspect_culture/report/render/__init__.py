@@ -1,5 +1,4 @@
-"""The output writers of `culture-evals report`: HTML, Markdown, LaTeX and `results.csv`, every
-number of the report in tidy form and full precision, to re-plot."""
+"""The writers of `culture-evals report`: HTML, Markdown, LaTeX and a tidy full-precision CSV."""
 
 from __future__ import annotations
 
@@ -44,8 +43,7 @@ def records(report: Report) -> Iterator[dict[str, str]]:
         for table in section.tables:
             for row in table.rows:
                 for col in table.columns:
-                    cell = row.cells.get(col.key)
-                    if cell is None or cell.value is None:
+                    if (cell := row.cells.get(col.key)) is None or cell.value is None:
                         continue
                     yield {
                         "benchmark": table.benchmark,

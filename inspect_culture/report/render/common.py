@@ -1,5 +1,4 @@
-"""What every writer decides alike (section order, rows and cells as printed, notes, provenance),
-so the outputs cannot read one report differently."""
+"""What every writer decides alike, so the outputs cannot read one report differently."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""`report.html`: one self-contained page (inlined CSS and PNGs) that opens offline; Jinja's
-autoescape escapes every text, since model names and paths are user input."""
+"""`report.html`: one self-contained page; autoescaped, as model names and paths are user input."""
 
 from __future__ import annotations
 
