@@ -40,8 +40,7 @@ def is_live_refresh(max_depth: int = 12) -> bool:
 
 
 def all_unscored(task: str) -> dict[str, float]:
-    """The metrics of a judged task none of whose samples was scored: says so on stderr (in the
-    final computation only, once per call) and in the results (`all_unscored` = 1)."""
+    """No sample scored: said on stderr (final computation only) and as `all_unscored` = 1."""
     global _judge_later_seen
     if _judge_later_seen and not is_live_refresh():
         _judge_later_seen = False
@@ -60,12 +59,10 @@ def judged_metrics(
     dropped: Collection[str],
     bootstrap: bool = True,
 ) -> dict[str, float]:
-    """A judged task's metrics: `all_unscored` without scores; the unscored counts `dropped`
-    (Inspect counts unscored samples itself). In the live display, bootstrap intervals are
-    left out (`compute(resamples=1)`, to keep a refresh cheap); the final metrics have them."""
+    """A judged task's metrics less `dropped` (Inspect counts unscored samples itself); a live
+    refresh skips the bootstrap intervals, to stay cheap."""
     if not len(scores):
         return all_unscored(task)
     live = bootstrap and is_live_refresh()
     values = compute(resamples=1) if live else compute()
-    values = {k: v for k, v in values.items() if k not in dropped}
-    return {k: v for k, v in values.items() if "_ci_" not in k} if live else values
+    return {k: v for k, v in values.items() if k not in dropped and not (live and "_ci_" in k)}

@@ -10,7 +10,6 @@ _MESSAGE_TYPES = {"system": ChatMessageSystem, "user": ChatMessageUser}
 
 
 def to_chat_messages(messages: Sequence[Mapping[str, str]]) -> list[ChatMessage]:
-    for message in messages:
-        if message["role"] not in _MESSAGE_TYPES:
-            raise ValueError(f"unexpected role {message['role']!r} in a benchmark prompt")
+    if unknown := [m["role"] for m in messages if m["role"] not in _MESSAGE_TYPES]:
+        raise ValueError(f"unexpected role {unknown[0]!r} in a benchmark prompt")
     return [_MESSAGE_TYPES[m["role"]](content=m["content"]) for m in messages]
