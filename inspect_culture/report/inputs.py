@@ -138,8 +138,8 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
             foreign.append(task)
             without_table.append(task)
             continue
-        task_config = configs.get(task) or {}
-        metadata = dict(task_config.get("metadata") or _group_metadata(task, data, configs))
+        own = (configs.get(task) or {}).get("metadata")
+        metadata = dict(own or _group_metadata(task, data, configs))
         runs.append(
             RunInfo(
                 path=path,
@@ -176,8 +176,7 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
 
 def _group_metadata(task: str, data: dict[str, Any], configs: dict[str, Any]) -> dict[str, Any]:
     """A group has no config of its own: take the shared metadata of its first subtask."""
-    subtasks = (data.get("group_subtasks") or {}).get(task) or []
-    for subtask in subtasks:
+    for subtask in (data.get("group_subtasks") or {}).get(task) or []:
         metadata = (configs.get(subtask) or {}).get("metadata")
         if metadata:
             return {k: v for k, v in metadata.items() if k != "config_source"}

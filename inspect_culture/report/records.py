@@ -53,8 +53,9 @@ def with_record_metrics(run: RunInfo, records: list[dict[str, Any]]) -> RunInfo:
 
 def _record_source(run: RunInfo) -> RecordSource:
     """Where the run's benchmark keeps the records of its task family (its report section)."""
-    section = section_of(run.benchmark)
-    found = section.record_source(run.task) if section is not None else None
+    section, task = section_of(run.benchmark), run.task
+    sources = section.records if section is not None else ()
+    found = next((r for r in sources if task == r.prefix or task.startswith(r.prefix + "_")), None)
     if found is None:
         raise RecordsUnavailable(f"no outcome records for task {run.task!r}")
     return found

@@ -50,9 +50,6 @@ class RecordSource:
     inspect_key: str | None = None
     metrics: Callable[[list[dict[str, Any]]], dict[str, float]] | None = None
 
-    def matches(self, task: str) -> bool:
-        return task == self.prefix or task.startswith(self.prefix + "_")
-
 
 def generic_inspect_setting(
     task: str, metadata: Mapping[str, Any], task_args: Mapping[str, Any]
@@ -91,9 +88,6 @@ class ReportSection:
     def temperature(self) -> float | None:
         """The answers' sampling temperature, read only when a warning needs it."""
         return registry.resolve(self.generation).temperature if self.generation else None
-
-    def record_source(self, task: str) -> RecordSource | None:
-        return next((r for r in self.records if r.matches(task)), None)
 
 
 def section(benchmark: Benchmark) -> ReportSection:

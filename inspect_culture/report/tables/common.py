@@ -33,21 +33,19 @@ class RowBuilder:
     group: str | None
     setting: str
     cells: dict[str, Cell] = field(default_factory=dict)
-    runs: list[str] = field(default_factory=list)
+    runs: dict[str, None] = field(default_factory=dict)  # an ordered set
 
     def put(self, column: str, cell: Cell, run: RunInfo) -> None:
-        if cell.value is None and column in self.cells:
-            return
-        self.cells[column] = cell
-        if str(run.path) not in self.runs:
-            self.runs.append(str(run.path))
+        if cell.value is not None or column not in self.cells:
+            self.cells[column] = cell
+            self.runs[str(run.path)] = None
 
 
+@dataclass
 class Rows:
     """Row builders by (model, harness, group, setting), in first-seen order."""
 
-    def __init__(self) -> None:
-        self._rows: dict[tuple[object, ...], RowBuilder] = {}
+    _rows: dict[tuple[object, ...], RowBuilder] = field(default_factory=dict)
 
     def get(self, run: RunInfo, group: str | None, setting: str) -> RowBuilder:
         key = (run.model, run.harness, group, setting)

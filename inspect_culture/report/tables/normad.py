@@ -113,13 +113,10 @@ def normad_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tabl
 
 
 def _clusters(builder: Any, run: RunInfo, records: list[dict[str, Any]]) -> None:
-    by_cluster: dict[str, tuple[list[float], list[str]]] = {}
-    for record in records:
-        values, ids = by_cluster.setdefault(record["iw_cluster"], ([], []))
-        values.append(float(record["gold"] == record["pred"]))
-        ids.append(record["sample_id"])
     for cluster in BY_CLUSTER.columns:
-        cell = mean_cell(*by_cluster.get(cluster.key, ([], [])), PERCENT)
+        chosen = [r for r in records if r["iw_cluster"] == cluster.key]
+        correct = [float(r["gold"] == r["pred"]) for r in chosen]
+        cell = mean_cell(correct, [r["sample_id"] for r in chosen], PERCENT)
         header = run.metrics.get(f"accuracy_iw_{cluster.key}")
         if header is not None and cell.value is not None:
             cell = replace(cell, value=header * PERCENT)
