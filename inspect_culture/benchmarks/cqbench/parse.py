@@ -31,10 +31,8 @@ def match_option(answer: str, options: Sequence[str]) -> tuple[str | None, str]:
         return exact[0], "exact"
     spans: dict[str, list[tuple[int, int]]] = {}
     for option, norm in normalized.items():
-        if not norm:
-            continue
         pattern = r"(?<![\w/])" + re.escape(norm) + r"(?![\w/])"
-        if found := [m.span() for m in re.finditer(pattern, said)]:
+        if norm and (found := [m.span() for m in re.finditer(pattern, said)]):
             spans[option] = found
     standalone = [
         option

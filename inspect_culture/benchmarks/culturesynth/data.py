@@ -436,10 +436,8 @@ def _sheet_table(path: Path, ws: Any, language: str | None) -> _Table:
             if any(_text(v).strip() for v in cells):
                 headers = [_text(v).strip() for v in cells]
             continue
-        row: dict[str, Any] = {}
-        for header, value in zip(headers, cells):
-            if header and header not in row:
-                row[header] = value
+        # reversed, so that of two equal headers the first one's cell wins
+        row = dict(reversed([(h, v) for h, v in zip(headers, cells) if h]))
         rows.append((f"{where}, row {number}", row))
     return _Table(where, headers, rows, language)
 
