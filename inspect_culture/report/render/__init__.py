@@ -97,8 +97,7 @@ def _known(formats: Iterable[str]) -> tuple[str, ...]:
 
 def parse_formats(text: str) -> tuple[str, ...]:
     """`--format html,md` as ("html", "md"): case and spaces ignored, repeats dropped."""
-    names = [part.strip().lower() for part in text.split(",")]
-    names = list(dict.fromkeys(name for name in names if name))
+    names = list(dict.fromkeys(part.strip().lower() for part in text.split(",") if part.strip()))
     if not names:
         raise ValueError(f"no report format given; allowed: {', '.join(FORMATS)}")
     return _known(names)

@@ -132,7 +132,7 @@ def _float(table: Table, part: int, count: int, groups: bool, settings: bool) ->
     text_columns = len(header) - len(table.columns)
     spec = "l" * text_columns + "r" * len(table.columns)
     fixed: dict[int, float] = {}
-    if settings and table.columns:  # a p column may not be last (see `setting_cell`)
+    if settings and table.columns:  # a p column may not be last (see `_row_cells`)
         spec = "l" * (text_columns - 1) + f"p{{{SETTING_WIDTH}}}" + "r" * len(table.columns)
         fixed[text_columns - 1] = SETTING_CHARS
 

@@ -31,10 +31,9 @@ def escape(text: str) -> str:
 
 def table_lines(header: list[str], align: list[str], rows: list[list[str]]) -> list[str]:
     """A GFM table; `align` holds "l" or "r" per column. Cells must be escaped already."""
-    lines = ["| " + " | ".join(header) + " |"]
-    lines.append("|" + "|".join("---:" if a == "r" else ":---" for a in align) + "|")
-    lines.extend("| " + " | ".join(row) + " |" for row in rows)
-    return lines
+    rule = "|" + "|".join("---:" if a == "r" else ":---" for a in align) + "|"
+    lines = ["| " + " | ".join(cells) + " |" for cells in [header, *rows]]
+    return [lines[0], rule, *lines[1:]]
 
 
 def results_table(table: Table) -> list[str]:
