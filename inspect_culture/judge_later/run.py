@@ -83,8 +83,7 @@ def _plan(
     judges: dict[str, JudgeSettings],
     summary: JudgeSummary,
 ) -> tuple[LmEvalRun, list[_Task]]:
-    """The run's judged tasks, each read and checked (samples, metrics, every judge prompt
-    built), so that a broken task stops the command before any judge call is paid for."""
+    """The run's judged tasks, read and checked so a broken one stops before any judge call."""
     tasks = []
     for task in run.results["configs"]:
         found = judged_task(task)
@@ -113,8 +112,8 @@ def judge_outputs(
     batch: BatchOptions | None = None,
     say: Say = print,
 ) -> JudgeSummary:
-    """Judge every judged task's samples under `source` with the judge `metadata` names (the
-    same `judge_*` keys as lm-eval's --metadata) and write the results under `output`."""
+    """Judge every judged task under `source` with the judge `metadata` names (lm-eval's
+    `judge_*` --metadata keys) and write the results under `output`."""
     source, output = source.expanduser(), output.expanduser()
     if output.resolve() == (source if source.is_dir() else source.parent).resolve():
         raise JudgeLaterError(f"-o {output}: must differ from the run folder it reads")

@@ -1,6 +1,5 @@
-"""Reading and exporting finished runs: Inspect logs, lm-eval sample files, CultureSynth baseline
-export and judge agreement. Used by the CLI after a run, never during one. The one way to open an
-Inspect log (`.eval`, `.json`) of a finished run, its header alone or in full, is `read_log`."""
+"""Reading and exporting finished runs (never during one); `read_log` is the one way to open an
+Inspect log of a finished run."""
 
 from __future__ import annotations
 

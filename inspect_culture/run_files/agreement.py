@@ -1,6 +1,5 @@
-"""`culture-evals agreement`: the benchmarks whose judged runs it compares, and the text table
-both comparisons print. Each module a registry entry names as its `agreement` has `compare(a, b)`, returning the
-table and the warnings; `holds(path)`, where present, says whether `path` holds its runs."""
+"""`culture-evals agreement`: each registry `agreement` module has `compare(a, b)` (the table and
+the warnings) and may have `holds(path)` (whether `path` holds its runs)."""
 
 from __future__ import annotations
 
@@ -12,13 +11,11 @@ from inspect_culture.registry import benchmarks, resolve
 
 
 def agreement_modules() -> dict[str, str]:
-    """benchmark -> the module comparing its judges (the registry's `agreement`)."""
     return {b.name: b.agreement for b in benchmarks() if b.agreement}
 
 
 def agreement(benchmark: str, a: str | Path, b: str | Path) -> tuple[str, list[str]]:
-    """The table comparing the judges of `a` and `b`, and the warnings to print after it.
-    `auto`: the benchmark whose `holds` recognises A's runs, else the one that cannot tell."""
+    """`auto`: the benchmark whose `holds` recognises A's runs, else the one that cannot tell."""
     modules = agreement_modules()
     if benchmark == "auto":
         tells = {name: getattr(resolve(module), "holds", None) for name, module in modules.items()}
@@ -34,8 +31,7 @@ def number(value: float, digits: int = 2) -> str:
 def table_text(
     title: str, a: str, b: str, rows: Sequence[Sequence[str]], left: int, key: str
 ) -> str:
-    """The printed comparison: title, the two runs, `rows` as text columns (the first `left`
-    left-aligned, the others right-aligned), and the `key` saying what the columns hold."""
+    """The printed comparison; the first `left` columns are left-aligned, the others right."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = [
         "  ".join(
@@ -48,8 +44,7 @@ def table_text(
 
 
 def judge_warnings(judge_a: str, judge_b: str, differ: int, who: str = "") -> list[str]:
-    """What makes two runs compare more than their judges: one judge named twice, answers that
-    differ; `who` ("<target model>: ") says whose runs."""
+    """What makes two runs compare more than their judges; `who` ("<target model>: ")."""
     warnings = [f"{who}both runs name the judge {judge_a}"] if judge_a == judge_b else []
     if differ:
         warnings.append(

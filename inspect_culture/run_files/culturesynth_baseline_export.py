@@ -134,12 +134,9 @@ def export_baseline(
     *,
     report: runs.Report = runs.report_to_stderr,
 ) -> BaselineResponses:
-    """The answers of one baseline model keyed by question id, from Inspect logs and/or lm-eval
-    samples files, so that every later run (either harness) compares against the same answers.
-
-    `role="baseline"` takes the baseline role's answers recorded in Inspect `culturesynth` logs
-    instead of the evaluated model's. `model` names the model (overriding what the runs say).
-    Unanswered or failed questions are left out and reported; conflicting inputs are errors."""
+    """One baseline model's answers by question id, so every later run compares against the same;
+    `role="baseline"` takes the baseline answers recorded in Inspect `culturesynth` logs, `model`
+    overrides the model the runs name. Unanswered questions are reported, conflicts are errors."""
     if role is not None and role != BASELINE_ROLE:
         raise RunsError(f"--role {role}: the only role with answers is {BASELINE_ROLE!r}")
     found = [run for path in inputs for run in runs.find_run_files(path, report)]

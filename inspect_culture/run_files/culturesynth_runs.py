@@ -1,7 +1,5 @@
-"""Find and read CultureSynth-7 runs of either harness: Inspect logs (`.eval`, `.json`) of
-`culturesynth[_answers]`, and lm-eval `samples_culturesynth[_answers]_<lang>_<ts>.jsonl` (`<lang>`
-may be `all`) next to their `results_<ts>.json`. A path may be any of those files, or a folder
-searched recursively; of several samples files of one task in one folder the newest counts."""
+"""Find and read CultureSynth-7 runs of either harness: Inspect logs of `culturesynth[_answers]`
+and lm-eval `samples_culturesynth[_answers]_<lang>_<ts>.jsonl` files, or folders holding them."""
 
 from __future__ import annotations
 
