@@ -25,8 +25,7 @@ _LOOKUPS: dict[tuple[int, JudgeId], asyncio.Future[str | None]] = {}
 
 
 def judge_id(model: Model) -> JudgeId:
-    base_url = getattr(model.api, "base_url", None)
-    if base_url:
+    if base_url := getattr(model.api, "base_url", None):
         return JudgeId(sent_model_name(model), endpoint_key(str(base_url)))
     provider = str(model).partition("/")[0]
     default = shared.OPENAI_BASE_URL if provider == "openai" else f"{provider}:default"
