@@ -79,14 +79,10 @@ def _differences(benchmark: str, runs: Sequence[RunInfo]) -> list[str]:
     ]
     if _judged(benchmark):
         checks.insert(0, ("judge", lambda r: r.judge))
-    warnings = [w for name, key in checks if (w := _spread(benchmark, name, runs, key))]
-    for version in sorted({k for r in runs for k in r.versions}):
-        # compare only where both runs recorded the version (older lm-eval YAML did not)
-        present = [r for r in runs if r.versions.get(version) is not None]
-        warning = _spread(benchmark, version, present, lambda r, v=version: str(r.versions[v]))
-        if warning:
-            warnings.append(warning)
-    return warnings
+    # a version is compared among the runs that recorded it (older lm-eval YAML did not)
+    versions = sorted({k for r in runs for k in r.versions})
+    checks += [(v, lambda r, v=v: r.versions.get(v)) for v in versions]
+    return [w for name, key in checks if (w := _spread(benchmark, name, runs, key))]
 
 
 def _coverage(run: RunInfo) -> str:

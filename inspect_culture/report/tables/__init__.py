@@ -17,7 +17,6 @@ def build_tables(runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
     tables: list[Table] = []
     for _, section in sections():
         build = section.tables or partial(generic_tables, section.layouts[0])
-        built = build(runs, warnings)
-        built.sort(key=lambda t: t.secondary)
+        built = sorted(build(runs, warnings), key=lambda t: t.secondary)
         tables.extend(replace(t, rows=(*t.rows, *published_rows(t.key))) for t in built)
     return tables
