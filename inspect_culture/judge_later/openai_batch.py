@@ -294,12 +294,9 @@ class BatchJudge:
                 break
             time.sleep(self.options.poll_interval)
         entry["status"] = batch.status
-        seen: set[str] = set()
-        for file_id in (batch.output_file_id, batch.error_file_id):
-            if file_id:
-                for raw in client.files.content(file_id).text.splitlines():
-                    if raw.strip():
-                        seen.add(self._read_line(json.loads(raw), outcomes))
+        files = [f for f in (batch.output_file_id, batch.error_file_id) if f]
+        lines = [raw for f in files for raw in client.files.content(f).text.splitlines()]
+        seen = {self._read_line(json.loads(raw), outcomes) for raw in lines if raw.strip()}
         missing = f"the batch ended {batch.status}"
         if batch.status == "failed":
             errors = getattr(batch, "errors", None)
