@@ -161,11 +161,9 @@ def _expectation(benchmark: str) -> str:
 
 
 def _published_differences(table: Table, runs: Sequence[RunInfo]) -> list[str]:
-    if not any(row.kind == "published" for row in table.rows):
-        return []
     fed = {path for row in table.rows if row.kind == "run" for path in row.runs}
     used = [r for r in runs if str(r.path) in fed]
-    if not used:
+    if not used or not any(row.kind == "published" for row in table.rows):
         return []
     paper = published_settings(table.key)
     warnings = []

@@ -33,7 +33,6 @@ def read_inspect_log(path: Path) -> RunInfo:
     if not log.results or not log.results.scores:
         raise NotReportable("the log holds no scores (run with --no-score? score it first)")
     score = log.results.scores[0]
-    metrics = {name: float(m.value) for name, m in score.metrics.items() if is_number(m.value)}
     metadata: dict[str, Any] = dict(log.eval.metadata or {})
     dataset = metadata.get("dataset") or {}
     grader = (log.eval.model_roles or {}).get("grader")
@@ -45,7 +44,7 @@ def read_inspect_log(path: Path) -> RunInfo:
         task=task,
         setting=section.inspect_setting(task, metadata, task_args),
         model=canonical_inspect_model(log.eval.model),
-        metrics=metrics,
+        metrics={name: float(m.value) for name, m in score.metrics.items() if is_number(m.value)},
         samples=log.results.completed_samples or log.results.total_samples,
         limit=limit_of(log.eval.config.limit),
         subset=section.inspect_subset(task, metadata, task_args),
