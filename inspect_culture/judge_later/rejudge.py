@@ -86,11 +86,6 @@ def metric_names(config: dict[str, Any], task: str) -> list[str]:
     return names
 
 
-def _count(metrics: dict[str, Any], name: str, flt: str) -> int:
-    value = metrics.get(f"{name},{flt}")
-    return int(value) if isinstance(value, int | float) and not math.isnan(value) else 0
-
-
 class _Checked(Exception):
     """Every judge prompt of the task was built: the dry pass ends here, before any call."""
 
@@ -193,11 +188,6 @@ def judge_task(
     for name in names:
         metrics[f"{name},{flt}"] = getattr(module, f"agg_{name}")(items[name])
         metrics[f"{name}_stderr,{flt}"] = "N/A"  # lm-eval's value for these aggregations
-    return TaskJudgement(
-        saved.task,
-        flt,
-        lines,
-        metrics,
-        _count(metrics, "n_scored", flt),
-        _count(metrics, "n_unscored", flt),
-    )
+    values = [metrics.get(f"{name},{flt}") for name in ("n_scored", "n_unscored")]
+    counts = [int(v) if isinstance(v, int | float) and not math.isnan(v) else 0 for v in values]
+    return TaskJudgement(saved.task, flt, lines, metrics, *counts)
