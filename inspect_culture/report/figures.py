@@ -239,11 +239,10 @@ def _save(figure: MplFigure, context: _Context, key: str, title: str, caption: s
 def _draw_error_bars(ax: Axes, present: Sequence[tuple[float, Cell]]) -> None:
     if not (points := [(x, c) for x, c in present if c.has_interval]):
         return
-    errors = [_error(cell) for _, cell in points]
     ax.errorbar(
         [x for x, _ in points],
         [cell.value for _, cell in points],
-        yerr=[[low for low, _ in errors], [high for _, high in errors]],
+        yerr=list(zip(*(_error(cell) for _, cell in points))),  # (lows, highs)
         fmt="none",
         ecolor="#333333",
         elinewidth=0.9,

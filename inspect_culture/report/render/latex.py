@@ -69,9 +69,7 @@ def _row_cells(row: common.RowView, notes: int, groups: bool, settings: bool) ->
     cells.append(r"\textit{published}" if row.published else escape(row.origin))
     if groups:
         cells.append(escape(row.group) if row.group_start else "")
-    # a published row's setting is in its note under the table; \raggedright is safe in the
-    # setting column, which is never last (it would reach the row's closing \\)
-    if settings:
+    if settings:  # a paper's is in its note; never the last column, so \raggedright stays inside
         small = rf"\raggedright\footnotesize {escape(row.setting)}" if row.setting else ""
         cells.append("" if row.published else small)
     return cells + [cell_latex(parts) for parts in row.cells]
@@ -87,10 +85,8 @@ def _printed_length(cell: str) -> float:
 
 def is_wide(lines: list[list[str]], fixed: dict[int, float]) -> bool:
     """Whether the columns' longest cells (`fixed`: paragraph widths) exceed `WIDE_CHARS`."""
-    widths = [
-        fixed.get(i, max(_printed_length(line[i]) for line in lines)) + 2
-        for i in range(len(lines[0]))
-    ]
+    columns = enumerate(zip(*lines))
+    widths = [fixed.get(i, max(map(_printed_length, cells))) + 2 for i, cells in columns]
     return sum(widths) > WIDE_CHARS
 
 

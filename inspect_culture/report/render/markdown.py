@@ -89,8 +89,7 @@ def render_markdown(report: Report, base: Path = Path(".")) -> str:
         "",
     ]
     if report.warnings:
-        out += ["## Warnings", "", "> [!WARNING]"]
-        out += [f"> - {escape(warning)}" for warning in report.warnings]
+        out += ["## Warnings", "", "> [!WARNING]", *(f"> - {escape(w)}" for w in report.warnings)]
         out.append("")
     if report.skipped:
         out += ["## Skipped inputs", ""]
