@@ -81,14 +81,13 @@ def _lm_eval_outcomes(run: runs.RunFile, report: runs.Report) -> tuple[str, RunO
             f"{run.path}: no results_{run.stamp}.json next to it; target model taken as {target}"
         )
     judges: set[str] = set()
-    run_outcomes = RunOutcomes("unknown judge")
+    outcomes: dict[str, tuple[int | None, str]] = {}
+    digests: dict[str, str] = {}
     for where, key, line in lm.samples(run.path):
         if runs.LM_EVAL_OUTCOME_KEY not in line:
             raise RunsError(f"{where}: no {runs.LM_EVAL_OUTCOME_KEY!r} result (not a judged run?)")
-        run_outcomes.outcomes[key] = _pair(line[runs.LM_EVAL_OUTCOME_KEY], where)
-        run_outcomes.answer_digests[key] = _digest(
-            lm.answer_text(line), line["doc"].get("baseline_answer")
-        )
+        outcomes[key] = _pair(line[runs.LM_EVAL_OUTCOME_KEY], where)
+        digests[key] = _digest(lm.answer_text(line), line["doc"].get("baseline_answer"))
         # the judge the filter used, else the task's metadata
         for found in (lm.judge_reply_of(line), lm.task_config(results, run.task).get("metadata")):
             if isinstance(found, dict) and found.get("judge_model"):
@@ -96,8 +95,7 @@ def _lm_eval_outcomes(run: runs.RunFile, report: runs.Report) -> tuple[str, RunO
                 break
     if len(judges) > 1:
         raise RunsError(f"{run.path}: several judges in one run: {', '.join(sorted(judges))}")
-    run_outcomes.judge = next(iter(judges), run_outcomes.judge)
-    return target, run_outcomes
+    return target, RunOutcomes(next(iter(judges), "unknown judge"), outcomes, digests)
 
 
 def read_judged_runs(
