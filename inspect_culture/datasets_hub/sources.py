@@ -57,10 +57,8 @@ class GitHubFileSource:
         return self.path.rsplit("/", 1)[-1]
 
     def url(self) -> str:
-        endpoint = (
-            os.environ.get(GITHUB_ENDPOINT_ENV) or "https://raw.githubusercontent.com"
-        ).rstrip("/")
-        return f"{endpoint}/{self.repo}/{self.revision}/{self.path}"
+        endpoint = os.environ.get(GITHUB_ENDPOINT_ENV) or "https://raw.githubusercontent.com"
+        return f"{endpoint.rstrip('/')}/{self.repo}/{self.revision}/{self.path}"
 
     def describe(self) -> str:
         if not self.pinned:
