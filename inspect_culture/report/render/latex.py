@@ -113,8 +113,7 @@ def parts(table: Table, limit: int = MAX_ROWS) -> list[Table]:
 def table_latex(table: Table) -> str:
     """A report table as one `table` float, or as several ("continued") when it is long."""
     groups = common.shows_groups(table)
-    # Published rows' settings are long and shared by a paper's rows: they go to the notes,
-    # so a paper table stays compact; the column is kept for the user's runs.
+    # a paper's settings are long and shared by its rows: they go to its note, not the column
     settings = any(row.setting for row in table.rows if row.kind != common.PUBLISHED)
     pieces = parts(table)
     return "\n\n".join(
@@ -163,9 +162,8 @@ def _float(table: Table, part: int, count: int, groups: bool, settings: bool) ->
     if notes:
         out += [r"\par\smallskip", r"{\footnotesize\raggedright"]
         for note in notes:
-            text = f"Published ({', '.join(note.models)}): {note.source}"
-            if note.setting:
-                text += f". Setting: {note.setting}"
+            setting = f". Setting: {note.setting}" if note.setting else ""
+            text = f"Published ({', '.join(note.models)}): {note.source}{setting}"
             out.append(rf"{_marker(note.number, len(notes))}{escape(text)}\par")
         out.append("}")
     out.append(r"\end{table}")

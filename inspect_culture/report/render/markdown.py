@@ -68,13 +68,12 @@ def results_table(table: Table) -> list[str]:
 
 def figure_link(figure: Figure, base: Path) -> str:
     """`figures/<key>.png`, relative to the Markdown file when the PNG lies below it."""
+    fallback = f"figures/{figure.key}.png"
     try:
         rel = Path(os.path.relpath(Path(figure.png).resolve(), base.resolve()))
     except ValueError:  # another drive on Windows
-        rel = Path("..")
-    if rel.parts and rel.parts[0] == "..":
-        rel = Path("figures") / f"{figure.key}.png"
-    return rel.as_posix()
+        return fallback
+    return fallback if rel.parts[:1] == ("..",) else rel.as_posix()
 
 
 def render_markdown(report: Report, base: Path = Path(".")) -> str:
@@ -92,9 +91,8 @@ def render_markdown(report: Report, base: Path = Path(".")) -> str:
         out += ["## Warnings", "", "> [!WARNING]", *(f"> - {escape(w)}" for w in report.warnings)]
         out.append("")
     if report.skipped:
-        out += ["## Skipped inputs", ""]
-        out += [f"- {escape(str(item.path))}: {escape(item.reason)}" for item in report.skipped]
-        out.append("")
+        skipped = [f"- {escape(str(item.path))}: {escape(item.reason)}" for item in report.skipped]
+        out += ["## Skipped inputs", "", *skipped, ""]
     for section in common.sections(report):
         out += [f"## {escape(section.benchmark)}", ""]
         for table in section.tables:
