@@ -83,8 +83,7 @@ def _inspect_records(path: Path, family: RecordSource) -> list[dict[str, Any]]:
 def _unnest(metadata: Mapping[str, Any] | None, family: RecordSource) -> dict[str, Any] | None:
     if not metadata:
         return None
-    key = family.inspect_key
-    record = metadata.get(key) if key else metadata
+    record = metadata.get(family.inspect_key) if family.inspect_key else metadata
     if not isinstance(record, Mapping) or any(v == _THINNED for v in record.values()):
         return None
     return dict(record)

@@ -125,17 +125,15 @@ def _clusters(builder: Any, run: RunInfo, records: list[dict[str, Any]]) -> None
 
 def _secondary(builder: Any, run: RunInfo, records: list[dict[str, Any]]) -> None:
     ids = [r["sample_id"] for r in records]
-    questions = len(dict.fromkeys(ids))
     unparsed = mean_cell([float(r["pred"] is None) for r in records], ids, PERCENT)
-    header_unparsed = header_cell(run, "unparsed_rate", PERCENT)
-    if header_unparsed.value is not None:
-        unparsed = replace(unparsed, value=header_unparsed.value)
+    if (header := run.metrics.get("unparsed_rate")) is not None:
+        unparsed = replace(unparsed, value=header * PERCENT)
     builder.put("unparsed_rate", unparsed, run)
     statistic = classification.resampled_macro_f1(
         [r["gold"] for r in records], [r["pred"] for r in records], LABELS
     )
     f1 = resampled_cell(records, statistic, PERCENT, run.metrics.get("macro_f1"))
-    builder.put("macro_f1", replace(f1, n=questions), run)
+    builder.put("macro_f1", replace(f1, n=len(dict.fromkeys(ids))), run)
 
 
 def _metrics(records: list[dict[str, Any]]) -> dict[str, float]:
