@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from inspect_culture.judge_later.rejudge import (
     read_samples,
 )
 from inspect_culture.judge_later.tasks import JudgedTask, judged_labels, judged_task
-from inspect_culture.judge_later.write import judged_at, judged_results, timestamp, write_run
+from inspect_culture.judge_later.write import judged_results, write_run
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.lm_eval_tasks.judge.batch import (
     check_judge,
@@ -148,7 +149,7 @@ def judge_outputs(
             "base_url": public.get("judge_base_url"),
             "settings": public,
             "mode": "openai-batch" if batch else "concurrent",
-            "judged_at": judged_at(),
+            "judged_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "source": str(run.results_path),
             "tool": f"culture-evals judge {__version__}",
         }
@@ -161,7 +162,8 @@ def judge_outputs(
         # the output folder mirrors the run's (lm-eval names it after the model)
         parent = run.results_path.parent
         folder = output / (parent.relative_to(source) if source.is_dir() else parent.name)
-        summary.written.append(write_run(folder, timestamp(), results, judged))
+        stamp = datetime.now().isoformat().replace(":", "-")  # lm-eval's file stamp
+        summary.written.append(write_run(folder, stamp, results, judged))
         summary.tasks.extend(judged)
     if not summary.tasks:
         raise JudgeLaterError(

@@ -7,17 +7,11 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from inspect_culture.judge_later.rejudge import TaskJudgement
-
-
-def timestamp() -> str:
-    """lm-eval's file stamp, e.g. 2026-11-23T21-04-05.123456."""
-    return datetime.now().isoformat().replace(":", "-")
 
 
 def group_weighting(config: Mapping[str, Any]) -> dict[str, bool]:
@@ -155,7 +149,3 @@ def write_run(
     path = folder / f"results_{stamp}.json"
     path.write_text(json.dumps(results, indent=2, ensure_ascii=False, default=str), "utf-8")
     return path
-
-
-def judged_at() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
