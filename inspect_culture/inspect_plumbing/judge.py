@@ -45,10 +45,8 @@ from inspect_culture.judging.protocol import Item, Judged, JudgeReply, Judging
 from inspect_culture.judging.reasons import JUDGE_LATER_REASON
 
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
-# judge_timeout's default; none for a batch grader, whose batch may take up to 24 hours
-DEFAULT_JUDGE_TIMEOUT = 600.0
-# Wall-clock limit of one attempt of a judge call, unless the grader role sets attempt_timeout
-DEFAULT_ATTEMPT_TIMEOUT = 120
+DEFAULT_JUDGE_TIMEOUT = 600.0  # judge_timeout's default; none batched (a batch may take 24 h)
+DEFAULT_ATTEMPT_TIMEOUT = 120  # seconds per attempt, unless the grader role sets attempt_timeout
 JUDGE_CACHE_NOTE = "judging/cache.py; INSPECT_CULTURE_JUDGE_CACHE=off disables it"
 
 _ATTEMPTS_NOTE = "inspect_culture: provider calls made: "
