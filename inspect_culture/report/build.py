@@ -11,7 +11,7 @@ from pathlib import Path
 
 from inspect_culture.report.errors import ReportDependencyError
 from inspect_culture.report.inputs import read_runs
-from inspect_culture.report.model import Report, Row, RunInfo, Table
+from inspect_culture.report.model import Cell, Report, Row, RunInfo, Table
 from inspect_culture.report.published import published_settings
 from inspect_culture.report.render import write_outputs
 from inspect_culture.report.section import section_of
@@ -118,19 +118,17 @@ def _harness_disagreements(table: Table) -> list[str]:
             pairs[(row.model, row.group, row.setting)][row.harness] = row
     warnings = []
     for (model, group, _), rows in pairs.items():
-        inspect_row, lm_row = rows.get("inspect"), rows.get("lm-eval")
-        if inspect_row is None or lm_row is None:
+        if not {"inspect", "lm-eval"} <= rows.keys():
             continue
         differing = []
         for column in table.columns:
-            a, b = inspect_row.cells.get(column.key), lm_row.cells.get(column.key)
-            if a is None or b is None or a.value is None or b.value is None:
+            a, b = (rows[h].cells.get(column.key, Cell(None)).value for h in ("inspect", "lm-eval"))
+            if a is None or b is None or math.isclose(a, b, rel_tol=_TOLERANCE, abs_tol=_TOLERANCE):
                 continue
-            if not math.isclose(a.value, b.value, rel_tol=_TOLERANCE, abs_tol=_TOLERANCE):
-                differing.append(
-                    f"{column.label} {a.value:.{table.decimals}f} (Inspect) vs "
-                    f"{b.value:.{table.decimals}f} (lm-eval)"
-                )
+            differing.append(
+                f"{column.label} {a:.{table.decimals}f} (Inspect) vs "
+                f"{b:.{table.decimals}f} (lm-eval)"
+            )
         if differing:
             where = f" [{group}]" if group else ""
             warnings.append(
