@@ -24,11 +24,10 @@ class SavedTask:
     task: str
     path: Path
     lines: list[dict[str, Any]]
-    wheres: tuple[str, ...] = ()  # each line's file and line number, for messages
+    wheres: tuple[str, ...]  # each line's file and line number, for messages
 
     def where(self, index: int) -> str:
-        at = self.wheres[index] if index < len(self.wheres) else self.path
-        return f"{at}, doc_id {self.lines[index]['doc_id']}"
+        return f"{self.wheres[index]}, doc_id {self.lines[index]['doc_id']}"
 
     def responses(self) -> list[str | None]:
         """lm-eval's `take_first`, the filter before the judge: each doc's first response."""
