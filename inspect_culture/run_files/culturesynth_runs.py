@@ -125,8 +125,7 @@ def _explicit_file(path: Path) -> list[RunFile]:
         if not runs:
             raise RunsError(f"{path}: no CultureSynth samples files of this run next to it")
         return runs
-    found_task = _inspect_task(path)
-    if found_task is None:
+    if (found_task := _inspect_task(path)) is None:
         raise RunsError(
             f"{path}: not an Inspect log of culturesynth or culturesynth_answers, nor an lm-eval "
             "samples or results file"
