@@ -1,6 +1,5 @@
-"""Find the runs among the paths a user names (Inspect logs, lm-eval `results_*.json`, folders of
-either): a named file that is no usable run is one `Skipped` line; other files in folders are
-passed over. Inspect logs are read by `inspect_logs.py`, lm-eval results files here."""
+"""Find the runs among the paths a user names (Inspect logs, lm-eval `results_*.json`, folders):
+a named file that is no usable run is one `Skipped` line. lm-eval results are read here."""
 
 from __future__ import annotations
 

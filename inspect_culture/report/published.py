@@ -1,7 +1,5 @@
-"""The benchmark papers' published numbers (`published/<benchmark>.json`, transcribed by hand,
-each row with its source, settings and verbatim `quote`), as rows for the report's tables.
-`printed` keeps each number as the paper prints it ("8.50"), which a float cannot. Validation is
-strict: a bad file stops with a `ValueError` naming the file, the row and the field."""
+"""The papers' published numbers (`published/*.json`, each with its source and verbatim quote) as
+table rows; strict validation names the file, row and field of any error in a `ValueError`."""
 
 from __future__ import annotations
 

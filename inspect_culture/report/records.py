@@ -1,6 +1,5 @@
-"""A run's per-question outcome records (the very ones its harness's metrics came from), for
-what the header lacks: a breakdown's interval or count, or in lm-eval the breakdown itself.
-Each run's samples are read at most once, on first use."""
+"""A run's outcome records (those its harness's metrics came from), for what the header lacks:
+a breakdown's interval or count, or lm-eval's breakdowns. Read once, on first use."""
 
 from __future__ import annotations
 

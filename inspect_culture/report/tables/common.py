@@ -1,6 +1,5 @@
-"""Rows and cells shared by the table builders. What a header lacks (a breakdown's interval and
-count) comes from the outcome records with the metrics' own per-question means and seeded
-bootstrap (`stats`), so a breakdown's value equals the harness's own number."""
+"""Rows and cells shared by the table builders; cells from records use the metrics' own
+per-question means and seeded bootstrap (`stats`), so they equal the harness's numbers."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""CultureSynth-7 tables: net win rate per language and the weighted average (pooled over every
-scored question, paper Tables 3 and 8), and wins, ties, losses and position consistency, all
-from the outcome records so an all-language Inspect run and lm-eval's per-language tasks agree."""
+"""CultureSynth-7 tables from the outcome records: net win rate by language and pooled (paper
+Tables 3 and 8), and wins, ties, losses and position consistency."""
 
 from __future__ import annotations
 
