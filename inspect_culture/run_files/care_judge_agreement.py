@@ -156,13 +156,12 @@ def care_agreement(a: CareJudgements, b: CareJudgements) -> CareAgreement:
 def compare(a: str | Path, b: str | Path) -> tuple[str, list[str]]:
     """`culture-evals agreement --benchmark care`: the table and the warnings."""
     report = care_agreement(read_care_judgements(a), read_care_judgements(b))
-    header = ["task", "n", "exact %", "within-1 %", "MAD", "pearson", "spearman", "kappa_q"]
-    rows = [header]
-    for name, found in [*report.by_task.items(), ("overall", report.overall)]:
-        rows.append(
-            [name, str(int(found["n"])), number(found["exact"], 1), number(found["within_1"], 1)]
-            + [number(found[k]) for k in ("mad", "pearson", "spearman", "kappa_quadratic")]
-        )
+    rows = [["task", "n", "exact %", "within-1 %", "MAD", "pearson", "spearman", "kappa_q"]]
+    rows += [
+        [name, str(int(found["n"])), number(found["exact"], 1), number(found["within_1"], 1)]
+        + [number(found[k]) for k in ("mad", "pearson", "spearman", "kappa_quadratic")]
+        for name, found in [*report.by_task.items(), ("overall", report.overall)]
+    ]
     text = table_text(
         "CARE judge agreement: two judges' 1-10 ratings of the same answers",
         f"{a} (judge {report.judge_a})",
