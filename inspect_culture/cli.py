@@ -135,9 +135,9 @@ def _cmd_judge(args: argparse.Namespace) -> int:
         print(f"{task.task}: {task.n_scored} scored, {task.n_unscored} unscored")
     for path in summary.written:
         print(f"written: {path}")
-    if summary.n_scored == 0:
+    if not any(task.n_scored for task in summary.tasks):
         _warn(
-            f"every judged sample ({summary.n_unscored}) is unscored: the reasons are in the "
+            f"every judged sample ({sum(t.n_unscored for t in summary.tasks)}) is unscored: the reasons are in the "
             "samples files' filtered_resps; these numbers are not results"
         )
         return EXIT_NOTHING

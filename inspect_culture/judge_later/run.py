@@ -46,14 +46,6 @@ class JudgeSummary:
     skipped: list[str] = field(default_factory=list)  # "task: why"
     batch: list[dict[str, Any]] = field(default_factory=list)  # the Batch API batches
 
-    @property
-    def n_scored(self) -> int:
-        return sum(t.n_scored for t in self.tasks)
-
-    @property
-    def n_unscored(self) -> int:
-        return sum(t.n_unscored for t in self.tasks)
-
 
 @dataclass(frozen=True)
 class _Task:
