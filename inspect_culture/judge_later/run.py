@@ -55,21 +55,6 @@ class _Task:
     settings: JudgeSettings
 
 
-def _judge(
-    metadata: Mapping[str, Any], judged: JudgedTask, judges: dict[str, JudgeSettings]
-) -> JudgeSettings:
-    """The judge, resolved (and probed) once per verdict format."""
-    fmt = judged.probe_format.name
-    if fmt not in judges:
-        try:
-            found = check_judge(metadata, judged.probe_format)
-        except JudgeConfigError as exc:
-            raise JudgeLaterError(str(exc)) from None
-        assert found is not None  # judge_outputs drops judge_later
-        judges[fmt] = found
-    return judges[fmt]
-
-
 def _plan(
     run: LmEvalRun,
     metadata: Mapping[str, Any],
@@ -90,10 +75,17 @@ def _plan(
             )
             continue
         saved = read_samples(task, run.samples[task])
-        settings = _judge(metadata, found, judges)
+        fmt = found.probe_format.name
+        if fmt not in judges:  # the judge, resolved (and probed) once per verdict format
+            try:
+                judge = check_judge(metadata, found.probe_format)
+            except JudgeConfigError as exc:
+                raise JudgeLaterError(str(exc)) from None
+            assert judge is not None  # judge_outputs drops judge_later
+            judges[fmt] = judge
         config = run.results["configs"][task]
-        check_task(saved, config, found, settings)
-        tasks.append(_Task(saved, config, found, settings))
+        check_task(saved, config, found, judges[fmt])
+        tasks.append(_Task(saved, config, found, judges[fmt]))
     return run, tasks
 
 
