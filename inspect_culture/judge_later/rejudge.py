@@ -58,9 +58,6 @@ def read_samples(task: str, path: Path) -> SavedTask:
     return SavedTask(task, path, [line for *_, line in found], tuple(w for w, *_ in found))
 
 
-DEFAULT_FILTER = "judged"
-
-
 @dataclass(frozen=True)
 class TaskJudgement:
     task: str
@@ -69,13 +66,6 @@ class TaskJudgement:
     metrics: dict[str, Any]  # "metric,filter" -> value, as lm-eval's results hold them
     n_scored: int
     n_unscored: int
-
-
-def filter_name(config: dict[str, Any]) -> str:
-    for entry in config.get("filter_list") or []:
-        if isinstance(entry, dict) and entry.get("name"):
-            return str(entry["name"])
-    return DEFAULT_FILTER
 
 
 def metric_names(config: dict[str, Any], task: str) -> list[str]:
@@ -165,7 +155,14 @@ def judge_task(
 ) -> TaskJudgement:
     """Judge every logged doc of `saved` with `judge`, once `check_task` passed."""
     module = judged.load()
-    flt = filter_name(config)
+    flt = next(  # the first named filter, else "judged"
+        (
+            str(f["name"])
+            for f in config.get("filter_list") or []
+            if isinstance(f, dict) and f.get("name")
+        ),
+        "judged",
+    )
     names = metric_names(config, saved.task)
     docs = _docs(saved)
     with use_task_judge(saved.task, judge):
