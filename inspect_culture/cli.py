@@ -271,22 +271,19 @@ def build_parser() -> argparse.ArgumentParser:
         "source", metavar="RUN", help="lm-eval --output_path folder (or results file)"
     )
     judge.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="folder to write")
-    judge.add_argument("--judge-model", help="judge model name (or INSPECT_CULTURE_JUDGE_MODEL)")
-    judge.add_argument("--judge-base-url", help="OpenAI-compatible API root, e.g. .../v1")
-    judge.add_argument(
-        "--judge-constraint", help="verdict constraint: none (default), regex, grammar, json_schema"
-    )
-    for name, kind in (
-        ("concurrency", int),
-        ("timeout", float),
-        ("max-retries", int),
-        ("retry-budget", float),
-        ("max-tokens", int),
-        ("seed", int),
+    for name, kind, text in (
+        ("model", None, "judge model name (or INSPECT_CULTURE_JUDGE_MODEL)"),
+        ("base-url", None, "OpenAI-compatible API root, e.g. .../v1"),
+        ("constraint", None, "verdict constraint: none (default), regex, grammar, json_schema"),
+        ("concurrency", int, None),
+        ("timeout", float, None),
+        ("max-retries", int, None),
+        ("retry-budget", float, None),
+        ("max-tokens", int, None),
+        ("seed", int, None),
     ):
-        judge.add_argument(
-            f"--judge-{name}", type=kind, help=f"lm-eval's judge_{name.replace('-', '_')}"
-        )
+        text = text or f"lm-eval's judge_{name.replace('-', '_')}"
+        judge.add_argument(f"--judge-{name}", type=kind, help=text)
     judge.add_argument(
         "--metadata", metavar="JSON", help="judge keys as in lm_eval --metadata (options win)"
     )

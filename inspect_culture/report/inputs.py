@@ -85,15 +85,11 @@ def _candidates(inputs: Sequence[str | Path], skipped: list[Skipped]) -> Iterabl
 
 def _runs_in_folder(folder: Path) -> Iterable[Path]:
     for path in folder.rglob("*"):
-        if not path.is_file():
+        if not path.is_file() or path.suffix not in (".eval", ".json"):
             continue
-        if (
-            path.suffix == ".eval"
-            or path.name.startswith(RESULTS_PREFIX)
-            and path.suffix == ".json"
-        ):
+        if path.suffix == ".eval" or path.name.startswith(RESULTS_PREFIX):
             yield path
-        elif path.suffix == ".json" and '"eval"' in _peek(path) and '"version"' in _peek(path):
+        elif '"eval"' in (head := _peek(path)) and '"version"' in head:
             yield path  # an Inspect log written with --log-format json
 
 

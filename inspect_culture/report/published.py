@@ -191,11 +191,8 @@ def _entry(raw: Any, file: str, at: str, cite: str, baseline: bool) -> Published
     for key, text in printed.items():
         ok = isinstance(text, str) and _NUMBER.fullmatch(text)
         check(ok, f"printed.{key}", f"must be a number as printed, got {text!r}")
-        check(
-            float(text) == values[key],
-            f"printed.{key}",
-            f"{text!r} is not the value {values[key]!r}",
-        )
+        why = f"{text!r} is not the value {values[key]!r}"
+        check(float(text) == values[key], f"printed.{key}", why)
         in_quote = number_in_text(text, " ".join(quote))
         check(in_quote, f"printed.{key}", f"{text!r} does not occur in the quote")
 
