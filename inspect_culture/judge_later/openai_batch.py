@@ -157,15 +157,10 @@ class BatchJudge:
         state = self._load(state_path)
         outcomes = {key: _Outcome() for key in bodies}
         with self.client_factory(settings) as client:
-            self._finish_others(client, state_path, outcomes)
-            for entry in state["rounds"]:  # batches of an earlier, interrupted run
-                self.log.append(entry)
-                if not any(outcomes[k].text is None for k in entry["keys"] if k in outcomes):
-                    continue
-                self._resume(client, entry, state_path, state, outcomes)
-                if entry["status"] == "failed":  # an earlier run's failure (a quota, say):
-                    for key in set(entry["keys"]) & outcomes.keys():  # its requests try again
-                        outcomes[key].retry = outcomes[key].retry or outcomes[key].text is None
+            for path in sorted(self.options.state_dir.glob("batch_*.json")):
+                if path != state_path:  # other request sets' batches holding these requests
+                    self._resume(client, path, self._load(path), outcomes, own=False)
+            self._resume(client, state_path, state, outcomes, own=True)  # an interrupted run's
             for _ in range(self.options.max_rounds):  # rounds of this run
                 remaining = [k for k, o in outcomes.items() if o.text is None and o.retry]
                 if not remaining:
@@ -182,29 +177,26 @@ class BatchJudge:
                 outcome.error += f" (after {len(state['rounds'])} batch(es))"
         return outcomes
 
-    def _finish_others(self, client: openai.OpenAI, own: Path, outcomes: Outcomes) -> None:
-        """Wait for other request sets' unfinished batches holding some of these requests: their
-        answers are paid for already (a finished batch's answers are in the judge cache)."""
-        for path in sorted(self.options.state_dir.glob("batch_*.json")):
-            if path == own:
-                continue
-            state = self._load(path)
-            for entry in state["rounds"]:
-                if entry.get("status") is not None or not any(
-                    key in outcomes and outcomes[key].text is None for key in entry["keys"]
-                ):
-                    continue
-                self.log.append(entry)
-                self._resume(client, entry, path, state, outcomes)
-
     def _resume(
-        self, client: openai.OpenAI, entry: Entry, path: Path, state: State, outcomes: Outcomes
+        self, client: openai.OpenAI, path: Path, state: State, outcomes: Outcomes, *, own: bool
     ) -> None:
-        """Wait for a saved batch (looked up first if its create reply was lost), read answers."""
-        if entry.get("batch_id") is None:
-            self._create(client, entry, path, state)
-        self._finish(client, entry, outcomes)
-        self._save(path, state)
+        """Wait for the saved batches holding unanswered requests (looked up first if a create reply
+        was lost): all of this set's, only unfinished ones of other sets (whose answers are paid for
+        already; a finished batch's answers are in the judge cache), and read their answers."""
+        for entry in state["rounds"]:
+            wanted = any(outcomes[k].text is None for k in entry["keys"] if k in outcomes)
+            if not own and (not wanted or entry.get("status") is not None):
+                continue
+            self.log.append(entry)
+            if not wanted:
+                continue
+            if entry.get("batch_id") is None:
+                self._create(client, entry, path, state)
+            self._finish(client, entry, outcomes)
+            self._save(path, state)
+            if own and entry["status"] == "failed":  # an earlier run's failure (a quota, say):
+                for key in set(entry["keys"]) & outcomes.keys():  # its requests try again
+                    outcomes[key].retry = outcomes[key].retry or outcomes[key].text is None
 
     @staticmethod
     def _load(path: Path) -> State:
