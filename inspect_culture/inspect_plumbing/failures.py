@@ -4,8 +4,7 @@ status kept, for Inspect's retry decision) and our own reasons never quote the r
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -27,35 +26,15 @@ _GUARDED = "_inspect_culture_guarded"
 @dataclass
 class Attempts:
     """Provider calls and HTTP requests (the OpenAI SDK retries inside one call) of the current
-    judgment; `_on_first` starts its clock once a connection slot is held, not while queued."""
+    judgment; `on_first` starts its clock once a connection slot is held, not while queued."""
 
-    _on_first: Callable[[], None] | None = None
+    on_first: Callable[[], None]
     count: int = 0
     requests: int = 0
 
-    def started(self) -> None:
-        self.count += 1
-        if self.count == 1 and self._on_first is not None:
-            self._on_first()
 
-    @property
-    def tries(self) -> int:
-        """HTTP requests sent when known, else provider calls: the attempts a reason names."""
-        return self.requests or self.count
-
-
-_ATTEMPTS: ContextVar[Attempts | None] = ContextVar("inspect_culture_attempts", default=None)
-
-
-@contextmanager
-def counting_attempts(on_first: Callable[[], None] | None = None) -> Iterator[Attempts]:
-    """Count the provider calls made inside the block (by a model `guard_secrets` wrapped)."""
-    box = Attempts(on_first)
-    token = _ATTEMPTS.set(box)
-    try:
-        yield box
-    finally:
-        _ATTEMPTS.reset(token)
+# the judgment whose provider calls a model `guard_secrets` wrapped counts, if any
+ATTEMPTS: ContextVar[Attempts | None] = ContextVar("inspect_culture_attempts", default=None)
 
 
 def model_secrets(model: Model) -> tuple[str, ...]:
@@ -64,17 +43,8 @@ def model_secrets(model: Model) -> tuple[str, ...]:
 
 
 async def _count_request(_request: Any) -> None:
-    if (box := _ATTEMPTS.get()) is not None:
+    if (box := ATTEMPTS.get()) is not None:
         box.requests += 1
-
-
-def _count_requests_of(api: Any) -> None:
-    """An httpx hook counting requests, checked every call (a credential refresh may replace
-    the client)."""
-    http = getattr(getattr(api, "client", None), "_client", None)
-    hooks = getattr(http, "event_hooks", None)
-    if isinstance(hooks, dict) and _count_request not in hooks.get("request", ()):
-        hooks.setdefault("request", []).append(_count_request)
 
 
 def guard_secrets(model: Model) -> Model:
@@ -87,9 +57,15 @@ def guard_secrets(model: Model) -> Model:
 
     async def generate(*args: Any, **kwargs: Any) -> Any:
         secrets = model_secrets(model)
-        if (box := _ATTEMPTS.get()) is not None:
-            _count_requests_of(api)
-            box.started()
+        if (box := ATTEMPTS.get()) is not None:
+            # the httpx hook is checked every call: a credential refresh may replace the client
+            http = getattr(getattr(api, "client", None), "_client", None)
+            hooks = getattr(http, "event_hooks", None)
+            if isinstance(hooks, dict) and _count_request not in hooks.get("request", ()):
+                hooks.setdefault("request", []).append(_count_request)
+            box.count += 1
+            if box.count == 1:
+                box.on_first()
         try:
             result = await original(*args, **kwargs)
         except Exception as exc:

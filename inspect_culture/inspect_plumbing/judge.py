@@ -23,7 +23,8 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema
 
 from inspect_culture.inspect_plumbing.failures import (
-    counting_attempts,
+    ATTEMPTS,
+    Attempts,
     guard_secrets,
     judge_failure_reason,
     output_error_reason,
@@ -117,7 +118,7 @@ def judge_config(
     own = grader.config
     # the role's batch mode is kept so that nothing merged later drops it (a role model does not
     # inherit the eval's --batch); a hung attempt is retried, as in lm-eval, unless batched
-    default_attempt = own.attempt_timeout is None and not batched(grader)
+    default_attempt = own.attempt_timeout is None and not own.batch
     attempt = DEFAULT_ATTEMPT_TIMEOUT if default_attempt else None
     role = GenerateConfig(max_tokens=own.max_tokens, batch=own.batch, attempt_timeout=attempt)
     config = JUDGE_CONFIG.merge(role)
@@ -147,16 +148,9 @@ def reply_cache() -> JudgeCache | None:
         return None
 
 
-def batched(model: Model) -> bool:
-    """Whether the role uses the provider's batch API (Inspect's `batch` set and not 0/false)."""
-    return bool(model.config.batch)
-
-
 def judgment_timeout(model: Model, timeout: float | None) -> float | None:
     """The wall-clock limit of one call: the one given, else 600 s (none for a batch role)."""
-    if timeout is not None:
-        return timeout
-    return None if batched(model) else DEFAULT_JUDGE_TIMEOUT
+    return timeout if timeout is not None or model.config.batch else DEFAULT_JUDGE_TIMEOUT
 
 
 async def bounded_generate(
@@ -179,13 +173,17 @@ async def bounded_generate(
             with contextlib.suppress(RuntimeError):
                 deadline.reschedule(loop.time() + timeout)
 
-    with counting_attempts(start_clock) as attempts:
-        try:
-            async with deadline:
-                return await model.generate(prompt, config=config, **cached)
-        except Exception as exc:
-            exc.add_note(f"{_ATTEMPTS_NOTE}{attempts.tries}")
-            raise
+    attempts = Attempts(start_clock)
+    token = ATTEMPTS.set(attempts)
+    try:
+        async with deadline:
+            return await model.generate(prompt, config=config, **cached)
+    except Exception as exc:
+        # HTTP requests sent when known, else provider calls: the attempts a reason names
+        exc.add_note(f"{_ATTEMPTS_NOTE}{attempts.requests or attempts.count}")
+        raise
+    finally:
+        ATTEMPTS.reset(token)
 
 
 def attempts_of(exc: BaseException) -> int | None:
@@ -226,7 +224,7 @@ async def judge_reply(
                 store.put(key, completion, identity)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
         # a batch grader's HTTP requests are the batcher's (uploads, polls), not attempts
-        attempts = None if batched(grader) else attempts_of(exc)
+        attempts = None if grader.config.batch else attempts_of(exc)
         return None, judge_failure_reason(exc, grader, limit, attempts)
     if verdict_format is None:
         return completion, error
