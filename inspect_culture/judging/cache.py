@@ -23,7 +23,7 @@ from urllib.parse import urlparse
 from inspect_culture.datasets_hub.paths import cache_dir
 from inspect_culture.datasets_hub.sqlite_columns import add_column
 from inspect_culture.judging.constraints import constraint_record
-from inspect_culture.judging.redaction import without_userinfo
+from inspect_culture.judging.redaction import redact, without_userinfo
 
 CACHE_ENV = "INSPECT_CULTURE_JUDGE_CACHE"  # a file path, or "off"
 CACHE_FILE = "judge_cache.sqlite"
@@ -148,11 +148,21 @@ class JudgeCache:
                     return None
         if row is None or (judge is not None and row[1] is not None and row[1] != judge):
             return None
-        return row[0]
+        return redact(row[0])  # a row written before replies were stored redacted
 
-    def put(self, key: str, text: str, judge: str | None = None, *, at_once: bool = False) -> None:
+    def put(
+        self,
+        key: str,
+        text: str,
+        judge: str | None = None,
+        *,
+        secrets: tuple[str, ...] = (),
+        at_once: bool = False,
+    ) -> None:
+        """Store the reply redacted: a server echoing the key must not plant it in a file that
+        other runs, with other credentials, replay."""
         with self._lock:
-            self._pending[key] = (text, judge)
+            self._pending[key] = (redact(text, secrets), judge)
             due = at_once or time.monotonic() - self._last_flush >= self._flush_seconds
             if len(self._pending) >= self._flush_every or due:
                 self._flush_locked()

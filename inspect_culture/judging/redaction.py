@@ -1,13 +1,16 @@
 """One redaction for both harnesses: no key, bearer token or URL credentials reaches any text we
-write about a judge call (some servers echo the request's key in an error body).
+write about a judge call. Servers echo the request's key, or its `Authorization` header (base64
+for URL credentials), in error bodies and even in 200 replies.
 """
 
 from __future__ import annotations
 
+import base64
 import re
 from contextlib import suppress
+from functools import lru_cache
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import quote, unquote, urlparse
 
 REDACTED = "[redacted]"
 # Key-like strings redacted even when the key is not the one we sent
@@ -15,7 +18,10 @@ _SECRET_PATTERNS = (
     re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}"),
     re.compile(r"(?i)\bbearer\s+[^\s\"',}]+"),
     re.compile(r"(?i)(api[_-]?key[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]+"),
+    re.compile(r"(?i)\b(basic\s+)[A-Za-z0-9+/_\-]{8,}=*"),
+    re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s@\"'<>]+(?=@)"),  # user:password@ in any URL
 )
+_SHORTEST_CORE = 8  # base64 of a secret shorter than this is too common a string to redact
 _OBJECT_REPR = re.compile(r"<[^<>]*\bat 0x[0-9a-fA-F]+[^<>]*>")
 
 
@@ -27,11 +33,37 @@ def without_userinfo(url: str) -> str:
     return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
 
 
+def url_secrets(url: str | None) -> tuple[str, ...]:
+    """The password and the `user:password` pair of a URL's credentials (sent as Basic auth)."""
+    parts = urlparse(url or "")
+    if parts.password is None:
+        return ()
+    password, user = unquote(parts.password), unquote(parts.username or "")
+    return (f"{user}:{password}", password)
+
+
+@lru_cache(maxsize=64)
+def secret_forms(secret: str) -> tuple[str, ...]:
+    """`secret` as it may come back: itself, URL-quoted, and base64 at any byte alignment (the
+    part of the encoding that depends on the secret alone), longest first."""
+    raw = secret.encode("utf-8")
+    forms = {secret, quote(secret, safe="")}
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        forms.add(encode(raw).decode("ascii"))
+        for pad in range(3):
+            encoded = encode(b"\0" * pad + raw).decode("ascii")
+            core = encoded[4 if pad else 0 : 4 * ((pad + len(raw)) // 3)]
+            if len(core) >= _SHORTEST_CORE:
+                forms.add(core)
+    return tuple(sorted(forms, key=len, reverse=True))
+
+
 def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
-    """`text` without the given secrets, key-like strings or object reprs."""
+    """`text` without the given secrets (in any form they are echoed), credentials in URLs,
+    key-like strings or object reprs."""
     for secret in secrets:
-        if secret:
-            text = text.replace(secret, REDACTED)
+        for form in secret_forms(secret) if secret else ():
+            text = text.replace(form, REDACTED)
     for pattern in _SECRET_PATTERNS:
         text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + REDACTED, text)
     return _OBJECT_REPR.sub("<object>", text)
