@@ -1,4 +1,6 @@
-"""Tables in the papers' layouts from finished runs, with the published rows beside them."""
+"""Tables in the papers' layouts from finished runs, with the published rows beside them; a
+benchmark without a report section of its own gets each run's headline metrics as its harness
+reported them, so a newly registered benchmark shows up in the report at once."""
 
 from __future__ import annotations
 
@@ -6,10 +8,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
 
-from inspect_culture.report.model import RunInfo, Table
+from inspect_culture.report.model import Cell, Column, RunInfo, Table
 from inspect_culture.report.published import published_rows
-from inspect_culture.report.section import sections
-from inspect_culture.report.tables.generic import generic_tables
+from inspect_culture.report.section import Layout, sections
+from inspect_culture.report.tables.common import Rows, describe, header_cell, of_benchmark, table
+
+_NOT_COLUMNS = ("_ci_low", "_ci_high", "stderr")  # intervals, and Inspect's `stderr` too
 
 
 def build_tables(runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
@@ -20,3 +24,25 @@ def build_tables(runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
         built = sorted(build(runs, warnings), key=lambda t: t.secondary)
         tables.extend(replace(t, rows=(*t.rows, *published_rows(t.key))) for t in built)
     return tables
+
+
+def generic_tables(layout: Layout, all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
+    runs = of_benchmark(all_runs, layout.benchmark)
+    names = dict.fromkeys(
+        name
+        for run in runs
+        for name in run.metrics
+        if not name.endswith(_NOT_COLUMNS) and name != "n_unscored"
+    )
+    columns = tuple(Column(name, name) for name in names)
+    if any(run.unscored is not None for run in runs):
+        columns += (Column("unscored", "Unscored", count=True),)
+    rows = Rows()
+    for run in runs:
+        builder = rows.get(run, None, describe(run, dict.fromkeys(sorted(run.setting))))
+        for name in names:
+            builder.put(name, header_cell(run, name), run)
+        if run.unscored is not None:
+            builder.put("unscored", Cell(float(run.unscored)), run)
+    caption = "Each run's own metrics (95% interval where the harness reports one)."
+    return table(layout.key, rows, caption, columns=columns)
