@@ -70,7 +70,8 @@ def resolve(source: Source, *, also: str = "") -> ResolvedFile:
         except DatasetUnavailableError as exc:
             raise DatasetUnavailableError(unavailable_message(source, str(exc))) from None
     if expected := getattr(source, "blob_id", ""):
-        actual = git_blob_id(found.path)
+        # the id git gives the file: sha1 of b"blob <size>\0" + content
+        actual = file_digest(hashlib.sha1(b"blob %d\0" % found.path.stat().st_size), found.path)
         if actual != expected:
             if found.origin == "download":
                 found.path.unlink(missing_ok=True)
@@ -79,11 +80,6 @@ def resolve(source: Source, *, also: str = "") -> ResolvedFile:
                 f"({source.describe()}); the file is not the pinned upstream file"
             )
     return found
-
-
-def git_blob_id(path: Path) -> str:
-    """sha1 of b"blob <size>\\0" + content: the id git gives the file."""
-    return file_digest(hashlib.sha1(b"blob %d\0" % path.stat().st_size), path)
 
 
 def unavailable_message(source: Source, reason: str) -> str:

@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-HF_ENDPOINT_ENV = "INSPECT_CULTURE_HF_ENDPOINT"
-
 
 @dataclass(frozen=True)
 class HFFileSource:
@@ -23,7 +21,7 @@ class HFFileSource:
     description: str
 
     def url(self) -> str:
-        endpoint = os.environ.get(HF_ENDPOINT_ENV) or os.environ.get("HF_ENDPOINT")
+        endpoint = os.environ.get("INSPECT_CULTURE_HF_ENDPOINT") or os.environ.get("HF_ENDPOINT")
         endpoint = (endpoint or "https://huggingface.co").rstrip("/")
         return f"{endpoint}/datasets/{self.repo_id}/resolve/{self.revision}/{self.filename}"
 
@@ -31,9 +29,6 @@ class HFFileSource:
         return (
             f"Hugging Face dataset {self.repo_id}, file {self.filename}, revision {self.revision}"
         )
-
-
-GITHUB_ENDPOINT_ENV = "INSPECT_CULTURE_GITHUB_ENDPOINT"
 
 
 @dataclass(frozen=True)
@@ -57,7 +52,9 @@ class GitHubFileSource:
         return self.path.rsplit("/", 1)[-1]
 
     def url(self) -> str:
-        endpoint = os.environ.get(GITHUB_ENDPOINT_ENV) or "https://raw.githubusercontent.com"
+        endpoint = (
+            os.environ.get("INSPECT_CULTURE_GITHUB_ENDPOINT") or "https://raw.githubusercontent.com"
+        )
         return f"{endpoint.rstrip('/')}/{self.repo}/{self.revision}/{self.path}"
 
     def describe(self) -> str:

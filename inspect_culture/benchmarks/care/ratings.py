@@ -21,11 +21,8 @@ _ALIASES = {"human_rating": ("human_rating", "rating"), "cul_type": ("cul_type",
 
 
 def mirror_files() -> list[Path]:
-    root = mirror_dir()
-    if root is None:
-        return []
-    folder = root / "care" / "data"
-    return sorted(p for p in folder.glob("*") if p.suffix in _BUILDERS) if folder.is_dir() else []
+    folder = root / "care" / "data" if (root := mirror_dir()) else None
+    return sorted(p for p in folder.glob("*") if p.suffix in _BUILDERS) if folder else []
 
 
 def load_care_ratings(language: str | None = None) -> LoadedDataset:

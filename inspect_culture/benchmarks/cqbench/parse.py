@@ -74,13 +74,10 @@ def closest_unique(said: str, candidates: dict[str, str], threshold: float) -> s
     return winners[0] if best >= threshold and len(winners) == 1 else None
 
 
-AD_MARKERS: tuple[str, ...] = ("[Answer]", "**Answer**", "</think>")
-
-
 def extract_ad_answer(text: str | None) -> str:
     """The first line after the first marker present (upstream's order), else the whole output."""
     text = text or ""
-    for marker in AD_MARKERS:
+    for marker in ("[Answer]", "**Answer**", "</think>"):
         if marker in text:
             after = text.split(marker, 1)[1].strip().lstrip(":").strip()
             return after.splitlines()[0].strip() if after else ""
@@ -119,14 +116,6 @@ _FINAL_ANSWER = re.compile(r"\[?\s*final answer\s*\]?\s*:?", re.IGNORECASE)
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)]|\(\d+\))\s*")
 
 
-def vs_answer_text(completion: str | None) -> str:
-    """The text after the first `[Final answer]:` if present, else after `</think>`, else all."""
-    text = completion or ""
-    if match := _FINAL_ANSWER.search(text):
-        return text[match.end() :]
-    return text.split("</think>", 1)[-1]
-
-
 def select_values(text: str, options: Sequence[str]) -> tuple[set[str], int]:
     """(options selected, lines that name no option); a selection is a line with `--`."""
     normalized = {normalize(o): o for o in options}
@@ -152,7 +141,11 @@ def score_vs(
     sample_id: str, record: Mapping[str, Any], completion: str | None, skip_empty: bool = False
 ) -> VsOutcome:
     """Precision and recall of one story's selections (naming no option: a false positive)."""
-    selected, unmatched = select_values(vs_answer_text(completion), record["options"])
+    # the text after the first `[Final answer]:` if present, else after `</think>`, else all
+    text = completion or ""
+    match = _FINAL_ANSWER.search(text)
+    answer = text[match.end() :] if match else text.split("</think>", 1)[-1]
+    selected, unmatched = select_values(answer, record["options"])
     category = record["category"]
     if not selected and not unmatched:
         return VsOutcome(sample_id, category, 0.0, 0.0, empty=True, skipped=skip_empty)
@@ -176,7 +169,6 @@ _FINAL_ANSWER_BLOCK = re.compile(
     r"\[\s*final answer\s*\]\s*(?:\*\*)?\s*:|\*\*\s*\[?\s*final answer\s*\]?\s*:?\s*\*\*",
     re.IGNORECASE,
 )
-VE_SCORES = (0.0, 0.5, 1.0)
 AMBIGUOUS = "ambiguous verdict"
 NO_VE_SCORES = "the judge reply has no parsable per-value scores"
 
@@ -197,7 +189,7 @@ def read_ve_judgement(
                 score = float(value)
             except ValueError:
                 continue
-            if 0 <= position < n_values and score in VE_SCORES:
+            if 0 <= position < n_values and score in (0.0, 0.5, 1.0):
                 seen[position].add(score)
     scores: list[float | None] = [next(iter(s)) if len(s) == 1 else None for s in seen]
     return scores, tuple(k + 1 for k, s in enumerate(seen) if len(s) > 1)
