@@ -128,25 +128,21 @@ class BatchJudge:
         keys = [cache_key(settings, m) for m in messages]
         judge = self._identity = served_identity(settings)
         bodies: dict[str, dict[str, Any]] = {}
-        cached: dict[str, str] = {}
+        replies: dict[str, JudgeReply] = {}
         for key, m, fmt in zip(keys, messages, fmts, strict=True):
             if (hit := self.cache.get(key, judge) if self.cache else None) is not None:
-                cached[key] = hit
+                replies[key] = JudgeReply(hit, cached=True)
             else:
                 bodies.setdefault(key, request_body(settings, m, fmt))
         try:
             outcomes = self._run(settings, sorted(set(keys)), bodies) if bodies else {}
         except openai.OpenAIError as exc:
             raise JudgeLaterError(api_failure(exc, settings)) from None
-        results = []
-        for key, fmt in zip(keys, fmts, strict=True):
-            if key in cached:
-                result = JudgeReply(cached[key], cached=True)
-            else:
-                found = outcomes[key]
-                result = JudgeReply(found.text, None if found.text is not None else found.error)
-            results.append(readable(result, fmt, settings.constraint))
-        return results
+        for key, found in outcomes.items():
+            replies[key] = JudgeReply(found.text, None if found.text is not None else found.error)
+        return [
+            readable(replies[k], f, settings.constraint) for k, f in zip(keys, fmts, strict=True)
+        ]
 
     def _run(
         self, settings: JudgeSettings, all_keys: list[str], bodies: dict[str, dict[str, Any]]

@@ -1,7 +1,5 @@
-"""Judge one task's saved generations through the benchmark's own lm-eval functions:
-`judge_filter` (judge calls), `process_results` (per-doc outcome) and `agg_<metric>` (metrics),
-exactly as lm-eval calls them after generating, so the numbers match an in-run judge. The samples
-are read through `run_files/lm_eval_outputs.py` and rebuilt into what lm-eval gave the filters."""
+"""Judge one task's saved generations through the benchmark's own `judge_filter`, `process_results`
+and `agg_<metric>`, exactly as lm-eval calls them after generating (numbers match an in-run judge)."""
 
 from __future__ import annotations
 
@@ -155,14 +153,8 @@ def judge_task(
 ) -> TaskJudgement:
     """Judge every logged doc of `saved` with `judge`, once `check_task` passed."""
     module = judged.load()
-    flt = next(  # the first named filter, else "judged"
-        (
-            str(f["name"])
-            for f in config.get("filter_list") or []
-            if isinstance(f, dict) and f.get("name")
-        ),
-        "judged",
-    )
+    named = [f for f in config.get("filter_list") or [] if isinstance(f, dict) and f.get("name")]
+    flt = str(named[0]["name"]) if named else "judged"
     names = metric_names(config, saved.task)
     docs = _docs(saved)
     with use_task_judge(saved.task, judge):

@@ -82,14 +82,12 @@ def _group_metrics(
         sample_count[key] = sum(counts)
         stderr_key = key.replace(",", "_stderr,", 1)
         stderrs = [results[t].get(stderr_key) for t in present]
-        if all(isinstance(e, int | float) for e in stderrs):
-            merged[stderr_key] = (
-                pooled_sample_stderr(stderrs, counts)
-                if by_size
-                else unweighted_mean_stderr(stderrs)
-            )
-        else:
+        if not all(isinstance(e, int | float) for e in stderrs):
             merged[stderr_key] = "N/A"
+        elif by_size:
+            merged[stderr_key] = pooled_sample_stderr(stderrs, counts)
+        else:
+            merged[stderr_key] = unweighted_mean_stderr(stderrs)
     if sample_count:
         merged["sample_count"] = sample_count
     return merged

@@ -26,7 +26,7 @@ from inspect_culture.lm_eval_tasks.judge.client import OpenAICompatibleJudge, ru
 from inspect_culture.lm_eval_tasks.judge.settings import (
     JudgeConfigError,
     JudgeSettings,
-    judge_later,
+    check_switch,
     preflight_on,
     resolve_judge_settings,
 )
@@ -56,7 +56,7 @@ def use_judge_backend(backend: JudgeBackend) -> Iterator[None]:
 
 def check_judge_config(metadata: Mapping[str, Any]) -> JudgeSettings | None:
     """The checks that need no request, for a loader to run before its own (then the preflight)."""
-    if judge_later(metadata):
+    if check_switch("judge_later", metadata.get("judge_later", False)):
         return None
     judge = resolve_judge_settings(metadata)
     open_cache()  # a bad cache path fails now, not after generation

@@ -178,10 +178,6 @@ def resolve_judge_settings(
     )
 
 
-def judge_later(metadata: Mapping[str, Any]) -> bool:
-    return check_switch("judge_later", metadata.get("judge_later", False))
-
-
 def preflight_on(metadata: Mapping[str, Any], env: Mapping[str, str] | None = None) -> bool:
     """Metadata `judge_preflight: false` or INSPECT_CULTURE_JUDGE_PREFLIGHT=off skips it."""
     env = os.environ if env is None else env
