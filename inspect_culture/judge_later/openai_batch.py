@@ -1,7 +1,6 @@
 """Judge through the OpenAI Batch API (about half the price of live calls, answers within 24 h).
 The batch and file ids go to a state file before any waiting, so a rerun after an interruption
-polls the same batch instead of paying for a new one; unanswered requests get bounded new rounds.
-"""
+polls the same batch instead of paying for a new one; unanswered requests get bounded new rounds."""
 
 from __future__ import annotations
 
@@ -176,9 +175,8 @@ class BatchJudge:
     def _resume(
         self, client: openai.OpenAI, path: Path, state: State, outcomes: Outcomes, *, own: bool
     ) -> None:
-        """Wait for the saved batches holding unanswered requests (looked up first if a create reply
-        was lost): all of this set's, only unfinished ones of other sets (whose answers are paid for
-        already; a finished batch's answers are in the judge cache), and read their answers."""
+        """Read the saved batches holding unanswered requests: all of this set's, only unfinished ones
+        of other sets (paid for already; a finished batch's answers are in the judge cache)."""
         for entry in state["rounds"]:
             wanted = any(outcomes[k].text is None for k in entry["keys"] if k in outcomes)
             if not own and (not wanted or entry.get("status") is not None):

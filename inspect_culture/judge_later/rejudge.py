@@ -84,9 +84,8 @@ def _refuse_all(*_: Any) -> list[Any]:
 def check_task(
     saved: SavedTask, config: dict[str, Any], judged: JudgedTask, judge: JudgeSettings
 ) -> None:
-    """What would fail only after the judge was paid, found first, for every task before the
-    first is judged: a metric the task's module cannot aggregate, and a doc without a field its
-    judge prompt needs (every prompt is built, none is sent)."""
+    """What would fail only after the judge was paid, found before any task is judged: an unknown
+    metric, or a doc without a field its judge prompt needs (every prompt built, none sent)."""
     module, names, docs = judged.load(), metric_names(config, saved.task), _docs(saved)
     unknown = [name for name in names if not callable(getattr(module, f"agg_{name}", None))]
     if unknown:

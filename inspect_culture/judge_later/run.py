@@ -47,12 +47,7 @@ class JudgeSummary:
     batch: list[dict[str, Any]] = field(default_factory=list)  # the Batch API batches
 
 
-@dataclass(frozen=True)
-class _Task:
-    saved: SavedTask
-    config: dict[str, Any]
-    judged: JudgedTask
-    settings: JudgeSettings
+_Task = tuple[SavedTask, dict[str, Any], JudgedTask, JudgeSettings]  # judge_task's arguments
 
 
 def _plan(
@@ -85,7 +80,7 @@ def _plan(
             judges[fmt] = judge
         config = run.results["configs"][task]
         check_task(saved, config, found, judges[fmt])
-        tasks.append(_Task(saved, config, found, judges[fmt]))
+        tasks.append((saved, config, found, judges[fmt]))
     return run, tasks
 
 
@@ -124,10 +119,11 @@ def judge_outputs(
         first_batch = len(summary.batch)  # this run's batches, not the earlier runs'
         judged: list[TaskJudgement] = []
         for task in tasks:
-            say(f"{task.saved.task}: judging {len(task.saved.lines)} samples of {task.saved.path}")
+            saved = task[0]
+            say(f"{saved.task}: judging {len(saved.lines)} samples of {saved.path}")
             with use_judge_backend(backend) if backend else nullcontext():
-                judged.append(judge_task(task.saved, task.config, task.judged, task.settings))
-        public = public_settings(tasks[0].settings)
+                judged.append(judge_task(*task))
+        public = public_settings(tasks[0][-1])
         record = {
             "model": public.get("judge_model"),
             "base_url": public.get("judge_base_url"),

@@ -1,6 +1,5 @@
-"""Write re-judged tasks as lm-eval does: `results_<timestamp>.json` (results, configs,
-versions, n-samples, config, ...) and `samples_<task>_<timestamp>.jsonl`, in a folder named
-like the run's, so `culture-evals report` and `culture-evals agreement` read it as any run."""
+"""Write re-judged tasks in lm-eval's layout (results and samples files, a folder named like the
+run's), so `culture-evals report` and `culture-evals agreement` read it as any run."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The lm-eval adapter of every simple benchmark (one with a `contract`): one task named after it,
-its YAML written by `write_config`; each doc and metric item carries the benchmark's name. Also
-`OutcomeMetrics`, behind the other adapters' `agg_<metric>` defs."""
+"""The lm-eval adapter of every simple benchmark (one with a `contract`), written by `write_config`;
+and `OutcomeMetrics`, behind the other adapters' `agg_<metric>` defs."""
 
 from __future__ import annotations
 

@@ -50,9 +50,8 @@ def generation_template(
     description: str | None = None,
     judged: bool = False,
 ) -> dict[str, Any]:
-    """A `generate_until` template over `module`'s `load`; a `judged` one judges in the `judged`
-    filter; metrics aggregate by `<prefix><name>` (None: plain mean). `metadata` sits here only:
-    a task's own would replace it (lm-eval's `include` does not merge)."""
+    """A `generate_until` template; metrics aggregate by `<prefix><name>` (None: plain mean).
+    `metadata` sits here only: a task's own would replace it (lm-eval's `include` does not merge)."""
     template: dict[str, Any] = {
         "dataset_path": "", "dataset_name": "", "custom_dataset": Function(f"{module}.{load}"),
         "output_type": "generate_until", "test_split": "test", "num_fewshot": 0,
@@ -87,9 +86,8 @@ def family_files(
     note: str,
     tasks: Iterable[tuple[str, str, dict[str, Any]]],
 ) -> dict[str, str]:
-    """A template and its tasks (name, alias, what it fixes), rendered. What a task fixes goes in
-    one `variant` key, which `--metadata` cannot collide with (lm-eval calls
-    `custom_dataset(**metadata, **dataset_kwargs)`)."""
+    """A template and its tasks (name, alias, variant), rendered; one `variant` key, which
+    `--metadata` cannot collide with (lm-eval calls `custom_dataset(**metadata, **dataset_kwargs)`)."""
     files = {template_name: render(template, generator=generator, comment=note)}
     for name, alias, variant in tasks:
         task = {

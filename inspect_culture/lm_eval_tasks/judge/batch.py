@@ -1,7 +1,5 @@
-"""The judge in lm-eval: resolved and checked per task and process when the task loads (before
-any generation) and kept here, never in the docs; a filter judges the task's responses in one
-concurrent batch. `use_judge_backend` swaps the client (a batch API), `use_task_judge` sets a
-task's judge without loading it (`culture-evals judge`). The API key never leaves the env."""
+"""The judge in lm-eval: checked per task when it loads (before any generation) and kept here, never
+in the docs (the API key never leaves the env); a filter judges the task's responses in one batch."""
 
 from __future__ import annotations
 
@@ -45,8 +43,7 @@ _BACKEND: ContextVar[JudgeBackend | None] = ContextVar("judge_backend", default=
 
 @contextmanager
 def use_judge_backend(backend: JudgeBackend) -> Iterator[None]:
-    """Within the block, every batch goes to `backend(settings, messages, formats)` (one
-    JudgeReply per message list, in order)."""
+    """Within the block, every batch goes to `backend` (a batch API): one reply per message list."""
     token = _BACKEND.set(backend)
     try:
         yield
