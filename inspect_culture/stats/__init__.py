@@ -1,2 +1,1 @@
-"""Statistics shared by every benchmark: bootstrap intervals, classification metrics, and
-correlation and agreement between raters."""
+"""Statistics shared by every benchmark: bootstrap intervals, classification, rater agreement."""

@@ -1,5 +1,4 @@
-"""Agreement between judge ratings and human ratings: Pearson, Spearman, Kendall's tau-b and
-rating histograms, for evaluating a judge (CARE App. C.2)."""
+"""Judge vs human ratings, to evaluate a judge (CARE App. C.2): correlations and histograms."""
 
 from __future__ import annotations
 

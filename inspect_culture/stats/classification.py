@@ -1,6 +1,5 @@
-"""Classification metrics where a prediction may be unparsed (None): it counts as wrong (a false
-negative for its gold label, a false positive for none); zero divisions give 0.0, as scikit-learn.
-"""
+"""Classification metrics where an unparsed prediction (None) is wrong (a false negative for its
+gold label, a false positive for none); zero divisions give 0.0, as scikit-learn."""
 
 from __future__ import annotations
 

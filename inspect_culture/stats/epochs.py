@@ -1,6 +1,5 @@
 """A question answered N times (epochs) is still one question: means average each question's
-epochs first, then the questions; bootstrap intervals resample questions.
-"""
+epochs first, then the questions; bootstrap intervals resample questions."""
 
 from __future__ import annotations
 

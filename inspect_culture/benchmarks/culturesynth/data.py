@@ -357,7 +357,6 @@ def _assign_ids(records: list[dict[str, Any]], path: Path) -> None:
                 f'ids must be unique (map "id" to "" in column_map or {COLUMNS_ENV} to derive '
                 "ids from the question text instead)"
             )
-    repeated = 0
     for base, group in groups.items():
         group.sort(key=lambda r: (r["answer"], r["primary_topic"], r["secondary_topic"]))
         for number, record in enumerate(group, start=1):
@@ -367,8 +366,7 @@ def _assign_ids(records: list[dict[str, Any]], path: Path) -> None:
                     f"{record['_where']}: derived id {record['id']!r} equals the id of "
                     f"{first[record['id']]}"
                 )
-        repeated += len(group) - 1
-    if repeated:
+    if repeated := sum(len(group) - 1 for group in groups.values()):
         logger.warning("%s: %d repeated question(s) got a -2, -3, ... id suffix", path, repeated)
 
 
@@ -394,10 +392,9 @@ def _xlsx_tables(path: Path) -> list[_Table]:
             f"{path}: reading xlsx needs openpyxl (pip install openpyxl)"
         ) from None
     if not zipfile.is_zipfile(path):
-        lfs = path.read_bytes()[:200].startswith(b"version https://git-lfs")
-        hint = (
-            " (a Git LFS pointer: download the real file from the repository page)" if lfs else ""
-        )
+        hint = ""
+        if path.read_bytes()[:200].startswith(b"version https://git-lfs"):
+            hint = " (a Git LFS pointer: download the real file from the repository page)"
         raise DataValidationError(f"{path}: not an xlsx workbook{hint}")
     try:
         workbook = openpyxl.load_workbook(path, data_only=True)

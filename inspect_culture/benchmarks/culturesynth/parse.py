@@ -1,5 +1,4 @@
-"""CultureSynth-7 verdicts (`[[A]]`/`[[B]]`/`[[C]]`) to game and question outcomes from the
-target's side: +1 target better, -1 baseline better, 0 tie (paper §5.1)."""
+"""CultureSynth-7 verdicts (`[[A]]`/`[[B]]`/`[[C]]`) to game and question outcomes (paper §5.1)."""
 
 from __future__ import annotations
 
@@ -89,8 +88,6 @@ def judge_games(
     """The question's result from its games' judge outputs (in `target_positions` order)."""
     if len(judge_texts) != len(target_positions) or len(target_positions) not in (1, 2):
         raise ValueError("expected one game, or two games (target as A, then as B)")
-    for pos in target_positions:
-        check_position(pos)
     errors = list(errors) if errors is not None else [None] * len(judge_texts)
     provenance = {
         "judge_prompt_version": JUDGE_PROMPT_VERSION,

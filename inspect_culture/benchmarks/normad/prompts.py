@@ -1,5 +1,4 @@
-"""NormAd-ETI prompts: the authors' four strings, verbatim in `prompt_texts/` (see its NOTICE),
-filled as upstream does: `{rot}` takes the Rule-of-Thumb, the Country or the Value."""
+"""NormAd-ETI prompts: the authors' four strings, verbatim in `prompt_texts/` (see its NOTICE)."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from typing import Any
 from inspect_culture.benchmarks.choices import check_choice
 from inspect_culture.benchmarks.normad.spec import CONTEXTS
 
-# context -> {placeholder: record field}; every prompt also has `{story}`
+# context -> {placeholder: record field}, as upstream fills them; every prompt also has `{story}`
 _SLOTS: dict[str, dict[str, str]] = {
     "rot": {"rot": "rule_of_thumb"},
     "value_country": {"country": "country", "rot": "value"},
