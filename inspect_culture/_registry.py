@@ -4,7 +4,6 @@
 from inspect_culture.registry import benchmarks
 
 _OBJECTS = {name: found for b in benchmarks() for name, found in b.inspect_objects().items()}
-JUDGE_SCORERS = tuple(_OBJECTS[name] for b in benchmarks() for name in b.judge_scorers)
 # __all__ lists the tasks (the Register listing and `culture-evals list` name these)
 __all__ = [name for b in benchmarks() for name in b.inspect_task_names()]
 globals().update({name: _OBJECTS[name] for name in __all__})

@@ -272,9 +272,7 @@ def cqbench_ve_judge(
     judge_later: bool = False,
 ) -> Scorer:
     with scorer_setup_errors():
-        params = spec.validate(
-            "ve", {"self_grade": self_grade, "judge_constraint": judge_constraint}
-        )
+        params = spec.validate("ve", dict(self_grade=self_grade, judge_constraint=judge_constraint))
         timeout = as_optional_seconds("judge_timeout", judge_timeout)
         later = as_bool("judge_later", judge_later)
 

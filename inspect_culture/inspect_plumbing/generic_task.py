@@ -47,11 +47,8 @@ def simple_metrics(name: str) -> Metric:
     """The benchmark's metric function over every epoch's outcome record (it counts epochs)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        return (
-            registry.benchmark(name)
-            .simple()
-            .score([s.score.metadata for s in scores if s.score.metadata])
-        )
+        contract = registry.benchmark(name).simple()
+        return contract.score([s.score.metadata for s in scores if s.score.metadata])
 
     return compute
 
