@@ -20,7 +20,7 @@ from inspect_culture.judge_later.rejudge import (
     judge_task,
     read_samples,
 )
-from inspect_culture.judge_later.tasks import JudgedTask, judged_labels, judged_task
+from inspect_culture.judge_later.tasks import JudgedTask, judged_task
 from inspect_culture.judge_later.write import judged_results, write_run
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.lm_eval_tasks.judge.batch import (
@@ -33,6 +33,7 @@ from inspect_culture.lm_eval_tasks.judge.settings import (
     JudgeSettings,
     resolve_judge_settings,
 )
+from inspect_culture.registry import benchmarks
 from inspect_culture.run_files.lm_eval_outputs import LmEvalRun, find_runs
 
 BATCH_STATE_DIR = ".judge_batches"  # in the output folder: batch ids of interrupted waits
@@ -145,9 +146,10 @@ def judge_outputs(
         stamp = datetime.now().isoformat().replace(":", "-")  # lm-eval's file stamp
         summary.written.append(write_run(folder, stamp, results, judged))
         summary.tasks.extend(judged)
-    if not summary.tasks:
+    if not summary.tasks:  # the judged task families, as messages name them ("CARE", ...)
+        labels = ", ".join(family.label for b in benchmarks() for family in b.lm_eval_judged)
         raise JudgeLaterError(
-            f"{source}: no judged task ({', '.join(judged_labels())}) with logged samples; "
+            f"{source}: no judged task ({labels}) with logged samples; "
             + ("; ".join(summary.skipped) or "nothing found")
         )
     return summary

@@ -28,8 +28,3 @@ def judged_task(task: str) -> JudgedTask | None:
             probe = resolve(family.probe_format)(*family.probe_args)
             return JudgedTask(family.module, probe)
     return None
-
-
-def judged_labels() -> list[str]:
-    """The judged task families, as messages name them ("CARE", "CQ-Bench VE", ...)."""
-    return [family.label for b in benchmarks() for family in b.lm_eval_judged]

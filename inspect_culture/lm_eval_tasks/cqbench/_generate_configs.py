@@ -65,13 +65,12 @@ def template(family: str) -> dict[str, Any]:
 
 
 def _task(family: str, setting: str, reasoning: bool) -> tuple[str, str, dict[str, Any]]:
-    name = f"cqbench_{family}_{setting}" + ("_reasoning" if reasoning else "")
-    alias = f"{spec.BENCHMARK} {FAMILIES[family][0]}, {setting}" + (
-        ", reasoning" if reasoning else ""
-    )
-    if family in ("ad", "vs"):
-        return name, alias, {"family": family, "setting": setting, "reasoning": reasoning}
-    return name, alias, {"setting": setting}
+    name = f"cqbench_{family}_{setting}"
+    alias = f"{spec.BENCHMARK} {FAMILIES[family][0]}, {setting}"
+    variant = {"family": family, "setting": setting, "reasoning": reasoning}
+    if reasoning:
+        return f"{name}_reasoning", f"{alias}, reasoning", variant
+    return name, alias, variant if family in ("ad", "vs") else {"setting": setting}
 
 
 def generate() -> dict[str, str]:
