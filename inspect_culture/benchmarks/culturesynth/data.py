@@ -226,10 +226,8 @@ def read_culturesynth(
     suffix = path.suffix.lower()
     if suffix in {".xlsx", ".xlsm"}:
         tables = _xlsx_tables(path)
-    elif suffix == ".jsonl":
-        tables = [_jsonl_table(path)]
-    elif suffix == ".csv":
-        tables = [_csv_table(path)]
+    elif suffix in {".jsonl", ".csv"}:
+        tables = [_text_table(path)]
     else:
         raise DataValidationError(f"{path}: unsupported file type; expected .xlsx, .jsonl or .csv")
     records: list[dict[str, Any]] = []
@@ -439,25 +437,17 @@ def _sheet_table(path: Path, ws: Any, language: str | None) -> _Table:
     return _Table(where, headers, rows, language)
 
 
-def _csv_table(path: Path) -> _Table:
+def _text_table(path: Path) -> _Table:
+    """A CSV or JSONL file as one table; a JSONL header is every key, in first-seen order."""
+    rows: list[tuple[str, dict[str, Any]]] = []
     try:
         with path.open(encoding="utf-8-sig", newline="") as handle:
-            reader = csv.DictReader(handle)
-            headers = [(name or "").strip() for name in (reader.fieldnames or [])]
-            reader.fieldnames = headers
-            rows = [(f"{path}, data row {i}", dict(row)) for i, row in enumerate(reader, start=1)]
-    except UnicodeDecodeError as exc:
-        raise DataValidationError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except (OSError, csv.Error) as exc:
-        raise DataValidationError(f"{path}: cannot read CSV ({exc})") from None
-    return _Table(str(path), headers, rows)
-
-
-def _jsonl_table(path: Path) -> _Table:
-    headers: dict[str, None] = {}
-    rows = []
-    try:
-        with path.open(encoding="utf-8-sig") as handle:
+            if path.suffix.lower() == ".csv":
+                reader = csv.DictReader(handle)
+                headers = [(name or "").strip() for name in (reader.fieldnames or [])]
+                reader.fieldnames = headers
+                rows = [(f"{path}, data row {i}", dict(row)) for i, row in enumerate(reader, 1)]
+                return _Table(str(path), headers, rows)
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
@@ -467,10 +457,10 @@ def _jsonl_table(path: Path) -> _Table:
                     raise DataValidationError(f"{path}, line {number}: not JSON ({exc})") from None
                 if not isinstance(item, dict):
                     raise DataValidationError(f"{path}, line {number}: expected a JSON object")
-                headers.update(dict.fromkeys(str(key) for key in item))
                 rows.append((f"{path}, line {number}", {str(k): v for k, v in item.items()}))
     except UnicodeDecodeError as exc:
         raise DataValidationError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise DataValidationError(f"{path}: cannot read ({exc.strerror})") from None
-    return _Table(str(path), list(headers), rows)
+    except (OSError, csv.Error) as exc:
+        detail = f"CSV ({exc})" if path.suffix.lower() == ".csv" else f"({exc.strerror})"
+        raise DataValidationError(f"{path}: cannot read {detail}") from None
+    return _Table(str(path), list(dict.fromkeys(key for _, row in rows for key in row)), rows)
