@@ -6,8 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspect_culture.benchmarks.spec_types import GenerationSettings
-from inspect_culture.datasets_hub.loaded import LoadedDataset
+from inspect_culture.benchmarks.spec_types import GenerationSettings, LoadedDataset
 
 Record = Mapping[str, Any]
 

@@ -1,12 +1,20 @@
-"""Types every benchmark spec is built from, so both adapters read them alike."""
+"""Types every benchmark is built from, so both adapters read them alike."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, TypeVar
 
 _Outcome = TypeVar("_Outcome", bound="OutcomeRecord")
+
+
+@dataclass(frozen=True)
+class LoadedDataset:
+    """What every loader returns: validated, normalized records plus where they came from."""
+
+    records: list[dict[str, Any]]
+    provenance: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,10 @@ from typing import Any
 from inspect_culture.benchmarks.care.source import CARE
 from inspect_culture.benchmarks.care.spec import CARE_LANGUAGES, SLUG_BY_UPSTREAM
 from inspect_culture.benchmarks.choices import check_choice
+from inspect_culture.benchmarks.spec_types import LoadedDataset
 from inspect_culture.datasets_hub.errors import DataValidationError
 from inspect_culture.datasets_hub.hashing import sha256_file
 from inspect_culture.datasets_hub.languages import LANGUAGES
-from inspect_culture.datasets_hub.loaded import LoadedDataset
 from inspect_culture.datasets_hub.validation import validate_record
 
 UPSTREAM_FIELDS = ("question", "answer", "culture_type", "associated_culture", "geographic_scope")

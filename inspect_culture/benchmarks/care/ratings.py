@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from inspect_culture.benchmarks.care.spec import CARE_LANGUAGES, SLUG_BY_UPSTREAM
+from inspect_culture.benchmarks.spec_types import LoadedDataset
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.languages import LANGUAGES
-from inspect_culture.datasets_hub.loaded import LoadedDataset
 from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, MIRROR_RULE, mirror_dir, offline
 from inspect_culture.datasets_hub.validation import validate_record
 

@@ -15,8 +15,8 @@ from inspect_culture.benchmarks.choices import check_choice
 from inspect_culture.benchmarks.cqbench.parse import normalize
 from inspect_culture.benchmarks.cqbench.source import CQBENCH
 from inspect_culture.benchmarks.cqbench.spec import CATEGORIES, STORY_CATEGORIES
+from inspect_culture.benchmarks.spec_types import LoadedDataset
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
-from inspect_culture.datasets_hub.loaded import LoadedDataset
 from inspect_culture.datasets_hub.paths import mirror_dir
 from inspect_culture.datasets_hub.resolve import resolve
 from inspect_culture.datasets_hub.validation import validate_record

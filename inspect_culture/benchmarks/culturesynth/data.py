@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from inspect_culture.benchmarks.culturesynth.source import CULTURESYNTH
+from inspect_culture.benchmarks.spec_types import LoadedDataset
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.hashing import sha256_file
 from inspect_culture.datasets_hub.languages import LANGUAGES as LANGUAGE_MAP
-from inspect_culture.datasets_hub.loaded import LoadedDataset
 from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, mirror_dir
 from inspect_culture.datasets_hub.resolve import ResolvedFile, locate, resolve
 from inspect_culture.datasets_hub.validation import validate_record

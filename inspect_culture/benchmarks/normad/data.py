@@ -9,9 +9,9 @@ from typing import Any
 
 from inspect_culture.benchmarks.normad.source import NORMAD
 from inspect_culture.benchmarks.normad.taxonomy import COUNTRY_TO_IW, SUBAXIS_TO_SUBCATEGORY
+from inspect_culture.benchmarks.spec_types import LoadedDataset
 from inspect_culture.datasets_hub.errors import DataValidationError
 from inspect_culture.datasets_hub.hashing import sha256_file
-from inspect_culture.datasets_hub.loaded import LoadedDataset
 from inspect_culture.datasets_hub.resolve import ResolvedFile, resolve
 from inspect_culture.datasets_hub.validation import validate_record
 

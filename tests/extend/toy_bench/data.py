@@ -3,8 +3,8 @@
 import json
 from pathlib import Path
 
+from inspect_culture.benchmarks.spec_types import LoadedDataset
 from inspect_culture.datasets_hub.hashing import sha256_file
-from inspect_culture.datasets_hub.loaded import LoadedDataset
 
 DATA = Path(__file__).with_name("greetings.jsonl")
 
