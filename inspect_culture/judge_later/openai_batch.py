@@ -59,7 +59,7 @@ def split_requests(
     keys: Sequence[str], bodies: Mapping[str, dict[str, Any]]
 ) -> list[tuple[list[str], bytes]]:
     """Batch input files within the API's limits per file, checked before any upload."""
-    parts: list[tuple[list[str], bytearray]] = []
+    parts: list[tuple[list[str], bytearray]] = [([], bytearray())]
     for key in keys:
         request = {"custom_id": key, "method": "POST", "url": ENDPOINT, "body": bodies[key]}
         line = (json.dumps(request, ensure_ascii=False) + "\n").encode("utf-8")
@@ -68,15 +68,11 @@ def split_requests(
                 f"one judge request is {len(line) / 1e6:.1f} MB, more than the Batch API's "
                 f"{MAX_BYTES / 1e6:.1f} MB per input file; judge without --batch"
             )
-        if (
-            not parts
-            or len(parts[-1][0]) >= MAX_REQUESTS
-            or len(parts[-1][1]) + len(line) > MAX_BYTES
-        ):
+        if len(parts[-1][0]) >= MAX_REQUESTS or len(parts[-1][1]) + len(line) > MAX_BYTES:
             parts.append(([], bytearray()))
         parts[-1][0].append(key)
         parts[-1][1].extend(line)
-    return [(part, bytes(content)) for part, content in parts]
+    return [(part, bytes(content)) for part, content in parts if part]
 
 
 @dataclass

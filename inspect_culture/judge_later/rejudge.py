@@ -158,8 +158,7 @@ def judge_task(
     docs = _docs(saved)
     with use_task_judge(saved.task, judge):
         replies = module.judge_filter(saved.responses(), docs)
-    items: dict[str, list[Any]] = {name: [] for name in names}
-    lines = []
+    per_docs, lines = [], []
     for index, (line, doc, reply) in enumerate(zip(saved.lines, docs, replies, strict=True)):
         try:
             per_doc = module.process_results(doc, [reply])
@@ -168,12 +167,11 @@ def judge_task(
                 f"{saved.where(index)}: field 'doc.{exc.args[0]}' is missing, which scoring "
                 "needs; the verdicts are in the judge cache"
             ) from None
-        for name in names:
-            items[name].append(per_doc[name])
+        per_docs.append(per_doc)
         lines.append({**line, "doc": doc, "filtered_resps": [reply], "filter": flt, **per_doc})
     metrics: dict[str, Any] = {}
     for name in names:
-        metrics[f"{name},{flt}"] = getattr(module, f"agg_{name}")(items[name])
+        metrics[f"{name},{flt}"] = getattr(module, f"agg_{name}")([p[name] for p in per_docs])
         metrics[f"{name}_stderr,{flt}"] = "N/A"  # lm-eval's value for these aggregations
     values = [metrics.get(f"{name},{flt}") for name in ("n_scored", "n_unscored")]
     counts = [int(v) if isinstance(v, int | float) and not math.isnan(v) else 0 for v in values]

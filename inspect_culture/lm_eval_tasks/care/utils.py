@@ -34,8 +34,7 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
     check_fixed(name, metadata, language=language, prompting=prompting)
     mapping = metadata.get("judge_mapping", spec.DEFAULT_JUDGE_MAPPING)
     checked = spec.validate(language=language, prompting=prompting, judge_mapping=mapping)
-    # fails here, before generation, if unset (or if the judge ignores a verdict constraint)
-    resolve_task_judge(name, metadata, care_rating_format())
+    resolve_task_judge(name, metadata, care_rating_format())  # fails now if unset or unconstrained
     loaded = load_care(language)
     per_task = {
         "lm_eval_task": name,

@@ -106,8 +106,7 @@ def process_answers(doc: dict[str, Any], results: Sequence[str]) -> dict[str, fl
     return {spec.ANSWERED: float(bool((results[0] or "").strip()))}
 
 
-# per language and topic included
-all_metrics = OutcomeMetrics(culturesynth_metrics, spec.PairOutcome)
+all_metrics = OutcomeMetrics(culturesynth_metrics, spec.PairOutcome)  # per language and topic too
 
 
 def agg_n_scored(items: list[Any]) -> float:

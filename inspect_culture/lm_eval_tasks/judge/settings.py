@@ -29,9 +29,7 @@ PREFLIGHT_ENV = "INSPECT_CULTURE_JUDGE_PREFLIGHT"  # "off" skips the check at lo
 
 
 def _integer(minimum: int, key: str, value: Any) -> int:
-    number: Any = value
-    if isinstance(value, str) and is_whole_number_text(value):
-        number = int(value)
+    number = int(value) if isinstance(value, str) and is_whole_number_text(value) else value
     if isinstance(number, bool) or not isinstance(number, int) or number < minimum:
         raise JudgeConfigError(f"{key}={value!r}: must be an integer >= {minimum}")
     return number
