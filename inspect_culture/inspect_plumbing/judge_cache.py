@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any
 
 from inspect_ai.model import ChatMessage, GenerateConfig, Model
 
@@ -32,16 +31,6 @@ def judge_id(model: Model) -> JudgeId:
     return JudgeId(sent_model_name(model), default)
 
 
-def sampling(model: Model, config: GenerateConfig) -> dict[str, Any]:
-    """The call's config over the role's own (a role's top_p changes the reply too)."""
-    merged = model.config.merge(config).model_dump(
-        exclude_none=True, mode="json", exclude=_NOT_SAMPLING
-    )
-    extra = merged.pop("extra_body", None) or {}
-    extra = {k: v for k, v in extra.items() if k not in _CONSTRAINT_BODY}
-    return {**merged, **({"extra_body": extra} if extra else {})}
-
-
 def request_key(
     model: Model,
     messages: str | Sequence[ChatMessage],
@@ -52,7 +41,14 @@ def request_key(
         wire = [{"role": "user", "content": messages}]
     else:
         wire = [{"role": m.role, "content": m.text} for m in messages]
-    return shared.key(judge_id(model), wire, sampling(model, config), constraint)
+    # the call's config over the role's own (a role's top_p changes the reply too)
+    sampling = model.config.merge(config).model_dump(
+        exclude_none=True, mode="json", exclude=_NOT_SAMPLING
+    )
+    extra = sampling.pop("extra_body", None) or {}
+    if extra := {k: v for k, v in extra.items() if k not in _CONSTRAINT_BODY}:
+        sampling["extra_body"] = extra
+    return shared.key(judge_id(model), wire, sampling, constraint)
 
 
 async def learn_identity_once(model: Model) -> str | None:

@@ -11,8 +11,6 @@ from collections.abc import Callable, Collection, Sized
 from inspect_culture.judging.reasons import HOW_TO_JUDGE, all_unscored_alarm, judge_later_note
 
 log = logging.getLogger(__name__)
-_LIVE_MODULE = "inspect_ai._eval.task.run"
-_LIVE_FUNCTIONS = {"compute", "update_metrics_display_fn"}
 ALL_UNSCORED = "all_unscored"  # the metric a judged task reports when no sample was scored
 # A judge_later run's final metrics get a calm note, not the alarm of a run whose judge failed
 _judge_later_seen = False
@@ -30,26 +28,13 @@ def is_live_refresh(max_depth: int = 12) -> bool:
         if frame is None:
             return False
         if (
-            frame.f_code.co_name in _LIVE_FUNCTIONS
-            and frame.f_globals.get("__name__") == _LIVE_MODULE
+            frame.f_code.co_name in {"compute", "update_metrics_display_fn"}
+            and frame.f_globals.get("__name__") == "inspect_ai._eval.task.run"
             and "next_compute_time" in frame.f_code.co_freevars
         ):
             return True
         frame = frame.f_back  # type: ignore[assignment]
     return False
-
-
-def all_unscored(task: str) -> dict[str, float]:
-    """No sample scored: said on stderr (final computation only) and as `all_unscored` = 1."""
-    global _judge_later_seen
-    if _judge_later_seen and not is_live_refresh():
-        _judge_later_seen = False
-        print(judge_later_note(task, HOW_TO_JUDGE["Inspect"]), file=sys.stderr, flush=True)
-    elif not is_live_refresh():
-        banner = all_unscored_alarm(task)
-        log.info(banner)  # into the eval log's messages
-        print(banner, file=sys.stderr, flush=True)
-    return {"n_scored": 0.0, ALL_UNSCORED: 1.0}
 
 
 def judged_metrics(
@@ -60,9 +45,19 @@ def judged_metrics(
     bootstrap: bool = True,
 ) -> dict[str, float]:
     """A judged task's metrics less `dropped` (Inspect counts unscored samples itself); a live
-    refresh skips the bootstrap intervals, to stay cheap."""
+    refresh skips the bootstrap intervals, to stay cheap. No sample scored: said on stderr (final
+    computation only) and as `all_unscored` = 1."""
+    global _judge_later_seen
+    refresh = is_live_refresh()
     if not len(scores):
-        return all_unscored(task)
-    live = bootstrap and is_live_refresh()
+        if _judge_later_seen and not refresh:
+            _judge_later_seen = False
+            print(judge_later_note(task, HOW_TO_JUDGE["Inspect"]), file=sys.stderr, flush=True)
+        elif not refresh:
+            banner = all_unscored_alarm(task)
+            log.info(banner)  # into the eval log's messages
+            print(banner, file=sys.stderr, flush=True)
+        return {"n_scored": 0.0, ALL_UNSCORED: 1.0}
+    live = bootstrap and refresh
     values = compute(resamples=1) if live else compute()
     return {k: v for k, v in values.items() if k not in dropped and not (live and "_ci_" in k)}

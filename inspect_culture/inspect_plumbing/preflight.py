@@ -32,7 +32,6 @@ from inspect_culture.judging.redaction import redact, without_userinfo
 
 PREFLIGHT_CONFIG = GenerateConfig(max_tokens=1, temperature=0.0, max_retries=0, timeout=30)
 _PREFLIGHTS: dict[tuple[int, str, str, str, str, str], asyncio.Future[str | None]] = {}
-OFFLINE_PROVIDERS = ("mockllm/", "none/")
 KNOBS = Knobs(
     key="the API key for this endpoint (the provider's API key environment variable, e.g. "
     "OPENAI_API_KEY, or model_args api_key)",
@@ -90,7 +89,7 @@ async def preflight(model: Model, role: str, probe: Probe | None = None) -> str 
     """The problem with `model` in words, or None when it answered (and, with `probe`, applied
     the verdict constraint: the constraint probe is then the preflight). Once per event loop
     (one eval), role, model, endpoint and probe: concurrent samples await the same check."""
-    if str(model).startswith(OFFLINE_PROVIDERS):
+    if str(model).startswith(("mockllm/", "none/")):
         return None  # nothing to reach (and a mock's scripted outputs are not spent on a check)
     loop = asyncio.get_running_loop()
     shown = without_userinfo(str(getattr(model.api, "base_url", None)))
