@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Sequence
 
 from scipy import stats
@@ -39,11 +39,8 @@ def agreement_metrics(
         "n_unscored": float(len(pairs) - len(scored)),
         **correlations(judge, human),
     }
-    by_category: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for j, h, c in scored:
-        by_category[c].append((j, h))
-    for category in sorted(by_category):
-        judge_ratings, human_ratings = zip(*by_category[category])
+    for category in sorted({c for _, _, c in scored}):
+        judge_ratings, human_ratings = zip(*[(j, h) for j, h, c in scored if c == category])
         for name, value in correlations(judge_ratings, human_ratings).items():
             result[f"{name}_{category}"] = value
     for who, ratings in (("judge", judge), ("human", human)):

@@ -20,8 +20,7 @@ class JudgedRating(NamedTuple):
 
 def read_rating(text: str | None) -> JudgedRating:
     """The judge's one rating within 1-10, or None and why."""
-    values = [float(value) for value in _BRACKETED.findall(text or "")]
-    distinct = sorted(set(values))
+    distinct = sorted({float(value) for value in _BRACKETED.findall(text or "")})
     if not distinct:
         return JudgedRating(None, NO_RATING)
     if len(distinct) > 1:

@@ -57,8 +57,7 @@ class BaselineResponses:
         """The ids this file has no answer for, logged with a dataset mismatch (never silent)."""
         if warning := self.dataset_warning(dataset_sha256):
             log.warning("culturesynth: %s", warning)
-        missing = [i for i in ids if i not in self.responses]
-        if missing:
+        if missing := [i for i in ids if i not in self.responses]:
             log.warning(
                 "culturesynth: %d of %d questions have no answer in the baseline file %s; they "
                 "are reported as n_missing_baseline, not judged (first: %s)",

@@ -13,6 +13,7 @@ from inspect_culture.benchmarks.normad.spec import DEFAULT_PARSER, PARSERS, Norm
 # "neutral" is the gold-label name; a model that answers it means the third option.
 _WORD_TO_LABEL = {"yes": "yes", "no": "no", "neither": "neutral", "neutral": "neutral"}
 _OPTION_TO_LABEL = {"1": "yes", "2": "no", "3": "neutral"}
+_UPSTREAM_RULES = (("Yes", "1", "yes"), ("No", "2", "no"), ("Neither", "3", "neutral"))
 
 _MARKDOWN = re.compile(r"[*_`#>~|\"“”‘’«»']+")
 _PREFIX = re.compile(r"^(?:final\s+)?answer\b\s*(?:\([^)]*\))?\s*[:：.\-–—]?\s*")
@@ -51,12 +52,9 @@ def parse_strict(text: str) -> ParsedAnswer:
 def parse_upstream(text: str) -> ParsedAnswer:
     """The authors' rules: case-sensitive substrings in a fixed order, `neutral` as fallback."""
     lowered = text.lower()
-    if "Yes" in text or "option 1" in lowered:
-        return ParsedAnswer("yes", "upstream_yes")
-    if "No" in text or "option 2" in lowered:
-        return ParsedAnswer("no", "upstream_no")
-    if "Neither" in text or "option 3" in lowered:
-        return ParsedAnswer("neutral", "upstream_neither")
+    for word, option, label in _UPSTREAM_RULES:
+        if word in text or f"option {option}" in lowered:
+            return ParsedAnswer(label, f"upstream_{word.lower()}")
     return ParsedAnswer("neutral", "upstream_fallback")
 
 
