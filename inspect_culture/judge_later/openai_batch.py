@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -192,12 +193,10 @@ class BatchJudge:
     def _load(path: Path) -> State:
         if not path.is_file():
             return {"rounds": []}
-        try:
+        with suppress(OSError, UnicodeDecodeError, json.JSONDecodeError):
             state = json.loads(path.read_text(encoding="utf-8"))
             if isinstance(state, dict) and isinstance(state.get("rounds"), list):
                 return state
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            pass
         raise JudgeLaterError(
             f"{path}: unreadable batch state (ids of batches already paid for); fix or delete it "
             "(deleting it submits a new batch for the requests not yet in the judge cache)"
@@ -270,10 +269,7 @@ class BatchJudge:
 
     def _finish(self, client: openai.OpenAI, entry: Entry, outcomes: Outcomes) -> None:
         """Wait for the batch to end, then read its output and error files into `outcomes`."""
-        while True:
-            batch = client.batches.retrieve(entry["batch_id"])
-            if batch.status in TERMINAL:
-                break
+        while (batch := client.batches.retrieve(entry["batch_id"])).status not in TERMINAL:
             time.sleep(self.options.poll_interval)
         entry["status"] = batch.status
         files = [f for f in (batch.output_file_id, batch.error_file_id) if f]

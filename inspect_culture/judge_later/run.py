@@ -60,8 +60,7 @@ def _plan(
     """The run's judged tasks, read and checked so a broken one stops before any judge call."""
     tasks = []
     for task in run.results["configs"]:
-        found = judged_task(task)
-        if found is None:
+        if (found := judged_task(task)) is None:
             summary.skipped.append(f"{task}: has no judge")
             continue
         if task not in run.samples:

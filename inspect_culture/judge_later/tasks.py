@@ -25,6 +25,5 @@ def judged_task(task: str) -> JudgedTask | None:
     """The judged benchmark of an lm-eval task name; None for tasks without a judge."""
     for family in (f for b in benchmarks() for f in b.lm_eval_judged):
         if re.fullmatch(family.pattern, task):
-            probe = resolve(family.probe_format)(*family.probe_args)
-            return JudgedTask(family.module, probe)
+            return JudgedTask(family.module, resolve(family.probe_format)(*family.probe_args))
     return None

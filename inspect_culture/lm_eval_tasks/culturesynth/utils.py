@@ -60,8 +60,7 @@ def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
     language = _language(JUDGED, variant, metadata)
     check_judge_config(metadata)  # unset or invalid: fails before the local checks
     settings = spec.validate(**{k: metadata[k] for k in spec.LM_EVAL_PARAMS if k in metadata})
-    source = metadata.get("baseline_responses")
-    if not source:
+    if not (source := metadata.get("baseline_responses")):
         raise DatasetUnavailableError(
             "CultureSynth compares the model with a baseline model's answers: pass "
             "--metadata '{\"baseline_responses\": FILE, ...}'. Make FILE by running the baseline "

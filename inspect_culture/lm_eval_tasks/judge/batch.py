@@ -114,11 +114,9 @@ def judge_requests(
         return None, [JudgeReply(None, error=JUDGE_LATER_REASON) for _ in requests]
     messages = [[dict(m) for m in r.messages] for r in requests]
     formats = [r.verdict_format for r in requests]
-    backend = _BACKEND.get()
-    if backend is not None:
+    if (backend := _BACKEND.get()) is not None:
         return settings, backend(settings, messages, formats)
-    judge = OpenAICompatibleJudge(settings, open_cache())
-    return settings, judge.judge_all_sync(messages, formats)
+    return settings, OpenAICompatibleJudge(settings, open_cache()).judge_all_sync(messages, formats)
 
 
 def judged_filter(
