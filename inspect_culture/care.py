@@ -27,7 +27,6 @@ from inspect_culture.benchmarks.care.spec import CareOutcome
 from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
 from inspect_culture.inspect_plumbing.judge import (
-    grader_model,
     judge_sample,
     judged_score,
     require_grader,
@@ -155,10 +154,9 @@ def care_judge(
     judging = CareJudging(options.judge_mapping)
 
     async def score(state: TaskState, target: Target) -> Score:
-        grader = grader_model(options.self_grade, later)
         item = {**state.metadata, "id": str(state.sample_id), "answer": target.text}
-        judged, [reply] = await judge_sample(
-            judging, item, state.output.completion, grader, options.judge_constraint, timeout
+        grader, judged, [reply] = await judge_sample(
+            judging, item, state.output.completion, options, timeout, later
         )
         details = {
             **judged.record,

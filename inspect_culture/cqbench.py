@@ -38,7 +38,6 @@ from inspect_culture.benchmarks.cqbench.prompts import task_messages, ve_extract
 from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
 from inspect_culture.inspect_plumbing.judge import (
-    grader_model,
     judge_sample,
     judged_score,
     require_grader,
@@ -277,10 +276,9 @@ def cqbench_ve_judge(
         later = as_bool("judge_later", judge_later)
 
     async def score(state: TaskState, target: Target) -> Score:
-        grader = grader_model(params.self_grade, later)
         item = {**state.metadata, "id": str(state.sample_id)}
-        judged, [reply] = await judge_sample(
-            VeJudging(), item, state.output.completion, grader, params.judge_constraint, timeout
+        grader, judged, [reply] = await judge_sample(
+            VeJudging(), item, state.output.completion, params, timeout, later
         )
         metadata = {
             **judged.record,

@@ -43,7 +43,6 @@ from inspect_culture.inspect_plumbing.failures import (
 from inspect_culture.inspect_plumbing.judge import (
     attempts_of,
     bounded_generate,
-    grader_model,
     judge_sample,
     judged_score,
     judgment_timeout,
@@ -260,11 +259,9 @@ def culturesynth_judge(
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata
         baseline = meta.get("baseline_answer")
-        # no baseline answer: no judge request, so no grader needed
-        grader = None if baseline is None else grader_model(settings.self_grade, later)
         item = {**meta, "id": str(state.sample_id), "answer": target.text}
-        judged, results = await judge_sample(
-            judging, item, state.output.completion, grader, settings.judge_constraint, timeout
+        _, judged, results = await judge_sample(
+            judging, item, state.output.completion, settings, timeout, later
         )
         replies = [r.text for r in results]
         details = {

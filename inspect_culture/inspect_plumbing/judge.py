@@ -232,22 +232,21 @@ async def judge_reply(
 
 
 async def judge_sample(
-    judging: Judging,
-    item: Item,
-    answer: str | None,
-    grader: Model | None,
-    constraint: str = "none",
-    timeout: float | None = None,
-) -> tuple[Judged, list[JudgeReply]]:
-    """The benchmark's judge requests for one answer, sent concurrently, and their outcome."""
+    judging: Judging, item: Item, answer: str | None, spec: Any, timeout: float | None, later: bool
+) -> tuple[Model | None, Judged, list[JudgeReply]]:
+    """The grader (none without a request) and the outcome of the benchmark's judge requests for
+    one answer, sent concurrently; `spec` is its validated options (self_grade, judge_constraint)."""
+    requests = judging.requests(item, answer)
+    grader = grader_model(spec.self_grade, later) if requests else None
+    constraint = spec.judge_constraint
     results = await asyncio.gather(
         *(
             judge_reply(grader, to_chat_messages(r.messages), r.verdict_format, constraint, timeout)
-            for r in judging.requests(item, answer)
+            for r in requests
         )
     )
     replies = [JudgeReply(text, error) for text, error in results]
-    return judging.outcome(item, answer, replies), replies
+    return grader, judging.outcome(item, answer, replies), replies
 
 
 def judged_score(judged: Judged, **shown: Any) -> Score:
