@@ -87,8 +87,7 @@ def check_task(
     """What would fail only after the judge was paid, found before any task is judged: an unknown
     metric, or a doc without a field its judge prompt needs (every prompt built, none sent)."""
     module, names, docs = judged.load(), metric_names(config, saved.task), _docs(saved)
-    unknown = [name for name in names if not callable(getattr(module, f"agg_{name}", None))]
-    if unknown:
+    if unknown := [n for n in names if not callable(getattr(module, f"agg_{n}", None))]:
         known = sorted(n.removeprefix("agg_") for n in dir(module) if n.startswith("agg_"))
         raise JudgeLaterError(
             f"results file: configs.{saved.task}.metric_list names {', '.join(map(repr, unknown))}, "

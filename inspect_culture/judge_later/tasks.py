@@ -1,5 +1,4 @@
-"""Which lm-eval tasks carry a judge (the registry's `lm_eval_judged` families), and the module
-holding the `judge_filter`, `process_results` and `agg_<metric>` their task YAML names."""
+"""Which lm-eval tasks carry a judge (the registry's `lm_eval_judged` families), and their module."""
 
 from __future__ import annotations
 

@@ -55,8 +55,7 @@ def _scores(benchmark: str, outcomes: str) -> dict[str, float]:
 
 
 class OutcomeMetrics:
-    """`compute` over the items as `outcome` records (or as they are); `value` runs it once per
-    task, keyed by the items' JSON, and is NaN for a name it gives no value for."""
+    """`compute` over the items (as `outcome` records if given); `value` runs it once per task."""
 
     def __init__(self, compute: Callable[[list[Any]], dict[str, float]], outcome: Any = None):
         self.compute, self.outcome = compute, outcome

@@ -1,5 +1,4 @@
-"""Writes CARE's lm-eval YAML from the spec: one task per language and prompting, the shared
-template and the zero-shot group (`python -m` this module `[--check]`)."""
+"""Writes this folder's lm-eval YAML from the CARE spec; run it with `python -m` (`--check`)."""
 
 from __future__ import annotations
 

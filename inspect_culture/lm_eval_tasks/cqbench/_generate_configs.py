@@ -1,5 +1,4 @@
-"""Writes this folder's lm-eval YAML from the CQ-Bench spec (four templates, a task per
-family/setting/prompt, five groups); run it with `python -m`."""
+"""Writes this folder's lm-eval YAML from the CQ-Bench spec; run it with `python -m`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Writes this folder's lm-eval YAML from the CultureSynth-7 spec (a judged and an answers-only
-task per language and for all seven, two templates, two groups); run it with `python -m`."""
+"""Writes this folder's lm-eval YAML from the CultureSynth-7 spec; run it with `python -m`."""
 
 from __future__ import annotations
 

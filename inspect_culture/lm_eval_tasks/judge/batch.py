@@ -63,8 +63,7 @@ def check_judge_config(metadata: Mapping[str, Any]) -> JudgeSettings | None:
 def check_judge(
     metadata: Mapping[str, Any], verdict_format: VerdictFormat | None = None
 ) -> JudgeSettings | None:
-    """The judge (raises if unset), its cache opened and, with one small request, checked to
-    answer (applying the verdict constraint, if on); None for a generation-only run."""
+    """The judge (raises if unset), its cache opened and checked by one request; None if judged later."""
     judge = check_judge_config(metadata)
     if judge is not None and preflight_on(metadata):
         fmt = verdict_format if judge.constraint != "none" else None

@@ -145,8 +145,7 @@ class OpenAICompatibleJudge:
     ) -> JudgeReply:
         """A cached reply, else the judge's (kept in the cache when there is one)."""
         key, judge = cache_key(self.settings, messages), served_identity(self.settings)
-        hit = self.cache.get(key, judge) if self.cache is not None else None
-        if hit is not None:
+        if (hit := self.cache.get(key, judge) if self.cache is not None else None) is not None:
             return readable(JudgeReply(hit, cached=True), fmt, self.settings.constraint)
         result = await self._call_with_retries(client, messages, fmt)
         if self.cache is not None and result.text is not None:

@@ -1,5 +1,4 @@
-"""Writes this folder's lm-eval YAML from the NormAd spec (task per context, shared template,
-group): `python -m inspect_culture.lm_eval_tasks.normad._generate_configs`."""
+"""Writes this folder's lm-eval YAML from the NormAd spec; run it with `python -m`."""
 
 from __future__ import annotations
 
