@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 DATA_DIR_ENV = "INSPECT_CULTURE_DATA_DIR"
-CACHE_DIR_ENV = "INSPECT_CULTURE_CACHE_DIR"
 OFFLINE_ENVS = ("INSPECT_CULTURE_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
 # README, "Data": while it is set, a file in neither mirror nor cache is an error saying where.
 MIRROR_RULE = f"Nothing is downloaded while {DATA_DIR_ENV} is set"
@@ -19,7 +18,7 @@ def mirror_dir() -> Path | None:
 
 
 def cache_dir() -> Path:
-    if value := os.environ.get(CACHE_DIR_ENV, "").strip():
+    if value := os.environ.get("INSPECT_CULTURE_CACHE_DIR", "").strip():
         return Path(value).expanduser()
     base = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
     return Path(base) / "inspect_culture"

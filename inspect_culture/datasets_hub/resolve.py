@@ -54,8 +54,7 @@ def locate(source: Source) -> ResolvedFile | None:
 
 def resolve(source: Source, *, also: str = "") -> ResolvedFile:
     """The file to read, blob-verified wherever it came from; `also` names other mirror layouts."""
-    found = locate(source)
-    if found is None:
+    if (found := locate(source)) is None:
         if offline():
             raise DatasetUnavailableError(unavailable_message(source, "offline mode is on"))
         if mirror_dir() is not None:

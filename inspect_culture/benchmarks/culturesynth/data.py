@@ -250,9 +250,8 @@ def read_culturesynth(
 
 
 def _map_columns(table: _Table, overrides: dict[str, str]) -> dict[str, str | None]:
-    by_key: dict[str, str] = {}
-    for header in table.headers:
-        by_key.setdefault(_header_key(header), header)
+    # reversed, so that of two headers with one key the first one wins
+    by_key = {_header_key(header): header for header in reversed(table.headers)}
     mapping: dict[str, str | None] = {}
     missing: list[str] = []
     for field, spellings in DEFAULT_COLUMNS.items():

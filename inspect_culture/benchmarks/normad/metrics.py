@@ -20,12 +20,11 @@ def normad_metrics(
     preds = [o.pred for o in outcomes]
     ids = [o.sample_id for o in outcomes]
     correct = per_question_means([float(g == p) for g, p in zip(golds, preds)], ids)
-    unparsed = per_question_means([float(p is None) for p in preds], ids)
     low, high = bootstrap_mean_interval(correct, seed=seed, resamples=resamples)
     result = {
         "accuracy": mean(correct),
         "macro_f1": classification.macro_f1(golds, preds, LABELS),
-        "unparsed_rate": mean(unparsed),
+        "unparsed_rate": mean(per_question_means([float(p is None) for p in preds], ids)),
         "accuracy_ci_low": low,
         "accuracy_ci_high": high,
     }
