@@ -43,6 +43,7 @@ import argparse
 import base64
 import collections
 import hashlib
+import inspect
 import json
 import os
 import random
@@ -64,6 +65,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from inspect_culture.judging.cache import JudgeCache  # noqa: E402
 from inspect_culture.judging.redaction import secret_forms  # noqa: E402
 from tests.support import openai_stub  # noqa: E402
 from tests.support.cqbench_data import install_folder_mirror, original_items  # noqa: E402
@@ -77,6 +79,7 @@ from tests.support.openai_stub import StubOpenAIServer, care_responder  # noqa: 
 
 BIN = Path(sys.executable).parent
 HANG = 3600.0  # seconds: a hung request is never answered while the benchmark runs
+KILL_DELIVERY = 0.1  # seconds: a request sent while the SIGKILL was on its way was in flight
 FORCED_MODULUS = 10  # a judge request whose messages hash to 0 mod this is always garbage
 ANSWER_TOKEN = re.compile(r"ans-[0-9a-f]{10}")
 # What a readable reason must not look like: a key, a bearer or basic token, an object repr.
@@ -180,9 +183,10 @@ class ChaosJudge:
         with self.lock:
             return {r.token for r in self.requests if r.kind == "forced" and r.token}
 
-    def report(self, killed_at: float) -> dict[str, int]:
+    def report(self, killed_at: float, resumed_at: float, unwritten: float) -> dict[str, int]:
         """Judgments paid before and after the kill, paid more than once, and how many of those
-        were in flight at the kill."""
+        were in flight at the kill: asked before it (or while the signal was on its way) and
+        answered at most `unwritten` seconds before it (a reply not stored yet) or later."""
         with self.lock:
             requests = list(self.requests)
         paid = collections.Counter(r.key for r in requests if r.answered is not None)
@@ -190,18 +194,23 @@ class ChaosJudge:
             r.key
             for r in requests
             if r.kind in ("verdict", "garbage", "forced")
-            and r.received < killed_at
-            and (r.answered is None or r.answered >= killed_at - 0.05)
+            and r.received < killed_at + KILL_DELIVERY
+            and (r.answered is None or r.answered >= killed_at - unwritten)
         }
         twice = {key for key, n in paid.items() if n > 1}
         kinds = collections.Counter(r.kind for r in requests)
+        self.twice_detail = [  # each judgment paid twice though not in flight: when, and how
+            [(r.kind, round(r.received - killed_at, 2), round(r.answered - killed_at, 2))
+             for r in requests if r.key == key and r.answered is not None]
+            for key in sorted(twice - in_flight)
+        ]  # fmt: skip
         answered = [r for r in requests if r.answered is not None]
         return {
             "requests": len(requests),
             **{f"requests_{kind}": n for kind, n in sorted(kinds.items())},
             "judgments_paid": sum(paid.values()),
             "paid_before_kill": sum(1 for r in answered if r.answered < killed_at),
-            "paid_after_kill": sum(1 for r in answered if r.received >= killed_at),
+            "paid_after_kill": sum(1 for r in answered if r.received >= resumed_at),
             "paid_twice": len(twice),
             "paid_twice_in_flight_at_kill": len(twice & in_flight),
             "paid_twice_otherwise": len(twice - in_flight),
@@ -551,13 +560,22 @@ def run_inspect(ctx: Context) -> dict:
     print(f"Inspect: kill after {kill_after} of ~{ctx.judgments} judgments")
     killed_at = run_until_killed(command, env, ctx, kill_after, ctx.log("inspect_1"))
     [crashed] = sorted(log_dir.glob("*.eval"))
+    resumed_at = time.time()
     code = run_to_end(
         [str(BIN / "inspect"), "eval-retry", str(crashed), "--log-dir", str(log_dir),
          "--max-connections", str(ctx.args.concurrency), "--display", "none"],
         env, ctx.log("inspect_2"),
     )  # fmt: skip
     print(f"Inspect: resumed, exit code {code}")
-    return {"rows": inspect_rows(log_dir), "killed_at": killed_at}
+    # Inspect's judge cache writes its replies in batches (docs/judge.md, "What is stored"):
+    # a reply answered up to one batch interval before the kill may be asked again
+    unwritten = inspect.signature(JudgeCache).parameters["flush_seconds"].default + 0.5
+    return {
+        "rows": inspect_rows(log_dir),
+        "killed_at": killed_at,
+        "resumed_at": resumed_at,
+        "unwritten": unwritten,
+    }
 
 
 def inspect_rows(log_dir: Path) -> list[dict[str, Any]]:
@@ -685,9 +703,16 @@ def run_lm_eval(ctx: Context) -> dict:
     kill_after = ctx.kill_after(1)
     print(f"lm-eval: kill `culture-evals judge` after {kill_after} of ~{ctx.judgments} judgments")
     killed_at = run_until_killed(command, env, ctx, kill_after, ctx.log("lm_eval_judge_1"))
+    resumed_at = time.time()
     code = run_to_end(command, env, ctx.log("lm_eval_judge_2"))
     print(f"lm-eval: resumed, exit code {code}")
-    return {"rows": lm_eval_rows(judged, bench), "killed_at": killed_at}
+    # `culture-evals judge` writes each reply to the cache at once
+    return {
+        "rows": lm_eval_rows(judged, bench),
+        "killed_at": killed_at,
+        "resumed_at": resumed_at,
+        "unwritten": 0.05,
+    }
 
 
 def lm_eval_rows(judged: Path, bench: Benchmark) -> list[dict[str, Any]]:
@@ -771,7 +796,7 @@ def check(ctx: Context, name: str, result: dict) -> list[str]:
     rows = result["rows"]
     ids = collections.Counter((r["id"], r["epoch"]) for r in rows)
     unscored = [r for r in rows if r["value"] is None]
-    paid = judge.report(result["killed_at"])
+    paid = judge.report(result["killed_at"], result["resumed_at"], result["unwritten"])
     reasons = collections.Counter(
         re.sub(r"\d+(\.\d+)?", "#", r["reason"] or "(none)") for r in unscored
     )
@@ -814,7 +839,8 @@ def check(ctx: Context, name: str, result: dict) -> list[str]:
                                     f" {paid['paid_after_kill']} after it (both must be > 0)"))  # fmt: skip
     if paid["paid_twice_otherwise"]:
         failures.append((CHECKS[5], f"{paid['paid_twice_otherwise']} judgments paid twice, not in "
-                                    "flight at the kill"))  # fmt: skip
+                                    "flight at the kill (kind, received and answered, seconds "
+                                    f"from the kill): {judge.twice_detail[:3]}"))  # fmt: skip
     leaks = find_secrets(ctx.work, ctx.secrets)
     if leaks:
         failures.append((CHECKS[6], f"{len(leaks)} found: {leaks[:5]}"))
