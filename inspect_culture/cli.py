@@ -146,7 +146,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from inspect_culture.report.build import build_report, check_dependencies, write_report
-    from inspect_culture.report.errors import ReportDependencyError
+    from inspect_culture.report.model import ReportDependencyError
     from inspect_culture.report.render import parse_formats
 
     try:

@@ -9,9 +9,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from inspect_culture.report.errors import ReportDependencyError
 from inspect_culture.report.inputs import read_runs
-from inspect_culture.report.model import Cell, Report, Row, RunInfo, Table
+from inspect_culture.report.model import Cell, Report, ReportDependencyError, Row, RunInfo, Table
 from inspect_culture.report.published import published_settings
 from inspect_culture.report.render import write_outputs
 from inspect_culture.report.section import section_of

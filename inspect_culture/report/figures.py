@@ -11,8 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspect_culture.report.errors import ReportDependencyError
-from inspect_culture.report.model import Cell, Column, Figure, Row, Table
+from inspect_culture.report.model import Cell, Column, Figure, ReportDependencyError, Row, Table
 from inspect_culture.report.render.common import group_text
 from inspect_culture.report.section import all_layouts, sections
 

@@ -135,6 +135,7 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
             continue
         own = (configs.get(task) or {}).get("metadata")
         metadata = dict(own or _group_metadata(task, data, configs))
+        unscored = (v for k, v in result.items() if k.partition(",")[0] == "n_unscored")
         runs.append(
             RunInfo(
                 path=path,
@@ -157,7 +158,7 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
                     "task_version": (data.get("versions") or {}).get(task),
                     **{k: v for k, v in metadata.items() if k.endswith("_version")},
                 },
-                unscored=_unscored(result),
+                unscored=next((int(v) for v in unscored if isinstance(v, int | float)), None),
                 records_source=None if task in groups else samples_beside(path, task),
             )
         )
@@ -194,11 +195,6 @@ def _samples(task: str, n_samples: dict[str, Any], result: dict[str, Any]) -> in
         return int(counts["effective"])
     length = result.get("sample_len")
     return int(length) if isinstance(length, int | float) else None
-
-
-def _unscored(result: dict[str, Any]) -> int | None:
-    counts = (v for k, v in result.items() if k.partition(",")[0] == "n_unscored")
-    return next((int(v) for v in counts if isinstance(v, int | float)), None)
 
 
 def canonical_lm_eval_model(config: Mapping[str, Any], fallback: str | None) -> str:

@@ -9,6 +9,10 @@ from pathlib import Path
 from typing import Any
 
 
+class ReportDependencyError(RuntimeError):
+    """A missing optional dependency of the report; the one-line message names the extra."""
+
+
 @dataclass(frozen=True)
 class Cell:
     """One number of a table; `None` where the run or the paper has none."""

@@ -187,7 +187,10 @@ def _entry(raw: Any, file: str, at: str, cite: str, baseline: bool) -> Published
     printed = raw["printed"]
     ok = isinstance(printed, dict) and set(printed) == set(values)
     check(ok, "printed", "must give a string for exactly the keys of values")
-    quote = _quote(raw["quote"], file, f"{at}.quote")
+    parts = [raw["quote"]] if isinstance(raw["quote"], str) else raw["quote"]
+    ok = isinstance(parts, list) and parts and all(isinstance(p, str) and p for p in parts)
+    check(ok, "quote", "must be a non-empty string or list of strings")
+    quote = tuple(parts)
     for key, text in printed.items():
         ok = isinstance(text, str) and _NUMBER.fullmatch(text)
         check(ok, f"printed.{key}", f"must be a number as printed, got {text!r}")
@@ -248,13 +251,6 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 def number_in_text(printed: str, text: str) -> bool:
     """Whether `printed` occurs in `text` as a whole number: "0.1" is not in "0.10" or "-0.1"."""
     return re.search(rf"(?<![\d.\-]){re.escape(printed)}(?![\d])", text) is not None
-
-
-def _quote(raw: Any, file: str, at: str) -> tuple[str, ...]:
-    parts = [raw] if isinstance(raw, str) else raw
-    ok = isinstance(parts, list) and parts and all(isinstance(p, str) and p for p in parts)
-    _check(ok, file, at, "must be a non-empty string or list of strings")
-    return tuple(parts)
 
 
 def _text(raw: Any, file: str, at: str) -> str:

@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from inspect_culture.report import figures
-from inspect_culture.report.errors import ReportDependencyError
 from inspect_culture.report.figures import OKABE_ITO, draw_figures
-from inspect_culture.report.model import Cell, Figure, Row, Table
+from inspect_culture.report.model import Cell, Figure, ReportDependencyError, Row, Table
 from inspect_culture.report.section import all_layouts
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"  # long name, run in both harnesses

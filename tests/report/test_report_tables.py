@@ -12,8 +12,7 @@ import pytest
 
 from inspect_culture.report import records as records_module
 from inspect_culture.report.build import check_dependencies
-from inspect_culture.report.errors import ReportDependencyError
-from inspect_culture.report.model import RunInfo
+from inspect_culture.report.model import ReportDependencyError, RunInfo
 from inspect_culture.report.tables.care import care_tables
 from inspect_culture.report.tables.cqbench import cqbench_tables
 from inspect_culture.report.tables.normad import normad_tables
