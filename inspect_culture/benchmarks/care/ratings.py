@@ -98,10 +98,7 @@ def _download() -> list[dict[str, Any]]:
 
 
 def _field(row: dict[str, Any], name: str) -> Any:
-    for alias in _ALIASES[name]:
-        if row.get(alias) not in (None, ""):
-            return row[alias]
-    return None
+    return next((row[alias] for alias in _ALIASES[name] if row.get(alias) not in (None, "")), None)
 
 
 def _normalize(row: dict[str, Any], index: int, where_file: str) -> dict[str, Any]:

@@ -263,13 +263,12 @@ def _map_columns(table: _Table, overrides: dict[str, str]) -> dict[str, str | No
                     f"{table.where}: column {wanted!r} given for '{field}' (column_map or "
                     f"{COLUMNS_ENV}) is not in the header; found columns: {_listing(table.headers)}"
                 )
-            mapping[field] = found
-            continue
-        found = next((by_key[k] for k in map(_header_key, spellings) if k in by_key), None)
+        else:
+            found = next((by_key[k] for k in map(_header_key, spellings) if k in by_key), None)
+            optional = field in OPTIONAL_FIELDS or (field == "language" and table.language)
+            if found is None and not optional:
+                missing.append(field)
         mapping[field] = found
-        optional = field in OPTIONAL_FIELDS or (field == "language" and table.language)
-        if found is None and not optional:
-            missing.append(field)
     if missing:
         tried = "; ".join(f"{f}: {', '.join(DEFAULT_COLUMNS[f])}" for f in missing)
         example = json.dumps(dict.fromkeys(missing, "<column>"), ensure_ascii=False)

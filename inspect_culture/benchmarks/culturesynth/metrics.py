@@ -28,9 +28,7 @@ def weighted_average(by_language: Mapping[str, Sequence[float]]) -> float:
     total = sum(len(values) for values in by_language.values())
     if not total:
         return math.nan
-    return (
-        sum(len(values) * net_win_rate(values) for values in by_language.values() if values) / total
-    )
+    return sum(len(v) * net_win_rate(v) for v in by_language.values() if v) / total
 
 
 def _question_rate(scored: Sequence[PairOutcome], value: Callable[[PairOutcome], float]) -> float:
@@ -66,16 +64,14 @@ def culturesynth_metrics(
     low, high = bootstrap_mean_interval(
         sorted(100.0 * v for v in values), seed=seeds.pop(), resamples=resamples
     )
-    result.update(
-        {
-            "net_win_rate": net_win_rate(values),
-            "net_win_rate_ci_low": low,
-            "net_win_rate_ci_high": high,
-            "win_rate": _question_rate(scored, lambda o: o.outcome == 1),
-            "tie_rate": _question_rate(scored, lambda o: o.outcome == 0),
-            "loss_rate": _question_rate(scored, lambda o: o.outcome == -1),
-        }
-    )
+    result |= {
+        "net_win_rate": net_win_rate(values),
+        "net_win_rate_ci_low": low,
+        "net_win_rate_ci_high": high,
+        "win_rate": _question_rate(scored, lambda o: o.outcome == 1),
+        "tie_rate": _question_rate(scored, lambda o: o.outcome == 0),
+        "loss_rate": _question_rate(scored, lambda o: o.outcome == -1),
+    }
     by_language: dict[str, list[float]] = defaultdict(list)
     by_topic: dict[str, list[float]] = defaultdict(list)
     for question, mean in means.items():
