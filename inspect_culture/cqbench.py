@@ -158,10 +158,8 @@ def cqbench_vs(
         skip_empty: upstream behaviour, dropping stories whose output names no option.
     """
     with task_setup_errors():
-        arguments = {"setting": setting, "reasoning": reasoning, "shots": shots}
-        params = spec.validate(
-            "vs", {**arguments, "prompt_fidelity": prompt_fidelity, "skip_empty": skip_empty}
-        )
+        arguments = dict(setting=setting, reasoning=reasoning, shots=shots, skip_empty=skip_empty)
+        params = spec.validate("vs", {**arguments, "prompt_fidelity": prompt_fidelity})
     return _task(params, cqbench_vs_scorer(params.skip_empty))
 
 

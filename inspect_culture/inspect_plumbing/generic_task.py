@@ -26,9 +26,8 @@ def simple_task(name: str) -> Task:
     samples = []
     for record in loaded.records:
         system, user = contract.prompt(record)
-        messages: list[ChatMessage] = [ChatMessageUser(content=user)]
-        if system:
-            messages.insert(0, ChatMessageSystem(content=system))
+        messages: list[ChatMessage] = [ChatMessageSystem(content=system)] if system else []
+        messages.append(ChatMessageUser(content=user))
         samples.append(Sample(id=record["id"], input=messages, metadata={"record": record}))
     return Task(
         dataset=MemoryDataset(samples, name=name),

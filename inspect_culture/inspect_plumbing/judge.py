@@ -118,8 +118,7 @@ def judge_config(
     own = grader.config
     # the role's batch mode is kept so that nothing merged later drops it (a role model does not
     # inherit the eval's --batch); a hung attempt is retried, as in lm-eval, unless batched
-    default_attempt = own.attempt_timeout is None and not own.batch
-    attempt = DEFAULT_ATTEMPT_TIMEOUT if default_attempt else None
+    attempt = DEFAULT_ATTEMPT_TIMEOUT if own.attempt_timeout is None and not own.batch else None
     role = GenerateConfig(max_tokens=own.max_tokens, batch=own.batch, attempt_timeout=attempt)
     config = JUDGE_CONFIG.merge(role)
     if constraint == "none" or verdict_format is None:
@@ -167,8 +166,7 @@ async def bounded_generate(
     deadline = asyncio.timeout(None)
 
     def start_clock() -> None:
-        # a call made after this judgment ended (from a task that copied its context) has no
-        # clock left to start
+        # a call after this judgment ended (from a task that copied its context) has no clock
         if timeout is not None:
             with contextlib.suppress(RuntimeError):
                 deadline.reschedule(loop.time() + timeout)
