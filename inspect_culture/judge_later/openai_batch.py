@@ -288,8 +288,7 @@ class BatchJudge:
 
     def _read_line(self, line: dict[str, Any], outcomes: Outcomes) -> str:
         key = str(line.get("custom_id"))
-        outcome = outcomes.get(key)
-        if outcome is None or outcome.text is not None:
+        if (outcome := outcomes.get(key)) is None or outcome.text is not None:
             return key
         response = line.get("response") or {}
         status = response.get("status_code")

@@ -150,11 +150,9 @@ def judge_task(
     judge: JudgeSettings,
 ) -> TaskJudgement:
     """Judge every logged doc of `saved` with `judge`, once `check_task` passed."""
-    module = judged.load()
+    module, names, docs = judged.load(), metric_names(config, saved.task), _docs(saved)
     named = [f for f in config.get("filter_list") or [] if isinstance(f, dict) and f.get("name")]
     flt = str(named[0]["name"]) if named else "judged"
-    names = metric_names(config, saved.task)
-    docs = _docs(saved)
     with use_task_judge(saved.task, judge):
         replies = module.judge_filter(saved.responses(), docs)
     per_docs, lines = [], []

@@ -59,7 +59,7 @@ def _plan(
 ) -> tuple[LmEvalRun, list[_Task]]:
     """The run's judged tasks, read and checked so a broken one stops before any judge call."""
     tasks = []
-    for task in run.results["configs"]:
+    for task, config in run.results["configs"].items():
         if (found := judged_task(task)) is None:
             summary.skipped.append(f"{task}: has no judge")
             continue
@@ -78,7 +78,6 @@ def _plan(
                 raise JudgeLaterError(str(exc)) from None
             assert judge is not None  # judge_outputs drops judge_later
             judges[fmt] = judge
-        config = run.results["configs"][task]
         check_task(saved, config, found, judges[fmt])
         tasks.append((saved, config, found, judges[fmt]))
     return run, tasks

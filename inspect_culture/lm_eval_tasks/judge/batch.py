@@ -108,8 +108,7 @@ def judge_requests(
             f"{task}: no judge was resolved for this task in this process (its loader checks "
             "the judge before generation; a filter cannot run before the task loads)"
         )
-    settings = _TASK_JUDGES[task]
-    if settings is None:
+    if (settings := _TASK_JUDGES[task]) is None:
         return None, [JudgeReply(None, error=JUDGE_LATER_REASON) for _ in requests]
     messages = [[dict(m) for m in r.messages] for r in requests]
     formats = [r.verdict_format for r in requests]
