@@ -7,6 +7,8 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable, Collection, Sized
+from itertools import islice
+from traceback import walk_stack
 
 from inspect_culture.judging.reasons import HOW_TO_JUDGE, all_unscored_alarm, judge_later_note
 
@@ -23,18 +25,12 @@ def note_judge_later() -> None:
 
 def is_live_refresh(max_depth: int = 12) -> bool:
     """True when the metric is being computed for Inspect's live display, not for the log."""
-    frame = sys._getframe(1)
-    for _ in range(max_depth):
-        if frame is None:
-            return False
-        if (
-            frame.f_code.co_name in {"compute", "update_metrics_display_fn"}
-            and frame.f_globals.get("__name__") == "inspect_ai._eval.task.run"
-            and "next_compute_time" in frame.f_code.co_freevars
-        ):
-            return True
-        frame = frame.f_back  # type: ignore[assignment]
-    return False
+    return any(
+        frame.f_code.co_name in {"compute", "update_metrics_display_fn"}
+        and frame.f_globals.get("__name__") == "inspect_ai._eval.task.run"
+        and "next_compute_time" in frame.f_code.co_freevars
+        for frame, _ in islice(walk_stack(sys._getframe(1)), max_depth)
+    )
 
 
 def judged_metrics(
