@@ -72,12 +72,11 @@ def _group_metrics(
         present = [t for t in subtasks if isinstance(results.get(t, {}).get(key), int | float)]
         if not present:
             continue
-        values = [results[t][key] for t in present]
         counts = [counts_of[t] for t in present]
         by_size = weighting.get(key, weighting.get(key.split(",", 1)[0], True))
         if by_size and not sum(counts):
             continue
-        merged[key] = aggregate_subtask_metrics(values, counts, by_size)
+        merged[key] = aggregate_subtask_metrics([results[t][key] for t in present], counts, by_size)
         sample_count[key] = sum(counts)
         stderr_key = key.replace(",", "_stderr,", 1)
         stderrs = [results[t].get(stderr_key) for t in present]
