@@ -29,7 +29,6 @@ class GenerationSettings:
         return {} if self.top_p is None else {"top_p": self.top_p}
 
     def inspect_config(self) -> dict[str, Any]:
-        """Keyword arguments for Inspect's `GenerateConfig`."""
         return {"temperature": self.temperature, "max_tokens": self.max_tokens, **self._top_p()}
 
     def lm_eval_kwargs(self) -> dict[str, Any]:

@@ -12,7 +12,6 @@ MIRROR_RULE = f"Nothing is downloaded while {DATA_DIR_ENV} is set"
 
 
 def mirror_dir() -> Path | None:
-    """The offline mirror root, or None when the variable is unset."""
     value = os.environ.get(DATA_DIR_ENV, "").strip()
     return Path(value).expanduser() if value else None
 
@@ -25,7 +24,6 @@ def cache_dir() -> Path:
 
 
 def offline() -> bool:
-    """True when the user asked us never to touch the network."""
     return any(
         os.environ.get(name, "").strip().lower() in {"1", "true", "yes"} for name in OFFLINE_ENVS
     )

@@ -48,7 +48,6 @@ def prompt_text(name: str) -> str:
 
 
 def generation_messages(question: str, language: str, prompting: str) -> list[dict[str, str]]:
-    """Chat messages for the evaluated model."""
     check_choice("prompting", prompting, spec.PROMPTINGS)
     if prompting == "cot":
         system = prompt_text("cot_system.txt")

@@ -77,7 +77,6 @@ def check_position(position: str) -> None:
 
 
 def ordered_answers(target: str, baseline: str, target_position: Position) -> tuple[str, str]:
-    """(answer_a, answer_b) for a game."""
     check_position(target_position)
     return (target, baseline) if target_position == "A" else (baseline, target)
 

@@ -45,8 +45,6 @@ _ANY: Any = object()
 
 @dataclass(frozen=True)
 class Settings:
-    """A run's checked parameters."""
-
     languages: tuple[str, ...] | None  # None = all seven
     swap: bool
     seed: int

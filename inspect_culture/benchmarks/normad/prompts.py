@@ -28,6 +28,5 @@ def template(context: str) -> str:
 
 
 def render_prompt(context: str, record: Mapping[str, Any]) -> str:
-    """The user message for one normalized NormAd record under one context setting."""
     slots = {slot: record[field] for slot, field in _SLOTS.get(context, {}).items()}
     return template(context).format(story=record["story"], **slots)

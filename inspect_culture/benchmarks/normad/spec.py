@@ -52,8 +52,6 @@ def validate(
 
 @dataclass(frozen=True)
 class NormadOutcome(OutcomeRecord):
-    """What one scored answer contributes to the metrics."""
-
     sample_id: str  # the question: its epochs share it
     gold: str
     pred: str | None  # None = unparsed
