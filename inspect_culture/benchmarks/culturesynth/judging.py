@@ -38,9 +38,8 @@ class CultureSynthJudging:
         if item.get("baseline_answer") is None:
             judgement = missing_baseline(item.get("baseline_error"))
         else:
-            judgement = judge_games(
-                [r.text for r in replies], positions, [r.error for r in replies]
-            )
+            texts, errors = [r.text for r in replies], [r.error for r in replies]
+            judgement = judge_games(texts, positions, errors)
         pair = judgement.record(str(item["id"]), item["language"], item["primary_topic"], self.seed)
         value = None if judgement.outcome is None else float(judgement.outcome)
         details = {
