@@ -100,14 +100,8 @@ def table(
     layout = all_layouts()[key]
     shared = ("key", "benchmark", "title", "metric", "group_label", "secondary", "decimals")
     columns = layout.columns if columns is None else columns
-    return [
-        Table(
-            columns=columns,
-            rows=tuple(printed),
-            caption=caption,
-            **{name: getattr(layout, name) for name in shared},
-        )
-    ]
+    fields = {name: getattr(layout, name) for name in shared}
+    return [Table(columns=columns, rows=tuple(printed), caption=caption, **fields)]
 
 
 def of_benchmark(runs: Iterable[RunInfo], benchmark: str) -> list[RunInfo]:

@@ -53,22 +53,20 @@ OUTCOMES = Layout(
 
 
 def culturesynth_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
-    pooled: dict[int, list[dict[str, Any]]] = defaultdict(list)
     main, secondary = Rows(), Rows()
-    builders = {}
-    unscored: dict[int, int] = defaultdict(int)
+    # the runs (the last one names the row) and records of each row, pooled
+    pooled: dict[int, tuple[Any, Any, list[RunInfo], list[dict[str, Any]]]] = {}
     for run in of_benchmark(all_runs, BENCHMARK):
         records = records_or_warn(run, warnings)
         if records is None:
             continue
         setting = describe(run, _DEFAULTS)
         builder = main.get(run, None, setting)
-        key = id(builder)
-        builders[key] = (builder, secondary.get(run, None, setting), run)
-        pooled[key].extend(records)
-        unscored[key] += run.unscored or 0
-    for key, records in pooled.items():
-        builder, second, run = builders[key]
+        pool = pooled.setdefault(id(builder), (builder, secondary.get(run, None, setting), [], []))
+        pool[2].append(run)
+        pool[3].extend(records)
+    for builder, second, row_runs, records in pooled.values():
+        run = row_runs[-1]
         scored = [r for r in records if r.get("outcome") is not None]
         by_language: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for record in scored:
@@ -82,7 +80,7 @@ def culturesynth_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> lis
         second.put(
             "position_consistency", _rate(judged_twice, lambda r: float(r["consistent"])), run
         )
-        second.put("unscored", Cell(float(unscored[key])), run)
+        second.put("unscored", Cell(float(sum(r.unscored or 0 for r in row_runs))), run)
     return [
         *table(
             "culturesynth",
