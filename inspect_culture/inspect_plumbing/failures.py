@@ -111,8 +111,7 @@ def unwrap(exc: BaseException) -> tuple[BaseException, int | None]:
         if last is None or not hasattr(last, "exception"):
             break
         attempts = getattr(last, "attempt_number", attempts)
-        inner = last.exception()
-        if inner is None:
+        if (inner := last.exception()) is None:
             break
         exc = inner
     return exc, attempts

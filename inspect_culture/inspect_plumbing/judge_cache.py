@@ -54,8 +54,7 @@ def request_key(
 async def learn_identity_once(model: Model) -> str | None:
     """`learn_identity`, once per event loop (one eval) and judge: every sample awaits it."""
     loop = asyncio.get_running_loop()
-    key = (id(loop), judge_id(model))
-    lookup = _LOOKUPS.get(key)
+    lookup = _LOOKUPS.get(key := (id(loop), judge_id(model)))
     if lookup is None or lookup.get_loop() is not loop:
         lookup = _LOOKUPS[key] = loop.create_task(learn_identity(model))
     return await asyncio.shield(lookup)

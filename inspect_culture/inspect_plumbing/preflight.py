@@ -94,8 +94,7 @@ async def preflight(model: Model, role: str, probe: Probe | None = None) -> str 
     loop = asyncio.get_running_loop()
     shown = without_userinfo(str(getattr(model.api, "base_url", None)))
     which = (probe.constraint, probe.fmt.name) if probe else ("", "")
-    key = (id(loop), role, str(model), shown, *which)
-    check = _PREFLIGHTS.get(key)
+    check = _PREFLIGHTS.get(key := (id(loop), role, str(model), shown, *which))
     if check is None or check.get_loop() is not loop:
         check = _PREFLIGHTS[key] = loop.create_task(_check(model, role, PREFLIGHT_TIMEOUT, probe))
     return await asyncio.shield(check)
