@@ -117,11 +117,10 @@ def judge_outputs(
             continue
         first_batch = len(summary.batch)  # this run's batches, not the earlier runs'
         judged: list[TaskJudgement] = []
-        for task in tasks:
-            saved = task[0]
+        for saved, config, found, judge in tasks:
             say(f"{saved.task}: judging {len(saved.lines)} samples of {saved.path}")
             with use_judge_backend(backend) if backend else nullcontext():
-                judged.append(judge_task(*task))
+                judged.append(judge_task(saved, config, found, judge))
         public = public_settings(tasks[0][-1])
         record = {
             "model": public.get("judge_model"),
