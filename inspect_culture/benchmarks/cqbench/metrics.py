@@ -86,7 +86,6 @@ def ve_metrics(outcomes: Sequence[VeOutcome]) -> dict[str, float]:
     result = {"n_scored": float(len(scored)), "n_unscored": float(n_values - len(scored))}
     if scored:
         result["recall"] = mean([value for _, value in scored])
-    by_category = _by_category([c for c, _ in scored], [v for _, v in scored])
-    for category, values in by_category.items():
+    for category, values in _by_category([c for c, _ in scored], [v for _, v in scored]).items():
         result[f"recall_{category}"] = mean(values)
     return result

@@ -12,6 +12,7 @@ import re
 import unicodedata
 import zipfile
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -405,11 +406,9 @@ def _xlsx_tables(path: Path) -> list[_Table]:
     # Several sheets, none named after a language: read those that look like the data.
     usable = []
     for table in tables:
-        try:
+        with suppress(DataValidationError):
             _map_columns(table, {})
-        except DataValidationError:
-            continue
-        usable.append(table)
+            usable.append(table)
     return usable or tables[:1]  # none fit: report the first sheet's columns
 
 
