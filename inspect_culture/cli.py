@@ -1,7 +1,4 @@
-"""`culture-evals`: list tasks, locate the lm-eval YAMLs, inspect or verify the data, export a
-CultureSynth-7 baseline answers file, judge an lm-eval run's saved generations (live or through
-the OpenAI Batch API), compare two judges (CultureSynth-7, CARE), and report finished runs as
-paper-style tables and figures."""
+"""`culture-evals`: one `_cmd_<name>` per subcommand; `build_parser` says what each does."""
 
 from __future__ import annotations
 

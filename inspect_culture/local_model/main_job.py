@@ -22,8 +22,7 @@ REAL_JUDGE = (
     '--apply_chat_template --include_path "$(culture-evals lm-eval-path)" --tasks care '
     '--metadata \'{"judge_model": "gpt-4o", "judge_base_url": "https://api.openai.com/v1"}\''
 )
-# Enough for a short commentary before the verdict: the grammar bounds it to
-# (512 - 15) // 4 = 124 characters, so every reply ends in a rating within this cap.
+# the grammar caps the commentary at (512 - 15) // 4 = 124 characters: the rating always fits
 JUDGE_MAX_TOKENS = 512
 
 
@@ -132,8 +131,7 @@ def run_lm_eval(
     from inspect_culture.lm_eval_tasks.care.utils import all_metrics
 
     samples = results["samples"][task]
-    # lm-eval's table holds the headline metrics; the categories come from the samples' outcome
-    # records, through the same metric function (as `culture-evals report` does)
+    # the categories (not in lm-eval's table) from the records, as `culture-evals report` does
     metrics = {
         **all_metrics([sample["rating"] for sample in samples]),
         **{

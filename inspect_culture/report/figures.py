@@ -304,8 +304,7 @@ def _bar_panels(
     height: float,
     limits: Limits,
 ) -> tuple[MplFigure, Axes, bool]:
-    """Stacked panels (title, a row per series, published rows by model) of bars per column;
-    the figure, its first axes and whether a published marker was drawn."""
+    """Stacked panels (title, a row per series, published rows by model) of bars per column."""
     columns = _value_columns(table)
     figure = _new_figure(
         min(max(6.0, 1.2 + len(columns) * (0.28 * len(series) + 0.45)), 14.0), height

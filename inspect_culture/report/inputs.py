@@ -198,8 +198,7 @@ def _samples(task: str, n_samples: dict[str, Any], result: dict[str, Any]) -> in
 
 
 def canonical_lm_eval_model(config: Mapping[str, Any], fallback: str | None) -> str:
-    """The model of an lm-eval results file: `pretrained=` (HF and vLLM) or `model=` (API
-    models), from `config.model_args` (a dict or a `k=v,k=v` string)."""
+    """The model of `config.model_args` (a dict or a `k=v,k=v` string) of a results file."""
     args = config.get("model_args")
     if isinstance(args, str):
         args = dict(part.split("=", 1) for part in args.split(",") if "=" in part)

@@ -35,8 +35,7 @@ def outcome_records(run: RunInfo) -> list[dict[str, Any]]:
         )
     if source not in _cache:
         reader = _inspect_records if run.harness == "inspect" else _lm_eval_records
-        # question-id order, so intervals do not depend on the order samples finished or
-        # which harness wrote them (the bootstrap resamples by position)
+        # by question id: the bootstrap resamples by position, so order must not vary by harness
         records = reader(source, _record_source(run))
         _cache[source] = sorted(
             records, key=lambda r: str(r.get("sample_id", r.get("question_id", "")))

@@ -24,8 +24,7 @@ INSPECT_JUDGED_TASK = "culturesynth"
 # culturesynth[_answers]_<lang>, and _all (all seven languages in one task)
 _LM_EVAL_TASK = re.compile(r"^culturesynth(?P<answers>_answers)?_(?P<lang>[a-z]{2}|all)$")
 
-# Client-side settings of Inspect's GenerateConfig: they change how a request is sent, never what
-# the model answers, so a baseline file does not record them.
+# GenerateConfig settings of how a request is sent, never of what the model answers: not recorded
 TRANSPORT_SETTINGS = frozenset(
     [
         "max_retries",
@@ -96,8 +95,7 @@ def find_run_files(path: str | Path, report: Report = report_to_stderr) -> list[
             if (found_task := _inspect_task(candidate)) is None:
                 continue
             task, status = found_task
-            # A log dir keeps failed and interrupted attempts next to the run that worked; name
-            # such a log explicitly to read what it holds.
+            # failed or interrupted attempts beside the run that worked: read only when named
             if status == "success":
                 found.append(RunFile(candidate, INSPECT, task))
             else:

@@ -1,6 +1,5 @@
-"""The one reader (and writer) of lm-eval output folders: each `results_<timestamp>.json` and beside
-it one `samples_<task>_<timestamp>.jsonl` per task. Every error is one line naming the file, line
-and field, raised as the caller's error class (`error`)."""
+"""The one reader (and writer) of lm-eval output folders, `results_<ts>.json` and its
+`samples_<task>_<ts>.jsonl`; each error is one line (file, line, field) of the caller's `error`."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Tables in the papers' layouts from finished runs, with the published rows beside them; a
-benchmark without a report section of its own gets each run's headline metrics as its harness
-reported them, so a newly registered benchmark shows up in the report at once."""
+"""Tables in the papers' layouts with the published rows beside them; a benchmark without a report
+section gets its runs' headline metrics, so a newly registered one shows up at once."""
 
 from __future__ import annotations
 
