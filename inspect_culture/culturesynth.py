@@ -35,11 +35,7 @@ from inspect_culture.benchmarks.culturesynth.metrics import culturesynth_metrics
 from inspect_culture.benchmarks.culturesynth.prompts import answer_messages
 from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
-from inspect_culture.inspect_plumbing.failures import (
-    guard_secrets,
-    judge_failure_reason,
-    output_error_reason,
-)
+from inspect_culture.inspect_plumbing.failures import judge_failure_reason, output_error_reason
 from inspect_culture.inspect_plumbing.judge import (
     attempts_of,
     bounded_generate,
@@ -202,7 +198,7 @@ def baseline_answer(
             state.metadata["baseline_answer"] = baseline.responses.get(str(state.sample_id))
             state.metadata["baseline_model"] = baseline.model
             return state
-        model: Model = guard_secrets(role_model(BASELINE_ROLE, NO_BASELINE))
+        model: Model = role_model(BASELINE_ROLE, NO_BASELINE)
         if preflight_check and (problem := await preflight(model, BASELINE_ROLE)):
             raise prerequisite_error()(problem)
         # our defaults, overridden by what the role itself was configured with
@@ -258,7 +254,6 @@ def culturesynth_judge(
 
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata
-        baseline = meta.get("baseline_answer")
         item = {**meta, "id": str(state.sample_id), "answer": target.text}
         _, judged, results = await judge_sample(
             judging, item, state.output.completion, settings, timeout, later
@@ -269,7 +264,7 @@ def culturesynth_judge(
             **judged.details,
             "judge_replies": replies,
             "baseline_model": meta.get("baseline_model"),
-            "baseline_answer": baseline,
+            "baseline_answer": meta.get("baseline_answer"),
             **constraint_record(settings.judge_constraint),
         }
         explanation = "\n\n---\n\n".join(r or "" for r in replies) or judged.reason

@@ -25,7 +25,6 @@ from inspect_ai.util import JSONSchema
 from inspect_culture.inspect_plumbing.failures import (
     ATTEMPTS,
     Attempts,
-    guard_secrets,
     judge_failure_reason,
     output_error_reason,
 )
@@ -71,8 +70,7 @@ def grader_model(self_grade: bool, judge_later: bool = False) -> Model | None:
     None only for a `judge_later` run with no grader bound (each sample is then unscored)."""
     if judge_later and not self_grade and model_roles().get(GRADER_ROLE) is None:
         return None
-    model = role_model(GRADER_ROLE, NO_GRADER, default=get_model() if self_grade else None)
-    return guard_secrets(model)
+    return role_model(GRADER_ROLE, NO_GRADER, default=get_model() if self_grade else None)
 
 
 @solver
@@ -233,7 +231,7 @@ async def judge_sample(
     judging: Judging, item: Item, answer: str | None, spec: Any, timeout: float | None, later: bool
 ) -> tuple[Model | None, Judged, list[JudgeReply]]:
     """The grader (none without a request) and the outcome of the benchmark's judge requests for
-    one answer, sent concurrently; `spec` is its validated options (self_grade, judge_constraint)."""
+    one answer, sent concurrently; `spec`: its validated options (self_grade, judge_constraint)."""
     requests = judging.requests(item, answer)
     grader = grader_model(spec.self_grade, later) if requests else None
     constraint = spec.judge_constraint

@@ -7,6 +7,8 @@ from functools import cache
 
 from inspect_ai.model import Model, get_model
 
+from inspect_culture.inspect_plumbing.failures import guard_secrets
+
 GRADER_ROLE = "grader"
 BASELINE_ROLE = "baseline"
 _NEVER_BOUND = "inspect_culture.never_bound"
@@ -22,11 +24,11 @@ def prerequisite_error() -> type[Exception]:
 
 
 def role_model(role: str, missing: str, default: Model | None = None) -> Model:
-    """The model bound to `role`, else `default`; with neither, fails with `missing`."""
+    """The model bound to `role`, else `default` (key-guarded); with neither, fails: `missing`."""
     if default is not None:
-        return get_model(role=role, default=default)
+        return guard_secrets(get_model(role=role, default=default))
     error = prerequisite_error()
     try:
-        return get_model(role=role, required=True)
+        return guard_secrets(get_model(role=role, required=True))
     except error:
         raise error(missing) from None
