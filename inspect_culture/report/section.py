@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 from inspect_culture import registry
@@ -88,6 +88,11 @@ class ReportSection:
     def temperature(self) -> float | None:
         """The answers' sampling temperature, read only when a warning needs it."""
         return registry.resolve(self.generation).temperature if self.generation else None
+
+
+def figure(table: str, kind: Callable[..., Any], **options: Any) -> tuple[str, Drawer]:
+    """A section's figure: `kind` (`figures.bars` ...) with its options, drawn from `table`."""
+    return table, partial(kind, **options)
 
 
 def section(benchmark: Benchmark) -> ReportSection:

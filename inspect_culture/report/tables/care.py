@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from functools import partial
 from typing import Any
 
 from inspect_culture.benchmarks.care.metrics import care_metrics
@@ -14,7 +13,7 @@ from inspect_culture.datasets_hub.languages import LANGUAGES as LANGUAGE_INFO
 from inspect_culture.report import figures
 from inspect_culture.report.model import Cell, Column, RunInfo, Table
 from inspect_culture.report.records import with_record_metrics
-from inspect_culture.report.section import Layout, RecordSource, ReportSection
+from inspect_culture.report.section import Layout, RecordSource, ReportSection, figure
 from inspect_culture.report.tables.common import (
     Rows,
     describe,
@@ -109,19 +108,14 @@ SECTION = ReportSection(
     layouts=(LAYOUT,),
     published="care.json",
     figures=(
-        (
+        figure(
             "care",
-            partial(
-                figures.bars,
-                key="care_categories",
-                title="CARE: mean rating by category",
-                what=(
-                    "CARE mean judge rating (1-10) per category and overall, one panel per "
-                    "language."
-                ),
-                by_group=True,
-                limits=(0.0, 10.0),
-            ),
+            figures.bars,
+            key="care_categories",
+            title="CARE: mean rating by category",
+            what="CARE mean judge rating (1-10) per category and overall, one panel per language.",
+            by_group=True,
+            limits=(0.0, 10.0),
         ),
     ),
     records=(RecordSource("care", "n_scored", metrics=_metrics),),

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -14,7 +13,7 @@ import numpy as np
 from inspect_culture.benchmarks.cqbench.spec import CATEGORIES, f1_score
 from inspect_culture.report import figures
 from inspect_culture.report.model import Cell, Column, RunInfo, Table
-from inspect_culture.report.section import Layout, RecordSource, ReportSection
+from inspect_culture.report.section import Layout, RecordSource, ReportSection, figure
 from inspect_culture.report.tables.common import (
     Rows,
     describe,
@@ -132,20 +131,18 @@ SECTION = ReportSection(
     layouts=(LAYOUT,),
     published="cqbench.json",
     figures=(
-        (
+        figure(
             "cqbench",
-            partial(
-                figures.summary_bars,
-                key="cqbench_tasks",
-                title="CQ-Bench: scores by task",
-                what=(
-                    "CQ-Bench attitude detection (AD, accuracy), value selection (VS, F1) and "
-                    "value extraction (VE, recall) per model, averaged over settings."
-                ),
-                summary_group="all",
-                one_group_note="{series}: setting '{group}' only (no average over settings).",
-                limits=(0.0, None),
+            figures.summary_bars,
+            key="cqbench_tasks",
+            title="CQ-Bench: scores by task",
+            what=(
+                "CQ-Bench attitude detection (AD, accuracy), value selection (VS, F1) and "
+                "value extraction (VE, recall) per model, averaged over settings."
             ),
+            summary_group="all",
+            one_group_note="{series}: setting '{group}' only (no average over settings).",
+            limits=(0.0, None),
         ),
     ),
     records=(

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from functools import partial
 from typing import Any
 
 from inspect_culture.benchmarks.culturesynth.data import LANGUAGES
 from inspect_culture.benchmarks.culturesynth.spec import language_slug
 from inspect_culture.report import figures
 from inspect_culture.report.model import Cell, Column, RunInfo, Table
-from inspect_culture.report.section import Layout, RecordSource, ReportSection
+from inspect_culture.report.section import Layout, RecordSource, ReportSection, figure
 from inspect_culture.report.tables.common import (
     Rows,
     describe,
@@ -136,29 +135,25 @@ SECTION = ReportSection(
     layouts=(NET_WIN_RATE, OUTCOMES),
     published="culturesynth.json",
     figures=(
-        (
+        figure(
             "culturesynth",
-            partial(
-                figures.bars,
-                key="culturesynth_languages",
-                title="CultureSynth-7: net win rate by language",
-                what=(
-                    "CultureSynth-7 net win rate (percent points, wins minus losses against the "
-                    "baseline) per language and the weighted average, one bar per model."
-                ),
-                zero_line=True,
+            figures.bars,
+            key="culturesynth_languages",
+            title="CultureSynth-7: net win rate by language",
+            what=(
+                "CultureSynth-7 net win rate (percent points, wins minus losses against the "
+                "baseline) per language and the weighted average, one bar per model."
             ),
+            zero_line=True,
         ),
-        (
+        figure(
             "culturesynth_secondary",
-            partial(
-                figures.outcome_bars,
-                key="culturesynth_outcomes",
-                title="CultureSynth-7: wins, ties and losses",
-                what=(
-                    "CultureSynth-7 outcomes against the baseline: wins, ties and losses (%) per "
-                    "model, from the user's runs."
-                ),
+            figures.outcome_bars,
+            key="culturesynth_outcomes",
+            title="CultureSynth-7: wins, ties and losses",
+            what=(
+                "CultureSynth-7 outcomes against the baseline: wins, ties and losses (%) per "
+                "model, from the user's runs."
             ),
         ),
     ),

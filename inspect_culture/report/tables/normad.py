@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from functools import partial
 from typing import Any
 
 from inspect_culture.benchmarks.normad.metrics import normad_metrics
@@ -14,7 +13,7 @@ from inspect_culture.benchmarks.normad.taxonomy import IW_CLUSTERS
 from inspect_culture.report import figures
 from inspect_culture.report.model import Column, RunInfo, Table
 from inspect_culture.report.records import with_record_metrics
-from inspect_culture.report.section import Layout, RecordSource, ReportSection
+from inspect_culture.report.section import Layout, RecordSource, ReportSection, figure
 from inspect_culture.report.tables.common import (
     Rows,
     describe,
@@ -157,26 +156,22 @@ SECTION = ReportSection(
     layouts=(BY_CONTEXT, BY_CLUSTER, SECONDARY),
     published="normad.json",
     figures=(
-        (
+        figure(
             "normad_iw",
-            partial(
-                figures.heatmap,
-                key="normad_heatmap",
-                title="NormAd-ETI: accuracy by cluster and context",
-                what=(
-                    "NormAd-ETI accuracy (%) by Inglehart-Welzel cultural cluster (columns) and "
-                    "context (rows), one panel per model; all panels share one colour scale."
-                ),
+            figures.heatmap,
+            key="normad_heatmap",
+            title="NormAd-ETI: accuracy by cluster and context",
+            what=(
+                "NormAd-ETI accuracy (%) by Inglehart-Welzel cultural cluster (columns) and "
+                "context (rows), one panel per model; all panels share one colour scale."
             ),
         ),
-        (
+        figure(
             "normad_context",
-            partial(
-                figures.bars,
-                key="normad_context",
-                title="NormAd-ETI: accuracy by context",
-                what="NormAd-ETI accuracy (%) by the context given to the model, one bar per model.",
-            ),
+            figures.bars,
+            key="normad_context",
+            title="NormAd-ETI: accuracy by context",
+            what="NormAd-ETI accuracy (%) by the context given to the model, one bar per model.",
         ),
     ),
     records=(RecordSource("normad", "accuracy", metrics=_metrics),),
