@@ -400,7 +400,7 @@ def _xlsx_tables(path: Path) -> list[_Table]:
     sheets = [(ws, normalize_language(ws.title)) for ws in workbook.worksheets]
     by_language = [(ws, lang) for ws, lang in sheets if lang]
     tables = [_sheet_table(path, ws, lang) for ws, lang in (by_language or sheets)]
-    tables = [t for t in tables if t.headers]
+    tables = [t for t in tables if any(t.headers)]
     if by_language or len(tables) <= 1:
         return tables
     # Several sheets, none named after a language: read those that look like the data.
@@ -424,9 +424,8 @@ def _sheet_table(path: Path, ws: Any, language: str | None) -> _Table:
     rows: list[tuple[str, dict[str, Any]]] = []
     for number, values in enumerate(ws.iter_rows(min_row=1, values_only=True), start=1):
         cells = [merged.get((number, c), v) for c, v in enumerate(values, start=1)]
-        if not headers:
-            if any(_text(v).strip() for v in cells):
-                headers = [_text(v).strip() for v in cells]
+        if not any(headers):  # blank rows above the header
+            headers = [_text(v).strip() for v in cells]
             continue
         # reversed, so that of two equal headers the first one's cell wins
         row = dict(reversed([(h, v) for h, v in zip(headers, cells) if h]))

@@ -29,9 +29,8 @@ def normad_metrics(
         "accuracy_ci_high": high,
     }
     for label, scores in classification.per_label_scores(golds, preds, LABELS).items():
-        result[f"precision_{label}"] = scores.precision
-        result[f"recall_{label}"] = scores.recall
-        result[f"f1_{label}"] = scores.f1
+        for name in ("precision", "recall", "f1"):
+            result[f"{name}_{label}"] = getattr(scores, name)
     # per_question_means keeps first-seen order, so `questions` lines up with `correct`
     questions = {o.sample_id: o for o in outcomes}.values()
     for prefix, field in BREAKDOWNS.items():
