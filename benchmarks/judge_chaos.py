@@ -647,7 +647,7 @@ def check_inspect_credentials(args: argparse.Namespace, secrets: Secrets) -> lis
             failures.append("Inspect's refusal does not mention the credentials")
         leaks = find_secrets(work, secrets)
         if leaks:
-            failures.append(f"the password is in what the run wrote: {leaks[:4]}")
+            failures.append(f"the password is in what the run wrote: {group_leaks(leaks)}")
     for failure in failures:
         print(f"  FAIL: credentials refused: {failure}")
     if not failures:
@@ -778,6 +778,15 @@ def find_secrets(folder: Path, secrets: Secrets) -> list[str]:
     return found
 
 
+def group_leaks(leaks: list[str]) -> str:
+    """`where: what` lines grouped by file kind (numbers, timestamps and ids as #)."""
+    groups = collections.Counter(
+        re.sub(r"[#T:.-]*#[#T:-]*", "#", re.sub(r"\d+|(?<=_)[A-Za-z0-9]{22}(?=\.eval)", "#", leak))
+        for leak in leaks
+    )
+    return "; ".join(f"{count} x {group}" for group, count in groups.most_common(8))
+
+
 def _in_range(value: Any, bench: Benchmark) -> bool:
     return isinstance(value, int | float) and bench.low <= value <= bench.high
 
@@ -816,8 +825,12 @@ def check(ctx: Context, name: str, result: dict) -> list[str]:
         failures.append((CHECKS[0], f"{len(ids)} distinct samples, expected {n}"))
     if any(count > 1 for count in ids.values()):
         failures.append((CHECKS[0], "a sample counted twice"))
-    out = [r for r in rows if r["value"] is not None and not _in_range(r["value"], bench)]
-    out += [r for r in rows if not all(_part_ok(p, bench) for p in r["parts"])]
+    out = [
+        r
+        for r in rows
+        if (r["value"] is not None and not _in_range(r["value"], bench))
+        or not all(_part_ok(p, bench) for p in r["parts"])
+    ]
     if out:
         shown = [(r["id"], r["value"], r["parts"]) for r in out[:3]]
         failures.append((CHECKS[1], f"{len(out)} samples outside {bench.low:g}..{bench.high:g} "
@@ -843,7 +856,7 @@ def check(ctx: Context, name: str, result: dict) -> list[str]:
                                     f"from the kill): {judge.twice_detail[:3]}"))  # fmt: skip
     leaks = find_secrets(ctx.work, ctx.secrets)
     if leaks:
-        failures.append((CHECKS[6], f"{len(leaks)} found: {leaks[:5]}"))
+        failures.append((CHECKS[6], f"{len(leaks)} found: {group_leaks(leaks)}"))
     for check_name, detail in failures:
         print(f"  FAIL: {check_name}: {detail}")
     if not failures:
