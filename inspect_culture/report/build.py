@@ -63,10 +63,7 @@ def comparability_warnings(runs: Sequence[RunInfo], tables: Sequence[Table]) -> 
         chosen = [r for r in runs if r.benchmark == benchmark and not r.setting.get("aggregate")]
         warnings += _differences(benchmark, chosen)
     for table in tables:
-        warnings += _harness_disagreements(table)
-        warnings += _published_differences(
-            table, [r for r in runs if r.benchmark == table.benchmark]
-        )
+        warnings += _harness_disagreements(table) + _published_differences(table, runs)
     return list(dict.fromkeys(warnings))
 
 
@@ -159,7 +156,7 @@ def _expectation(benchmark: str) -> str:
 
 def _published_differences(table: Table, runs: Sequence[RunInfo]) -> list[str]:
     fed = {path for row in table.rows if row.kind == "run" for path in row.runs}
-    used = [r for r in runs if str(r.path) in fed]
+    used = [r for r in runs if r.benchmark == table.benchmark and str(r.path) in fed]
     if not used or not any(row.kind == "published" for row in table.rows):
         return []
     paper = published_settings(table.key)

@@ -105,8 +105,7 @@ def render_markdown(report: Report, base: Path = Path(".")) -> str:
             out += ["", f"*{alt}.* {escape(figure.caption)}".rstrip(), ""]
     out += ["## Runs", ""]
     if report.runs:
-        base = common.runs_folder(report.runs)
-        if base is not None:
+        if (base := common.runs_folder(report.runs)) is not None:
             out += [f"Paths are relative to {escape(str(base))}.", ""]
         header = [label for _, label in common.PROVENANCE_COLUMNS]
         rows = [
