@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from itertools import groupby
 from typing import TypeVar
 
 from inspect_culture.benchmarks.care.spec import AgreementOutcome, CareOutcome
@@ -54,10 +55,7 @@ def _per_question(
     rated = [(o.question_id, r) for o in ordered if (r := rating(o)) is not None]
     ids = [qid for qid, _ in rated]
     means = dict(zip(dict.fromkeys(ids), per_question_means([r for _, r in rated], ids)))
-    first: dict[str, _Outcome] = {}
-    for o in ordered:
-        first.setdefault(o.question_id, o)
-    return [(o, means.get(qid)) for qid, o in first.items()]
+    return [(next(g), means.get(qid)) for qid, g in groupby(ordered, lambda o: o.question_id)]
 
 
 def _mean_with_interval(
