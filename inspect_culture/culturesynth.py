@@ -223,8 +223,7 @@ def baseline_answer(
 
 @metric(scores="unreduced")
 def culturesynth_breakdown() -> Metric:
-    """Net win rate overall, per language and topic, and more; each question's epochs averaged
-    first (docs/culturesynth.md)."""
+    """Net win rate and breakdowns; each question's epochs averaged first (docs/culturesynth.md)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         outcomes = [spec.PairOutcome.from_record(s.score.metadata["pair"]) for s in scores]

@@ -66,8 +66,7 @@ NO_GRADER = (
 
 
 def grader_model(self_grade: bool, judge_later: bool = False) -> Model | None:
-    """Call inside a solver or scorer (roles are bound only while the eval runs); key-guarded.
-    None only for a `judge_later` run with no grader bound (each sample is then unscored)."""
+    """Call while the eval runs (roles bound); None only for judge_later with no grader bound."""
     if judge_later and not self_grade and model_roles().get(GRADER_ROLE) is None:
         return None
     return role_model(GRADER_ROLE, NO_GRADER, default=get_model() if self_grade else None)

@@ -11,7 +11,6 @@ from inspect_ai.model import ChatMessage, GenerateConfig, Model
 
 from inspect_culture.inspect_plumbing.failures import sent_model_name
 from inspect_culture.judging import cache as shared
-from inspect_culture.judging.cache import JudgeId, endpoint_key
 
 # GenerateConfig fields that change how a reply is fetched, not what it says; the constraint
 # enters the key once, by name and version, as in lm-eval (which sends it another way).
@@ -20,15 +19,15 @@ _NOT_SAMPLING = {
     "cache_prompt", "response_schema",
 }  # fmt: skip
 _CONSTRAINT_BODY = {"structured_outputs", "grammar", "response_format"}
-_LOOKUPS: dict[tuple[int, JudgeId], asyncio.Future[str | None]] = {}
+_LOOKUPS: dict[tuple[int, shared.JudgeId], asyncio.Future[str | None]] = {}
 
 
-def judge_id(model: Model) -> JudgeId:
+def judge_id(model: Model) -> shared.JudgeId:
     if base_url := getattr(model.api, "base_url", None):
-        return JudgeId(sent_model_name(model), endpoint_key(str(base_url)))
+        return shared.JudgeId(sent_model_name(model), shared.endpoint_key(str(base_url)))
     provider = str(model).partition("/")[0]
     default = shared.OPENAI_BASE_URL if provider == "openai" else f"{provider}:default"
-    return JudgeId(sent_model_name(model), default)
+    return shared.JudgeId(sent_model_name(model), default)
 
 
 def request_key(

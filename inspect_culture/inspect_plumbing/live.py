@@ -40,9 +40,8 @@ def judged_metrics(
     dropped: Collection[str],
     bootstrap: bool = True,
 ) -> dict[str, float]:
-    """A judged task's metrics less `dropped` (Inspect counts unscored samples itself); a live
-    refresh skips the bootstrap intervals, to stay cheap. No sample scored: said on stderr (final
-    computation only) and as `all_unscored` = 1."""
+    """A judged task's metrics less `dropped` (Inspect counts unscored samples itself), without
+    bootstrap on a live refresh (cheap); none scored: `all_unscored` = 1, and said at the end."""
     global _judge_later_seen
     refresh = is_live_refresh()
     if not len(scores):
