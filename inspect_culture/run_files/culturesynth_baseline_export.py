@@ -123,8 +123,7 @@ def _lm_eval_answers(run: runs.RunFile, role: str | None, report: runs.Report) -
     settings = (
         {k: v for k, v in kwargs.items() if v is not None} if isinstance(kwargs, dict) else {}
     )
-    source = _source(run, dataset_sha256)
-    return _Harvest(lm.model_of(results), settings, answers, left_out, source)
+    return _Harvest(lm.model_of(results), settings, answers, left_out, _source(run, dataset_sha256))
 
 
 def export_baseline(

@@ -112,11 +112,9 @@ def model_of(results: Mapping[str, Any] | None) -> str | None:
     args = (results.get("config") or {}).get("model_args")
     if isinstance(args, str):
         args = dict(part.split("=", 1) for part in args.split(",") if "=" in part)
-    if isinstance(args, dict):
-        for key in ("peft", "delta", "pretrained", "model", "path", "engine"):
-            if args.get(key):
-                return str(args[key])
-    return None
+    args = args if isinstance(args, dict) else {}
+    keys = ("peft", "delta", "pretrained", "model", "path", "engine")
+    return next((str(args[key]) for key in keys if args.get(key)), None)
 
 
 def task_config(results: Mapping[str, Any] | None, task: str) -> dict[str, Any]:
