@@ -136,6 +136,5 @@ def judge_failure_reason(
 def output_error_reason(error: str, model: Model) -> str:
     """A reason from an error the provider returned as output (refusal, content filter)."""
     text = redact(error, model_secrets(model)).strip().splitlines()
-    return f"the judge returned an error: {text[0][:200] if text else 'no detail'}; judge " + (
-        f"{model} at {host(model)}"
-    )
+    detail = text[0][:200] if text else "no detail"
+    return f"the judge returned an error: {detail}; judge {model} at {host(model)}"
