@@ -39,8 +39,7 @@ def per_label_scores(
 
 def macro_f1(golds: Sequence[str], preds: Sequence[str | None], labels: Sequence[str]) -> float:
     """Unweighted mean of per-label F1 over `labels` (all of them, present or not)."""
-    scores = per_label_scores(golds, preds, labels)
-    return _ratio(sum(s.f1 for s in scores.values()), len(labels))
+    return _ratio(sum(s.f1 for s in per_label_scores(golds, preds, labels).values()), len(labels))
 
 
 def resampled_macro_f1(
