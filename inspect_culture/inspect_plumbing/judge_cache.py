@@ -65,9 +65,8 @@ async def learn_identity(model: Model) -> str | None:
     if getattr(client, "models", None) is None or not hasattr(client, "with_options"):
         return None
     try:
-        page = await client.with_options(
-            max_retries=0, timeout=shared.IDENTITY_TIMEOUT
-        ).models.list()
+        once = client.with_options(max_retries=0, timeout=shared.IDENTITY_TIMEOUT)
+        page = await once.models.list()
         entries = [entry.model_dump() for entry in page.data]
     except Exception:  # noqa: BLE001 - best effort: the key then names the model only
         return None
