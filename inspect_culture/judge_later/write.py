@@ -22,8 +22,7 @@ def group_weighting(config: Mapping[str, Any]) -> dict[str, bool]:
         if not isinstance(entry, dict) or "metric" not in entry:
             continue
         filters = entry.get("filter_list")
-        names = [filters] if isinstance(filters, str) else filters or [None]
-        for name in names:
+        for name in [filters] if isinstance(filters, str) else filters or [None]:
             key = entry["metric"] if name is None else f"{entry['metric']},{name}"
             weights[key] = bool(entry.get("weight_by_size", True))
     return weights
