@@ -202,9 +202,7 @@ def canonical_lm_eval_model(config: Mapping[str, Any], fallback: str | None) -> 
     args = config.get("model_args")
     if isinstance(args, str):
         args = dict(part.split("=", 1) for part in args.split(",") if "=" in part)
-    if isinstance(args, Mapping):
-        for key in ("pretrained", "model", "path"):
-            value = args.get(key)
-            if isinstance(value, str) and value:
-                return value
-    return fallback or str(config.get("model") or "unknown model")
+    args = args if isinstance(args, Mapping) else {}
+    values = (args.get(key) for key in ("pretrained", "model", "path"))
+    found = next((value for value in values if isinstance(value, str) and value), None)
+    return found or fallback or str(config.get("model") or "unknown model")

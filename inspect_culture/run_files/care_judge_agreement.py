@@ -47,8 +47,7 @@ def holds(path: str | Path) -> bool:
 
 def read_care_judgements(path: str | Path) -> CareJudgements:
     """Every CARE rating under `path`; all must come from one judge."""
-    files = care_samples_files(path)
-    if not files:
+    if not (files := care_samples_files(path)):
         raise RunsError(f"no CARE samples file (samples_care_<lang>_<timestamp>.jsonl) in {path}")
     judges: set[str] = set()
     found = CareJudgements("")

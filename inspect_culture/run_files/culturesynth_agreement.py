@@ -103,8 +103,7 @@ def read_judged_runs(
 ) -> dict[str, RunOutcomes]:
     """Judged CultureSynth outcomes under `path` (a run, or a folder of runs), per target model;
     the runs of one target (e.g. one per language) are merged and must share one judge."""
-    judged = [run for run in runs.find_run_files(path, report) if run.judged]
-    if not judged:
+    if not (judged := [run for run in runs.find_run_files(path, report) if run.judged]):
         raise RunsError(
             f"no judged CultureSynth run in {path} (expected Inspect culturesynth logs or lm-eval "
             "samples_culturesynth_<lang>_<ts>.jsonl)"

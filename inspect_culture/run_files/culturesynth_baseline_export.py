@@ -138,8 +138,7 @@ def export_baseline(
     overrides the model the runs name. Unanswered questions are reported, conflicts are errors."""
     if role is not None and role != BASELINE_ROLE:
         raise RunsError(f"--role {role}: the only role with answers is {BASELINE_ROLE!r}")
-    found = [run for path in inputs for run in runs.find_run_files(path, report)]
-    if not found:
+    if not (found := [run for path in inputs for run in runs.find_run_files(path, report)]):
         raise RunsError(
             f"no CultureSynth run in {', '.join(map(str, inputs))} (expected Inspect logs of "
             "culturesynth_answers or culturesynth, or lm-eval samples_culturesynth*_<ts>.jsonl)"
@@ -192,8 +191,7 @@ def _one_dataset(harvests: Sequence[_Harvest]) -> str | None:
 
 
 def _one_model(harvests: Sequence[_Harvest]) -> str:
-    named = {h.model: h.source["path"] for h in harvests if h.model}
-    if not named:
+    if not (named := {h.model: h.source["path"] for h in harvests if h.model}):
         raise RunsError(
             "the runs do not name the model (lm-eval samples without their results_<ts>.json): "
             "pass --model NAME"

@@ -106,8 +106,7 @@ def find_run_files(path: str | Path, report: Report = report_to_stderr) -> list[
 
 def _explicit_file(path: Path) -> list[RunFile]:
     if path.suffix == ".jsonl":
-        run = _samples_file(path)
-        if run is None:
+        if (run := _samples_file(path)) is None:
             raise RunsError(
                 f"{path}: not an lm-eval samples file of a CultureSynth task (expected "
                 "samples_culturesynth[_answers]_<lang>_<timestamp>.jsonl)"
