@@ -27,8 +27,7 @@ class RecordsUnavailable(ValueError):
 
 def outcome_records(run: RunInfo) -> list[dict[str, Any]]:
     """Every scored sample's outcome record (one per epoch), in the harness's order."""
-    source = run.records_source
-    if source is None:
+    if (source := run.records_source) is None:
         raise RecordsUnavailable(
             f"{run.path}: {run.task} has no samples file beside it (run lm_eval with "
             "--log_samples for the breakdowns, their intervals and counts)"

@@ -74,8 +74,7 @@ def _inspect_outcomes(run: runs.RunFile) -> tuple[str, RunOutcomes]:
 def _lm_eval_outcomes(run: runs.RunFile, report: runs.Report) -> tuple[str, RunOutcomes]:
     """(target model, its outcomes) of an lm-eval samples file; one judge per run."""
     results = lm.results_of(run.path, RunsError)
-    target = lm.model_of(results)
-    if target is None:
+    if (target := lm.model_of(results)) is None:
         target = run.path.parent.name  # lm-eval names the folder after the model
         report(
             f"{run.path}: no results_{run.stamp}.json next to it; target model taken as {target}"
