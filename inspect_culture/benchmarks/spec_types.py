@@ -10,9 +10,7 @@ _Outcome = TypeVar("_Outcome", bound="OutcomeRecord")
 
 
 @dataclass(frozen=True)
-class LoadedDataset:
-    """What every loader returns: validated, normalized records plus where they came from."""
-
+class LoadedDataset:  # what every loader returns: validated, normalized records and their origin
     records: list[dict[str, Any]]
     provenance: dict[str, Any] = field(default_factory=dict)
 

@@ -182,8 +182,7 @@ def read_ve_judgement(
     seen: list[set[float]] = [set() for _ in range(n_values)]
     text = unicodedata.normalize("NFKC", text or "")
     if start := _FINAL_ANSWER_BLOCK.search(text):
-        block = text[start.end() :]
-        for index, value in _GROUND_TRUTH_LINE.findall(block):
+        for index, value in _GROUND_TRUTH_LINE.findall(text[start.end() :]):
             position = int(index) - 1
             try:
                 score = float(value)
