@@ -164,8 +164,7 @@ def _published_differences(table: Table, runs: Sequence[RunInfo]) -> list[str]:
     judges = paper.get("judge", ())
     if judges and _judged(table.benchmark):
         ours = sorted({r.judge for r in used if r.judge})
-        foreign = [j for j in ours if not any(_same_model(j, p) for p in judges)]
-        if foreign:
+        if foreign := [j for j in ours if not any(_same_model(j, p) for p in judges)]:
             warnings.append(
                 f"{table.title}: the published rows were judged by {', '.join(judges)}; your "
                 f"runs by {', '.join(foreign)}. Judge ratings from different judges are not "

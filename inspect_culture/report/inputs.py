@@ -66,8 +66,7 @@ def _candidates(inputs: Sequence[str | Path], skipped: list[Skipped]) -> Iterabl
     for raw in inputs:
         path = Path(raw).expanduser()
         if path.is_dir():
-            files = sorted(_runs_in_folder(path))
-            if not files:
+            if not (files := sorted(_runs_in_folder(path))):
                 skipped.append(
                     Skipped(path, "no Inspect log (.eval/.json) or lm-eval results_*.json in it")
                 )
@@ -124,8 +123,7 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
     foreign: list[str] = []
     without_table: list[str] = []
     for task, result in data["results"].items():
-        owner = lm_eval_owner(task)
-        if owner is None:
+        if (owner := lm_eval_owner(task)) is None:
             foreign.append(task)
             continue
         benchmark, section = owner
@@ -173,8 +171,7 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
 def _group_metadata(task: str, data: dict[str, Any], configs: dict[str, Any]) -> dict[str, Any]:
     """A group has no config of its own: take the shared metadata of its first subtask."""
     for subtask in (data.get("group_subtasks") or {}).get(task) or []:
-        metadata = (configs.get(subtask) or {}).get("metadata")
-        if metadata:
+        if metadata := (configs.get(subtask) or {}).get("metadata"):
             return {k: v for k, v in metadata.items() if k != "config_source"}
     return {}
 

@@ -21,8 +21,7 @@ def read_inspect_log(path: Path) -> RunInfo:
     except UnreadableLog as exc:
         raise NotReportable(str(exc)) from None
     task = log.eval.task.rsplit("/", 1)[-1]  # `inspect_culture/<task>` or a file's `<task>`
-    owner = inspect_owner(task)
-    if owner is None:
+    if (owner := inspect_owner(task)) is None:
         raise NotReportable(f"task {log.eval.task!r} is not an inspect-culture task")
     benchmark, section = owner
     if task in section.inspect_without_table:

@@ -134,8 +134,7 @@ def _compare(
 
 
 def care_agreement(a: CareJudgements, b: CareJudgements) -> CareAgreement:
-    common = sorted(a.ratings.keys() & b.ratings.keys())
-    if not common:
+    if not (common := sorted(a.ratings.keys() & b.ratings.keys())):
         raise RunsError("no CARE question is judged in both runs (same tasks and doc ids?)")
     overall, unscored = _compare(a, b, common)
     tasks = sorted({task for task, _ in common})

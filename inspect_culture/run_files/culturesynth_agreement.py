@@ -157,8 +157,7 @@ class AgreementReport:
 def judge_agreement(a: Mapping[str, RunOutcomes], b: Mapping[str, RunOutcomes]) -> AgreementReport:
     """Strict agreement (paper Table 7) of the judges of `a` and `b` on every target model judged
     in both, overall and per language; the models' mean is Table 7's Average."""
-    common = sorted(a.keys() & b.keys())
-    if not common:
+    if not (common := sorted(a.keys() & b.keys())):
         raise RunsError(
             f"no target model is judged in both runs (A: {', '.join(sorted(a)) or 'none'}; "
             f"B: {', '.join(sorted(b)) or 'none'})"

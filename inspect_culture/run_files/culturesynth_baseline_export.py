@@ -101,8 +101,7 @@ def _lm_eval_answers(run: runs.RunFile, role: str | None, report: runs.Report) -
             "logs; export an lm-eval run of the baseline model itself (culturesynth_answers_<lang>) "
             "without --role"
         )
-    results = lm.results_of(run.path, RunsError)
-    if results is None:
+    if (results := lm.results_of(run.path, RunsError)) is None:
         report(
             f"{run.path}: no results_{run.stamp}.json next to it, so the generation settings are "
             "not recorded"
@@ -163,8 +162,7 @@ def export_baseline(
                 )
             responses[key] = text
             origin.setdefault(key, where)
-    left_out = sorted({key for h in harvests for key in h.left_out} - responses.keys())
-    if left_out:
+    if left_out := sorted({key for h in harvests for key in h.left_out} - responses.keys()):
         shown = ", ".join(left_out[:5]) + (", ..." if len(left_out) > 5 else "")
         report(
             f"{len(left_out)} question(s) left out: no answer, or the sample failed "

@@ -45,8 +45,7 @@ LAYOUT = Layout(
 def care_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
     rows = Rows()
     for run in of_benchmark(all_runs, BENCHMARK):
-        language = run.setting.get("language")
-        if language is None:
+        if (language := run.setting.get("language")) is None:
             continue
         builder = rows.get(run, language, describe(run, _DEFAULTS))
         records = records_or_warn(run, warnings)

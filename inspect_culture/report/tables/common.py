@@ -94,8 +94,7 @@ def table(
     key: str, rows: Rows, caption: str, columns: tuple[Column, ...] | None = None
 ) -> list[Table]:
     """The layout's table, or none when no row has a number; `columns` replaces the layout's."""
-    printed = rows.rows(key)
-    if not printed:
+    if not (printed := rows.rows(key)):
         return []
     layout = all_layouts()[key]
     shared = ("key", "benchmark", "title", "metric", "group_label", "secondary", "decimals")
@@ -122,8 +121,7 @@ def records_or_warn(run: RunInfo, warnings: list[str]) -> list[dict[str, Any]] |
 
 def header_cell(run: RunInfo, name: str, scale: float = 1.0, n: int | None = None) -> Cell:
     """`name` and, when reported, `name_ci_low`/`name_ci_high` from the run's own metrics."""
-    value = run.metrics.get(name)
-    if value is None:
+    if (value := run.metrics.get(name)) is None:
         return Cell(None, n=n)
     bounds = (run.metrics.get(f"{name}_ci_{end}") for end in ("low", "high"))
     return Cell(value * scale, *(None if b is None else b * scale for b in bounds), n)

@@ -55,8 +55,7 @@ def cqbench_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tab
         family, category = run.setting.get("task"), run.setting.get("setting")
         if family not in _HEADER or category is None:
             continue
-        records = records_or_warn(run, warnings)
-        if records is None:
+        if (records := records_or_warn(run, warnings)) is None:
             continue
         setting = describe(run, _DEFAULTS)
         cell = _cell(family, records)

@@ -56,8 +56,7 @@ def culturesynth_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> lis
     # the runs (the last one names the row) and records of each row, pooled
     pooled: dict[int, tuple[Any, Any, list[RunInfo], list[dict[str, Any]]]] = {}
     for run in of_benchmark(all_runs, BENCHMARK):
-        records = records_or_warn(run, warnings)
-        if records is None:
+        if (records := records_or_warn(run, warnings)) is None:
             continue
         setting = describe(run, _DEFAULTS)
         builder = main.get(run, None, setting)

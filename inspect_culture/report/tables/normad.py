@@ -85,8 +85,7 @@ def normad_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tabl
         by_context.get(run, None, setting).put(
             context, header_cell(run, "accuracy", PERCENT, run.samples), run
         )
-        records = records_or_warn(run, warnings)
-        if records is None:
+        if (records := records_or_warn(run, warnings)) is None:
             continue
         _clusters(by_cluster.get(run, context, setting), with_record_metrics(run, records), records)
         _secondary(secondary.get(run, context, setting), run, records)
