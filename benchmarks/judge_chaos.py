@@ -8,9 +8,9 @@ fails when its property is broken (`--mutation`, proved by tests/benchmarks_scri
 The judge (a stub server in this process, so it outlives the killed run and counts every
 request) answers each judge request with, by a seeded draw: HTTP 500 (30%; the body quotes the
 request's `Authorization` header, as is and in base64), a hang that never answers (10%), a reply
-with no verdict that quotes the `Authorization` header (10%), or a verdict; every judge request
-in a rate-limit window (`--window` seconds, from `--window-start` seconds after the first judge
-request) gets HTTP 429 with `Retry-After`. A request whose messages hash to 0 mod 10 is ALWAYS
+with no verdict that quotes the `Authorization` header (10%), or a verdict (that quotes it too,
+on a line of its own); every judge request in a rate-limit window (`--window` seconds, from
+`--window-start` seconds after the first judge request) gets HTTP 429 with `Retry-After`. A request whose messages hash to 0 mod 10 is ALWAYS
 answered with such a garbage reply (on every retry and on the resume), so the checker knows which
 samples must end unscored. The evaluated model is a second, well-behaved stub whose answers are
 deterministic and carry a token of their prompt (`ans-<hex>`), so a re-generated sample asks the
@@ -172,7 +172,8 @@ class ChaosJudge:
             request.answered = time.time()
         if request.kind in ("garbage", "forced"):
             return f"I cannot rate this. Your header was: {_authorization()}"
-        return judge_verdict(prompt, body)
+        # a verdict echoes the credentials too, so every fresh reply a run writes must be redacted
+        return f"{judge_verdict(prompt, body)}\n(authorized as {_authorization()})"
 
     def paid(self) -> int:
         with self.lock:

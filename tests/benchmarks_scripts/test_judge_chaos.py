@@ -28,6 +28,8 @@ FAST = (
 # What the package still leaks (issue 23): a fresh judge reply that echoes the credentials is
 # written unredacted (Inspect: the score's explanation in the .eval samples; lm-eval and
 # `culture-evals judge`: `judge_text` in the samples file); only the cached copy is redacted.
+# Every stub reply echoes the credentials and the kill check asserts that the resume pays fresh
+# judgments, so a run that passes its kill check shows this leak every time.
 PACKAGE_LEAK = (
     "the package writes a fresh judge reply unredacted (Inspect: Score.explanation from "
     "inspect_plumbing/judge.py::judge_reply; lm-eval: judge_text from "
