@@ -29,9 +29,8 @@ def per_label_scores(
     scores = {}
     for label in labels:
         tp = sum(g == label and p == label for g, p in zip(golds, preds))
-        predicted = sum(p == label for p in preds)
         support = sum(g == label for g in golds)
-        precision, recall = _ratio(tp, predicted), _ratio(tp, support)
+        precision, recall = _ratio(tp, sum(p == label for p in preds)), _ratio(tp, support)
         f1 = _ratio(2 * precision * recall, precision + recall)
         scores[label] = LabelScores(precision, recall, f1, support)
     return scores
