@@ -12,8 +12,7 @@ MIRROR_RULE = f"Nothing is downloaded while {DATA_DIR_ENV} is set"
 
 
 def mirror_dir() -> Path | None:
-    value = os.environ.get(DATA_DIR_ENV, "").strip()
-    return Path(value).expanduser() if value else None
+    return Path(value).expanduser() if (value := os.environ.get(DATA_DIR_ENV, "").strip()) else None
 
 
 def cache_dir() -> Path:

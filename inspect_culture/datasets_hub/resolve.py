@@ -35,8 +35,7 @@ def cache_path(source: Source) -> Path:
 
 
 def mirror_path(source: Source) -> Path | None:
-    root = mirror_dir()
-    return root / mirror_relpath(source) if root else None
+    return root / mirror_relpath(source) if (root := mirror_dir()) else None
 
 
 def mirror_relpath(source: Source) -> str:

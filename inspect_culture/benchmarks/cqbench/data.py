@@ -62,8 +62,7 @@ class _Archive:
 
 
 def _archive() -> _Archive:
-    root = mirror_dir()
-    folder = root / "cqbench" / "datasets" if root is not None else None
+    folder = root / "cqbench" / "datasets" if (root := mirror_dir()) is not None else None
     if folder is not None and folder.is_dir():
         return _Archive(folder, "mirror (extracted folder, unverified)")
     found = resolve(CQBENCH, also=f" (or the extracted folder {folder}/)" if folder else "")

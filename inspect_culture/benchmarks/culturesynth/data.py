@@ -142,8 +142,7 @@ def load_culturesynth(
 
 def locate_culturesynth() -> ResolvedFile | None:
     """The local copy, if any, without touching the network: mirror names in order, then cache."""
-    root = mirror_dir()
-    found = _first_in(root / CULTURESYNTH.benchmark) if root else None
+    found = _first_in(root / CULTURESYNTH.benchmark) if (root := mirror_dir()) else None
     return ResolvedFile(found, "mirror") if found else locate(CULTURESYNTH)
 
 
