@@ -48,7 +48,7 @@ class BatchOptions:
 def api_failure(exc: openai.OpenAIError, settings: JudgeSettings) -> str:
     """A Batch API error in one line: the host, the status and the server's words, no key."""
     what = classify(exc).what.partition(":")[0]  # the words every judge failure is said in
-    detail = redact(str(getattr(exc, "message", "") or exc), (settings.api_key,)).splitlines()
+    detail = redact(str(getattr(exc, "message", "") or exc), settings.secrets()).splitlines()
     words = f": {detail[0][:200]}" if detail and detail[0] else ""
     return (
         f"the Batch API at {settings.endpoint()} failed ({what}{words}); nothing paid for is "
@@ -104,6 +104,7 @@ class BatchJudge:
         self.client_factory = client_factory or self._client
         self.log = log if log is not None else []  # the batches, for the results file
         self._identity: str | None = None  # the checkpoint the judge serves, when known
+        self._secrets: tuple[str, ...] = ()  # of the judge being called
 
     @staticmethod
     def _client(settings: JudgeSettings) -> openai.OpenAI:
@@ -123,6 +124,7 @@ class BatchJudge:
         fmts = verdict_formats(settings, len(messages), formats)
         keys = [cache_key(settings, m) for m in messages]
         judge = self._identity = served_identity(settings)
+        self._secrets = settings.secrets()
         bodies: dict[str, dict[str, Any]] = {}
         replies: dict[str, JudgeReply] = {}
         for key, m, fmt in zip(keys, messages, fmts, strict=True):
@@ -297,7 +299,7 @@ class BatchJudge:
             choices = body.get("choices") or []
             text = (choices[0].get("message") or {}).get("content") if choices else None
             if text and text.strip():
-                outcome.text = text
+                outcome.text = text = redact(text, self._secrets)  # an echoed key goes
                 if self.cache is not None:  # a rerun never asks again
                     self.cache.put(key, text, self._identity, at_once=True)
             else:

@@ -45,9 +45,15 @@ def url_secrets(url: str | None) -> tuple[str, ...]:
 @lru_cache(maxsize=64)
 def secret_forms(secret: str) -> tuple[str, ...]:
     """`secret` as it may come back: itself, URL-quoted, and base64 at any byte alignment (the
-    part of the encoding that depends on the secret alone), longest first."""
-    raw = secret.encode("utf-8")
-    forms = {secret, quote(secret, safe="")}
+    part of the encoding that depends on the secret alone), also of its base64 (a whole
+    `Authorization: Basic ...` header echoed base64-encoded), longest first."""
+    forms = {secret, quote(secret, safe="")} | _base64_forms(secret)
+    forms |= _base64_forms(base64.b64encode(secret.encode("utf-8")).decode("ascii"))
+    return tuple(sorted(forms, key=len, reverse=True))
+
+
+def _base64_forms(secret: str) -> set[str]:
+    raw, forms = secret.encode("utf-8"), set()
     for encode in (base64.b64encode, base64.urlsafe_b64encode):
         forms.add(encode(raw).decode("ascii"))
         for pad in range(3):
@@ -55,7 +61,7 @@ def secret_forms(secret: str) -> tuple[str, ...]:
             core = encoded[4 if pad else 0 : 4 * ((pad + len(raw)) // 3)]
             if len(core) >= _SHORTEST_CORE:
                 forms.add(core)
-    return tuple(sorted(forms, key=len, reverse=True))
+    return forms
 
 
 def redact(text: str, secrets: tuple[str, ...] = ()) -> str:

@@ -333,10 +333,11 @@ def test_credentials_in_judge_base_url_reach_the_judge_but_not_the_samples(
         public = json.dumps(batch.public_settings(settings))
         assert "hunter2pass" not in public and judge.base_url in public
         assert served_identity(settings) is not None
-        results = run_lm_eval(
-            model, ["care_zh"], {"judge_model": "j", "judge_base_url": url}, limit=2
-        )
+        # lm-eval writes --metadata to its results: credentials come from the environment
+        monkeypatch.setenv("INSPECT_CULTURE_JUDGE_BASE_URL", url)
+        results = run_lm_eval(model, ["care_zh"], {"judge_model": "j"}, limit=2)
     assert results["results"]["care_zh"]["n_scored,judged"] == 2
+    assert "hunter2pass" not in json.dumps(results, default=str)
     basic = "Basic " + base64.b64encode(b"bob:hunter2pass").decode()
     assert judge.authorizations and set(judge.authorizations) == {basic}
 

@@ -22,7 +22,7 @@ from inspect_culture.datasets_hub.errors import DatasetUnavailableError
 from inspect_culture.lm_eval_tasks.cqbench.utils import check_cqbench_keys
 from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.batch import (
-    check_judge_config,
+    check_judge_config_at_load,
     judged_filter,
     judged_outcome,
     resolve_task_judge,
@@ -63,7 +63,7 @@ def load_extraction_docs(
 ) -> dict[str, datasets.Dataset]:
     """Step 2: one doc per story that has a step-1 summary; the others are counted and logged."""
     setting = _setting("ve", variant, metadata)
-    check_judge_config(metadata)  # unset or invalid: fails before the local checks
+    check_judge_config_at_load(metadata)  # in a run that judges: before the local checks
     step1, source = f"cqbench_ve_summary_{setting}", metadata.get("ve_summaries")
     if not source:
         raise DatasetUnavailableError(

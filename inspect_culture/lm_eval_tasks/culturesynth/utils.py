@@ -20,7 +20,7 @@ from inspect_culture.datasets_hub.errors import DatasetUnavailableError
 from inspect_culture.lm_eval_tasks.culturesynth._generate_configs import ANSWERS, JUDGED, template
 from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.batch import (
-    check_judge_config,
+    check_judge_config_at_load,
     judged_filter,
     judged_outcome,
     resolve_task_judge,
@@ -58,7 +58,7 @@ def load_answer_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
 def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
     """Every question with the baseline's answer (None: counted as n_missing_baseline)."""
     language = _language(JUDGED, variant, metadata)
-    check_judge_config(metadata)  # unset or invalid: fails before the local checks
+    check_judge_config_at_load(metadata)  # in a run that judges: before the local checks
     settings = spec.validate(**{k: metadata[k] for k in spec.LM_EVAL_PARAMS if k in metadata})
     if not (source := metadata.get("baseline_responses")):
         raise DatasetUnavailableError(

@@ -1,5 +1,6 @@
-"""The judge in lm-eval: checked per task when it loads (before any generation) and kept here, never
-in the docs (the API key never leaves the env); a filter judges the task's responses in one batch."""
+"""The judge in lm-eval: checked per task when a run that judges loads it (before any generation)
+and kept here, never in the docs (the API key never leaves the env); a filter judges the task's
+responses in one batch. Task tooling builds tasks without a judge; `--predict_only` calls none."""
 
 from __future__ import annotations
 
@@ -8,9 +9,13 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from itertools import islice
+from pathlib import Path
+from types import TracebackType
 from typing import Any
 
+from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.constraints import VerdictFormat, constraint_record
 from inspect_culture.judging.protocol import JudgeReply, JudgeRequest, Judging
@@ -21,18 +26,30 @@ from inspect_culture.judging.reasons import (
     judge_later_note,
 )
 from inspect_culture.lm_eval_tasks.judge.client import OpenAICompatibleJudge, run_sync
+from inspect_culture.lm_eval_tasks.judge.known_keys import simple_evaluate_call
 from inspect_culture.lm_eval_tasks.judge.settings import (
     JudgeConfigError,
     JudgeSettings,
     check_switch,
     preflight_on,
+    refuse_written_credentials,
     resolve_judge_settings,
 )
 
 # Judges already checked in this process: (settings, verdict format name or "")
 _CHECKED: set[tuple[JudgeSettings, str]] = set()
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """The judge of a task built outside a run (task tooling): resolved when a filter needs it."""
+
+    metadata: Mapping[str, Any]
+    verdict_format: VerdictFormat | None
+
+
 # Each task's judge, as resolved when it loaded in this process; None: generation only
-_TASK_JUDGES: dict[str, JudgeSettings | None] = {}
+_TASK_JUDGES: dict[str, JudgeSettings | Deferred | None] = {}
 
 Messages = list[dict[str, str]]
 JudgeBackend = Callable[
@@ -77,12 +94,49 @@ def check_judge(
     return judge
 
 
+def run_judges() -> bool | None:
+    """True when an lm-eval run loads the task and will judge it, False for a `--predict_only`
+    run (no metric, so no judge), None outside a run (task tooling only builds the task)."""
+    call = simple_evaluate_call()
+    return None if call is None else not call.get("predict_only")
+
+
+def check_judge_config_at_load(metadata: Mapping[str, Any]) -> None:
+    """`check_judge_config` for a loader to run before its own checks, in a run that judges."""
+    refuse_written_credentials(metadata)
+    if run_judges():
+        check_judge_config(metadata)
+
+
 def resolve_task_judge(
     task: str, metadata: Mapping[str, Any], verdict_format: VerdictFormat | None = None
-) -> JudgeSettings | None:
-    """`check_judge`, kept as the task's judge for this process (its filter reads it)."""
-    _TASK_JUDGES[task] = check_judge(metadata, verdict_format)
-    return _TASK_JUDGES[task]
+) -> None:
+    """`check_judge` in a run that judges, kept as the task's judge for this process (its filter
+    reads it); outside a run, deferred to the filter; with `--predict_only`, no judge."""
+    refuse_written_credentials(metadata)
+    if judges := run_judges():
+        _TASK_JUDGES[task] = check_judge(metadata, verdict_format)
+    else:
+        _TASK_JUDGES[task] = None if judges is False else Deferred(dict(metadata), verdict_format)
+
+
+def _show_our_errors_briefly() -> None:
+    """In the `lm_eval` command line, an error of ours that ends the run prints as its message
+    alone: the fix comes first, not at the end of a 45-line traceback. Others print as before."""
+    ours = (JudgeConfigError, DatasetUnavailableError, DataValidationError)
+    previous = sys.excepthook
+
+    def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        if isinstance(exc, ours):
+            print(f"\n{kind.__name__}: {exc}", file=sys.stderr)
+        else:
+            previous(kind, exc, tb)
+
+    sys.excepthook = hook
+
+
+if Path(sys.argv[0]).name in ("lm_eval", "lm-eval") or sys.argv[0].endswith("lm_eval/__main__.py"):
+    _show_our_errors_briefly()
 
 
 @contextmanager
@@ -108,7 +162,9 @@ def judge_requests(
             f"{task}: no judge was resolved for this task in this process (its loader checks "
             "the judge before generation; a filter cannot run before the task loads)"
         )
-    if (settings := _TASK_JUDGES[task]) is None:
+    if isinstance(settings := _TASK_JUDGES[task], Deferred):
+        settings = _TASK_JUDGES[task] = check_judge(settings.metadata, settings.verdict_format)
+    if settings is None:
         return None, [JudgeReply(None, error=JUDGE_LATER_REASON) for _ in requests]
     messages = [[dict(m) for m in r.messages] for r in requests]
     formats = [r.verdict_format for r in requests]

@@ -149,7 +149,7 @@ class OpenAICompatibleJudge:
             return readable(JudgeReply(hit, cached=True), fmt, self.settings.constraint)
         result = await self._call_with_retries(client, messages, fmt)
         if self.cache is not None and result.text is not None:
-            self.cache.put(key, result.text, judge, at_once=True)
+            self.cache.put(key, result.text, judge, secrets=self.settings.secrets(), at_once=True)
         return readable(result, fmt, self.settings.constraint)
 
     async def learn_identity(self) -> str | None:
@@ -189,13 +189,13 @@ class OpenAICompatibleJudge:
                     self._request(client, messages, fmt, max_tokens=None if fmt else 1), limit
                 )
         except Exception as exc:  # noqa: BLE001 - reported in words
-            failure = classify(exc, limit, (self.settings.api_key,))
+            failure = classify(exc, limit, self.settings.secrets())
         settings = self.settings
         found = check_outcome(
             failure, text, "judge", settings.model, settings.shown_url(), settings.model, KNOBS,
             fmt, settings.constraint, settings.max_tokens,
         )  # fmt: skip
-        return None if found is None else redact(found, (settings.api_key,))
+        return None if found is None else redact(found, settings.secrets())
 
     async def _call_with_retries(
         self, client: aiohttp.ClientSession, messages: Messages, fmt: VerdictFormat | None = None
@@ -217,11 +217,11 @@ class OpenAICompatibleJudge:
             try:  # aiohttp's own timer (connect, send and read): no extra task per attempt
                 text = await self._request(client, messages, fmt, timeout=limit)
             except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
-                failure = classify(exc, limit, (self.settings.api_key,))
+                failure = classify(exc, limit, self.settings.secrets())
             else:
                 if text is None or not text.strip():
                     return JudgeReply(None, error=empty_reply(settings.model, settings.endpoint()))
-                return JudgeReply(text)
+                return JudgeReply(redact(text, settings.secrets()))  # an echoed key goes
             if not failure.retryable:
                 break
             if attempts > settings.max_retries:
@@ -240,7 +240,7 @@ class OpenAICompatibleJudge:
             failure.what, settings.model, settings.endpoint(),
             attempts=attempts, seconds=time.monotonic() - start, ended=ended,
         )  # fmt: skip
-        return JudgeReply(None, error=redact(error, (settings.api_key,)))
+        return JudgeReply(None, error=redact(error, settings.secrets()))
 
     async def _request(
         self,

@@ -37,20 +37,26 @@ def check_metadata_keys(
         )
 
 
-def model_argument_keys() -> frozenset[str]:
-    """The `model_args` keys of the `lm_eval.evaluator.simple_evaluate` call loading this task
-    (lm-eval merged them into its metadata); empty outside such a call."""
+def simple_evaluate_call() -> dict[str, Any] | None:
+    """The arguments of the `lm_eval.evaluator.simple_evaluate` call loading this task (the
+    `lm_eval` command line makes one); None outside such a call (task tooling)."""
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if (
             frame.f_code.co_name == "simple_evaluate"
             and frame.f_globals.get("__name__") == "lm_eval.evaluator"
         ):
-            model_args = frame.f_locals.get("model_args")
-            if isinstance(model_args, str):
-                from lm_eval.utils import simple_parse_args_string
-
-                model_args = simple_parse_args_string(model_args)
-            return frozenset(map(str, model_args if isinstance(model_args, dict) else ()))
+            return frame.f_locals
         frame = frame.f_back
-    return frozenset()
+    return None
+
+
+def model_argument_keys() -> frozenset[str]:
+    """The `model_args` keys of the `simple_evaluate` call loading this task (lm-eval merged
+    them into its metadata); empty outside such a call."""
+    model_args = (simple_evaluate_call() or {}).get("model_args")
+    if isinstance(model_args, str):
+        from lm_eval.utils import simple_parse_args_string
+
+        model_args = simple_parse_args_string(model_args)
+    return frozenset(map(str, model_args if isinstance(model_args, dict) else ()))

@@ -19,7 +19,7 @@ from inspect_culture.judging.constraints import (
 )
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
 from inspect_culture.judging.preflight import Knobs, endpoint_problem
-from inspect_culture.judging.redaction import without_userinfo
+from inspect_culture.judging.redaction import url_secrets, without_userinfo
 
 MODEL_ENV = "INSPECT_CULTURE_JUDGE_MODEL"
 BASE_URL_ENV = "INSPECT_CULTURE_JUDGE_BASE_URL"
@@ -118,6 +118,10 @@ class JudgeSettings:
             settings |= {"constraint": self.constraint, "constraint_version": CONSTRAINT_VERSION}
         return settings
 
+    def secrets(self) -> tuple[str, ...]:
+        """What no written text may hold: the key, and the credentials in the URL."""
+        return tuple(s for s in (self.api_key, *url_secrets(self.base_url)) if s)
+
     def judge_id(self) -> JudgeId:
         return JudgeId(self.model, endpoint_key(self.base_url or DEFAULT_BASE_URL))
 
@@ -136,6 +140,18 @@ class JudgeSettings:
     def endpoint(self) -> str:
         """The host the judge is reached at, for messages (never the key)."""
         return urlparse(self.shown_url()).netloc
+
+
+def refuse_written_credentials(metadata: Mapping[str, Any]) -> None:
+    """lm-eval writes --metadata into its results file: credentials there would be written."""
+    url = metadata.get("judge_base_url")
+    if isinstance(url, str) and "@" in urlparse(url).netloc:
+        raise JudgeConfigError(
+            f"judge_base_url={without_userinfo(url)!r} carries credentials (user:password@), and "
+            f"lm-eval writes --metadata into its results file. Set {BASE_URL_ENV} to the URL with "
+            "its credentials instead (read from the environment, recorded without them) and leave "
+            "judge_base_url out of --metadata."
+        )
 
 
 def resolve_judge_settings(

@@ -128,8 +128,7 @@ def test_lm_eval_without_judge_fails_before_generation(monkeypatch) -> None:
         with pytest.raises(JudgeConfigError, match="no judge configured"):
             run_lm_eval(server, ["care_zh"])
         assert server.requests == []
-    with pytest.raises(JudgeConfigError):
-        load_docs(ZH)
+    assert load_docs(ZH)["test"].num_rows == 150  # outside a run (task tooling) it builds
     with pytest.raises(ValueError, match="language is fixed per task"):
         load_docs(ZH, language="ja", judge_model="j")
 
