@@ -20,20 +20,20 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "judge_chaos.py"
-# small and quick: 12 samples, a 2-s rate-limit window from 0.5 s, 2-s attempts (hangs)
+# small and quick: 12 samples, a 1-s rate-limit window from 0.5 s, 1-s attempts (hangs); 4
+# judgments at a time, so that the kill lands between waves and not on the first one
 FAST = (
-    "--size", "12", "--seed", "3", "--window-start", "0.5", "--window", "2",
-    "--retry-after", "1", "--judge-timeout", "2", "--credentials-check", "off",
+    "--size", "12", "--seed", "3", "--window-start", "0.5", "--window", "1",
+    "--retry-after", "1", "--judge-timeout", "1", "--concurrency", "4",
+    "--credentials-check", "off",
 )  # fmt: skip
-# What the package still leaks (issue 23): a fresh judge reply that echoes the credentials is
-# written unredacted (Inspect: the score's explanation in the .eval samples; lm-eval and
-# `culture-evals judge`: `judge_text` in the samples file); only the cached copy is redacted.
-# Every stub reply echoes the credentials and the kill check asserts that the resume pays fresh
-# judgments, so a run that passes its kill check shows this leak every time.
+# What the package still leaks (issue 23): Inspect writes a fresh judge reply that echoes the
+# key unredacted, as the score's explanation in the .eval samples (the cached copy is redacted;
+# lm-eval's `judge_text` is redacted since 8345164). Every stub reply echoes the credentials and
+# the kill check asserts that the resume pays fresh judgments, so the leak shows every time.
 PACKAGE_LEAK = (
-    "the package writes a fresh judge reply unredacted (Inspect: Score.explanation from "
-    "inspect_plumbing/judge.py::judge_reply; lm-eval: judge_text from "
-    "lm_eval_tasks/judge/client.py::_call_with_retries via judge/batch.py::judged_filter)"
+    "Inspect writes a fresh judge reply unredacted as the score's explanation (the reply of "
+    "inspect_plumbing/judge.py::judge_reply, shown by the benchmarks' scorers)"
 )
 
 
@@ -65,8 +65,11 @@ def test_unmutated_run_passes_every_check_but_the_package_leak(benchmark, harnes
     assert re.search(r"with an always-garbage judgment", output), output[-3000:]
 
 
-@pytest.mark.xfail(strict=True, reason=PACKAGE_LEAK)
-@pytest.mark.parametrize(("benchmark", "harness"), UNMUTATED)
+@pytest.mark.parametrize(
+    ("benchmark", "harness"),
+    [pytest.param(*UNMUTATED[0], marks=pytest.mark.xfail(strict=True, reason=PACKAGE_LEAK)),
+     UNMUTATED[1]],
+)  # fmt: skip
 def test_unmutated_run_exits_zero(benchmark, harness):
     code, output = chaos(benchmark, harness)
     assert code == 0, output[-3000:]
