@@ -326,8 +326,7 @@ def _language(value: str, sheet_language: str | None, where: str, column: str) -
         if sheet_language:
             return sheet_language
         raise DataValidationError(f"{where}, field '{column}': must not be empty")
-    code = normalize_language(value)
-    if code is None:
+    if (code := normalize_language(value)) is None:
         raise DataValidationError(
             f"{where}, field '{column}': value {value!r} is not a known language; allowed "
             f"values: {', '.join(LANGUAGES)} (or their English names)"
