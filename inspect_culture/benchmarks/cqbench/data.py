@@ -130,8 +130,7 @@ Records = Iterator[tuple[str, dict[str, Any]]]
 
 def _ad_records(data: Any, category: str, where: str) -> Records:
     for index, at, item in _items(data, where):
-        questions = _get(item, "questions", at)
-        if not isinstance(questions, list):
+        if not isinstance(questions := _get(item, "questions", at), list):
             raise DataValidationError(f"{at}, field 'questions': expected a list")
         for q_index, question in enumerate(questions):
             q_at = f"{at}, question {q_index}"
