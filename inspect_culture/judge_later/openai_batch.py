@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -88,23 +88,15 @@ State = dict[str, Any]  # {"rounds": [Entry, ...]}
 Outcomes = dict[str, _Outcome]  # cache key -> what the batches answered
 
 
+@dataclass(eq=False)
 class BatchJudge:
     """A `use_judge_backend` backend: `BatchJudge(options)(settings, messages, formats)`."""
 
-    def __init__(
-        self,
-        options: BatchOptions,
-        cache: JudgeCache | None = None,
-        *,
-        client_factory: Callable[[JudgeSettings], openai.OpenAI] | None = None,
-        log: list[Entry] | None = None,
-    ) -> None:
-        self.options = options
-        self.cache = cache if cache is not None else open_cache()
-        self.client_factory = client_factory or self._client
-        self.log = log if log is not None else []  # the batches, for the results file
-        self._identity: str | None = None  # the checkpoint the judge serves, when known
-        self._secrets: tuple[str, ...] = ()  # of the judge being called
+    options: BatchOptions
+    log: list[Entry] = field(default_factory=list)  # the batches, for the results file
+    cache: JudgeCache | None = field(default_factory=open_cache, init=False)
+    _identity: str | None = field(default=None, init=False)  # the checkpoint served, when known
+    _secrets: tuple[str, ...] = field(default=(), init=False)  # of the judge being called
 
     @staticmethod
     def _client(settings: JudgeSettings) -> openai.OpenAI:
@@ -150,7 +142,7 @@ class BatchJudge:
         state_path = self.options.state_dir / f"batch_{digest}.json"
         state = self._load(state_path)
         outcomes = {key: _Outcome() for key in bodies}
-        with self.client_factory(settings) as client:
+        with self._client(settings) as client:
             for path in sorted(self.options.state_dir.glob("batch_*.json")):
                 if path != state_path:  # other request sets' batches holding these requests
                     self._resume(client, path, self._load(path), outcomes, own=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -66,11 +67,15 @@ class TaskJudgement:
     n_unscored: int
 
 
-def metric_names(config: dict[str, Any], task: str) -> list[str]:
+def _prepared(
+    saved: SavedTask, config: dict[str, Any], judged: JudgedTask
+) -> tuple[Any, list[str], list[dict[str, Any]]]:
+    """The task's adapter module, its metric names and its docs as the judge prompts read them."""
+    module = import_module(judged.module)
     names = [m["metric"] for m in config.get("metric_list") or [] if isinstance(m, dict)]
     if not names:
-        raise JudgeLaterError(f"results file: configs.{task}.metric_list is missing or empty")
-    return names
+        raise JudgeLaterError(f"results file: configs.{saved.task}.metric_list is missing or empty")
+    return module, names, [{**line["doc"], "lm_eval_task": saved.task} for line in saved.lines]
 
 
 class _Checked(Exception):
@@ -86,7 +91,7 @@ def check_task(
 ) -> None:
     """What would fail only after the judge was paid, found before any task is judged: an unknown
     metric, or a doc without a field its judge prompt needs (every prompt built, none sent)."""
-    module, names, docs = judged.load(), metric_names(config, saved.task), _docs(saved)
+    module, names, docs = _prepared(saved, config, judged)
     if unknown := [n for n in names if not callable(getattr(module, f"agg_{n}", None))]:
         known = sorted(n.removeprefix("agg_") for n in dir(module) if n.startswith("agg_"))
         raise JudgeLaterError(
@@ -139,10 +144,6 @@ def _first_unfit(
     return None, "a doc does not fit the task's judge prompt; nothing was judged"
 
 
-def _docs(saved: SavedTask) -> list[dict[str, Any]]:
-    return [{**line["doc"], "lm_eval_task": saved.task} for line in saved.lines]
-
-
 def judge_task(
     saved: SavedTask,
     config: dict[str, Any],
@@ -150,7 +151,7 @@ def judge_task(
     judge: JudgeSettings,
 ) -> TaskJudgement:
     """Judge every logged doc of `saved` with `judge`, once `check_task` passed."""
-    module, names, docs = judged.load(), metric_names(config, saved.task), _docs(saved)
+    module, names, docs = _prepared(saved, config, judged)
     named = [f for f in config.get("filter_list") or [] if isinstance(f, dict) and f.get("name")]
     flt = str(named[0]["name"]) if named else "judged"
     with use_task_judge(saved.task, judge):

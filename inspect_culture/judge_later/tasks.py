@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib
 import re
 from dataclasses import dataclass
-from types import ModuleType
 
 from inspect_culture.judging.constraints import VerdictFormat
 from inspect_culture.registry import benchmarks, resolve
@@ -15,9 +13,6 @@ from inspect_culture.registry import benchmarks, resolve
 class JudgedTask:
     module: str  # the lm-eval adapter module
     probe_format: VerdictFormat  # what a constrained judge is probed with
-
-    def load(self) -> ModuleType:
-        return importlib.import_module(self.module)
 
 
 def judged_task(task: str) -> JudgedTask | None:
