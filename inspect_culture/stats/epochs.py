@@ -5,16 +5,24 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Hashable, Sequence
+from typing import TypeVar
+
+_Key = TypeVar("_Key", bound=Hashable)
+
+
+def grouped(keys: Sequence[_Key], values: Sequence[float]) -> dict[_Key, list[float]]:
+    """The values of each key, in first-seen key order."""
+    groups: dict[_Key, list[float]] = defaultdict(list)
+    for key, value in zip(keys, values, strict=True):
+        groups[key].append(value)
+    return dict(groups)
 
 
 def per_question_means(values: Sequence[float], question_ids: Sequence[Hashable]) -> list[float]:
     """Each question's mean over its epochs, in first-seen question order."""
     if len(values) != len(question_ids):
         raise ValueError(f"{len(values)} values for {len(question_ids)} question ids")
-    epochs: dict[Hashable, list[float]] = defaultdict(list)
-    for value, qid in zip(values, question_ids):
-        epochs[qid].append(value)
-    return [sum(group) / len(group) for group in epochs.values()]
+    return [sum(group) / len(group) for group in grouped(question_ids, values).values()]
 
 
 def mean(values: Sequence[float]) -> float:

@@ -3,7 +3,6 @@ stable interval); a question with no rated epoch is unscored, never 0."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from itertools import groupby
 from typing import TypeVar
@@ -11,7 +10,7 @@ from typing import TypeVar
 from inspect_culture.benchmarks.care.spec import AgreementOutcome, CareOutcome
 from inspect_culture.stats.agreement import agreement_metrics
 from inspect_culture.stats.bootstrap import bootstrap_mean_interval
-from inspect_culture.stats.epochs import mean, per_question_means
+from inspect_culture.stats.epochs import grouped, mean, per_question_means
 
 _Outcome = TypeVar("_Outcome", CareOutcome, AgreementOutcome)
 
@@ -28,15 +27,14 @@ def care_metrics(
         "n_unscored": float(unscored),
         "unscored_rate": unscored / len(questions) if questions else 0.0,
     }
-    result.update(_mean_with_interval("rating", [m for _, m in scored], seed, resamples))
-    by_category: dict[str, list[float]] = defaultdict(list)
-    by_scope: dict[str, list[float]] = defaultdict(list)
-    for o, m in scored:
-        by_category[o.category].append(m)
-        by_scope[o.geographic_scope.strip().lower().replace("-", "_").replace(" ", "_")].append(m)
-    for category, values in sorted(by_category.items()):
+    ratings = [m for _, m in scored]
+    result.update(_mean_with_interval("rating", ratings, seed, resamples))
+    for category, values in sorted(grouped([o.category for o, _ in scored], ratings).items()):
         result.update(_mean_with_interval(f"rating_{category}", values, seed, resamples))
-    for scope, values in sorted(by_scope.items()):
+    scopes = [
+        o.geographic_scope.strip().lower().replace("-", "_").replace(" ", "_") for o, _ in scored
+    ]
+    for scope, values in sorted(grouped(scopes, ratings).items()):
         result[f"rating_scope_{scope}"] = mean(values)
     return result
 

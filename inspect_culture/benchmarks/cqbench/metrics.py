@@ -3,19 +3,11 @@ scored) epochs are averaged first; counts are of questions or values; macro-F1 p
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Hashable, Sequence
 
 from inspect_culture.benchmarks.cqbench.spec import AdOutcome, VeOutcome, VsOutcome, f1_score
 from inspect_culture.stats import classification
-from inspect_culture.stats.epochs import mean, per_question_means
-
-
-def _by_category(categories: Sequence[str], values: Sequence[float]) -> dict[str, list[float]]:
-    groups: dict[str, list[float]] = defaultdict(list)
-    for category, value in zip(categories, values, strict=True):
-        groups[category].append(value)
-    return dict(sorted(groups.items()))
+from inspect_culture.stats.epochs import grouped, mean, per_question_means
 
 
 def _questions(outcomes: Sequence[AdOutcome | VsOutcome]) -> tuple[list[Hashable], list[str]]:
@@ -36,7 +28,7 @@ def ad_metrics(outcomes: Sequence[AdOutcome]) -> dict[str, float]:
         "macro_f1": classification.macro_f1(golds, preds, labels) if labels else 0.0,
         "unparsed_rate": mean(per_question_means([float(p is None) for p in preds], ids)),
     }
-    for category, values in _by_category(categories, correct).items():
+    for category, values in sorted(grouped(categories, correct).items()):
         result[f"accuracy_{category}"] = mean(values)
     return result
 
@@ -61,8 +53,8 @@ def vs_metrics(outcomes: Sequence[VsOutcome]) -> dict[str, float]:
         "empty_rate": empty_rate,
         "n_stories": float(len(precision)),
     }
-    by_p, by_r = _by_category(categories, precision), _by_category(categories, recall)
-    for category in by_p:
+    by_p, by_r = grouped(categories, precision), grouped(categories, recall)
+    for category in sorted(by_p):
         if category:
             result[f"f1_{category}"] = f1_score(mean(by_p[category]), mean(by_r[category]))
     return result
@@ -86,6 +78,7 @@ def ve_metrics(outcomes: Sequence[VeOutcome]) -> dict[str, float]:
     result = {"n_scored": float(len(scored)), "n_unscored": float(n_values - len(scored))}
     if scored:
         result["recall"] = mean([value for _, value in scored])
-    for category, values in _by_category([c for c, _ in scored], [v for _, v in scored]).items():
+    by_category = grouped([c for c, _ in scored], [v for _, v in scored])
+    for category, values in sorted(by_category.items()):
         result[f"recall_{category}"] = mean(values)
     return result

@@ -14,7 +14,7 @@ from inspect_culture.benchmarks.culturesynth.spec import (
     topic_slug,
 )
 from inspect_culture.stats.bootstrap import bootstrap_mean_interval
-from inspect_culture.stats.epochs import per_question_means
+from inspect_culture.stats.epochs import grouped, per_question_means
 
 
 def net_win_rate(outcomes: Sequence[float]) -> float:
@@ -72,11 +72,8 @@ def culturesynth_metrics(
         "tie_rate": _question_rate(scored, lambda o: o.outcome == 0),
         "loss_rate": _question_rate(scored, lambda o: o.outcome == -1),
     }
-    by_language: dict[str, list[float]] = defaultdict(list)
-    by_topic: dict[str, list[float]] = defaultdict(list)
-    for question, mean in means.items():
-        by_language[language_slug(first[question].language)].append(mean)
-        by_topic[topic_slug(first[question].topic)].append(mean)
+    by_language = grouped([language_slug(first[q].language) for q in means], values)
+    by_topic = grouped([topic_slug(first[q].topic) for q in means], values)
     if clash := set(by_language) & set(by_topic):
         raise ValueError(f"topic and language share a metric name: {sorted(clash)}")
     result["weighted_average"] = weighted_average(by_language)

@@ -3,13 +3,12 @@ average a question's epochs first; precision, recall and F1 pool every epoch's j
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 
 from inspect_culture.benchmarks.normad.spec import BREAKDOWNS, LABELS, NormadOutcome
 from inspect_culture.stats import classification
 from inspect_culture.stats.bootstrap import bootstrap_mean_interval
-from inspect_culture.stats.epochs import mean, per_question_means
+from inspect_culture.stats.epochs import grouped, mean, per_question_means
 
 
 def normad_metrics(
@@ -34,9 +33,7 @@ def normad_metrics(
     # per_question_means keeps first-seen order, so `questions` lines up with `correct`
     questions = {o.sample_id: o for o in outcomes}.values()
     for prefix, field in BREAKDOWNS.items():
-        by_group: dict[str, list[float]] = defaultdict(list)
-        for question, value in zip(questions, correct):
-            by_group[getattr(question, field)].append(value)
+        by_group = grouped([getattr(question, field) for question in questions], correct)
         for group in sorted(by_group):
             result[f"accuracy_{prefix}_{group}"] = mean(by_group[group])
     return result
