@@ -20,11 +20,6 @@ log = logging.getLogger(__name__)
 _ALIASES = {"human_rating": ("human_rating", "rating"), "cul_type": ("cul_type", "culture_type")}
 
 
-def mirror_files() -> list[Path]:
-    folder = root / "care" / "data" if (root := mirror_dir()) else None
-    return sorted(p for p in folder.glob("*") if p.suffix in _BUILDERS) if folder else []
-
-
 def load_care_ratings(language: str | None = None) -> LoadedDataset:
     if language is not None and language not in CARE_LANGUAGES:
         raise ValueError(
@@ -33,7 +28,8 @@ def load_care_ratings(language: str | None = None) -> LoadedDataset:
         )
     # a row is the language's when its associated_culture names the culture ("Arab"); "" = all
     culture = LANGUAGES[language].culture.lower() if language else ""
-    files = mirror_files()
+    folder = root / "care" / "data" if (root := mirror_dir()) else None
+    files = sorted(p for p in folder.glob("*") if p.suffix in _BUILDERS) if folder else []
     rows, origin = (_read_files(files), "mirror") if files else (_download(), "download")
     normalized = [_normalize(row, i, row.get("_file", REPO_ID)) for i, row in enumerate(rows)]
     records = [r for r in normalized if culture in r["associated_culture"].lower()]

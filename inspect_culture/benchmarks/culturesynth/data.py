@@ -305,9 +305,7 @@ def _normalize(
             f"of the paper (Table 10); allowed values: {allowed}"
         )
     record = {
-        "id": raw["id"].strip(),
-        "question": raw["question"].strip(),
-        "answer": raw["answer"].strip(),
+        **{field: raw[field].strip() for field in ("id", "question", "answer")},
         "language": language,
         "primary_topic": primary,
         "topic_abbr": TOPICS.get(primary, ""),

@@ -94,21 +94,16 @@ def judge_games(
         "pairwise_parser_version": PAIRWISE_PARSER_VERSION,
         "target_positions": list(target_positions),
     }
-    verdicts = [
-        (None, error) if error else read_pairwise_verdict(text)
-        for text, error in zip(judge_texts, errors)
-    ]
-    outcomes = tuple(
-        game_outcome(verdict, pos) for (verdict, _), pos in zip(verdicts, target_positions)
-    )
-    reasons = [
-        f"{why or NO_VERDICT} (target as {pos})"
-        for outcome, pos, (_, why) in zip(outcomes, target_positions, verdicts)
-        if outcome is None
-    ]
+    outcomes: list[int | None] = []
+    reasons: list[str] = []
+    for text, error, pos in zip(judge_texts, errors, target_positions):
+        verdict, why = (None, error) if error else read_pairwise_verdict(text)
+        outcomes.append(game_outcome(verdict, pos))
+        if outcomes[-1] is None:
+            reasons.append(f"{why or NO_VERDICT} (target as {pos})")
     reason = "; ".join(reasons) or None
     if len(target_positions) == 1:
-        return PairJudgement(outcomes[0], None, reason, outcomes, provenance)
+        return PairJudgement(outcomes[0], None, reason, tuple(outcomes), provenance)
     if tuple(target_positions) != ("A", "B"):
         raise ValueError(f"swapped games must be (A, B), got {tuple(target_positions)}")
     return replace(combine_swapped(*outcomes), reason=reason, provenance=provenance)
