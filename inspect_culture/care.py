@@ -26,7 +26,7 @@ from inspect_culture.benchmarks.care.prompts import JUDGE_FILES, generation_mess
 from inspect_culture.benchmarks.care.spec import CareOutcome
 from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
-from inspect_culture.inspect_plumbing.judge import judge_sample, judged_score, require_grader
+from inspect_culture.inspect_plumbing.judge import checked_grader, judge_sample, judged_score
 from inspect_culture.inspect_plumbing.live import judged_metrics
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.inspect_plumbing.params import as_bool, as_optional_int, as_optional_seconds
@@ -75,7 +75,7 @@ def care(
         ),
         solver=[
             engine_defaults(),
-            require_grader(
+            checked_grader(
                 options.self_grade,
                 options.judge_constraint,
                 care_rating_format(),

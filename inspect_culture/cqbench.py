@@ -37,7 +37,7 @@ from inspect_culture.benchmarks.cqbench.parse import score_ad, score_vs
 from inspect_culture.benchmarks.cqbench.prompts import task_messages, ve_extraction_messages
 from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
-from inspect_culture.inspect_plumbing.judge import judge_sample, judged_score, require_grader
+from inspect_culture.inspect_plumbing.judge import checked_grader, judge_sample, judged_score
 from inspect_culture.inspect_plumbing.live import judged_metrics
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.inspect_plumbing.params import as_bool, as_optional_seconds
@@ -216,7 +216,7 @@ def cqbench_ve(
         judge_timeout = as_optional_seconds("judge_timeout", judge_timeout)
     solver = [
         engine_defaults(),
-        require_grader(
+        checked_grader(
             params.self_grade,
             params.judge_constraint,
             ve_scores_format(2),

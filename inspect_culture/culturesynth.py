@@ -39,10 +39,10 @@ from inspect_culture.inspect_plumbing.failures import judge_failure_reason, outp
 from inspect_culture.inspect_plumbing.judge import (
     attempts_of,
     bounded_generate,
+    checked_grader,
     judge_sample,
     judged_score,
     judgment_timeout,
-    require_grader,
 )
 from inspect_culture.inspect_plumbing.live import judged_metrics
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
@@ -121,7 +121,7 @@ def culturesynth(
         solver=[
             engine_defaults(),
             require_baseline(baseline),
-            require_grader(
+            checked_grader(
                 settings.self_grade,
                 settings.judge_constraint,
                 pairwise_verdict_format(),

@@ -17,6 +17,7 @@ from inspect_culture.judging.redaction import (
     redact,
     redact_value,
     scrub_exception,
+    url_secrets,
     without_userinfo,
 )
 
@@ -39,7 +40,8 @@ ATTEMPTS: ContextVar[Attempts | None] = ContextVar("inspect_culture_attempts", d
 
 def model_secrets(model: Model) -> tuple[str, ...]:
     keys = (getattr(model.api, "api_key", None), getattr(model.api, "initial_api_key", None))
-    return tuple(k for k in keys if isinstance(k, str) and len(k) >= 8)
+    in_url = url_secrets(str(getattr(model.api, "base_url", None) or ""))
+    return tuple(k for k in keys if isinstance(k, str) and len(k) >= 8) + in_url
 
 
 async def _count_request(_request: Any) -> None:
@@ -74,8 +76,15 @@ def guard_secrets(model: Model) -> Model:
         output, call = result if isinstance(result, tuple) else (result, None)
         if isinstance(output, BaseException):
             scrub_exception(output, secrets)
-        elif isinstance(output, ModelOutput) and output.error:
-            output.error = redact(output.error, secrets)
+        elif isinstance(output, ModelOutput):  # a reply may echo the key, also with a 200
+            output.error = redact(output.error, secrets) if output.error else output.error
+            output.completion = redact(output.completion, secrets)  # a field, not derived
+            for message in (choice.message for choice in output.choices):
+                if isinstance(message.content, str):
+                    message.content = redact(message.content, secrets)
+                for part in message.content if isinstance(message.content, list) else ():
+                    if isinstance(text := getattr(part, "text", None), str):
+                        part.text = redact(text, secrets)
         if call is not None and getattr(call, "response", None) is not None:
             call.response = redact_value(call.response, secrets)
         return result

@@ -22,16 +22,23 @@ from inspect_ai.scorer import Score
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema
 
+from inspect_culture.inspect_plumbing.build_checks import (
+    building_in_eval,
+    refuse,
+    refuse_other_reducers,
+    refuse_role_credentials,
+)
 from inspect_culture.inspect_plumbing.failures import (
     ATTEMPTS,
     Attempts,
     judge_failure_reason,
+    model_secrets,
     output_error_reason,
 )
 from inspect_culture.inspect_plumbing.judge_cache import judge_id, learn_identity_once, request_key
 from inspect_culture.inspect_plumbing.live import note_judge_later
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
-from inspect_culture.inspect_plumbing.preflight import Probe, preflight
+from inspect_culture.inspect_plumbing.preflight import Probe, preflight, preflight_at_build
 from inspect_culture.inspect_plumbing.roles import GRADER_ROLE, prerequisite_error, role_model
 from inspect_culture.judging.cache import JudgeCache, JudgeCacheError, identity_of, open_cache
 from inspect_culture.judging.constraints import (
@@ -82,21 +89,14 @@ def require_grader(
 ) -> Solver:
     """Before any generation: fails when no judge is bound, cannot answer (`preflight.py`) or
     ignores the verdict constraint (the constraint probe, then the preflight). judge_preflight
-    false skips both requests; judge_later needs no judge at all."""
+    false skips both requests; judge_later needs no judge at all. A check already passed when
+    Inspect built the task (`check_judge_at_build`) is not repeated."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         if judge_later:
             return state
-        grader = grader_model(self_grade)
-        assert grader is not None  # judge_later is off
-        try:
-            open_cache()
-            probe = None
-            if judge_preflight and judge_constraint != "none" and verdict_format is not None:
-                config = judge_config(grader, verdict_format, judge_constraint)
-                probe = Probe(verdict_format, judge_constraint, config)  # also the preflight
-        except (JudgeCacheError, JudgeConstraintError) as exc:
-            raise prerequisite_error()(str(exc)) from None
+        constraint = judge_constraint if judge_preflight else "none"  # the probe is a preflight
+        grader, probe = _grader_and_probe(self_grade, constraint, verdict_format)
         if not judge_preflight:
             return state
         if problem := await preflight(grader, "grader", probe):
@@ -105,6 +105,46 @@ def require_grader(
         return state
 
     return solve
+
+
+def checked_grader(
+    self_grade: bool,
+    judge_constraint: str,
+    verdict_format: VerdictFormat | None,
+    judge_preflight: bool,
+    judge_later: bool,
+) -> Solver:
+    """`require_grader`, its checks made now when `inspect eval` is building the task (before any
+    log exists), with the refusals only a build can make (`build_checks.py`)."""
+    grader_solver = require_grader(
+        self_grade, judge_constraint, verdict_format, judge_preflight, judge_later
+    )
+    if not building_in_eval():
+        return grader_solver
+    refuse_role_credentials()
+    refuse_other_reducers()
+    if not judge_later:
+        constraint = judge_constraint if judge_preflight else "none"
+        grader, probe = _grader_and_probe(self_grade, constraint, verdict_format)
+        if judge_preflight and (problem := preflight_at_build(grader, "grader", probe)):
+            refuse(problem)
+    return grader_solver
+
+
+def _grader_and_probe(
+    self_grade: bool, judge_constraint: str, verdict_format: VerdictFormat | None
+) -> tuple[Model, Probe | None]:
+    """The grader (fails when none is bound), the cache opened, and the constraint probe if any."""
+    grader = grader_model(self_grade)
+    assert grader is not None  # judge_later is off
+    try:
+        open_cache()
+        if judge_constraint == "none" or verdict_format is None:
+            return grader, None
+        config = judge_config(grader, verdict_format, judge_constraint)
+        return grader, Probe(verdict_format, judge_constraint, config)  # also the preflight
+    except (JudgeCacheError, JudgeConstraintError) as exc:
+        raise prerequisite_error()(str(exc)) from None
 
 
 def judge_config(
@@ -213,10 +253,10 @@ async def judge_reply(
             completion, error = cached, None
         else:
             output = await bounded_generate(grader, prompt, config, limit)
-            completion = output.completion
+            completion = output.completion  # redacted by `guard_secrets`, as the transcript
             error = output_error_reason(output.error, grader) if output.error else None
             if store is not None and error is None and completion.strip():
-                store.put(key, completion, identity)
+                store.put(key, completion, identity, secrets=model_secrets(grader))
     except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
         # a batch grader's HTTP requests are the batcher's (uploads, polls), not attempts
         attempts = None if grader.config.batch else attempts_of(exc)

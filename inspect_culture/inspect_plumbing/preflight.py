@@ -5,9 +5,10 @@ until Inspect's timeout. `-T judge_preflight=false` switches it off (offline rep
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from inspect_ai.model import ChatMessageUser, GenerateConfig, Model
+from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
 
 from inspect_culture.inspect_plumbing.failures import (
     endpoint,
@@ -30,8 +31,11 @@ from inspect_culture.judging.preflight import failure_message as shared_message
 from inspect_culture.judging.reasons import Failure, classify
 from inspect_culture.judging.redaction import redact, without_userinfo
 
-PREFLIGHT_CONFIG = GenerateConfig(max_tokens=1, temperature=0.0, max_retries=0, timeout=30)
+# never batched: a batch grader gets a direct request (a batch may take hours to answer)
+DIRECT = GenerateConfig(max_retries=0, batch=False)
+PREFLIGHT_CONFIG = DIRECT.merge(GenerateConfig(max_tokens=1, temperature=0.0, timeout=30))
 _PREFLIGHTS: dict[tuple[int, str, str, str, str, str], asyncio.Future[str | None]] = {}
+_PASSED_AT_BUILD: set[tuple[str, str, str, str, str]] = set()
 KNOBS = Knobs(
     key="the API key for this endpoint (the provider's API key environment variable, e.g. "
     "OPENAI_API_KEY, or model_args api_key)",
@@ -65,7 +69,7 @@ async def _check(model: Model, role: str, timeout: float, probe: Probe | None = 
     messages = (
         to_chat_messages(PROBE_MESSAGES) if probe else [ChatMessageUser(content=PREFLIGHT_PROMPT)]
     )
-    config = probe.config.merge(GenerateConfig(max_retries=0)) if probe else PREFLIGHT_CONFIG
+    config = probe.config.merge(DIRECT) if probe else PREFLIGHT_CONFIG
     failure: Failure | None = None
     reply = None
     try:
@@ -85,19 +89,40 @@ async def _check(model: Model, role: str, timeout: float, probe: Probe | None = 
     )  # fmt: skip
 
 
+def _which(model: Model, role: str, probe: Probe | None) -> tuple[str, str, str, str, str]:
+    shown = without_userinfo(str(getattr(model.api, "base_url", None)))
+    return (role, str(model), shown, *((probe.constraint, probe.fmt.name) if probe else ("", "")))
+
+
 async def preflight(model: Model, role: str, probe: Probe | None = None) -> str | None:
     """The problem with `model` in words, or None when it answered (and, with `probe`, applied
     the verdict constraint: the constraint probe is then the preflight). Once per event loop
     (one eval), role, model, endpoint and probe: concurrent samples await the same check."""
-    if str(model).startswith(("mockllm/", "none/")):
+    if (
+        str(model).startswith(("mockllm/", "none/"))
+        or _which(model, role, probe) in _PASSED_AT_BUILD
+    ):
         return None  # nothing to reach (and a mock's scripted outputs are not spent on a check)
     loop = asyncio.get_running_loop()
-    shown = without_userinfo(str(getattr(model.api, "base_url", None)))
-    which = (probe.constraint, probe.fmt.name) if probe else ("", "")
-    check = _PREFLIGHTS.get(key := (id(loop), role, str(model), shown, *which))
+    check = _PREFLIGHTS.get(key := (id(loop), *_which(model, role, probe)))
     if check is None or check.get_loop() is not loop:
         check = _PREFLIGHTS[key] = loop.create_task(_check(model, role, PREFLIGHT_TIMEOUT, probe))
     return await asyncio.shield(check)
+
+
+def preflight_at_build(model: Model, role: str, probe: Probe | None = None) -> str | None:
+    """`preflight` while Inspect builds the task (its event loop is running: a thread of its own,
+    on a private copy of the model). A server Inspect starts itself is checked at the first
+    sample instead, started once."""
+    if str(model).startswith(("mockllm/", "none/")) or hasattr(model.api, "_ensure_server_started"):
+        return None
+    args = {"base_url": model.api.base_url, "api_key": model.api.api_key, **model.model_args}
+    copy = get_model(str(model), config=model.config, memoize=False, **args)
+    with ThreadPoolExecutor(1) as thread:
+        problem = thread.submit(asyncio.run, _check(copy, role, PREFLIGHT_TIMEOUT, probe)).result()
+    if problem is None:
+        _PASSED_AT_BUILD.add(_which(model, role, probe))
+    return problem
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,16 @@ def inspect_eval_on_stub(
     return log
 
 
+def registered_task_name(name: str) -> str:
+    """The name `inspect eval inspect_culture/<name>` finds: under pytest the checkout is the
+    working directory, and Inspect then registers our tasks without their package prefix."""
+    from inspect_ai._util.registry import registry_lookup
+
+    import inspect_culture._registry  # noqa: F401 - registers the tasks
+
+    return f"inspect_culture/{name}" if registry_lookup("task", f"inspect_culture/{name}") else name
+
+
 def stub_grader(server: StubOpenAIServer) -> Any:
     """A grader role bound to the stub server (its own base URL, so never a memoised one)."""
     from inspect_ai.model import get_model

@@ -1,0 +1,122 @@
+"""Where Inspect and our judged tasks meet: the judge is checked when Inspect builds the task (its
+roles are bound then and no log exists yet), so a stopped run exits non-zero with one short
+message, writes no log, and no sample limit or batch setting touches the check; `inspect score`
+finds our scorers for a log run by registry name; an epochs reducer we cannot honour is refused."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import Epochs
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import read_eval_log
+from inspect_ai.model import GenerateConfig, get_model
+
+from tests.support.harness_runs import registered_task_name
+from tests.support.openai_stub import PREFLIGHT_PROMPT, StubOpenAIServer, care_responder
+
+pytestmark = pytest.mark.slow
+INSPECT = Path(sys.executable).parent / "inspect"
+CARE_ARGS = {"language": "zh", "per_category": 1}
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _by_name(server: StubOpenAIServer, log_dir: Path, grader: Any, **kwargs: Any) -> Any:
+    """`inspect eval inspect_culture/care`: Inspect builds the task itself, roles bound."""
+    [log] = inspect_eval(
+        registered_task_name("care"), task_args=CARE_ARGS, model="openai-api/stub/evaluated",
+        model_base_url=server.base_url, model_roles={"grader": grader},
+        log_dir=str(log_dir), display="none", max_retries=1, **kwargs,
+    )  # fmt: skip
+    return log
+
+
+def test_a_stopped_run_exits_non_zero_with_the_message_first(tmp_path: Path) -> None:
+    dead = f"http://127.0.0.1:{_closed_port()}/v1"
+    role = json.dumps({"model": "openai-api/stub/judge", "model_args": {"base_url": dead}})
+    with StubOpenAIServer() as server:
+        done = subprocess.run(
+            [str(INSPECT), "eval", "inspect_culture/care", "-T", "language=zh",
+             "-T", "per_category=1", "--model", "openai-api/stub/evaluated",
+             "--model-base-url", server.base_url, "--model-role", f"grader={role}",
+             "--log-dir", str(tmp_path / "logs"), "--display", "none"],
+            capture_output=True, text=True, timeout=300, cwd=tmp_path,
+            env={**os.environ, "STUB_API_KEY": "sk-test-seams"},
+        )  # fmt: skip
+        assert server.requests == []  # nothing generated
+    assert done.returncode != 0
+    shown = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert "Traceback" not in done.stdout + done.stderr
+    assert len(shown) <= 6, shown
+    assert "could not connect" in shown[0] and dead in shown[0], shown
+    assert not list((tmp_path / "logs").rglob("*.eval"))
+
+
+def test_the_check_does_not_count_against_the_message_limit(tmp_path: Path) -> None:
+    with StubOpenAIServer(responder=care_responder) as server:
+        grader = get_model("openai-api/stub/judge", base_url=server.base_url, api_key="k-1234567")
+        log = _by_name(server, tmp_path, grader, message_limit=1)
+    assert log.status == "success", log.error
+    assert PREFLIGHT_PROMPT in server.prompts()
+
+
+def test_a_batch_grader_is_probed_directly(tmp_path: Path) -> None:
+    """A batch grader's check is one direct request: a batch would take minutes (or fail on
+    a server without the batch API, as this stub is)."""
+    with StubOpenAIServer(responder=care_responder) as server:
+        grader = get_model(  # `openai/`: the provider Inspect batches through /files, /batches
+            "openai/judge", base_url=server.base_url, api_key="k-1234567",
+            config=GenerateConfig(batch=True), responses_api=False,
+        )  # fmt: skip
+        log = _by_name(server, tmp_path, grader, score=False)
+        prompts = server.prompts()
+    assert log.status == "success", log.error
+    assert prompts[0] == PREFLIGHT_PROMPT and server.refused == []  # no /files, no /batches
+
+
+def test_inspect_score_finds_the_scorer_of_a_run_by_registry_name(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    env = {**os.environ, "INSPECT_CULTURE_JUDGE_CACHE": "off"}
+    step1 = subprocess.run(
+        [str(INSPECT), "eval", "inspect_culture/care", "-T", "language=zh", "-T",
+         "per_category=1", "--model", "mockllm/model", "--model-role", "grader=mockllm/judge",
+         "--no-score", "--log-dir", str(logs), "--display", "none"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert step1.returncode == 0, step1.stdout + step1.stderr
+    [log_file] = logs.glob("*.eval")
+    step2 = subprocess.run(
+        [str(INSPECT), "score", str(log_file), "--overwrite", "--display", "none"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert step2.returncode == 0, step2.stdout + step2.stderr
+    scored = read_eval_log(str(log_file))
+    assert scored.results is not None and scored.results.scores[0].name == "care_judge"
+
+
+def test_an_epochs_reducer_other_than_mean_is_refused(tmp_path: Path) -> None:
+    with StubOpenAIServer(responder=care_responder) as server:
+        grader = get_model("openai-api/stub/judge", base_url=server.base_url, api_key="k-1234567")
+        with pytest.raises(Exception) as raised:
+            _by_name(server, tmp_path, grader, epochs=Epochs(2, "max"))
+        assert server.requests == []
+    message = str(raised.value)
+    assert "--epochs-reducer max" in message and "mean" in message
+    assert len(message.splitlines()) <= 3
+    # the mean is what the metrics compute: it runs
+    with StubOpenAIServer(responder=care_responder) as server:
+        grader = get_model("openai-api/stub/judge", base_url=server.base_url, api_key="k-1234567")
+        log = _by_name(server, tmp_path, grader, epochs=Epochs(2, "mean"), limit=1)
+    assert log.status == "success", log.error
