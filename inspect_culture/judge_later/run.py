@@ -37,7 +37,6 @@ from inspect_culture.registry import benchmarks
 from inspect_culture.run_files.lm_eval_outputs import LmEvalRun, find_runs
 
 BATCH_STATE_DIR = ".judge_batches"  # in the output folder: batch ids of interrupted waits
-Say = Callable[[str], None]
 
 
 @dataclass
@@ -48,16 +47,13 @@ class JudgeSummary:
     batch: list[dict[str, Any]] = field(default_factory=list)  # the Batch API batches
 
 
-_Task = tuple[SavedTask, dict[str, Any], JudgedTask, JudgeSettings]  # judge_task's arguments
-
-
 def _plan(
     run: LmEvalRun,
     metadata: Mapping[str, Any],
     judges: dict[str, JudgeSettings],
     summary: JudgeSummary,
-) -> tuple[LmEvalRun, list[_Task]]:
-    """The run's judged tasks, read and checked so a broken one stops before any judge call."""
+) -> tuple[LmEvalRun, list[tuple[SavedTask, dict[str, Any], JudgedTask, JudgeSettings]]]:
+    """judge_task's arguments for each judged task of the run, checked before any judge call."""
     tasks = []
     for task, config in run.results["configs"].items():
         if (found := judged_task(task)) is None:
@@ -89,7 +85,7 @@ def judge_outputs(
     metadata: Mapping[str, Any],
     *,
     batch: BatchOptions | None = None,
-    say: Say = print,
+    say: Callable[[str], None] = print,
 ) -> JudgeSummary:
     """Judge every judged task under `source` with the judge `metadata` names (lm-eval's
     `judge_*` --metadata keys) and write the results under `output`."""

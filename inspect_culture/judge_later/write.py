@@ -104,8 +104,7 @@ def judged_results(
         entry = data["results"].setdefault(found.task, {"alias": found.task})
         entry.update(found.metrics)
         task_config = data["configs"][found.task]
-        metadata = (task_config.get("metadata") or {}).items()
-        kept = {k: v for k, v in metadata if k != "judge_later"}
+        kept = {k: v for k, v in (task_config.get("metadata") or {}).items() if k != "judge_later"}
         task_config["metadata"] = {**kept, **judge_metadata}
     for field in ("configs", "versions", "n-shot", "higher_is_better", "n-samples"):
         if isinstance(data.get(field), dict):
