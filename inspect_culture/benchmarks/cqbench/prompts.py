@@ -72,12 +72,11 @@ def vs_messages(
         text = (
             prompt("instruction_prompt_text").format(number=number) + record["story"] + block + tail
         )
-    elif shots == 1:
-        text = prompt("instruction_prompt_text_setting2_decompose_one_shot").format(
+    else:  # only the one-shot prompt has a {demonstrations} slot
+        shot = "one_shot" if shots == 1 else "zero_shot"
+        text = prompt(f"instruction_prompt_text_setting2_decompose_{shot}").format(
             demonstrations=prompt("demonstration"), **fields
         )
-    else:
-        text = prompt("instruction_prompt_text_setting2_decompose_zero_shot").format(**fields)
     return _messages(AD_VS_SYSTEM, text)
 
 

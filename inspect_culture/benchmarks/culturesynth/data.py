@@ -411,10 +411,7 @@ def _xlsx_tables(path: Path) -> list[_Table]:
 def _sheet_table(path: Path, ws: Any, language: str | None) -> _Table:
     merged: dict[tuple[int, int], Any] = {}
     for cells in ws.merged_cells.ranges:  # a topic cell spanning its rows applies to each
-        value = ws.cell(cells.min_row, cells.min_col).value
-        for r in range(cells.min_row, cells.max_row + 1):
-            for c in range(cells.min_col, cells.max_col + 1):
-                merged[(r, c)] = value
+        merged |= dict.fromkeys(cells.cells, ws.cell(cells.min_row, cells.min_col).value)
     where = f"{path}, sheet {ws.title!r}"
     headers: list[str] = []
     rows: list[tuple[str, dict[str, Any]]] = []
