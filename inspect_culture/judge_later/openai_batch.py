@@ -98,15 +98,6 @@ class BatchJudge:
     _identity: str | None = field(default=None, init=False)  # the checkpoint served, when known
     _secrets: tuple[str, ...] = field(default=(), init=False)  # of the judge being called
 
-    @staticmethod
-    def _client(settings: JudgeSettings) -> openai.OpenAI:
-        return openai.OpenAI(
-            base_url=settings.base_url,
-            api_key=settings.api_key or "not-needed",
-            timeout=settings.timeout,
-            max_retries=settings.max_retries,
-        )
-
     def __call__(
         self,
         settings: JudgeSettings,
@@ -138,11 +129,15 @@ class BatchJudge:
         self, settings: JudgeSettings, all_keys: list[str], bodies: dict[str, dict[str, Any]]
     ) -> Outcomes:
         """Answers for `bodies` (cache key -> request body), resuming rounds in the state file."""
-        digest = sha256_text(json.dumps(all_keys))[:24]
-        state_path = self.options.state_dir / f"batch_{digest}.json"
+        state_path = self.options.state_dir / f"batch_{sha256_text(json.dumps(all_keys))[:24]}.json"
         state = self._load(state_path)
         outcomes = {key: _Outcome() for key in bodies}
-        with self._client(settings) as client:
+        with openai.OpenAI(
+            base_url=settings.base_url,
+            api_key=settings.api_key or "not-needed",
+            timeout=settings.timeout,
+            max_retries=settings.max_retries,
+        ) as client:
             for path in sorted(self.options.state_dir.glob("batch_*.json")):
                 if path != state_path:  # other request sets' batches holding these requests
                     self._resume(client, path, self._load(path), outcomes, own=False)

@@ -110,19 +110,14 @@ def check_task(
         except JudgeLaterError:
             raise
         except _UNFIT:
-            at, why = _first_unfit(module, saved, docs)
-            raise JudgeLaterError(
-                f"{saved.where(at) if at is not None else saved.path}: {why}"
-            ) from None
+            raise JudgeLaterError(_first_unfit(module, saved, docs)) from None
 
 
 _UNFIT = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
-def _first_unfit(
-    module: Any, saved: SavedTask, docs: list[dict[str, Any]]
-) -> tuple[int | None, str]:
-    """The first doc whose judge prompt cannot be built, and why in words."""
+def _first_unfit(module: Any, saved: SavedTask, docs: list[dict[str, Any]]) -> str:
+    """Where the first doc whose judge prompt cannot be built is, and why in words."""
     for index, (response, doc) in enumerate(zip(saved.responses(), docs, strict=True)):
         try:
             with use_judge_backend(_refuse_all):
@@ -131,17 +126,17 @@ def _first_unfit(
             continue
         except KeyError as exc:
             field = exc.args[0] if exc.args else "?"
-            return index, (
-                f"field 'doc.{field}' is missing, which the judge prompt needs (samples "
-                "written by another version, or edited?); nothing was judged"
+            return (
+                f"{saved.where(index)}: field 'doc.{field}' is missing, which the judge prompt "
+                "needs (samples written by another version, or edited?); nothing was judged"
             )
         except _UNFIT as exc:
-            return index, (
-                f"the doc does not fit the task's judge prompt ({type(exc).__name__}: "
-                f"{str(exc)[:200]}; samples written by another version, or edited?); nothing "
-                "was judged"
+            return (
+                f"{saved.where(index)}: the doc does not fit the task's judge prompt "
+                f"({type(exc).__name__}: {str(exc)[:200]}; samples written by another version, "
+                "or edited?); nothing was judged"
             )
-    return None, "a doc does not fit the task's judge prompt; nothing was judged"
+    return f"{saved.path}: a doc does not fit the task's judge prompt; nothing was judged"
 
 
 def judge_task(
