@@ -1,6 +1,6 @@
 """`benchmarks/judge_chaos.py` can fail, and shows it: each mutation breaks one property inside
 the harness subprocesses (or the kill, or the cache) and the check of that property must fail
-with its own `FAIL:` line; unmutated, no check but those the package still fails may fail.
+with its own `FAIL:` line; unmutated, every check passes.
 
 Everything runs on 127.0.0.1 against the script's stub judge, on the tests' toy data and the
 bundled CARE zh set: no network.
@@ -27,14 +27,6 @@ FAST = (
     "--retry-after", "1", "--judge-timeout", "1", "--concurrency", "4",
     "--credentials-check", "off",
 )  # fmt: skip
-# What the package still leaks (issue 23): Inspect writes a fresh judge reply that echoes the
-# key unredacted, as the score's explanation in the .eval samples (the cached copy is redacted;
-# lm-eval's `judge_text` is redacted since 8345164). Every stub reply echoes the credentials and
-# the kill check asserts that the resume pays fresh judgments, so the leak shows every time.
-PACKAGE_LEAK = (
-    "Inspect writes a fresh judge reply unredacted as the score's explanation (the reply of "
-    "inspect_plumbing/judge.py::judge_reply, shown by the benchmarks' scorers)"
-)
 
 
 @functools.cache
@@ -54,25 +46,16 @@ def failed_checks(output: str) -> set[str]:
     return set(re.findall(r"^\s+FAIL: ([a-z -]+):", output, re.MULTILINE))
 
 
-UNMUTATED = [("care", "inspect"), ("cqbench_ve", "lm-eval")]
-
-
-@pytest.mark.parametrize(("benchmark", "harness"), UNMUTATED)
-def test_unmutated_run_passes_every_check_but_the_package_leak(benchmark, harness):
+@pytest.mark.parametrize(("benchmark", "harness"), [("care", "inspect"), ("cqbench_ve", "lm-eval")])
+def test_unmutated_run_passes_every_check(benchmark, harness):
+    """Every stub reply echoes the credentials and the kill check asserts that the resume pays
+    fresh judgments, so a fresh reply written unredacted shows here every time (it did before
+    8345164 for lm-eval and 4bd6ee9 for Inspect)."""
     code, output = chaos(benchmark, harness)
     assert "Traceback" not in output, output[-3000:]
-    assert failed_checks(output) <= {"secret leaked"}, output[-3000:]
-    assert re.search(r"with an always-garbage judgment", output), output[-3000:]
-
-
-@pytest.mark.parametrize(
-    ("benchmark", "harness"),
-    [pytest.param(*UNMUTATED[0], marks=pytest.mark.xfail(strict=True, reason=PACKAGE_LEAK)),
-     UNMUTATED[1]],
-)  # fmt: skip
-def test_unmutated_run_exits_zero(benchmark, harness):
-    code, output = chaos(benchmark, harness)
+    assert not failed_checks(output), output[-3000:]
     assert code == 0, output[-3000:]
+    assert re.search(r"[1-9]\d* with an always-garbage judgment", output), output[-3000:]
 
 
 MUTATED = [
@@ -94,22 +77,20 @@ def test_each_mutation_fails_its_check(mutation, benchmark, harness, checks):
     assert checks <= failed_checks(output), output[-3000:]
 
 
-def test_no_redaction_puts_the_key_where_the_package_redacts_it():
-    """With the package's own leak (PACKAGE_LEAK) the unmutated run fails the leak check too, so
-    the mutation must show a leak the package prevents: the judge cache stores replies redacted."""
+def test_no_redaction_leaks_where_the_package_redacts():
+    """The key lands in the judge cache, which the package writes redacted, and in the log."""
     _, output = chaos("care", "inspect", "no_redaction")
     [leak] = re.findall(r"FAIL: secret leaked: (.*)", output)
     assert "judge_cache.sqlite: key" in leak, leak
-    _, clean = chaos("care", "inspect")
-    assert "judge_cache.sqlite" not in clean
+    assert ".eval:samples/" in leak, leak
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the package does not yet refuse a grader URL with credentials"
-)
 def test_inspect_refuses_a_grader_url_with_credentials():
+    """Failed until 4bd6ee9: Inspect ran the grader with `user:password@` in its base URL and
+    wrote it into the log header."""
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--credentials-check", "only", "--harness", "inspect"],
         cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "FAIL" not in done.stdout
