@@ -1,5 +1,4 @@
-"""`culture-evals judge`: judge every judged task of an lm-eval output folder and write the
-results in lm-eval's layout, one results file per results file read."""
+"""`culture-evals judge`: an lm-eval folder's judged tasks, one results file per one read."""
 
 from __future__ import annotations
 
@@ -87,8 +86,7 @@ def judge_outputs(
     batch: BatchOptions | None = None,
     say: Callable[[str], None] = print,
 ) -> JudgeSummary:
-    """Judge every judged task under `source` with the judge `metadata` names (lm-eval's
-    `judge_*` --metadata keys) and write the results under `output`."""
+    """Judge every judged task under `source` with `metadata`'s `judge_*` judge, into `output`."""
     source, output = source.expanduser(), output.expanduser()
     if output.resolve() == (source if source.is_dir() else source.parent).resolve():
         raise JudgeLaterError(f"-o {output}: must differ from the run folder it reads")

@@ -1,5 +1,4 @@
-"""Write re-judged tasks in lm-eval's layout (results and samples files, a folder named like the
-run's), so `culture-evals report` and `culture-evals agreement` read it as any run."""
+"""Re-judged tasks in lm-eval's layout, so `report` and `agreement` read them as any run."""
 
 from __future__ import annotations
 
@@ -101,8 +100,7 @@ def judged_results(
     names = {j.task for j in judged}
     data["results"] = {t: r for t, r in (data.get("results") or {}).items() if t in names}
     for found in judged:
-        entry = data["results"].setdefault(found.task, {"alias": found.task})
-        entry.update(found.metrics)
+        data["results"].setdefault(found.task, {"alias": found.task}).update(found.metrics)
         task_config = data["configs"][found.task]
         kept = {k: v for k, v in (task_config.get("metadata") or {}).items() if k != "judge_later"}
         task_config["metadata"] = {**kept, **judge_metadata}
@@ -110,18 +108,16 @@ def judged_results(
         if isinstance(data.get(field), dict):
             data[field] = {t: v for t, v in data[field].items() if t in names}
     sizes = {t: int((data.get("n-samples", {}).get(t) or {}).get("effective") or 0) for t in names}
-    groups = {}
-    for group, subtasks in (data.get("group_subtasks") or {}).items():
-        if subtasks and set(subtasks) <= names:
-            groups[group] = subtasks
-            old = {
-                **(original.get("results") or {}).get(group, {}),
-                **(original.get("groups") or {}).get(group, {}),
-            }
-            names_of = {k: v for k, v in old.items() if k in ("alias", "name")}
-            # the keys of the group's aggregate_metric_list, as lm-eval wrote them
-            merged = _group_metrics(group, subtasks, data["results"], sizes, sorted(old))
-            data["results"][group] = {**names_of, **merged}
+    groups = {g: s for g, s in (data.get("group_subtasks") or {}).items() if s and set(s) <= names}
+    for group, subtasks in groups.items():
+        old = {
+            **(original.get("results") or {}).get(group, {}),
+            **(original.get("groups") or {}).get(group, {}),
+        }
+        names_of = {k: v for k, v in old.items() if k in ("alias", "name")}
+        # the keys of the group's aggregate_metric_list, as lm-eval wrote them
+        merged = _group_metrics(group, subtasks, data["results"], sizes, sorted(old))
+        data["results"][group] = {**names_of, **merged}
     data["group_subtasks"] = groups
     if "groups" in data:
         data["groups"] = {g: data["results"][g] for g in groups}
