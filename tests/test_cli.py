@@ -55,6 +55,27 @@ def test_data_verify_counts_rows(normad_mirror: Path, capsys: pytest.CaptureFixt
     assert "normad: OK" in out and "rows:" in out and " 16" in out
 
 
+def test_data_verify_reports_malformed_rows_and_the_unverified_revision(
+    normad_mirror: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import csv
+
+    path = normad_mirror  # the mirror's NormAd file
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    rows[1]["Background"] = "eating"
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    assert main(["data", "verify", "normad"]) == 0
+    out = capsys.readouterr().out
+    assert "normad: OK, with a warning" in out
+    assert "malformed_rows: 1" in " ".join(out.split())
+    assert f"data row 2 (ID {rows[1]['ID']})" in out
+    assert "revision: unverified" in " ".join(out.split())
+
+
 def test_data_verify_fails_clearly_when_missing(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -19,6 +19,7 @@ class HFFileSource:
     revision: str
     license: str
     description: str
+    sha256: str | None = None  # the file's at `revision`; None: this release has not seen it
 
     def url(self) -> str:
         endpoint = os.environ.get("INSPECT_CULTURE_HF_ENDPOINT") or os.environ.get("HF_ENDPOINT")

@@ -17,6 +17,7 @@ from inspect_culture.benchmarks.cqbench.source import CQBENCH
 from inspect_culture.benchmarks.cqbench.spec import CATEGORIES, STORY_CATEGORIES
 from inspect_culture.benchmarks.spec_types import LoadedDataset
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
+from inspect_culture.datasets_hub.hashing import sha256_file
 from inspect_culture.datasets_hub.paths import mirror_dir
 from inspect_culture.datasets_hub.resolve import resolve
 from inspect_culture.datasets_hub.validation import validate_record
@@ -42,6 +43,10 @@ class _Archive:
 
     root: Path
     origin: str
+
+    def revision(self) -> str:
+        """The zip is verified by its blob id wherever it comes from; a folder is read as is."""
+        return "unverified" if self.root.is_dir() else CQBENCH.revision
 
     def names(self) -> list[str]:
         if self.root.is_dir():
@@ -215,7 +220,8 @@ def load_cqbench(task: str, category: str) -> LoadedDataset:
             log.warning(_FLAGS[key][1], {**values, "field": _GOLD_FIELD[task], "listed": listed})
     provenance = {
         "dataset": CQBENCH.repo,
-        "revision": CQBENCH.revision,
+        "revision": archive.revision(),
+        **({"sha256": sha256_file(archive.root / member)} if archive.root.is_dir() else {}),
         "file": member,
         "origin": archive.origin,
         "path": str(archive.root),
@@ -293,7 +299,7 @@ def load_cqbench_all() -> LoadedDataset:
     ]
     archive = _archive()
     provenance: dict[str, Any] = {
-        "dataset": CQBENCH.repo, "revision": CQBENCH.revision, "origin": archive.origin,
+        "dataset": CQBENCH.repo, "revision": archive.revision(), "origin": archive.origin,
         "path": str(archive.root), "files": len(files), "rows": sum(f["rows"] for f in files),
     }  # fmt: skip
     warnings: list[str] = []

@@ -81,6 +81,12 @@ def validate(
     check_fixed(f"cqbench_{task}", named, **fixed)
     given = {**params, **fixed}
     checked = {name: _convert(name, given[name]) for name in TASK_PARAMETERS[task] if name in given}
+    if given.get("setting") == "human":  # upstream's README and scripts name it
+        raise ValueError(
+            "setting='human': upstream's `human` files are the stories its authors sampled for "
+            "their own human evaluation, not a category of the paper's results, and they are not "
+            f"in the released data this release reads; use one of {', '.join(SETTINGS[task])}"
+        )
     setting = check_choice("setting", given.get("setting", "random"), SETTINGS[task])
     result = Params(task, setting, **checked)  # type: ignore[arg-type]
     # Only upstream's reasoning prompts have demonstrations: never run zero-shot silently.

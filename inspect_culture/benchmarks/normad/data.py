@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import logging
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -11,10 +12,11 @@ from inspect_culture.benchmarks.normad.source import NORMAD
 from inspect_culture.benchmarks.normad.taxonomy import COUNTRY_TO_IW, SUBAXIS_TO_SUBCATEGORY
 from inspect_culture.benchmarks.spec_types import LoadedDataset
 from inspect_culture.datasets_hub.errors import DataValidationError
-from inspect_culture.datasets_hub.hashing import sha256_file
+from inspect_culture.datasets_hub.hashing import sha256_file, verified_revision
 from inspect_culture.datasets_hub.resolve import ResolvedFile, resolve
 from inspect_culture.datasets_hub.validation import validate_record
 
+log = logging.getLogger(__name__)
 # normalized field -> upstream CSV column
 COLUMNS: dict[str, str] = {
     "id": "ID",
@@ -34,17 +36,34 @@ def load_normad(path: str | Path | None = None) -> LoadedDataset:
     """From `path`, else the mirror, the cache or the pinned Hugging Face revision."""
     resolved = ResolvedFile(Path(path), "explicit") if path else resolve(NORMAD)
     records = read_normad_csv(resolved.path)
-    provenance = {
+    digest = sha256_file(resolved.path)
+    provenance: dict[str, Any] = {
         "dataset": NORMAD.repo_id,
-        "revision": NORMAD.revision,
+        "revision": verified_revision(NORMAD.revision, NORMAD.sha256, digest),
         "file": NORMAD.filename,
         "origin": resolved.origin,
         "path": str(resolved.path),
-        "sha256": sha256_file(resolved.path),
+        "sha256": digest,
         "rows": len(records),
         "license": NORMAD.license,
     }
+    bare = [f"data row {i} (ID {r['id']})" for i, r in enumerate(records, start=1) if _bare(r)]
+    if bare:
+        more = f"; and {len(bare) - 5} more" if len(bare) > 5 else ""
+        provenance["malformed_rows"] = len(bare)
+        provenance["warning"] = (
+            f"{resolved.path}: {len(bare)} row(s) whose Background is a bare phrase, not the "
+            f"markdown section the prompts show (kept, as upstream scores them): "
+            f"{'; '.join(bare[:5])}{more}"
+        )
+        log.warning("NormAd-ETI: %s", provenance["warning"])
     return LoadedDataset(records, provenance)
+
+
+def _bare(record: dict[str, Any]) -> bool:
+    """Upstream's Background is `### Heading` and bullets; one upstream row has `eating` alone."""
+    text = record["background"].strip()
+    return not text.startswith("#") and "\n" not in text
 
 
 def read_normad_csv(path: Path) -> list[dict[str, Any]]:

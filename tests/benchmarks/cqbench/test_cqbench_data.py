@@ -1,3 +1,4 @@
+import hashlib
 import logging
 import re
 from pathlib import Path
@@ -44,6 +45,7 @@ def test_verified_mirror_zip_loads_every_task(mirror, monkeypatch) -> None:
         "People should obey laws--disagree",
     ]
     assert ad.provenance["origin"] == "mirror"
+    assert ad.provenance["revision"] == CQBENCH.revision  # the zip matched its pinned blob id
 
 
 def test_politic_spelling_is_accepted(mirror, monkeypatch) -> None:
@@ -87,6 +89,10 @@ def test_extracted_folder_with_variant_fields(mirror) -> None:
     loaded = load_cqbench("ad", "religious")
     assert loaded.records[0]["gold"] == "agree"
     assert "unverified" in loaded.provenance["origin"]
+    # a folder cannot be matched to the pinned archive: no revision claimed, its file's digest
+    assert loaded.provenance["revision"] == "unverified"
+    member = mirror / "cqbench" / "datasets" / "dataset_setting1_religious.json"
+    assert loaded.provenance["sha256"] == hashlib.sha256(member.read_bytes()).hexdigest()
 
 
 def test_ve_stories_are_those_with_a_gold_set(mirror) -> None:
@@ -129,6 +135,16 @@ def test_unavailable_says_where_to_put_it(mirror, monkeypatch) -> None:
         match=f"uscnlp-lime/CQ-Bench.*e9337e5.*{mirror}/cqbench/datasets.zip",
     ):
         load_cqbench("ad", "social")
+
+
+def test_the_human_category_is_refused_by_name_with_the_reason() -> None:
+    """Upstream's README and run scripts name a `human` category (its human-evaluation subset)."""
+    from inspect_culture.benchmarks.cqbench.spec import validate
+
+    for task in ("ad", "vs", "ve"):
+        with pytest.raises(ValueError, match="setting='human': upstream's `human` files") as raised:
+            validate(task, {"setting": "human"})
+        assert "human evaluation" in str(raised.value) and "random" in str(raised.value)
 
 
 def test_parameters_name_allowed_values() -> None:

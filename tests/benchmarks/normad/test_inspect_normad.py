@@ -41,7 +41,7 @@ def test_task_settings_and_samples(normad_mirror: Path) -> None:
     assert sample.target == "yes" and sample.metadata["iw_cluster"] == "african_islamic"
     assert "Country: egypt\n\nStory:" in sample.input
     assert task.metadata["dataset"]["rows"] == 16
-    assert task.metadata["dataset"]["revision"] == "311049f5610e932792672e4e13e7df62b6290336"
+    assert task.metadata["dataset"]["revision"] == "unverified"  # no pinned digest to match
     assert task.version == spec.TASK_VERSION
 
 
@@ -131,6 +131,6 @@ def test_end_to_end_against_stub_server(
         "f1_neutral",
     } <= set(metrics)
     assert log.eval.metadata["dataset"]["rows"] == 16
-    assert log.eval.metadata["dataset"]["revision"].startswith("311049f")
+    assert log.eval.metadata["dataset"]["revision"] == "unverified"
     # generation settings reach the server
     assert {(b["temperature"], b["max_tokens"]) for b in stub_server.requests} == {(0.0, 50)}

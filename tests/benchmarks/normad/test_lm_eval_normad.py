@@ -78,7 +78,8 @@ def test_group_run_headline_and_breakdowns(
     assert "accuracy_iw_catholic_europe,none" not in results["results"]["normad_rot"]
     # each doc carries the dataset provenance into the samples log
     doc = results["samples"]["normad_rot"][0]["doc"]
-    assert doc["dataset_revision"].startswith("311049f") and doc["dataset_rows"] == 16
+    assert doc["dataset_revision"] == "unverified" and doc["dataset_rows"] == 16
+    assert len(doc["dataset_sha256"]) == 64  # what was read, by its digest
 
 
 @pytest.mark.slow

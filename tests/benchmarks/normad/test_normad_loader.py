@@ -42,8 +42,39 @@ def test_loads_sample_with_derived_fields() -> None:
     assert by_id["10"]["iw_cluster"] == "west_south_asia"  # timor-leste
     assert "\n- " in first["background"]  # multi-line quoted field survives
     assert loaded.provenance["rows"] == 16
-    assert loaded.provenance["revision"] == "311049f5610e932792672e4e13e7df62b6290336"
+    # no digest of the file at the pinned revision is known to this release: never claimed
+    assert loaded.provenance["revision"] == "unverified"
     assert len(loaded.provenance["sha256"]) == 64
+    assert "malformed_rows" not in loaded.provenance and "warning" not in loaded.provenance
+
+
+def test_the_pinned_revision_only_for_the_pinned_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import replace
+
+    from inspect_culture.benchmarks.normad import data
+    from inspect_culture.datasets_hub.hashing import sha256_file
+
+    monkeypatch.setattr(data, "NORMAD", replace(NORMAD, sha256=sha256_file(NORMAD_SAMPLE)))
+    assert load_normad(NORMAD_SAMPLE).provenance["revision"] == NORMAD.revision
+    monkeypatch.setattr(data, "NORMAD", replace(NORMAD, sha256="0" * 64))
+    other = load_normad(NORMAD_SAMPLE).provenance
+    assert other["revision"] == "unverified" and other["sha256"] == sha256_file(NORMAD_SAMPLE)
+
+
+def test_a_malformed_row_is_counted_and_reported(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Upstream's row 2568 has the Background `eating`: kept (upstream scores it), reported."""
+    rows = _rows()
+    rows[3]["Background"] = "eating"
+    path = _write(tmp_path / NORMAD.filename, rows)
+    with caplog.at_level("WARNING"):
+        loaded = load_normad(path)
+    assert len(loaded.records) == 16  # kept
+    assert loaded.provenance["malformed_rows"] == 1
+    warning = loaded.provenance["warning"]
+    assert f"data row 4 (ID {rows[3]['ID']})" in warning and str(path) in warning
+    assert warning in caplog.text
 
 
 def test_taxonomy_matches_upstream_sizes_and_schema() -> None:
