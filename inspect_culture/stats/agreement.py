@@ -41,9 +41,8 @@ def agreement_metrics(
     }
     for category in sorted({c for _, _, c in scored}):
         judge_ratings, human_ratings = zip(*[(j, h) for j, h, c in scored if c == category])
-        for name, value in correlations(judge_ratings, human_ratings).items():
-            result[f"{name}_{category}"] = value
+        correlated = correlations(judge_ratings, human_ratings)
+        result |= {f"{name}_{category}": value for name, value in correlated.items()}
     for who, ratings in (("judge", judge), ("human", human)):
-        for value, count in histogram(ratings).items():
-            result[f"{who}_hist_{value}"] = float(count)
+        result |= {f"{who}_hist_{value}": float(n) for value, n in histogram(ratings).items()}
     return result

@@ -34,8 +34,7 @@ def care_metrics(
     scopes = [
         o.geographic_scope.strip().lower().replace("-", "_").replace(" ", "_") for o, _ in scored
     ]
-    for scope, values in sorted(grouped(scopes, ratings).items()):
-        result[f"rating_scope_{scope}"] = mean(values)
+    result |= {f"rating_scope_{s}": mean(v) for s, v in sorted(grouped(scopes, ratings).items())}
     return result
 
 

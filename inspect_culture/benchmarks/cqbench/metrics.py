@@ -22,14 +22,12 @@ def ad_metrics(outcomes: Sequence[AdOutcome]) -> dict[str, float]:
     preds = [o.pred for o in outcomes]
     ids, categories = _questions(outcomes)
     correct = per_question_means([float(g == p) for g, p in zip(golds, preds)], ids)
-    labels = sorted(set(golds))
     result = {
         "accuracy": mean(correct),
-        "macro_f1": classification.macro_f1(golds, preds, labels) if labels else 0.0,
+        "macro_f1": classification.macro_f1(golds, preds, sorted(set(golds))),
         "unparsed_rate": mean(per_question_means([float(p is None) for p in preds], ids)),
     }
-    for category, values in sorted(grouped(categories, correct).items()):
-        result[f"accuracy_{category}"] = mean(values)
+    result |= {f"accuracy_{c}": mean(v) for c, v in sorted(grouped(categories, correct).items())}
     return result
 
 
@@ -79,6 +77,5 @@ def ve_metrics(outcomes: Sequence[VeOutcome]) -> dict[str, float]:
     if scored:
         result["recall"] = mean([value for _, value in scored])
     by_category = grouped([c for c, _ in scored], [v for _, v in scored])
-    for category, values in sorted(by_category.items()):
-        result[f"recall_{category}"] = mean(values)
+    result |= {f"recall_{c}": mean(values) for c, values in sorted(by_category.items())}
     return result

@@ -7,6 +7,7 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from typing import Any
 
 from inspect_culture.benchmarks.cqbench.spec import AdOutcome, VeOutcome, VsOutcome
@@ -184,12 +185,9 @@ def read_ve_judgement(
     if start := _FINAL_ANSWER_BLOCK.search(text):
         for index, value in _GROUND_TRUTH_LINE.findall(text[start.end() :]):
             position = int(index) - 1
-            try:
-                score = float(value)
-            except ValueError:
-                continue
-            if 0 <= position < n_values and score in (0.0, 0.5, 1.0):
-                seen[position].add(score)
+            with suppress(ValueError):  # "1.2.3" is no score
+                if 0 <= position < n_values and (score := float(value)) in (0.0, 0.5, 1.0):
+                    seen[position].add(score)
     scores: list[float | None] = [next(iter(s)) if len(s) == 1 else None for s in seen]
     return scores, tuple(k + 1 for k, s in enumerate(seen) if len(s) > 1)
 

@@ -80,8 +80,7 @@ def culturesynth_metrics(
     if swapped := [o for o in scored if o.consistent is not None]:
         result["position_consistency"] = _question_rate(swapped, lambda o: bool(o.consistent))
     for groups in (by_language, by_topic):
-        for name in sorted(groups):
-            result[f"net_win_rate_{name}"] = net_win_rate(groups[name])
+        result |= {f"net_win_rate_{name}": net_win_rate(groups[name]) for name in sorted(groups)}
     return result
 
 

@@ -28,12 +28,10 @@ def normad_metrics(
         "accuracy_ci_high": high,
     }
     for label, scores in classification.per_label_scores(golds, preds, LABELS).items():
-        for name in ("precision", "recall", "f1"):
-            result[f"{name}_{label}"] = getattr(scores, name)
+        result |= {f"{n}_{label}": getattr(scores, n) for n in ("precision", "recall", "f1")}
     # per_question_means keeps first-seen order, so `questions` lines up with `correct`
     questions = {o.sample_id: o for o in outcomes}.values()
     for prefix, field in BREAKDOWNS.items():
         by_group = grouped([getattr(question, field) for question in questions], correct)
-        for group in sorted(by_group):
-            result[f"accuracy_{prefix}_{group}"] = mean(by_group[group])
+        result |= {f"accuracy_{prefix}_{g}": mean(v) for g, v in sorted(by_group.items())}
     return result
