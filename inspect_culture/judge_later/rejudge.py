@@ -1,5 +1,4 @@
-"""Judge one task's saved generations through the benchmark's own `judge_filter`, `process_results`
-and `agg_<metric>`, exactly as lm-eval calls them after generating (numbers match an in-run judge)."""
+"""One task's saved generations judged by its own `judge_filter`, `process_results`, `agg_*`."""
 
 from __future__ import annotations
 

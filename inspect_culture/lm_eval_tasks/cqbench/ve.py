@@ -1,6 +1,5 @@
-"""Thin lm-eval adapter for CQ-Bench value extraction: two generations (a summary, then the
-values), and no lm-eval task sees another's outputs, so two runs of the same model:
-`cqbench_ve_summary_<setting>` logs summaries, `cqbench_ve_<setting>` reads them."""
+"""Thin lm-eval adapter for CQ-Bench VE: no lm-eval task sees another's outputs, so its two steps
+are two runs: `cqbench_ve_summary_<setting>` logs summaries, `cqbench_ve_<setting>` reads them."""
 
 from __future__ import annotations
 

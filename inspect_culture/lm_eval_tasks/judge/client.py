@@ -125,8 +125,7 @@ class OpenAICompatibleJudge:
     async def judge_all(
         self, batch: Sequence[Messages], formats: Sequence[VerdictFormat] | None = None
     ) -> list[JudgeReply]:
-        """Judge every message list in order (`formats`: the constraint's verdict format of each):
-        `concurrency` workers take the next as they free up, so the first requests leave at once."""
+        """In order: `concurrency` workers take the next as they free up, the first at once."""
         fmts = verdict_formats(self.settings, len(batch), formats)
         results: list[JudgeReply] = [JudgeReply(None)] * len(batch)
         todo = iter(range(len(batch)))  # shared: each index goes to exactly one worker
@@ -153,8 +152,7 @@ class OpenAICompatibleJudge:
         return readable(result, fmt, self.settings.constraint)
 
     async def learn_identity(self) -> str | None:
-        """The checkpoint served under the judge's name (`GET /models`), kept with each cached
-        reply so that another checkpoint misses; None when the endpoint cannot say."""
+        """The checkpoint served as the judge's model, kept with cached replies: another misses."""
         try:
             async with self._client() as client:
                 limit = aiohttp.ClientTimeout(total=IDENTITY_TIMEOUT)
