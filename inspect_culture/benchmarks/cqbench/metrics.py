@@ -52,9 +52,7 @@ def vs_metrics(outcomes: Sequence[VsOutcome]) -> dict[str, float]:
         "n_stories": float(len(precision)),
     }
     by_p, by_r = grouped(categories, precision), grouped(categories, recall)
-    for category in sorted(by_p):
-        if category:
-            result[f"f1_{category}"] = f1_score(mean(by_p[category]), mean(by_r[category]))
+    result |= {f"f1_{c}": f1_score(mean(by_p[c]), mean(by_r[c])) for c in sorted(by_p) if c}
     return result
 
 

@@ -44,7 +44,6 @@ def culturesynth_metrics(
     seeds = {o.seed for o in outcomes}
     if len(seeds) > 1:
         raise ValueError(f"outcomes of runs with different seeds: {sorted(seeds)}")
-    questions = {o.question_id for o in outcomes}
     scored = [o for o in outcomes if o.outcome is not None]
     first: dict[str, PairOutcome] = {}  # a question's language and topic
     for o in scored:
@@ -54,7 +53,7 @@ def culturesynth_metrics(
     missing = {o.question_id for o in outcomes if o.reason == MISSING_BASELINE}
     result: dict[str, float] = {
         "n_scored": float(len(means)),
-        "n_unscored": float(len(questions) - len(means)),
+        "n_unscored": float(len({o.question_id for o in outcomes}) - len(means)),
         "n_missing_baseline": float(len(missing - means.keys())),
     }
     if not scored:

@@ -15,14 +15,13 @@ from inspect_culture.judging.fences import SEP, Marker, neutralise
 Position = Literal["A", "B"]
 
 # Template lines and verdict tokens an answer must not reproduce, over the detection copy.
-_W = SEP  # between the words of a delimiter line, possibly nothing
 ANSWER_MARKERS: tuple[Marker, ...] = (
     Marker(
         "delimiter",
         r"\[\s*(?:"
-        rf"the{_W}(?:start|end){_W}of{_W}(?:reference{_W}answer"
-        rf"|assistant{_W}[ab]{_W}'?{_W}s?{_W}answer)"
-        rf"|user{_W}question|system"
+        rf"the{SEP}(?:start|end){SEP}of{SEP}(?:reference{SEP}answer"
+        rf"|assistant{SEP}[ab]{SEP}'?{SEP}s?{SEP}answer)"
+        rf"|user{SEP}question|system"
         r")\s*(?P<mark>)\]",
     ),
     Marker("verdict", r"\[\s*\[\s*[abc]\s*(?P<mark>)\]\s*\]"),
