@@ -131,10 +131,8 @@ def write_run(
     """Write the results file and one samples file per task; returns the results file."""
     folder.mkdir(parents=True, exist_ok=True)
     for found in judged:
-        path = folder / f"samples_{found.task}_{stamp}.jsonl"
-        with path.open("w", encoding="utf-8") as out:
-            for line in found.lines:
-                out.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
+        lines = (json.dumps(line, ensure_ascii=False, default=str) + "\n" for line in found.lines)
+        (folder / f"samples_{found.task}_{stamp}.jsonl").write_text("".join(lines), "utf-8")
     path = folder / f"results_{stamp}.json"
     path.write_text(json.dumps(results, indent=2, ensure_ascii=False, default=str), "utf-8")
     return path
