@@ -68,11 +68,9 @@ def _group_metrics(
         if "_stderr," in key or "," not in key:
             continue
         present = [t for t in subtasks if isinstance(results.get(t, {}).get(key), int | float)]
-        if not present:
-            continue
         counts = [counts_of[t] for t in present]
         by_size = weighting.get(key, weighting.get(key.split(",", 1)[0], True))
-        if by_size and not sum(counts):
+        if not present or (by_size and not sum(counts)):
             continue
         merged[key] = aggregate_subtask_metrics([results[t][key] for t in present], counts, by_size)
         sample_count[key] = sum(counts)

@@ -1,5 +1,4 @@
-"""lm-eval task YAML written from the specs by each `<benchmark>/_generate_configs.py` (its
-`generate() -> {file name: text}`), so settings, metric names and variants are written once."""
+"""Each `<benchmark>/_generate_configs.py` writes lm-eval YAML from the spec (set once, there)."""
 
 from __future__ import annotations
 

@@ -170,8 +170,7 @@ class OpenAICompatibleJudge:
         return run_sync(lambda: self.judge_all(batch, formats))
 
     async def preflight(self, fmt: VerdictFormat | None = None) -> str | None:
-        """One request, no retry: None when the judge answered (applying `fmt`'s constraint), else
-        the message to stop with. A one-token reply, or with `fmt` the constraint probe."""
+        """One request, no retry (one token, or `fmt`'s constraint probe): None, or why to stop."""
         if fmt is not None:
             try:  # max_tokens too small for the verdict: say so before calling anyone
                 request_fields(fmt, self.settings.constraint, self.settings.max_tokens)
@@ -198,8 +197,7 @@ class OpenAICompatibleJudge:
     async def _call_with_retries(
         self, client: aiohttp.ClientSession, messages: Messages, fmt: VerdictFormat | None = None
     ) -> JudgeReply:
-        """Attempts until a reply, a final failure, `max_retries` or the `retry_budget` (seconds,
-        the whole judgment) is spent; a Retry-After is waited out unless past the budget."""
+        """Attempts until a reply or a final failure, within `max_retries` and `retry_budget`."""
         settings = self.settings
         start = time.monotonic()
         deadline = start + settings.retry_budget
