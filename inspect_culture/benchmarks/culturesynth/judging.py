@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from inspect_culture.benchmarks.culturesynth import prompts
 from inspect_culture.benchmarks.culturesynth.parse import judge_games, missing_baseline
-from inspect_culture.benchmarks.culturesynth.prompts import Position, game_positions, game_prompts
 from inspect_culture.judging.constraints import VerdictFormat
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply, JudgeRequest
 
@@ -21,16 +21,15 @@ class CultureSynthJudging:
     swap: bool = True
     seed: int = 0
 
-    def positions(self, item: Item) -> tuple[Position, ...]:
-        return game_positions(str(item["id"]), swap=self.swap, seed=self.seed)
+    def positions(self, item: Item) -> tuple[prompts.Position, ...]:
+        return prompts.game_positions(str(item["id"]), swap=self.swap, seed=self.seed)
 
     def requests(self, item: Item, answer: str | None) -> list[JudgeRequest]:
         baseline = item.get("baseline_answer")
         if baseline is None:
             return []
-        games = game_prompts(
-            item["question"], item["answer"], answer or "", baseline, self.positions(item)
-        )
+        orders = [prompts.ordered_answers(answer or "", baseline, p) for p in self.positions(item)]
+        games = [prompts.judge_messages(item["question"], item["answer"], *pair) for pair in orders]
         return [JudgeRequest(tuple(game), pairwise_verdict_format()) for game in games]
 
     def outcome(self, item: Item, answer: str | None, replies: Sequence[JudgeReply]) -> Judged:

@@ -4,7 +4,6 @@ delimiters and verdicts in an answer are marked as quoted; benign answers untouc
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -78,13 +77,3 @@ def check_position(position: str) -> None:
 def ordered_answers(target: str, baseline: str, target_position: Position) -> tuple[str, str]:
     check_position(target_position)
     return (target, baseline) if target_position == "A" else (baseline, target)
-
-
-def game_prompts(
-    question: str, reference: str, target: str, baseline: str, positions: Sequence[Position]
-) -> list[list[dict[str, str]]]:
-    """The judge messages of each game, in the order of `positions` (both harnesses)."""
-    return [
-        judge_messages(question, reference, *ordered_answers(target, baseline, position))
-        for position in positions
-    ]
