@@ -93,6 +93,7 @@ def require_grader(
     Inspect built the task (`check_judge_at_build`) is not repeated."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        refuse_role_credentials()  # a task built before the eval: its header is written, though
         if judge_later:
             return state
         constraint = judge_constraint if judge_preflight else "none"  # the probe is a preflight

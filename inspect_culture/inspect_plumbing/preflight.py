@@ -106,7 +106,11 @@ async def preflight(model: Model, role: str, probe: Probe | None = None) -> str 
     loop = asyncio.get_running_loop()
     check = _PREFLIGHTS.get(key := (id(loop), *_which(model, role, probe)))
     if check is None or check.get_loop() is not loop:
-        check = _PREFLIGHTS[key] = loop.create_task(_check(model, role, PREFLIGHT_TIMEOUT, probe))
+        if hasattr(model.api, "_ensure_server_started"):  # the eval's own server: started here
+            work = _check(model, role, PREFLIGHT_TIMEOUT, probe)
+        else:  # outside the sample's context, so no sample limit counts the check
+            work = loop.run_in_executor(None, preflight_at_build, model, role, probe)
+        check = _PREFLIGHTS[key] = asyncio.ensure_future(work)
     return await asyncio.shield(check)
 
 

@@ -72,6 +72,20 @@ def test_the_check_does_not_count_against_the_message_limit(tmp_path: Path) -> N
     assert PREFLIGHT_PROMPT in server.prompts()
 
 
+def test_the_first_sample_check_does_not_count_against_the_message_limit(tmp_path: Path) -> None:
+    """A task object built before `eval()` is checked at its first sample: outside the sample."""
+    from inspect_culture.care import care
+    from tests.support.harness_runs import inspect_eval_on_stub
+
+    with StubOpenAIServer(responder=care_responder) as server:
+        grader = get_model("openai-api/stub/judge", base_url=server.base_url, api_key="k-1234567")
+        log = inspect_eval_on_stub(
+            care(**CARE_ARGS), server, tmp_path, model_roles={"grader": grader}, message_limit=1
+        )
+    assert log.status == "success", log.error
+    assert PREFLIGHT_PROMPT in server.prompts()
+
+
 def test_a_batch_grader_is_probed_directly(tmp_path: Path) -> None:
     """A batch grader's check is one direct request: a batch would take minutes (or fail on
     a server without the batch API, as this stub is)."""
