@@ -1,6 +1,5 @@
-"""Judge through the OpenAI Batch API (about half the price of live calls, answers within 24 h).
-The batch and file ids go to a state file before any waiting, so a rerun after an interruption
-polls the same batch instead of paying for a new one; unanswered requests get bounded new rounds."""
+"""The OpenAI Batch API judge (half the price of live calls, answers within 24 h): batch ids are
+saved before any wait, so a rerun polls the same batch, never pays twice; leftovers get rounds."""
 
 from __future__ import annotations
 
@@ -201,8 +200,7 @@ class BatchJudge:
     def _submit(
         self, client: openai.OpenAI, keys: list[str], content: bytes, path: Path, state: State
     ) -> Entry:
-        """Upload and create; the entry is saved with its input file first, so a lost create reply
-        is found again by that file on a rerun, never created and paid for twice."""
+        """The entry saved with its input file before the create: a lost reply is found again."""
         upload = client.files.create(file=("judge_requests.jsonl", content), purpose="batch")
         entry = {
             "batch_id": None,
@@ -220,8 +218,7 @@ class BatchJudge:
     def _create(
         self, client: openai.OpenAI, entry: Entry, path: Path, state: State, *, look_up: bool = True
     ) -> None:
-        """The server's batch of the entry's input file, else a new one without the SDK's retries
-        (a retried create can make a second batch); its id is saved before any waiting."""
+        """The input file's batch on the server, else a new one, not retried (could pay twice)."""
         if look_up and (found := self._batch_of(client, entry, path)) is not None:
             entry["batch_id"] = found
         else:
