@@ -40,8 +40,7 @@ def agreement_metrics(
         **correlations(judge, human),
     }
     for category in sorted({c for _, _, c in scored}):
-        judge_ratings, human_ratings = zip(*[(j, h) for j, h, c in scored if c == category])
-        correlated = correlations(judge_ratings, human_ratings)
+        correlated = correlations(*zip(*[(j, h) for j, h, c in scored if c == category]))
         result |= {f"{name}_{category}": value for name, value in correlated.items()}
     for who, ratings in (("judge", judge), ("human", human)):
         result |= {f"{who}_hist_{value}": float(n) for value, n in histogram(ratings).items()}

@@ -3,6 +3,7 @@ stable interval); a question with no rated epoch is unscored, never 0."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from itertools import groupby
 from typing import TypeVar
@@ -31,9 +32,7 @@ def care_metrics(
     result.update(_mean_with_interval("rating", ratings, seed, resamples))
     for category, values in sorted(grouped([o.category for o, _ in scored], ratings).items()):
         result.update(_mean_with_interval(f"rating_{category}", values, seed, resamples))
-    scopes = [
-        o.geographic_scope.strip().lower().replace("-", "_").replace(" ", "_") for o, _ in scored
-    ]
+    scopes = [re.sub(r"[- ]", "_", o.geographic_scope.strip().lower()) for o, _ in scored]
     result |= {f"rating_scope_{s}": mean(v) for s, v in sorted(grouped(scopes, ratings).items())}
     return result
 
