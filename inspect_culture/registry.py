@@ -1,7 +1,6 @@
 """The one list of benchmarks, read by every module that needs "all benchmarks". Entries name
 their parts by dotted path, so reading the list imports no benchmark (`lm_eval --tasks care_zh`
-loads CARE's modules only). Parts: docs/architecture.md; toy entries: tests/extend, tests/report.
-"""
+loads CARE's modules only). Parts: docs/architecture.md; toy entries: tests/extend, tests/report."""
 
 from __future__ import annotations
 

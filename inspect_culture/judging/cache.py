@@ -1,7 +1,6 @@
 """The judge cache shared by both harnesses and `culture-evals judge`: a verdict paid for once is
 reused when judge, prompt, sampling and constraint match. The served checkpoint is stored beside
-each reply, not in the key, so another checkpoint misses and an offline replay still hits.
-"""
+each reply, not in the key, so another checkpoint misses and an offline replay still hits."""
 
 from __future__ import annotations
 
@@ -21,7 +20,6 @@ from typing import Any
 from urllib.parse import urlparse
 
 from inspect_culture.datasets_hub.paths import cache_dir
-from inspect_culture.datasets_hub.sqlite_columns import add_column
 from inspect_culture.judging.constraints import constraint_record
 from inspect_culture.judging.redaction import redact, without_userinfo
 
@@ -52,6 +50,15 @@ class JudgeId:
 
     name: str
     endpoint: str
+
+
+def add_column(db: sqlite3.Connection, table: str, column: str) -> None:
+    """`ALTER TABLE ... ADD COLUMN`; another process adding it first is no error."""
+    try:
+        db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+    except sqlite3.OperationalError as exc:
+        if "duplicate column" not in str(exc).lower():
+            raise
 
 
 def endpoint_key(base_url: str | None) -> str:

@@ -1,7 +1,6 @@
 """Constrained judge decoding (opt-in, a documented deviation: docs/judge.md): small local judges
 often never write the verdict, so the engine may only emit bounded bracket-free commentary, a
-newline and the verdict in the paper's format (regex, GBNF grammar, or a JSON schema rendered back).
-"""
+newline and the verdict in the paper's format (regex, GBNF grammar or JSON schema rendered back)."""
 
 from __future__ import annotations
 

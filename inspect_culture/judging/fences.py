@@ -1,7 +1,6 @@
 """Untrusted answers pasted into a judge prompt: template markers and verdict shapes in them,
 however disguised (look-alikes, format characters, case), are found in a normalised detection copy
-and marked " (quoted)" in the original, so the judge never reads them as template or verdict.
-"""
+and marked " (quoted)" in the original, so the judge never reads them as template or verdict."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 QUOTED_MARK = " (quoted)"
 
@@ -124,17 +123,12 @@ class Marker:
     name: str
     pattern: str
 
-    @property
+    @cached_property
     def regex(self) -> re.Pattern[str]:
-        return _compile(self.pattern)
-
-
-@cache
-def _compile(pattern: str) -> re.Pattern[str]:
-    compiled = re.compile(pattern)
-    if "mark" not in compiled.groupindex:
-        raise ValueError(f"marker pattern without a (?P<mark>) group: {pattern}")
-    return compiled
+        compiled = re.compile(self.pattern)
+        if "mark" not in compiled.groupindex:
+            raise ValueError(f"marker pattern without a (?P<mark>) group: {self.pattern}")
+        return compiled
 
 
 def find_markers(text: str, markers: Iterable[Marker]) -> list[tuple[str, int, int, int]]:
@@ -164,8 +158,6 @@ def find_markers(text: str, markers: Iterable[Marker]) -> list[tuple[str, int, i
 
 def neutralise(text: str, markers: Iterable[Marker]) -> str:
     """`text` with `QUOTED_MARK` inserted at each marker's mark point; unchanged if none."""
-    if not text:
-        return text
     points = sorted({mark for _, _, _, mark in find_markers(text, markers)})
     if not points:
         return text

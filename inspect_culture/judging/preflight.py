@@ -1,6 +1,4 @@
-"""The check before generation, in the same words in both harnesses: each sends the request
-its own way; what it found is judged and said here.
-"""
+"""The check before generation: each harness sends it its own way; it is judged and said here."""
 
 from __future__ import annotations
 

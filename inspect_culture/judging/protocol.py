@@ -1,6 +1,5 @@
 """What a judged benchmark gives the harnesses (requests for one answer, the outcome of the
-replies), written once, so every harness gives the same outcome and reason for the same replies.
-"""
+replies), written once, so every harness gives the same outcome and reason for the same replies."""
 
 from __future__ import annotations
 

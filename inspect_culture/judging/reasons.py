@@ -1,6 +1,5 @@
 """Why a judgment has no verdict, in the same words in both harnesses and `culture-evals judge`.
-No text here carries a key: adapters pass what they did not write through `redaction.redact`.
-"""
+No text here carries a key: adapters pass what they did not write through `redaction.redact`."""
 
 from __future__ import annotations
 
@@ -153,8 +152,7 @@ def all_unscored_alarm(task: str, reasons: Sequence[str | None] | None = None) -
     elif not reasons or any(reason is None for reason in reasons):
         return None
     else:
-        groups = Counter(_NUMBERS.sub("#", str(reason)) for reason in reasons)
-        [(group, count)] = groups.most_common(1)
+        [(group, count)] = Counter(_NUMBERS.sub("#", str(r)) for r in reasons).most_common(1)
         reason = next(r for r in reasons if _NUMBERS.sub("#", str(r)) == group)
         head = (
             f"all {len(reasons)} judged samples of {task} are unscored: {reason} ({count} of "

@@ -1,7 +1,6 @@
 """One redaction for both harnesses: no key, bearer token or URL credentials reaches any text we
 write about a judge call. Servers echo the request's key, or its `Authorization` header (base64
-for URL credentials), in error bodies and even in 200 replies.
-"""
+for URL credentials), in error bodies and even in 200 replies."""
 
 from __future__ import annotations
 

@@ -144,7 +144,7 @@ def test_old_caches_upgraded_by_two_runs_at_once_stay_usable(tmp_path: Path) -> 
     the one that comes second (the column already there) opens it all the same."""
     import sqlite3
 
-    from inspect_culture.datasets_hub.sqlite_columns import add_column
+    from inspect_culture.judging.cache import add_column
 
     path = tmp_path / "replies.sqlite"
     with sqlite3.connect(path) as db:
