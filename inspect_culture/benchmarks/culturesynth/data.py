@@ -234,8 +234,7 @@ def read_culturesynth(
     used: dict[str, str] = {}
     for table in tables:
         mapping = _map_columns(table, dict(overrides or {}))
-        for field, header in mapping.items():
-            used.setdefault(field, header or "")
+        used = used or {field: header or "" for field, header in mapping.items()}  # first table's
         records += [
             record
             for where, row in table.rows
