@@ -18,14 +18,6 @@ class TaskEntry:
     kind: str = "task"  # "task" | "group"
 
 
-def inspect_tasks() -> tuple[TaskEntry, ...]:
-    return tuple(
-        TaskEntry("inspect", f"inspect_culture/{task.name}", task.description)
-        for benchmark in benchmarks()
-        for task in benchmark.inspect_tasks
-    )
-
-
 class _TaskYamlLoader(yaml.SafeLoader):
     """Reads task YAML without resolving `!function` (the catalog needs names, not code)."""
 
@@ -33,8 +25,12 @@ class _TaskYamlLoader(yaml.SafeLoader):
 _TaskYamlLoader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
 
 
-def lm_eval_tasks() -> tuple[TaskEntry, ...]:
-    entries = []
+def all_tasks() -> tuple[TaskEntry, ...]:
+    entries = [
+        TaskEntry("inspect", f"inspect_culture/{task.name}", task.description)
+        for benchmark in benchmarks()
+        for task in benchmark.inspect_tasks
+    ]
     # relative to the include path (one outside the package, like tests/' toy, is absolute)
     folders = [include_path() / benchmark.lm_eval_folder for benchmark in benchmarks()]
     for path in sorted(p for folder in folders for p in folder.glob("*.yaml")):
@@ -42,7 +38,3 @@ def lm_eval_tasks() -> tuple[TaskEntry, ...]:
         kind = "group" if "group" in config else "task"
         entries.append(TaskEntry("lm-eval", config[kind], config[f"{kind}_alias"], kind))
     return tuple(entries)
-
-
-def all_tasks() -> tuple[TaskEntry, ...]:
-    return inspect_tasks() + lm_eval_tasks()

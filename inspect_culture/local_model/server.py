@@ -68,19 +68,15 @@ class LlamaServer:
             "--n_ctx", str(self.n_ctx), "--verbose", "False",
         ]  # fmt: skip
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        self._wait_ready()
-        return self
-
-    def _wait_ready(self) -> None:
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
-            if self.process is not None and self.process.poll() is not None:
+            if self.process.poll() is not None:
                 error = self.process.stderr.read().decode(errors="replace")[-2000:]  # type: ignore[union-attr]
                 raise LocalModelUnavailable(f"llama.cpp server exited: {error}")
             try:
                 with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as response:
                     if json.load(response).get("data"):
-                        return
+                        return self
             except OSError:
                 time.sleep(0.5)
         self.__exit__()

@@ -413,8 +413,7 @@ def heatmap(table: Table, context: _Context, *, key: str, title: str, what: str)
         ax.set_xticks(range(len(columns)), [c.label for c in columns], rotation=35, ha="right")
         ax.set_yticks(range(len(row_labels)), row_labels)
         ax.tick_params(length=0)
-        for spine in ax.spines.values():
-            spine.set_visible(False)
+        ax.spines[:].set_visible(False)
         ax.set_title(_wrap(one.label, 60))
     for ax in axes[len(series) :]:
         figure.delaxes(ax)
