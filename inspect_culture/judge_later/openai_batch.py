@@ -232,8 +232,7 @@ class BatchJudge:
 
     @staticmethod
     def _batch_of(client: openai.OpenAI, entry: Entry, state_path: Path) -> str | None:
-        """The batch made from the entry's input file, searched back to the upload; a server that
-        cannot list batches stops the run (creating blindly could pay twice)."""
+        """The input file's batch, searched back to the upload; stops if the server cannot list."""
         since = entry.get("uploaded_at")
         try:
             for batch in client.batches.list(limit=100):

@@ -88,8 +88,7 @@ def _refuse_all(*_: Any) -> list[Any]:
 def check_task(
     saved: SavedTask, config: dict[str, Any], judged: JudgedTask, judge: JudgeSettings
 ) -> None:
-    """What would fail only after the judge was paid, found before any task is judged: an unknown
-    metric, or a doc without a field its judge prompt needs (every prompt built, none sent)."""
+    """What would fail after paying the judge, found first: an unknown metric, or an unfit doc."""
     module, names, docs = _prepared(saved, config, judged)
     if unknown := [n for n in names if not callable(getattr(module, f"agg_{n}", None))]:
         known = sorted(n.removeprefix("agg_") for n in dir(module) if n.startswith("agg_"))

@@ -1,5 +1,4 @@
-"""The lm-eval adapter of every simple benchmark (one with a `contract`), written by `write_config`;
-and `OutcomeMetrics`, behind the other adapters' `agg_<metric>` defs."""
+"""The lm-eval adapter of every `contract` benchmark, and the other adapters' `OutcomeMetrics`."""
 
 from __future__ import annotations
 
