@@ -50,11 +50,10 @@ def figure_view(figure: Figure) -> FigureView:
     return FigureView(figure, anchor, "data:image/png;base64," + base64.b64encode(data).decode())
 
 
-def render_html(report: Report) -> str:
-    """The page as a string (the writer below only saves it)."""
+def write_html(report: Report, path: Path) -> Path:
     template = environment().get_template("report.html.j2")
     base = common.runs_folder(report.runs)
-    return template.render(
+    page = template.render(
         title=common.TITLE,
         generated=common.generated(),
         version=__version__,
@@ -74,7 +73,4 @@ def render_html(report: Report) -> str:
             for run in report.runs
         ],
     )
-
-
-def write_html(report: Report, path: Path) -> Path:
-    return common.save(path, render_html(report))
+    return common.save(path, page)

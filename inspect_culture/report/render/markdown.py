@@ -76,8 +76,7 @@ def figure_link(figure: Figure, base: Path) -> str:
     return fallback if rel.parts[:1] == ("..",) else rel.as_posix()
 
 
-def render_markdown(report: Report, base: Path = Path(".")) -> str:
-    """The Markdown text; `base` is the folder figure links are relative to."""
+def write_markdown(report: Report, path: Path) -> Path:
     out = [
         f"# {common.TITLE}",
         "",
@@ -101,7 +100,7 @@ def render_markdown(report: Report, base: Path = Path(".")) -> str:
         out += ["## Figures", ""]
         for figure in report.figures:
             alt = escape(figure.title)
-            out.append(f"![{alt}]({figure_link(figure, base)})")
+            out.append(f"![{alt}]({figure_link(figure, Path(path).parent)})")
             out += ["", f"*{alt}.* {escape(figure.caption)}".rstrip(), ""]
     out += ["## Runs", ""]
     if report.runs:
@@ -115,8 +114,4 @@ def render_markdown(report: Report, base: Path = Path(".")) -> str:
         out += table_lines(header, ["l"] * len(header), rows)
     else:
         out.append("No runs.")
-    return "\n".join(out).rstrip() + "\n"
-
-
-def write_markdown(report: Report, path: Path) -> Path:
-    return common.save(path, render_markdown(report, Path(path).parent))
+    return common.save(path, "\n".join(out).rstrip() + "\n")
