@@ -119,7 +119,7 @@ def benchmark(name: str) -> Benchmark:
         raise ValueError(f"unknown benchmark {name!r}; known: {known}") from None
 
 
-register(
+for _entry in (
     Benchmark(
         name="normad",
         title="NormAd-ETI",
@@ -134,9 +134,7 @@ register(
         ),
         lm_eval_options=("context", "parser"),
         report="inspect_culture.report.tables.normad:SECTION",
-    )
-)
-register(
+    ),
     Benchmark(
         name="care",
         title="CARE",
@@ -167,9 +165,7 @@ register(
         judge_scorers=("care_judge",),
         report="inspect_culture.report.tables.care:SECTION",
         agreement="inspect_culture.run_files.care_judge_agreement",
-    )
-)
-register(
+    ),
     Benchmark(
         name="culturesynth",
         title="CultureSynth-7",
@@ -201,9 +197,7 @@ register(
         judge_scorers=("culturesynth_judge",),
         report="inspect_culture.report.tables.culturesynth:SECTION",
         agreement="inspect_culture.run_files.culturesynth_agreement",
-    )
-)
-register(
+    ),
     Benchmark(
         name="cqbench",
         title="CQ-Bench",
@@ -242,5 +236,6 @@ register(
         ),
         judge_scorers=("cqbench_ve_judge",),
         report="inspect_culture.report.tables.cqbench:SECTION",
-    )
-)
+    ),
+):
+    register(_entry)

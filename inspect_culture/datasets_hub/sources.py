@@ -59,12 +59,10 @@ class GitHubFileSource:
         return f"{endpoint.rstrip('/')}/{self.repo}/{self.revision}/{self.path}"
 
     def describe(self) -> str:
-        if not self.pinned:
-            return (
-                f"GitHub repository {self.repo}, file {self.path}, branch {self.revision} "
-                "(unpinned: no commit could be verified)"
-            )
-        return f"GitHub repository {self.repo}, file {self.path}, commit {self.revision}"
+        where = f"GitHub repository {self.repo}, file {self.path}"
+        if self.pinned:
+            return f"{where}, commit {self.revision}"
+        return f"{where}, branch {self.revision} (unpinned: no commit could be verified)"
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,24 +56,14 @@ class VerdictFormat:
 
     def regex(self, max_tokens: int) -> str:
         """Python `re` and vLLM structured-outputs regex of the whole reply."""
-        verdict = "".join(
-            _regex_literal(slot)
-            if isinstance(slot, str)
-            else "(?:" + "|".join(_regex_literal(v) for v in slot[1]) + ")"
-            for slot in self.verdict
-        )
+        verdict = "".join(self._slots(_regex_literal, "(?:{})", "|"))
         chars = self.commentary_chars(max_tokens)
         commentary = rf"(?:[^\[\]]{{1,{chars}}}\n)?" if chars else ""
         return _regex_literal(self.prefix) + commentary + verdict
 
     def grammar(self, max_tokens: int) -> str:
         """GBNF (llama.cpp) grammar of the whole reply."""
-        parts = [
-            _gbnf_literal(slot)
-            if isinstance(slot, str)
-            else "(" + " | ".join(_gbnf_literal(v) for v in slot[1]) + ")"
-            for slot in self.verdict
-        ]
+        parts = self._slots(_gbnf_literal, "({})", " | ")
         chars = self.commentary_chars(max_tokens)
         body = (f"{_gbnf_literal(self.prefix)} " if self.prefix else "") + (
             '(commentary "\\n")? ' if chars else ""
@@ -82,6 +72,13 @@ class VerdictFormat:
         if chars:
             rules.append(f"commentary ::= [^\\[\\]\\x00]{{1,{chars}}}")
         return "\n".join(rules) + "\n"
+
+    def _slots(self, literal: Callable[[str], str], group: str, sep: str) -> list[str]:
+        """Each verdict slot as a literal, or its allowed values as alternatives in `group`."""
+        return [
+            literal(s) if isinstance(s, str) else group.format(sep.join(map(literal, s[1])))
+            for s in self.verdict
+        ]
 
     def _fields(self) -> list[tuple[str, tuple[str, ...]]]:
         return [slot for slot in self.verdict if not isinstance(slot, str)]

@@ -9,6 +9,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
@@ -89,10 +90,8 @@ def retry_after(headers: object) -> float | None:
     value = getattr(headers, "get", lambda _: None)("retry-after")
     if not value:
         return None
-    try:
+    with suppress(ValueError):
         return max(0.0, float(value))
-    except ValueError:
-        pass
     try:
         return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
     except (TypeError, ValueError, IndexError):
