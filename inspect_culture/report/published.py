@@ -196,7 +196,8 @@ def _entry(raw: Any, file: str, at: str, cite: str, baseline: bool) -> Published
         check(ok, f"printed.{key}", f"must be a number as printed, got {text!r}")
         why = f"{text!r} is not the value {values[key]!r}"
         check(float(text) == values[key], f"printed.{key}", why)
-        in_quote = number_in_text(text, " ".join(quote))
+        # as a whole number: "0.1" is not in "0.10" or "-0.1"
+        in_quote = re.search(rf"(?<![\d.\-]){re.escape(text)}(?![\d])", " ".join(quote))
         check(in_quote, f"printed.{key}", f"{text!r} does not occur in the quote")
 
     source = raw["source"]
@@ -246,11 +247,6 @@ def _entry(raw: Any, file: str, at: str, cite: str, baseline: bool) -> Published
 
 
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-
-
-def number_in_text(printed: str, text: str) -> bool:
-    """Whether `printed` occurs in `text` as a whole number: "0.1" is not in "0.10" or "-0.1"."""
-    return re.search(rf"(?<![\d.\-]){re.escape(printed)}(?![\d])", text) is not None
 
 
 def _text(raw: Any, file: str, at: str) -> str:

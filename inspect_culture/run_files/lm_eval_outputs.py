@@ -50,20 +50,6 @@ def _json(path: Path, error: Error) -> Any:
         raise error(f"{path}: not a readable JSON results file ({exc})") from None
 
 
-def read_results(path: Path, error: Error = DataValidationError) -> dict[str, Any]:
-    """A results file whose `configs` are objects, one per task."""
-    results = _json(path, error)
-    if not isinstance(results, dict) or not isinstance(results.get("configs"), dict):
-        raise error(f"{path}: no 'configs' field: not an lm-eval results file")
-    for task, config in results["configs"].items():
-        if not isinstance(config, dict):
-            raise error(
-                f"{path}: field 'configs.{task}' is {type(config).__name__}, not an object: "
-                "not an lm-eval results file"
-            )
-    return results
-
-
 def find_runs(
     root: Path, skip: Path | None = None, error: Error = DataValidationError
 ) -> list[LmEvalRun]:
@@ -85,8 +71,16 @@ def find_runs(
             "run made with --log_samples"
         )
     runs = []
-    for path in paths:
-        results = read_results(path, error)
+    for path in paths:  # each a results file whose `configs` are objects, one per task
+        results = _json(path, error)
+        if not isinstance(results, dict) or not isinstance(results.get("configs"), dict):
+            raise error(f"{path}: no 'configs' field: not an lm-eval results file")
+        for task, config in results["configs"].items():
+            if not isinstance(config, dict):
+                raise error(
+                    f"{path}: field 'configs.{task}' is {type(config).__name__}, not an object: "
+                    "not an lm-eval results file"
+                )
         samples = {task: samples_beside(path, task) for task in results["configs"]}
         runs.append(LmEvalRun(path, results, {t: p for t, p in samples.items() if p}))
     return runs
