@@ -115,8 +115,7 @@ def benchmark(name: str) -> Benchmark:
     try:
         return _BENCHMARKS[name]
     except KeyError:
-        known = ", ".join(_BENCHMARKS)
-        raise ValueError(f"unknown benchmark {name!r}; known: {known}") from None
+        raise ValueError(f"unknown benchmark {name!r}; known: {', '.join(_BENCHMARKS)}") from None
 
 
 for _entry in (

@@ -27,6 +27,5 @@ def file_digest(digest: hashlib._Hash, path: Path) -> str:
 
 
 def verified_revision(revision: str, pinned_sha256: str | None, sha256: str) -> str:
-    """The pinned revision only for the very file pinned with it; any other file (a mirror's,
-    or one whose digest this release does not know) is "unverified", named by its sha256."""
+    """The pinned revision only for the very file pinned with it; any other is "unverified"."""
     return revision if pinned_sha256 is not None and sha256 == pinned_sha256 else "unverified"

@@ -108,8 +108,7 @@ def key(
 
 
 class JudgeCache:
-    """One row per reply; writes are batched (Inspect calls it on the event loop) unless a put
-    asks `at_once`. A cache failing mid-run is a miss and one warning, never a lost sample."""
+    """Writes batched (Inspect calls it on the event loop); a failure mid-run: a miss, a warning."""
 
     def __init__(self, path: Path, *, flush_every: int = 64, flush_seconds: float = 2.0) -> None:
         self.path = path
@@ -166,8 +165,7 @@ class JudgeCache:
         secrets: tuple[str, ...] = (),
         at_once: bool = False,
     ) -> None:
-        """Store the reply redacted: a server echoing the key must not plant it in a file that
-        other runs, with other credentials, replay."""
+        """Redacted: a server echoing the key must not plant it in a file that other runs replay."""
         with self._lock:
             self._pending[key] = (redact(text, secrets), judge)
             due = at_once or time.monotonic() - self._last_flush >= self._flush_seconds

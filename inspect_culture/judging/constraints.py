@@ -100,8 +100,7 @@ class VerdictFormat:
         }
 
     def render(self, fields: dict[str, Any]) -> str:
-        """In the paper's format for the same parser; commentary brackets (an engine may ignore
-        `pattern`) become parentheses, so the verdict fields are the only verdict it finds."""
+        """In the paper's format; commentary brackets become parentheses: no verdict but ours."""
         verdict = "".join(
             slot if isinstance(slot, str) else str(fields[slot[0]]) for slot in self.verdict
         )

@@ -96,8 +96,7 @@ def check_outcome(
         return None
     rejected = failure is not None and failure.status in (400, 422)
     if failure is not None and not (rejected and (fmt is None or constraint != "none")):
-        timed_out = "no reply within" in failure.what
-        fix = fix_for(failure.status, timed_out, model_name, knobs)
+        fix = fix_for(failure.status, "no reply within" in failure.what, model_name, knobs)
         return failure_message(who, url, failure.what, fix, knobs)
     if fmt is None:
         return None

@@ -141,8 +141,7 @@ def empty_reply(who: str, host: str) -> str:
 
 
 def all_unscored_alarm(task: str, reasons: Sequence[str | None] | None = None) -> str | None:
-    """The banner of a run none of whose judged samples was scored: its numbers say nothing.
-    Reasons differing only in numbers (attempts, seconds) count as one cause."""
+    """The banner of a run with no judged sample scored; reasons differing in numbers are one."""
     if reasons is None:
         head = (
             f"{task}: NO SAMPLE WAS SCORED: every judgment failed or had no verdict (the "

@@ -64,8 +64,7 @@ def _base64_forms(secret: str) -> set[str]:
 
 
 def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
-    """`text` without the given secrets (in any form they are echoed), credentials in URLs,
-    key-like strings or object reprs."""
+    """`text` without the secrets (in any echoed form), URL credentials, keys or object reprs."""
     for secret in secrets:
         for form in secret_forms(secret) if secret else ():
             text = text.replace(form, REDACTED)
