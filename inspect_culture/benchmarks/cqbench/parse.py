@@ -120,6 +120,7 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)]|\(\d+\))\s*")
 def select_values(text: str, options: Sequence[str]) -> tuple[set[str], int]:
     """(options selected, lines that name no option); a selection is a line with `--`."""
     normalized = {normalize(o): o for o in options}
+    candidates = {n: n for n in normalized}
     selected: set[str] = set()
     unmatched = 0
     for line in text.splitlines():
@@ -127,14 +128,11 @@ def select_values(text: str, options: Sequence[str]) -> tuple[set[str], int]:
         if "--" not in line:
             continue
         said = normalize(line)
-        if said in normalized:
-            selected.add(normalized[said])
-            continue
-        closest = closest_unique(said, {n: n for n in normalized}, VS_FUZZY_THRESHOLD)
-        if closest is not None:
-            selected.add(normalized[closest])
-        else:
+        found = said if said in normalized else closest_unique(said, candidates, VS_FUZZY_THRESHOLD)
+        if found is None:
             unmatched += 1
+        else:
+            selected.add(normalized[found])
     return selected, unmatched
 
 
