@@ -38,11 +38,9 @@ def care_judge_agreement(
         loaded = load_care_ratings(language)
         if not loaded.records:
             raise ValueError(f"no rated responses for language={language!r} in the CARE data")
+    samples = [record_to_sample(r, judge_mapping) for r in loaded.records]
     return Task(
-        dataset=MemoryDataset(
-            [record_to_sample(r, judge_mapping) for r in loaded.records],
-            name="care_judge_agreement",
-        ),
+        dataset=MemoryDataset(samples, name="care_judge_agreement"),
         solver=[engine_defaults(), generate()],
         scorer=judge_rating(),
         config=GenerateConfig(**spec.AGREEMENT_GENERATION),

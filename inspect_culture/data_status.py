@@ -20,8 +20,7 @@ def _selected(names: Sequence[str] | None) -> list[Benchmark]:
 
 
 def data_info(names: Sequence[str] | None = None) -> str:
-    root = mirror_dir()
-    lines = [f"offline mirror ({DATA_DIR_ENV}): {root if root else '(not set)'}"]
+    lines = [f"offline mirror ({DATA_DIR_ENV}): {mirror_dir() or '(not set)'}"]
     for benchmark in _selected(names):
         source = benchmark.load_source()
         lines += [

@@ -21,6 +21,7 @@ from urllib.parse import urlparse
 
 from inspect_culture.datasets_hub.paths import cache_dir
 from inspect_culture.judging.constraints import constraint_record
+from inspect_culture.judging.protocol import Message
 from inspect_culture.judging.redaction import redact, without_userinfo
 
 CACHE_ENV = "INSPECT_CULTURE_JUDGE_CACHE"  # a file path, or "off"
@@ -32,8 +33,6 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"  # the endpoint when none is named
 IDENTITY_TIMEOUT = 5.0  # seconds: the /models lookup is best effort
 # /models fields that change from call to call (vLLM stamps `created` and permission ids)
 _VOLATILE = {"created", "permission"}
-
-Message = Mapping[str, str]
 
 
 class JudgeConfigError(ValueError):

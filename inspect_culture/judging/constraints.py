@@ -90,8 +90,7 @@ class VerdictFormat:
             commentary["maxLength"] = self.commentary_chars(max_tokens, as_json=True)
             commentary["pattern"] = r"^[^\[\]]*$"
         properties: dict[str, Any] = {"commentary": commentary}
-        for name, values in self._fields():
-            properties[name] = {"type": "string", "enum": list(values)}
+        properties |= {name: {"type": "string", "enum": list(v)} for name, v in self._fields()}
         return {
             "type": "object",
             "properties": properties,

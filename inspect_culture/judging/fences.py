@@ -8,7 +8,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cached_property
 
 QUOTED_MARK = " (quoted)"
 
@@ -67,7 +67,6 @@ _LOOKALIKES = {char: shape for shape, chars in _SHAPES.items() for char in chars
 _DROPPED_CATEGORIES = frozenset({"Cf", "Mn", "Me"})
 
 
-@cache
 def _fold(char: str) -> str:
     """One original character in the detection copy (possibly several characters, or none)."""
     if unicodedata.category(char) in _DROPPED_CATEGORIES:
