@@ -12,6 +12,7 @@ from inspect_culture.catalog import all_tasks
 from inspect_culture.datasets_hub.errors import DataValidationError
 from inspect_culture.lm_eval_tasks import include_path
 from inspect_culture.run_files import RunsError
+from inspect_culture.run_files import report_to_stderr as _warn
 from inspect_culture.run_files.agreement import agreement_modules
 
 
@@ -173,10 +174,6 @@ def _cmd_report(args: argparse.Namespace) -> int:
 # `culture-evals report` exit codes beyond 0 (everything used) and 2 (usage)
 EXIT_NOTHING = 1  # no input was a finished run of ours: nothing written
 EXIT_SKIPPED = 3  # the report was written, but some inputs were skipped (listed on stderr)
-
-
-def _warn(message: str) -> None:
-    print(f"culture-evals: {message}", file=sys.stderr)
 
 
 def build_parser() -> argparse.ArgumentParser:

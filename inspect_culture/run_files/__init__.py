@@ -3,6 +3,7 @@ Inspect log of a finished run."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,3 +28,7 @@ def read_log(path: Path, header_only: bool = False) -> Any:
 
 def first_line(text: str | None) -> str:
     return text.strip().splitlines()[0][:200] if text and text.strip() else "no message"
+
+
+def report_to_stderr(message: str) -> None:
+    print(f"culture-evals: {message}", file=sys.stderr)

@@ -4,13 +4,12 @@ and lm-eval `samples_culturesynth[_answers]_<lang>_<ts>.jsonl` files, or folders
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspect_culture.run_files import RunsError, UnreadableLog, read_log
+from inspect_culture.run_files import RunsError, UnreadableLog, read_log, report_to_stderr
 from inspect_culture.run_files import lm_eval_outputs as lm
 
 INSPECT = "inspect"
@@ -40,10 +39,6 @@ TRANSPORT_SETTINGS = frozenset(
 )
 
 Report = Callable[[str], None]
-
-
-def report_to_stderr(message: str) -> None:
-    print(f"culture-evals: {message}", file=sys.stderr)
 
 
 @dataclass(frozen=True)
