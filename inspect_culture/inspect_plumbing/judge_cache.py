@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from inspect_ai.model import ChatMessage, GenerateConfig, Model
+from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, Model
 
 from inspect_culture.inspect_plumbing.failures import sent_model_name
 from inspect_culture.judging import cache as shared
@@ -37,9 +37,8 @@ def request_key(
     constraint: str = "none",
 ) -> str:
     if isinstance(messages, str):
-        wire = [{"role": "user", "content": messages}]
-    else:
-        wire = [{"role": m.role, "content": m.text} for m in messages]
+        messages = [ChatMessageUser(content=messages)]
+    wire = [{"role": m.role, "content": m.text} for m in messages]
     # the call's config over the role's own (a role's top_p changes the reply too)
     sampling = model.config.merge(config).model_dump(
         exclude_none=True, mode="json", exclude=_NOT_SAMPLING

@@ -1,6 +1,5 @@
 """Untrusted answers pasted into a judge prompt: template markers and verdict shapes in them,
-however disguised (look-alikes, format characters, case), are found in a normalised detection copy
-and marked " (quoted)" in the original, so the judge never reads them as template or verdict."""
+however disguised, are found in a folded copy and marked " (quoted)", so the judge ignores them."""
 
 from __future__ import annotations
 

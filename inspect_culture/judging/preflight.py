@@ -34,10 +34,9 @@ def endpoint_problem(base_url: str | None, knob: str) -> str | None:
     path = urlparse(shown).path.rstrip("/")
     for suffix in _ENDPOINT_SUFFIXES:
         if path.endswith(suffix):
-            root = shown.rstrip("/").removesuffix(suffix)
             return (
                 f"{knob} {shown} should end in /v1 (the API root), not {suffix}, which is "
-                f"appended to it: use {root}"
+                f"appended to it: use {shown.rstrip('/').removesuffix(suffix)}"
             )
     return None
 

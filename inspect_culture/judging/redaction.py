@@ -1,6 +1,5 @@
-"""One redaction for both harnesses: no key, bearer token or URL credentials reaches any text we
-write about a judge call. Servers echo the request's key, or its `Authorization` header (base64
-for URL credentials), in error bodies and even in 200 replies."""
+"""One redaction for both harnesses: no key, bearer token or URL credentials reaches text we write;
+servers echo the key or `Authorization` header (base64) in error bodies and even 200 replies."""
 
 from __future__ import annotations
 
@@ -43,9 +42,8 @@ def url_secrets(url: str | None) -> tuple[str, ...]:
 
 @lru_cache(maxsize=64)
 def secret_forms(secret: str) -> tuple[str, ...]:
-    """`secret` as it may come back: itself, URL-quoted, and base64 at any byte alignment (the
-    part of the encoding that depends on the secret alone), also of its base64 (a whole
-    `Authorization: Basic ...` header echoed base64-encoded), longest first."""
+    """`secret` as it may come back: itself, URL-quoted, base64 at any byte alignment, also of its
+    base64 (a whole `Authorization: Basic ...` header echoed base64-encoded), longest first."""
     forms = {secret, quote(secret, safe="")} | _base64_forms(secret)
     forms |= _base64_forms(base64.b64encode(secret.encode("utf-8")).decode("ascii"))
     return tuple(sorted(forms, key=len, reverse=True))
