@@ -11,7 +11,7 @@ from inspect_culture.benchmarks.care.spec import CARE_LANGUAGES, SLUG_BY_UPSTREA
 from inspect_culture.benchmarks.choices import check_choice
 from inspect_culture.benchmarks.spec_types import LoadedDataset
 from inspect_culture.datasets_hub.errors import DataValidationError
-from inspect_culture.datasets_hub.hashing import sha256_file
+from inspect_culture.datasets_hub.hashing import sha256_file, verified_revision
 from inspect_culture.datasets_hub.languages import LANGUAGES
 from inspect_culture.datasets_hub.validation import validate_record
 
@@ -54,7 +54,7 @@ def load_care(language: str, path: str | Path | None = None) -> LoadedDataset:
     records = [_normalize(item, source, index, language) for index, item in enumerate(items)]
     provenance = {
         "dataset": CARE.repo,
-        "revision": CARE.revision,
+        "revision": verified_revision(CARE.revision, CARE.sha256[name], digest),  # explicit path
         "file": source.name,
         "origin": "explicit" if path else "packaged",
         "path": str(source),

@@ -76,6 +76,18 @@ def test_bad_items_name_file_item_and_field(tmp_path: Path) -> None:
         load_care("zh", path)
 
 
+def test_an_explicit_file_gets_the_revision_only_when_it_is_the_pinned_one(tmp_path: Path) -> None:
+    packaged = CARE.path("Chinese-test.json")
+    same = tmp_path / "Chinese-test.json"
+    same.write_bytes(packaged.read_bytes())
+    assert load_care("zh", same).provenance["revision"] == CARE.revision
+    items = json.loads(packaged.read_text(encoding="utf-8"))[:3]
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+    provenance = load_care("zh", other).provenance
+    assert provenance["revision"] == "unverified" and len(provenance["sha256"]) == 64
+
+
 def test_unknown_language_lists_allowed_values() -> None:
     with pytest.raises(ValueError, match="language='ko'.*zh, ar, ja"):
         load_care("ko")
