@@ -100,14 +100,19 @@ def test_a_batch_grader_is_probed_directly(tmp_path: Path) -> None:
     assert prompts[0] == PREFLIGHT_PROMPT and server.refused == []  # no /files, no /batches
 
 
-def test_inspect_score_finds_the_scorer_of_a_run_by_registry_name(tmp_path: Path) -> None:
+@pytest.mark.parametrize("task", ["inspect_culture/care", "inspect_culture/care.py"])
+def test_inspect_score_finds_the_scorer_by_registry_name_or_file(tmp_path: Path, task: str) -> None:
+    """Run by registry name (from elsewhere) or by file (from the checkout), then scored from
+    another directory: the log names the scorer without its package either way."""
     logs = tmp_path / "logs"
     env = {**os.environ, "INSPECT_CULTURE_JUDGE_CACHE": "off"}
+    checkout = Path(__file__).resolve().parents[2]
     step1 = subprocess.run(
-        [str(INSPECT), "eval", "inspect_culture/care", "-T", "language=zh", "-T",
-         "per_category=1", "--model", "mockllm/model", "--model-role", "grader=mockllm/judge",
+        [str(INSPECT), "eval", task, "-T", "language=zh", "-T", "per_category=1",
+         "--model", "mockllm/model", "--model-role", "grader=mockllm/judge",
          "--no-score", "--log-dir", str(logs), "--display", "none"],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env,
+        capture_output=True, text=True, timeout=300, env=env,
+        cwd=checkout if task.endswith(".py") else tmp_path,
     )  # fmt: skip
     assert step1.returncode == 0, step1.stdout + step1.stderr
     [log_file] = logs.glob("*.eval")
