@@ -87,8 +87,26 @@ def normad_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tabl
         )
         if (records := records_or_warn(run, warnings)) is None:
             continue
-        _clusters(by_cluster.get(run, context, setting), with_record_metrics(run, records), records)
-        _secondary(secondary.get(run, context, setting), run, records)
+        metrics = with_record_metrics(run, records).metrics
+        for cluster in BY_CLUSTER.columns:
+            chosen = [r for r in records if r["iw_cluster"] == cluster.key]
+            correct = [float(r["gold"] == r["pred"]) for r in chosen]
+            cell = mean_cell(correct, [r["sample_id"] for r in chosen], PERCENT)
+            header = metrics.get(f"accuracy_iw_{cluster.key}")
+            if header is not None and cell.value is not None:
+                cell = replace(cell, value=header * PERCENT)
+            by_cluster.get(run, context, setting).put(cluster.key, cell, run)
+        builder = secondary.get(run, context, setting)
+        ids = [r["sample_id"] for r in records]
+        unparsed = mean_cell([float(r["pred"] is None) for r in records], ids, PERCENT)
+        if (header := run.metrics.get("unparsed_rate")) is not None:
+            unparsed = replace(unparsed, value=header * PERCENT)
+        builder.put("unparsed_rate", unparsed, run)
+        statistic = classification.resampled_macro_f1(
+            [r["gold"] for r in records], [r["pred"] for r in records], LABELS
+        )
+        f1 = resampled_cell(records, statistic, PERCENT, run.metrics.get("macro_f1"))
+        builder.put("macro_f1", replace(f1, n=len(dict.fromkeys(ids))), run)
     caption = (
         "Accuracy (%) with its 95% bootstrap interval (1,000 resamples of questions) and the "
         "number of questions n, as each harness reported it."
@@ -108,30 +126,6 @@ def normad_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tabl
             "answers no parser rule could read; intervals resample questions.",
         ),
     ]
-
-
-def _clusters(builder: Any, run: RunInfo, records: list[dict[str, Any]]) -> None:
-    for cluster in BY_CLUSTER.columns:
-        chosen = [r for r in records if r["iw_cluster"] == cluster.key]
-        correct = [float(r["gold"] == r["pred"]) for r in chosen]
-        cell = mean_cell(correct, [r["sample_id"] for r in chosen], PERCENT)
-        header = run.metrics.get(f"accuracy_iw_{cluster.key}")
-        if header is not None and cell.value is not None:
-            cell = replace(cell, value=header * PERCENT)
-        builder.put(cluster.key, cell, run)
-
-
-def _secondary(builder: Any, run: RunInfo, records: list[dict[str, Any]]) -> None:
-    ids = [r["sample_id"] for r in records]
-    unparsed = mean_cell([float(r["pred"] is None) for r in records], ids, PERCENT)
-    if (header := run.metrics.get("unparsed_rate")) is not None:
-        unparsed = replace(unparsed, value=header * PERCENT)
-    builder.put("unparsed_rate", unparsed, run)
-    statistic = classification.resampled_macro_f1(
-        [r["gold"] for r in records], [r["pred"] for r in records], LABELS
-    )
-    f1 = resampled_cell(records, statistic, PERCENT, run.metrics.get("macro_f1"))
-    builder.put("macro_f1", replace(f1, n=len(dict.fromkeys(ids))), run)
 
 
 def _metrics(records: list[dict[str, Any]]) -> dict[str, float]:
