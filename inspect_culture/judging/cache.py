@@ -251,5 +251,4 @@ def open_cache() -> JudgeCache | None:
 def flush_all() -> None:
     for cache in list(_CACHES.values()):
         if isinstance(cache, JudgeCache):
-            with contextlib.suppress(sqlite3.Error):
-                cache.flush()
+            cache.flush()  # a failing write is a warning, never an error
