@@ -127,13 +127,16 @@ def header_cell(run: RunInfo, name: str, scale: float = 1.0, n: int | None = Non
     return Cell(value * scale, *(None if b is None else b * scale for b in bounds), n)
 
 
-def mean_cell(values: Sequence[float], question_ids: Sequence[Hashable], scale: float) -> Cell:
-    """Mean over questions (epochs averaged first), its bootstrap interval and question count."""
+def mean_cell(
+    values: Sequence[float], ids: Sequence[Hashable], scale: float, value: float | None = None
+) -> Cell:
+    """Mean over questions (epochs averaged first) or the harness's `value`, interval and n."""
     if not values:
         return Cell(None, n=0)
-    per_question = per_question_means(values, question_ids)
+    per_question = per_question_means(values, ids)
     low, high = bootstrap_mean_interval(per_question)
-    return Cell(mean(per_question) * scale, low * scale, high * scale, len(per_question))
+    point = mean(per_question) if value is None else value
+    return Cell(point * scale, low * scale, high * scale, len(per_question))
 
 
 def resampled_cell(

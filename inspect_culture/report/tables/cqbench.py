@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -58,10 +57,7 @@ def cqbench_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tab
         if (records := records_or_warn(run, warnings)) is None:
             continue
         setting = describe(run, _DEFAULTS)
-        cell = _cell(family, records)
-        value = run.metrics.get(_HEADER[family])
-        if value is not None and cell.value is not None:
-            cell = replace(cell, value=value)
+        cell = _cell(family, records, run.metrics.get(_HEADER[family]))
         rows.get(run, category, setting).put(family, cell, run)
         average = rows.get(run, "all", setting)
         builders[id(average)] = (average, run)
@@ -79,10 +75,10 @@ def cqbench_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tab
     )
 
 
-def _cell(family: str, records: list[dict[str, Any]]) -> Cell:
+def _cell(family: str, records: list[dict[str, Any]], value: float | None = None) -> Cell:
     if family == "ad":
         values = [float(r["gold"] == r["pred"]) for r in records]
-        return mean_cell(values, [r["sample_id"] for r in records], 1.0)
+        return mean_cell(values, [r["sample_id"] for r in records], 1.0, value)
     if family == "vs":
         counted = [r for r in records if not r.get("skipped")]
         precision = np.array([r["precision"] for r in counted], dtype=float)
@@ -93,17 +89,16 @@ def _cell(family: str, records: list[dict[str, Any]]) -> Cell:
             total = p + r
             return np.divide(2 * p * r, total, out=np.zeros(len(p)), where=total > 0)
 
-        cell = resampled_cell(counted, statistic, 1.0)
-        if counted:  # the point value exactly as the metric computes it
-            cell = replace(cell, value=f1_score(precision.mean(), recall.mean()))
-        return cell
+        if value is None and counted:  # the point value exactly as the metric computes it
+            value = f1_score(precision.mean(), recall.mean())
+        return resampled_cell(counted, statistic, 1.0, value)
     scores = [
         (f"{r['sample_id']}#{i}", float(score))
         for r in records
         for i, score in enumerate(r.get("value_scores") or ())
         if score is not None
     ]
-    return mean_cell([s for _, s in scores], [k for k, _ in scores], 1.0)
+    return mean_cell([s for _, s in scores], [k for k, _ in scores], 1.0, value)
 
 
 def _inspect_setting(

@@ -91,10 +91,8 @@ def normad_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tabl
         for cluster in BY_CLUSTER.columns:
             chosen = [r for r in records if r["iw_cluster"] == cluster.key]
             correct = [float(r["gold"] == r["pred"]) for r in chosen]
-            cell = mean_cell(correct, [r["sample_id"] for r in chosen], PERCENT)
             header = metrics.get(f"accuracy_iw_{cluster.key}")
-            if header is not None and cell.value is not None:
-                cell = replace(cell, value=header * PERCENT)
+            cell = mean_cell(correct, [r["sample_id"] for r in chosen], PERCENT, header)
             by_cluster.get(run, context, setting).put(cluster.key, cell, run)
         builder = secondary.get(run, context, setting)
         ids = [r["sample_id"] for r in records]
