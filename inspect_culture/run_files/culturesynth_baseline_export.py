@@ -149,7 +149,14 @@ def export_baseline(
         for run in found
     ]
     name = model or _one_model(harvests)
-    settings = _one_setting(harvests)
+    first = harvests[0]
+    for other in harvests[1:]:
+        if other.settings != first.settings:
+            raise RunsError(
+                f"the answers were generated with different settings: {first.settings} "
+                f"({first.source['path']}) and {other.settings} ({other.source['path']}); a "
+                "baseline file records one set, so export these runs separately"
+            )
     responses: dict[str, str] = {}
     origin: dict[str, str] = {}
     for harvest in harvests:
@@ -170,22 +177,18 @@ def export_baseline(
         )
     if not responses:
         raise RunsError("no answers to export: every question failed or is empty")
+    datasets = {h.source["dataset_sha256"]: h.source["path"] for h in harvests}
+    datasets.pop(None, None)
+    if len(datasets) > 1:
+        listed = "; ".join(f"{path}: {sha}" for sha, path in datasets.items())
+        raise RunsError(f"the inputs answered different dataset files: {listed}")
     return BaselineResponses(
         model=name,
         responses=responses,
-        generation_settings=settings,
+        generation_settings=dict(first.settings),
         sources=[h.source for h in harvests],
-        dataset_sha256=_one_dataset(harvests),
+        dataset_sha256=next(iter(datasets), None),
     )
-
-
-def _one_dataset(harvests: Sequence[_Harvest]) -> str | None:
-    seen = {h.source["dataset_sha256"]: h.source["path"] for h in harvests}
-    seen.pop(None, None)
-    if len(seen) > 1:
-        listed = "; ".join(f"{path}: {sha}" for sha, path in seen.items())
-        raise RunsError(f"the inputs answered different dataset files: {listed}")
-    return next(iter(seen), None)
 
 
 def _one_model(harvests: Sequence[_Harvest]) -> str:
@@ -201,15 +204,3 @@ def _one_model(harvests: Sequence[_Harvest]) -> str:
             "export one model's runs (or name the model with --model)"
         )
     return next(iter(named))
-
-
-def _one_setting(harvests: Sequence[_Harvest]) -> dict[str, Any]:
-    first = harvests[0]
-    for other in harvests[1:]:
-        if other.settings != first.settings:
-            raise RunsError(
-                f"the answers were generated with different settings: {first.settings} "
-                f"({first.source['path']}) and {other.settings} ({other.source['path']}); a "
-                "baseline file records one set, so export these runs separately"
-            )
-    return dict(first.settings)
