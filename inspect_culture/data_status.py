@@ -30,8 +30,7 @@ def data_info(names: Sequence[str] | None = None) -> str:
             f"  license:   {source.license}",
         ]
         if isinstance(source, PackagedSource):  # no mirror, cache or download
-            packaged = f"packaged: {source.path('')}; {_row_count(benchmark)}"
-            lines.append(f"  available: yes ({packaged})")
+            lines.append(f"  available: yes (packaged: {source.path('')}; {_row_count(benchmark)})")
             continue
         # a benchmark whose mirror accepts more than the upstream file name locates its own
         found = resolve(benchmark.locate)() if benchmark.locate else locate(source)
