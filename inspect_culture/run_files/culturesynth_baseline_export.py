@@ -148,7 +148,18 @@ def export_baseline(
         else _lm_eval_answers(run, role, report)
         for run in found
     ]
-    name = model or _one_model(harvests)
+    named = {h.model: h.source["path"] for h in harvests if h.model}
+    if not model and not named:
+        raise RunsError(
+            "the runs do not name the model (lm-eval samples without their results_<ts>.json): "
+            "pass --model NAME"
+        )
+    if not model and len(named) > 1:
+        (a, a_path), (b, b_path) = list(named.items())[:2]
+        raise RunsError(
+            f"the runs hold answers of different models: {a} ({a_path}) and {b} ({b_path}); "
+            "export one model's runs (or name the model with --model)"
+        )
     first = harvests[0]
     for other in harvests[1:]:
         if other.settings != first.settings:
@@ -183,24 +194,9 @@ def export_baseline(
         listed = "; ".join(f"{path}: {sha}" for sha, path in datasets.items())
         raise RunsError(f"the inputs answered different dataset files: {listed}")
     return BaselineResponses(
-        model=name,
+        model=model or next(iter(named)),
         responses=responses,
         generation_settings=dict(first.settings),
         sources=[h.source for h in harvests],
         dataset_sha256=next(iter(datasets), None),
     )
-
-
-def _one_model(harvests: Sequence[_Harvest]) -> str:
-    if not (named := {h.model: h.source["path"] for h in harvests if h.model}):
-        raise RunsError(
-            "the runs do not name the model (lm-eval samples without their results_<ts>.json): "
-            "pass --model NAME"
-        )
-    if len(named) > 1:
-        (a, a_path), (b, b_path) = list(named.items())[:2]
-        raise RunsError(
-            f"the runs hold answers of different models: {a} ({a_path}) and {b} ({b_path}); "
-            "export one model's runs (or name the model with --model)"
-        )
-    return next(iter(named))
