@@ -217,8 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     job.set_defaults(run=_cmd_main_job)
     baseline = commands.add_parser("baseline", help="CultureSynth-7 baseline answers files")
-    baseline_actions = baseline.add_subparsers(dest="action", required=True)
-    export = baseline_actions.add_parser(
+    export = baseline.add_subparsers(dest="action", required=True).add_parser(
         "export",
         help="write the baseline answers file from Inspect logs or lm-eval samples of the "
         "baseline model",

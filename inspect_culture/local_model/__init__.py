@@ -1,2 +1,1 @@
-"""The embedded local model (llama.cpp serving SmolLM2) and the main job that runs CARE on it in
-both harnesses."""
+"""A local SmolLM2 (served by llama.cpp) and the main job that runs CARE on it in both harnesses."""
