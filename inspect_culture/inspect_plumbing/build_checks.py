@@ -9,16 +9,9 @@ from urllib.parse import urlparse
 
 from inspect_ai._util.registry import registry_unqualified_name
 from inspect_ai.model import model_roles
-from inspect_ai.model._model import active_model  # not public API
 from inspect_ai.util import display_type
 
 from inspect_culture.inspect_plumbing.roles import prerequisite_error
-
-
-def building_in_eval() -> bool:
-    """Whether Inspect's eval is building the task (a task object built beforehand and handed to
-    `eval()` is checked at its first sample instead)."""
-    return active_model() is not None
 
 
 def refuse(message: str) -> NoReturn:

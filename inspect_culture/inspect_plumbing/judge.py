@@ -18,12 +18,12 @@ from inspect_ai.model import (
     get_model,
     model_roles,
 )
+from inspect_ai.model._model import active_model  # not public API: set while eval builds
 from inspect_ai.scorer import Score
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema
 
 from inspect_culture.inspect_plumbing.build_checks import (
-    building_in_eval,
     refuse,
     refuse_other_reducers,
     refuse_role_credentials,
@@ -120,7 +120,7 @@ def checked_grader(
     grader_solver = require_grader(
         self_grade, judge_constraint, verdict_format, judge_preflight, judge_later
     )
-    if not building_in_eval():
+    if active_model() is None:  # not built by Inspect's eval: checked at the first sample
         return grader_solver
     refuse_role_credentials()
     refuse_other_reducers()
