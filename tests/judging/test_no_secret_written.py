@@ -69,6 +69,14 @@ def _assert_clean(text: str, where: str) -> None:
     assert not found, f"{where}: {found}"
 
 
+def _assert_nothing_written(folder: Path, cache: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """No secret in any file of the run's folder, the judge cache, stdout or stderr."""
+    _assert_clean(_everything_written(folder), str(folder))
+    _assert_clean(cache.read_bytes().decode("utf-8", "replace"), "judge cache")
+    out, err = capfd.readouterr()
+    _assert_clean(out + err, "output")
+
+
 @pytest.fixture
 def judge_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "judge_cache.sqlite"
@@ -112,10 +120,7 @@ def test_inspect_writes_no_judge_key(
     assert log.status == "success", log.error
     explanations = [s.scores["care_judge"].explanation or "" for s in log.samples]
     assert any("[redacted]" in e for e in explanations)  # the echo arrived, redacted
-    _assert_clean(_everything_written(tmp_path / "logs"), "Inspect log")
-    _assert_clean(judge_cache.read_bytes().decode("utf-8", "replace"), "judge cache")
-    out, err = capfd.readouterr()
-    _assert_clean(out + err, "output")
+    _assert_nothing_written(tmp_path / "logs", judge_cache, capfd)
 
 
 def test_inspect_refuses_credentials_in_a_role_url(tmp_path: Path) -> None:
@@ -170,11 +175,8 @@ def test_lm_eval_writes_no_judge_key_or_url_credentials(
     ]
     assert any("[redacted]" in (t or "") for t in texts)  # the echo arrived, redacted
     assert results["results"]["care_zh"]["n_scored,judged"] > 0  # verdicts still read
-    _assert_clean(_everything_written(out_dir), "lm-eval output")
     _assert_clean(json.dumps(results, default=str), "results")
-    _assert_clean(judge_cache.read_bytes().decode("utf-8", "replace"), "judge cache")
-    out, err = capfd.readouterr()
-    _assert_clean(out + err, "output")
+    _assert_nothing_written(out_dir, judge_cache, capfd)
 
 
 def test_lm_eval_refuses_credentials_in_metadata(tmp_path: Path) -> None:
