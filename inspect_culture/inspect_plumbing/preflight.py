@@ -115,9 +115,8 @@ async def preflight(model: Model, role: str, probe: Probe | None = None) -> str 
 
 
 def preflight_at_build(model: Model, role: str, probe: Probe | None = None) -> str | None:
-    """`preflight` while Inspect builds the task (its event loop is running: a thread of its own,
-    on a private copy of the model). A server Inspect starts itself is checked at the first
-    sample instead, started once."""
+    """`preflight` in a thread of its own, on a private copy of the model: while Inspect builds
+    the task (its loop runs) or outside a sample. A server Inspect starts is checked in-loop."""
     if str(model).startswith(("mockllm/", "none/")) or hasattr(model.api, "_ensure_server_started"):
         return None
     args = {"base_url": model.api.base_url, "api_key": model.api.api_key, **model.model_args}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +135,10 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
         own = (configs.get(task) or {}).get("metadata")
         metadata = dict(own or _group_metadata(task, data, configs))
         unscored = (v for k, v in result.items() if k.partition(",")[0] == "n_unscored")
+        source = None if task in groups else samples_beside(path, task)
+        members = ((data.get("group_subtasks") or {}).get(task) or []) if task in groups else [task]
+        docs = (_doc_revision(samples_beside(path, member)) for member in members)  # checked
+        revision = next(filter(None, docs), None) or metadata.get("dataset_revision")
         runs.append(
             RunInfo(
                 path=path,
@@ -149,7 +154,7 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
                 samples=_samples(task, n_samples, result),
                 limit=limit_of(config.get("limit")),
                 subset=section.lm_eval_subset(task, metadata),
-                dataset=dataset_label(metadata.get("dataset"), metadata.get("dataset_revision")),
+                dataset=dataset_label(metadata.get("dataset"), revision),
                 dataset_rows=(n_samples.get(task) or {}).get("original"),
                 judge=metadata.get("judge_model"),
                 versions={
@@ -157,7 +162,7 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
                     **{k: v for k, v in metadata.items() if k.endswith("_version")},
                 },
                 unscored=next((int(v) for v in unscored if isinstance(v, int | float)), None),
-                records_source=None if task in groups else samples_beside(path, task),
+                records_source=source,
             )
         )
     if not runs:
@@ -203,3 +208,11 @@ def canonical_lm_eval_model(config: Mapping[str, Any], fallback: str | None) -> 
     values = (args.get(key) for key in ("pretrained", "model", "path"))
     found = next((value for value in values if isinstance(value, str) and value), None)
     return found or fallback or str(config.get("model") or "unknown model")
+
+
+def _doc_revision(samples: Path | None) -> str | None:
+    """The revision the docs record, checked against the file read (unlike the task metadata's)."""
+    if samples is not None:
+        with samples.open(encoding="utf-8") as handle, suppress(ValueError, LookupError, TypeError):
+            return json.loads(handle.readline())["doc"].get("dataset_revision")
+    return None

@@ -68,6 +68,12 @@ def test_every_benchmark_from_both_harnesses(report: Report) -> None:
     assert not [w for w in report.warnings if "differs between the harnesses" in w]
 
 
+def test_both_harnesses_name_the_dataset_read_alike(report: Report) -> None:
+    """NormAd's file is unverified (no pinned digest): neither harness claims the revision."""
+    labels = {(r.harness, r.dataset) for r in report.runs if r.benchmark == "NormAd-ETI"}
+    assert labels == {(h, "akhilayerukola/NormAd@unverified") for h in ("inspect", "lm-eval")}
+
+
 def _same_cells(a: Row, b: Row) -> bool:
     for key in a.cells.keys() | b.cells.keys():
         x, y = a.cells[key], b.cells[key]

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from types import TracebackType
@@ -40,16 +40,9 @@ from inspect_culture.lm_eval_tasks.judge.settings import (
 _CHECKED: set[tuple[JudgeSettings, str]] = set()
 
 
-@dataclass(frozen=True)
-class Deferred:
-    """The judge of a task built outside a run (task tooling): resolved when a filter needs it."""
-
-    metadata: Mapping[str, Any]
-    verdict_format: VerdictFormat | None
-
-
 # Each task's judge, as resolved when it loaded in this process; None: generation only
-_TASK_JUDGES: dict[str, JudgeSettings | Deferred | None] = {}
+# (a task built outside a run: its judge resolved when its filter first needs it)
+_TASK_JUDGES: dict[str, JudgeSettings | partial[JudgeSettings | None] | None] = {}
 
 Messages = list[dict[str, str]]
 JudgeBackend = Callable[
@@ -95,8 +88,8 @@ def check_judge(
 
 
 def run_judges() -> bool | None:
-    """True when an lm-eval run loads the task and will judge it, False for a `--predict_only`
-    run (no metric, so no judge), None outside a run (task tooling only builds the task)."""
+    """True in an lm-eval run that judges, False under `--predict_only` (no metric, no judge),
+    None outside a run (task tooling only builds the task)."""
     call = simple_evaluate_call()
     return None if call is None else not call.get("predict_only")
 
@@ -117,12 +110,13 @@ def resolve_task_judge(
     if judges := run_judges():
         _TASK_JUDGES[task] = check_judge(metadata, verdict_format)
     else:
-        _TASK_JUDGES[task] = None if judges is False else Deferred(dict(metadata), verdict_format)
+        _TASK_JUDGES[task] = (
+            None if judges is False else partial(check_judge, dict(metadata), verdict_format)
+        )
 
 
 def _show_our_errors_briefly() -> None:
-    """In the `lm_eval` command line, an error of ours that ends the run prints as its message
-    alone: the fix comes first, not at the end of a 45-line traceback. Others print as before."""
+    """In the `lm_eval` CLI our errors print as their message alone, not after a 45-line traceback."""
     ours = (JudgeConfigError, DatasetUnavailableError, DataValidationError)
     previous = sys.excepthook
 
@@ -162,8 +156,8 @@ def judge_requests(
             f"{task}: no judge was resolved for this task in this process (its loader checks "
             "the judge before generation; a filter cannot run before the task loads)"
         )
-    if isinstance(settings := _TASK_JUDGES[task], Deferred):
-        settings = _TASK_JUDGES[task] = check_judge(settings.metadata, settings.verdict_format)
+    if isinstance(settings := _TASK_JUDGES[task], partial):
+        settings = _TASK_JUDGES[task] = settings()
     if settings is None:
         return None, [JudgeReply(None, error=JUDGE_LATER_REASON) for _ in requests]
     messages = [[dict(m) for m in r.messages] for r in requests]
