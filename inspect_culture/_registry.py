@@ -3,7 +3,9 @@
 
 from functools import partial
 
-from inspect_ai._util.registry import RegistryInfo, registry_add, registry_info, registry_lookup
+from inspect_ai._util import (
+    registry,
+)  # inspect-evals-lint: ignore[private_api_imports] -- no public way to register a scorer alias
 
 from inspect_culture.registry import benchmarks
 
@@ -16,7 +18,9 @@ globals().update({name: _OBJECTS[name] for name in __all__})
 # Logs store a scorer's name without its package (`care_judge`) and `inspect score LOG` looks it
 # up as it is: each judge scorer is registered under that name too, unless something else is.
 for _name in (name for b in benchmarks() for name in b.judge_scorers):
-    if registry_lookup("scorer", _name) is None:
+    if registry.registry_lookup("scorer", _name) is None:
         _factory = _OBJECTS[_name]
-        _info = RegistryInfo(type="scorer", name=_name, metadata=registry_info(_factory).metadata)
-        registry_add(partial(_factory), _info)
+        _info = registry.RegistryInfo(
+            type="scorer", name=_name, metadata=registry.registry_info(_factory).metadata
+        )
+        registry.registry_add(partial(_factory), _info)

@@ -7,7 +7,9 @@ import sys
 from typing import NoReturn
 from urllib.parse import urlparse
 
-from inspect_ai._util.registry import registry_unqualified_name
+from inspect_ai._util.registry import (
+    registry_unqualified_name,
+)  # inspect-evals-lint: ignore[private_api_imports] -- a reducer's name has no public accessor
 from inspect_ai.model import model_roles
 from inspect_ai.util import display_type
 

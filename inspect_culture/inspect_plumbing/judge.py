@@ -18,7 +18,9 @@ from inspect_ai.model import (
     get_model,
     model_roles,
 )
-from inspect_ai.model._model import active_model  # not public API: set while eval builds
+from inspect_ai.model._model import (
+    active_model,
+)  # inspect-evals-lint: ignore[private_api_imports] -- set while eval builds tasks, the only sign of it
 from inspect_ai.scorer import Score
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema
