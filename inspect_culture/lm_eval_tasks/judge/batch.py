@@ -115,22 +115,17 @@ def resolve_task_judge(
         )
 
 
-def _show_our_errors_briefly() -> None:
-    """In the `lm_eval` CLI our errors print as their message alone, not after a 45-line traceback."""
-    ours = (JudgeConfigError, DatasetUnavailableError, DataValidationError)
-    previous = sys.excepthook
+# In the `lm_eval` CLI our errors print as their message alone, not after a 45-line traceback.
+if Path(sys.argv[0]).name in ("lm_eval", "lm-eval") or sys.argv[0].endswith("lm_eval/__main__.py"):
+    _previous_hook = sys.excepthook
 
-    def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
-        if isinstance(exc, ours):
+    def _hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        if isinstance(exc, (JudgeConfigError, DatasetUnavailableError, DataValidationError)):
             print(f"\n{kind.__name__}: {exc}", file=sys.stderr)
         else:
-            previous(kind, exc, tb)
+            _previous_hook(kind, exc, tb)
 
-    sys.excepthook = hook
-
-
-if Path(sys.argv[0]).name in ("lm_eval", "lm-eval") or sys.argv[0].endswith("lm_eval/__main__.py"):
-    _show_our_errors_briefly()
+    sys.excepthook = _hook
 
 
 @contextmanager

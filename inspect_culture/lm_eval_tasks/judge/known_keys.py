@@ -28,7 +28,14 @@ def check_metadata_keys(
     every task of a run), lm-eval's nor a model argument, listing the known ones."""
     known = {*options, *yaml_metadata, *JUDGE_KEYS}
     others = {key for b in benchmarks() for key in b.lm_eval_options}  # registry: no imports
-    accepted = known | others | LM_EVAL_KEYS | model_argument_keys()
+    # the `model_args` of the `simple_evaluate` call loading this task: lm-eval merged them in
+    model_args = (simple_evaluate_call() or {}).get("model_args")
+    if isinstance(model_args, str):
+        from lm_eval.utils import simple_parse_args_string
+
+        model_args = simple_parse_args_string(model_args)
+    model_keys = map(str, model_args if isinstance(model_args, dict) else ())
+    accepted = known | others | LM_EVAL_KEYS | set(model_keys)
     for key in (k for k in metadata if k not in accepted):
         close = difflib.get_close_matches(key, known | others, n=1, cutoff=NEAR_MISS)
         hint = f" (did you mean {close[0]}?)" if close else ""
@@ -49,14 +56,3 @@ def simple_evaluate_call() -> dict[str, Any] | None:
             return frame.f_locals
         frame = frame.f_back
     return None
-
-
-def model_argument_keys() -> frozenset[str]:
-    """The `model_args` keys of the `simple_evaluate` call loading this task (lm-eval merged
-    them into its metadata); empty outside such a call."""
-    model_args = (simple_evaluate_call() or {}).get("model_args")
-    if isinstance(model_args, str):
-        from lm_eval.utils import simple_parse_args_string
-
-        model_args = simple_parse_args_string(model_args)
-    return frozenset(map(str, model_args if isinstance(model_args, dict) else ()))
