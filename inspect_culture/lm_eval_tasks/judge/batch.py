@@ -39,7 +39,6 @@ from inspect_culture.lm_eval_tasks.judge.settings import (
 # Judges already checked in this process: (settings, verdict format name or "")
 _CHECKED: set[tuple[JudgeSettings, str]] = set()
 
-
 # Each task's judge, as resolved when it loaded in this process; None: generation only
 # (a task built outside a run: its judge resolved when its filter first needs it)
 _TASK_JUDGES: dict[str, JudgeSettings | partial[JudgeSettings | None] | None] = {}
@@ -88,8 +87,7 @@ def check_judge(
 
 
 def run_judges() -> bool | None:
-    """True in an lm-eval run that judges, False under `--predict_only` (no metric, no judge),
-    None outside a run (task tooling only builds the task)."""
+    """True in an lm-eval run that judges, False under `--predict_only`, None outside a run."""
     call = simple_evaluate_call()
     return None if call is None else not call.get("predict_only")
 
@@ -104,15 +102,12 @@ def check_judge_config_at_load(metadata: Mapping[str, Any]) -> None:
 def resolve_task_judge(
     task: str, metadata: Mapping[str, Any], verdict_format: VerdictFormat | None = None
 ) -> None:
-    """`check_judge` in a run that judges, kept as the task's judge for this process (its filter
-    reads it); outside a run, deferred to the filter; with `--predict_only`, no judge."""
+    """The task's judge for its filter: checked in a run that judges, None with `--predict_only`."""
     refuse_written_credentials(metadata)
-    if judges := run_judges():
-        _TASK_JUDGES[task] = check_judge(metadata, verdict_format)
+    if (judges := run_judges()) is None:  # outside a run: resolved when the filter needs it
+        _TASK_JUDGES[task] = partial(check_judge, dict(metadata), verdict_format)
     else:
-        _TASK_JUDGES[task] = (
-            None if judges is False else partial(check_judge, dict(metadata), verdict_format)
-        )
+        _TASK_JUDGES[task] = check_judge(metadata, verdict_format) if judges else None
 
 
 # In the `lm_eval` CLI our errors print as their message alone, not after a 45-line traceback.
@@ -170,8 +165,7 @@ def judged_filter(
     *,
     games: bool = False,
 ) -> list[str]:
-    """Each doc's filtered response: a JSON record of its judge replies (`judge_text`, or `games`
-    when pairwise), the judge used, and the outcome with its reason."""
+    """Each doc's filtered response: JSON of its judge replies, the judge used and the outcome."""
     resps, docs = list(resps), list(docs)  # callers may hand iterators
     if len(resps) != len(docs):
         raise ValueError(f"{len(resps)} responses for {len(docs)} docs")

@@ -45,8 +45,7 @@ def check_metadata_keys(
 
 
 def simple_evaluate_call() -> dict[str, Any] | None:
-    """The arguments of the `lm_eval.evaluator.simple_evaluate` call loading this task (the
-    `lm_eval` command line makes one); None outside such a call (task tooling)."""
+    """The arguments of the `lm_eval.evaluator.simple_evaluate` call loading this task, or None."""
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if (
