@@ -93,12 +93,19 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
-def _judge_metadata(args: argparse.Namespace) -> dict[str, object]:
-    """`--metadata` JSON, then the `--judge-*` options (which win): lm-eval's judge keys."""
+def _cmd_judge(args: argparse.Namespace) -> int:
     import json
 
+    from inspect_culture.judge_later.errors import JudgeLaterError
+    from inspect_culture.judge_later.openai_batch import BatchOptions
+    from inspect_culture.judge_later.run import BATCH_STATE_DIR, judge_outputs
     from inspect_culture.lm_eval_tasks.judge.settings import JUDGE_KEYS, SWITCHES
 
+    if args.poll_interval <= 0 or args.max_rounds < 1:
+        raise SystemExit("culture-evals judge: --poll-interval must be > 0, --max-rounds >= 1")
+    output = Path(args.output)
+    batch = BatchOptions(output / BATCH_STATE_DIR, args.poll_interval, args.max_rounds)
+    # `--metadata` JSON, then the `--judge-*` options (which win): lm-eval's judge keys
     metadata: dict[str, object] = {}
     if args.metadata:
         try:
@@ -108,22 +115,10 @@ def _judge_metadata(args: argparse.Namespace) -> dict[str, object]:
         if not isinstance(metadata, dict):
             raise SystemExit("culture-evals judge: --metadata must be a JSON object")
     options = {key: getattr(args, key) for key in JUDGE_KEYS if key not in SWITCHES}
-    return {**metadata, **{key: value for key, value in options.items() if value is not None}}
-
-
-def _cmd_judge(args: argparse.Namespace) -> int:
-    from inspect_culture.judge_later.errors import JudgeLaterError
-    from inspect_culture.judge_later.openai_batch import BatchOptions
-    from inspect_culture.judge_later.run import BATCH_STATE_DIR, judge_outputs
-
-    if args.poll_interval <= 0 or args.max_rounds < 1:
-        raise SystemExit("culture-evals judge: --poll-interval must be > 0, --max-rounds >= 1")
-    output = Path(args.output)
-    state = output / BATCH_STATE_DIR
-    batch = BatchOptions(state, args.poll_interval, args.max_rounds) if args.batch else None
+    metadata |= {key: value for key, value in options.items() if value is not None}
     try:
         summary = judge_outputs(
-            Path(args.source), output, _judge_metadata(args), batch=batch, say=_warn
+            Path(args.source), output, metadata, batch=batch if args.batch else None, say=_warn
         )
     except (JudgeLaterError, OSError) as exc:
         raise SystemExit(f"culture-evals judge: {exc}") from None
