@@ -8,6 +8,7 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -51,14 +52,9 @@ def run_inspect(
     from inspect_culture.inspect_plumbing.roles import GRADER_ROLE
 
     os.environ.setdefault("LOCAL_API_KEY", "local")  # Inspect wants a key even for a local server
-    model = get_model(
-        f"openai-api/local/{MODEL_ALIAS}", base_url=base_url,
-        config=GenerateConfig(max_tokens=max_tokens),
-    )  # fmt: skip
-    grader = get_model(
-        f"openai-api/local/{MODEL_ALIAS}", base_url=base_url, memoize=False,
-        config=GenerateConfig(max_tokens=JUDGE_MAX_TOKENS),
-    )  # fmt: skip
+    local = partial(get_model, f"openai-api/local/{MODEL_ALIAS}", base_url=base_url)
+    model = local(config=GenerateConfig(max_tokens=max_tokens))
+    grader = local(memoize=False, config=GenerateConfig(max_tokens=JUDGE_MAX_TOKENS))
     [log] = inspect_eval(
         care(language=language, per_category=per_category, judge_constraint=judge_constraint),
         model=model,
@@ -169,9 +165,8 @@ def results_table(runs: list[HarnessRun]) -> str:
             cells = "".join(f"{_cell(metrics, key):>{width}}" for metrics in columns)
             lines.append(f"{language:<9}{category:<13}{cells}")
         counts = [f"{int(m.get('n_scored', 0))} / {int(m.get('n_unscored', 0))}" for m in columns]
-        lines.append(
-            f"{language:<9}{'scored/unsc.':<13}" + "".join(f"{c:>{width}}" for c in counts)
-        )
+        cells = "".join(f"{c:>{width}}" for c in counts)
+        lines.append(f"{language:<9}{'scored/unsc.':<13}{cells}")
     return "\n".join(lines)
 
 
