@@ -128,14 +128,10 @@ def run_lm_eval(
 
     samples = results["samples"][task]
     # the categories (not in lm-eval's table) from the records, as `culture-evals report` does
-    metrics = {
-        **all_metrics([sample["rating"] for sample in samples]),
-        **{
-            k.removesuffix(",judged"): v
-            for k, v in results["results"][task].items()
-            if k.endswith(",judged") and "stderr" not in k
-        },
-    }
+    metrics = all_metrics([sample["rating"] for sample in samples])
+    for k, v in results["results"][task].items():
+        if k.endswith(",judged") and "stderr" not in k:
+            metrics[k.removesuffix(",judged")] = v
     replies = [json.loads(sample["filtered_resps"][0]) for sample in samples]
     judged = [(r["judge_text"], r["outcome"]["rating"]) for r in replies]
     return HarnessRun(language, "lm-eval", metrics, judged)
