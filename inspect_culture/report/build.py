@@ -23,10 +23,9 @@ _NEEDS = {"figures": ("matplotlib",), "html": ("jinja2", "matplotlib"), "md": ("
 
 def check_dependencies(formats: Sequence[str]) -> None:
     """Before reading anything: one line naming the missing extra."""
-    missing = sorted(
+    if missing := sorted(
         {m for f in formats for m in _NEEDS.get(f, ()) if importlib.util.find_spec(m) is None}
-    )
-    if missing:
+    ):
         raise ReportDependencyError(
             f"the report's {', '.join(f for f in formats if f in _NEEDS)} output needs "
             f"{' and '.join(missing)}: {INSTALL}"
@@ -170,10 +169,9 @@ def _published_differences(table: Table, runs: Sequence[RunInfo]) -> list[str]:
                 f"runs by {', '.join(foreign)}. Judge ratings from different judges are not "
                 "directly comparable."
             )
-    partial = sorted(
+    if partial := sorted(
         {f"{r.model} [{r.harness}] ({_coverage(r)})" for r in used if _coverage(r) != "full"}
-    )
-    if partial:
+    ):
         warnings.append(
             f"{table.title}: these runs cover part of the test set, the published rows all of "
             f"it: {', '.join(partial)}."

@@ -190,14 +190,13 @@ def _entry(raw: Any, file: str, at: str, cite: str, baseline: bool) -> Published
     parts = [raw["quote"]] if isinstance(raw["quote"], str) else raw["quote"]
     ok = isinstance(parts, list) and parts and all(isinstance(p, str) and p for p in parts)
     check(ok, "quote", "must be a non-empty string or list of strings")
-    quote = tuple(parts)
     for key, text in printed.items():
         ok = isinstance(text, str) and _NUMBER.fullmatch(text)
         check(ok, f"printed.{key}", f"must be a number as printed, got {text!r}")
         why = f"{text!r} is not the value {values[key]!r}"
         check(float(text) == values[key], f"printed.{key}", why)
         # as a whole number: "0.1" is not in "0.10" or "-0.1"
-        in_quote = re.search(rf"(?<![\d.\-]){re.escape(text)}(?![\d])", " ".join(quote))
+        in_quote = re.search(rf"(?<![\d.\-]){re.escape(text)}(?![\d])", " ".join(parts))
         check(in_quote, f"printed.{key}", f"{text!r} does not occur in the quote")
 
     source = raw["source"]
@@ -237,7 +236,7 @@ def _entry(raw: Any, file: str, at: str, cite: str, baseline: bool) -> Published
         row=row,
         settings=dict(settings),
         printed=dict(printed),
-        quote=quote,
+        quote=tuple(parts),
         where=where_text,
         page=page,
         human=human or baseline,

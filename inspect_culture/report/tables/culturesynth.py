@@ -69,9 +69,8 @@ def culturesynth_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> lis
         by_language: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for record in scored:
             by_language[language_slug(record["language"])].append(record)
-        for language, chosen in by_language.items():
-            builder.put(language, _rate(chosen, lambda r: float(r["outcome"])), run)
-        builder.put("weighted_average", _rate(scored, lambda r: float(r["outcome"])), run)
+        for column, chosen in [*by_language.items(), ("weighted_average", scored)]:
+            builder.put(column, _rate(chosen, lambda r: float(r["outcome"])), run)
         for column, outcome in (("win_rate", 1), ("tie_rate", 0), ("loss_rate", -1)):
             second.put(column, _rate(scored, lambda r, o=outcome: float(r["outcome"] == o)), run)
         judged_twice = [r for r in scored if r.get("consistent") is not None]
