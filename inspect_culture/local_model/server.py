@@ -46,13 +46,10 @@ class LlamaServer:
     def __init__(self, model: Path | None = None, n_ctx: int = 4096, startup_timeout: float = 180):
         self.model = model or smollm2_gguf()
         self.port = _free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
         self.n_ctx = n_ctx
         self.startup_timeout = startup_timeout
         self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
 
     def __enter__(self) -> LlamaServer:
         try:
