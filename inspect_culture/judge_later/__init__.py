@@ -1,2 +1,1 @@
-"""Judge an lm-eval `judge_later` run after the fact with each benchmark's own filter,
-`process_results` and aggregations, so the numbers equal those of an in-run judge by construction."""
+"""Judge a `judge_later` lm-eval run afterwards by the tasks' own code: as an in-run judge would."""

@@ -39,8 +39,7 @@ from inspect_culture.lm_eval_tasks.judge.settings import (
 # Judges already checked in this process: (settings, verdict format name or "")
 _CHECKED: set[tuple[JudgeSettings, str]] = set()
 
-# Each task's judge, as resolved when it loaded in this process; None: generation only
-# (a task built outside a run: its judge resolved when its filter first needs it)
+# Each task's judge as its loader resolved it; None: generation only; a partial: outside a run
 _TASK_JUDGES: dict[str, JudgeSettings | partial[JudgeSettings | None] | None] = {}
 
 Messages = list[dict[str, str]]
