@@ -461,8 +461,7 @@ def summary_bars(
     one_group_note: str,
     limits: Limits = (None, None),
 ) -> Figure:
-    """Grouped bars of each series' `summary_group` row, else of its first group, which the
-    legend and caption name (`one_group_note`, formatted with `series` and `group`)."""
+    """Bars of each series' `summary_group` row, else its first group's (`one_group_note`)."""
     series: list[_Series] = []
     rows: list[Row | None] = []
     notes = [what]

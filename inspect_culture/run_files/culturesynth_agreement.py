@@ -100,8 +100,7 @@ def _lm_eval_outcomes(run: runs.RunFile, report: runs.Report) -> tuple[str, RunO
 def read_judged_runs(
     path: str | Path, report: runs.Report = runs.report_to_stderr
 ) -> dict[str, RunOutcomes]:
-    """Judged CultureSynth outcomes under `path` (a run, or a folder of runs), per target model;
-    the runs of one target (e.g. one per language) are merged and must share one judge."""
+    """Judged outcomes under `path` per target model; a target's runs merge and share one judge."""
     if not (judged := [run for run in runs.find_run_files(path, report) if run.judged]):
         raise RunsError(
             f"no judged CultureSynth run in {path} (expected Inspect culturesynth logs or lm-eval "
@@ -155,8 +154,7 @@ class AgreementReport:
 
 
 def judge_agreement(a: Mapping[str, RunOutcomes], b: Mapping[str, RunOutcomes]) -> AgreementReport:
-    """Strict agreement (paper Table 7) of the judges of `a` and `b` on every target model judged
-    in both, overall and per language; the models' mean is Table 7's Average."""
+    """Table 7's strict agreement on each target judged in both, overall, by language; Average."""
     if not (common := sorted(a.keys() & b.keys())):
         raise RunsError(
             f"no target model is judged in both runs (A: {', '.join(sorted(a)) or 'none'}; "

@@ -76,8 +76,7 @@ def _samples_file(path: Path) -> RunFile | None:
 
 
 def find_run_files(path: str | Path, report: Report = report_to_stderr) -> list[RunFile]:
-    """The CultureSynth run files a command-line argument names (a file, a results file's samples
-    files, or every such file below a folder)."""
+    """The CultureSynth run files a path names: a file, a results file's samples, or a folder's."""
     path = Path(path).expanduser()
     if not path.exists():
         raise RunsError(f"{path} does not exist")

@@ -53,8 +53,7 @@ def _json(path: Path, error: Error) -> Any:
 def find_runs(
     root: Path, skip: Path | None = None, error: Error = DataValidationError
 ) -> list[LmEvalRun]:
-    """Every results file under `root` with its samples files, except those under `skip` (an
-    output folder inside the run folder)."""
+    """Every results file under `root` with its samples files, but under `skip` (an output dir)."""
     root = root.expanduser()
     if root.is_file():
         paths = [root]
@@ -87,8 +86,7 @@ def find_runs(
 
 
 def results_of(samples: Path, error: Error = DataValidationError) -> dict[str, Any] | None:
-    """The results of a samples file's run: `results_<ts>.json`, or `<name>_<ts>.json` when
-    lm-eval's --output_path was itself a .json path; None when there is none."""
+    """A samples file's `results_<ts>.json` (`<name>_<ts>.json` for a .json output) or None."""
     stamp = SAMPLES_NAME.match(samples.name)["stamp"]  # type: ignore[index]
     candidates = [samples.parent / f"{RESULTS_PREFIX}{stamp}.json"]
     for candidate in candidates + sorted(samples.parent.glob(f"*_{stamp}.json")):
@@ -119,8 +117,7 @@ def task_config(results: Mapping[str, Any] | None, task: str) -> dict[str, Any]:
 def newest_samples(
     files: Iterable[Path], tasks: re.Pattern[str], say: Callable[[str], None] | None = None
 ) -> list[Path]:
-    """The newest samples file per folder of each task `tasks` fully matches; `say` hears of the
-    older ones left out."""
+    """The newest samples file per folder and task fully matching `tasks`; `say` hears of others."""
     newest: dict[tuple[Path, str], tuple[str, Path]] = {}
     for file in files:
         match = SAMPLES_NAME.match(file.name)
@@ -248,8 +245,7 @@ def read_lm_eval_samples(path: Path) -> RunOutputs:
 
 
 def save_lm_eval_outputs(tracker: Any, results: dict[str, Any]) -> None:
-    """Write the results and samples files as `lm_eval --output_path ... --log_samples` does;
-    `tracker` is the `EvaluationTracker` passed to `simple_evaluate` (it records the model)."""
+    """Write the files as `lm_eval --log_samples` does, via the tracker given to simple_evaluate."""
     import copy
 
     aggregated = copy.deepcopy({k: v for k, v in results.items() if k != "samples"})

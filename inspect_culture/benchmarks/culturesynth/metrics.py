@@ -84,8 +84,7 @@ def culturesynth_metrics(
 
 
 def strict_agreement(a: Mapping[str, int | None], b: Mapping[str, int | None]) -> dict[str, float]:
-    """Table 7's agreement: percent of questions both judges scored alike (key -> outcome);
-    those unscored or in one run only are counted and left out; NaN when none compared."""
+    """Table 7: % of questions both judges scored alike; unscored, unmatched counted; NaN: none."""
     common = a.keys() & b.keys()
     both = [k for k in common if a[k] is not None and b[k] is not None]
     agree = sum(1 for k in both if a[k] == b[k])
