@@ -75,8 +75,7 @@ def is_number(value: Any) -> bool:
 
 
 def canonical_inspect_model(model: str) -> str:
-    """`vllm/Qwen/Qwen2.5-7B-Instruct` -> `Qwen/Qwen2.5-7B-Instruct`; `openai-api/local/x` -> x.
-    lm-eval names models by their Hugging Face id or API model name, without a provider."""
+    """`vllm/Qwen/Q` -> `Qwen/Q`, `openai-api/local/x` -> x: lm-eval names have no provider."""
     provider, _, rest = model.partition("/")
     if not rest:
         return model

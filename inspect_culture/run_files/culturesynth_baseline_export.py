@@ -70,8 +70,7 @@ def _inspect_answers(run: runs.RunFile, role: str | None) -> _Harvest:
             f"{run.path}: baseline answers of several models: {', '.join(sorted(models))}"
         )
     if role is None:
-        # How the evaluated model was called: its own config, overridden by the task's and the
-        # eval's (`Model._resolve_config`; `plan.config` is the task config merged with the eval's).
+        # its own config under the task's and eval's (`plan.config`), as `Model._resolve_config`
         model = log.eval.model
         settings = _non_none(log.eval.model_generate_config.merge(log.plan.config))
     else:
@@ -132,9 +131,8 @@ def export_baseline(
     *,
     report: runs.Report = runs.report_to_stderr,
 ) -> BaselineResponses:
-    """One baseline model's answers by question id, so every later run compares against the same;
-    `role="baseline"` takes the baseline answers recorded in Inspect `culturesynth` logs, `model`
-    overrides the model the runs name. Unanswered questions are reported, conflicts are errors."""
+    """One model's answers by question id; `role="baseline"`: those Inspect `culturesynth` logs
+    recorded; `model` overrides the runs'. Unanswered questions are reported, conflicts errors."""
     if role is not None and role != BASELINE_ROLE:
         raise RunsError(f"--role {role}: the only role with answers is {BASELINE_ROLE!r}")
     if not (found := [run for path in inputs for run in runs.find_run_files(path, report)]):

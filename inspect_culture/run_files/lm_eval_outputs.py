@@ -135,9 +135,8 @@ def newest_samples(
 def samples(
     path: Path, error: Error = DataValidationError, by: str = "doc.id"
 ) -> Iterator[tuple[str, Any, dict[str, Any]]]:
-    """(where, key, line) of every line of a samples file, `where` ("<file>, line <n>") for
-    messages. `key` is the doc's `id` (our question id, as text), or with by="doc_id" lm-eval's
-    index of the doc (a whole number, and the line must hold `resps`); a key twice is an error."""
+    """(where: "<file>, line <n>", key, line) per line; `key`: the doc's `id` as text, or with
+    by="doc_id" lm-eval's doc index (a whole number; the line must hold `resps`), each once."""
     try:
         content = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:

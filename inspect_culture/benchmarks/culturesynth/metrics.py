@@ -23,8 +23,7 @@ def net_win_rate(outcomes: Sequence[float]) -> float:
 
 
 def weighted_average(by_language: Mapping[str, Sequence[float]]) -> float:
-    """The paper's "Weighted Average" (Tables 3, 8): language rates weighted by scored questions
-    (reproduces the paper's numbers; an unweighted mean misses by up to 0.60)."""
+    """Tables 3, 8: rates weighted by scored questions (an unweighted mean misses by up to 0.60)."""
     total = sum(len(values) for values in by_language.values())
     if not total:
         return math.nan

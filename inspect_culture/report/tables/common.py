@@ -145,8 +145,7 @@ def resampled_cell(
     scale: float,
     value: float | None = None,
 ) -> Cell:
-    """A statistic that is not a per-question mean (macro-F1, VS F1): `statistic` maps a
-    (resamples, n) array of unit indices to one value per resample, seeded as the metrics'."""
+    """A non-mean statistic (macro-F1, VS F1) of (resamples, n) unit indices, seeded as metrics'."""
     if not units:
         return Cell(None, n=0)
     size = len(units)
