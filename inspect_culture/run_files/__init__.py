@@ -1,5 +1,4 @@
-"""Reading and exporting finished runs (never during one); `read_log` is the one way to open an
-Inspect log of a finished run."""
+"""Reading and exporting finished runs, never running ones; `read_log` opens their Inspect logs."""
 
 from __future__ import annotations
 

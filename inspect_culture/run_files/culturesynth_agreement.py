@@ -1,5 +1,4 @@
-"""`culture-evals agreement`: strict agreement of two judges on the same CultureSynth-7 answers,
-per target model and language (paper Table 7)."""
+"""`culture-evals agreement` for CultureSynth-7: two judges' strict agreement (paper Table 7)."""
 
 from __future__ import annotations
 
@@ -190,8 +189,7 @@ def compare(a: str | Path, b: str | Path) -> tuple[str, list[str]]:
     seen = {lang for m in report.models for lang in m.by_language}
     languages = [lang for lang in LANGUAGES if lang in seen] + sorted(seen - set(LANGUAGES))
     header = ["target model", "judge A", "judge B", "agreement", "n", "unscored", "unmatched"]
-    header += languages
-    rows = [header]
+    rows = [header + languages]
     for m in report.models:
         row = [m.target, m.judge_a, m.judge_b, number(m.overall["agreement"])]
         row += [str(int(m.overall[k])) for k in ("n_compared", "n_unscored", "n_unmatched")]
@@ -203,7 +201,7 @@ def compare(a: str | Path, b: str | Path) -> tuple[str, list[str]]:
     count = len(report.models)
     rows.append(
         [f"Average ({count} model{'s' if count != 1 else ''})", "", "", number(report.average)]
-        + [""] * (len(header) - 4)
+        + [""] * (len(rows[0]) - 4)
     )
     text = table_text(
         "CultureSynth-7 judge agreement: strict, % of questions both judges scored with the same "

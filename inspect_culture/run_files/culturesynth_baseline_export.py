@@ -1,5 +1,4 @@
-"""`culture-evals baseline export`: the baseline model's answers from its Inspect logs or lm-eval
-samples files, as one baseline answers file that both harnesses read."""
+"""`culture-evals baseline export`: a model's answers from either harness as one baseline file."""
 
 from __future__ import annotations
 

@@ -69,8 +69,7 @@ def missing_baseline(reason: str | None = None) -> PairJudgement:
 
 
 def combine_swapped(target_as_a: int | None, target_as_b: int | None) -> PairJudgement:
-    """Both orders of a question: differing outcomes are an inconsistent tie (Zheng et al. 2023);
-    one unscored game leaves the question unscored (one game alone is position-biased)."""
+    """Orders differing: inconsistent tie (Zheng et al. 2023); one unscored: unscored (biased)."""
     games = (target_as_a, target_as_b)
     if missing := [pos for pos, outcome in zip("AB", games) if outcome is None]:
         where = " and ".join(f"target as {pos}" for pos in missing)
