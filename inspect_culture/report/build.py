@@ -1,5 +1,4 @@
-"""`culture-evals report`: read the runs, build the tables, warn where numbers are not
-comparable (every warning printed, never dropped), draw the figures and write the outputs."""
+"""`culture-evals report`: runs, tables, comparability warnings (none dropped), figures, files."""
 
 from __future__ import annotations
 

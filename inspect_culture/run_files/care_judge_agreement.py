@@ -1,5 +1,4 @@
-"""`culture-evals agreement` for CARE's lm-eval samples: ratings are 1-10, so besides exact
-agreement the size of disagreements, correlations and quadratic-weighted kappa are reported."""
+"""`culture-evals agreement` for CARE's 1-10 ratings: exact, distance, correlations, kappa."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""CultureSynth-7 tables from the outcome records: net win rate by language and pooled (paper
-Tables 3 and 8), and wins, ties, losses and position consistency."""
+"""CultureSynth-7 tables from the records: net win rate (Tables 3, 8), outcomes, consistency."""
 
 from __future__ import annotations
 
