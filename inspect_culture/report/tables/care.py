@@ -1,5 +1,4 @@
-"""CARE table: mean judge rating per language and category (lm-eval's per-category values from
-its records, by `care_metrics`), rated questions per cell, and the unscored samples."""
+"""CARE table: mean rating by language and category (lm-eval's from records), n, unscored."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""CQ-Bench table: AD accuracy, VS F1 and VE recall (paper Table 1) per setting and pooled over
-a model's settings; the harness's values, with intervals and counts from the outcome records."""
+"""CQ-Bench table (paper Table 1) per setting and pooled; intervals and n from the records."""
 
 from __future__ import annotations
 

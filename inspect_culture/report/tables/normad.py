@@ -1,5 +1,4 @@
-"""NormAd-ETI tables: accuracy by context (header), by Inglehart-Welzel cluster, and macro-F1
-and unparsed rate (intervals and counts of the last two from the outcome records)."""
+"""NormAd-ETI tables: accuracy by context and by IW cluster, macro-F1 and unparsed rate."""
 
 from __future__ import annotations
 
