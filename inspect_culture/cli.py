@@ -293,7 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
     report = commands.add_parser(
         "report",
         help="paper-style tables, figures and published reference rows from finished runs",
-        description="Tables in the papers' layouts (95%% intervals, n), the papers' published "
+        description="Tables in the papers' layouts (95% intervals, n), the papers' published "
         "numbers beside them, comparability warnings and figures, from Inspect logs and "
         "lm-eval output folders. Exit code 0: every input used; 1: nothing to report; 3: "
         "written, but some inputs were skipped (listed on stderr).",
