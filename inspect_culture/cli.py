@@ -96,6 +96,8 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
 def _cmd_judge(args: argparse.Namespace) -> int:
     import json
 
+    from lm_eval.utils import make_table
+
     from inspect_culture.judge_later.errors import JudgeLaterError
     from inspect_culture.judge_later.openai_batch import BatchOptions
     from inspect_culture.judge_later.run import BATCH_STATE_DIR, judge_outputs
@@ -126,8 +128,8 @@ def _cmd_judge(args: argparse.Namespace) -> int:
         _warn(f"skipped {skipped}")
     for task in summary.tasks:
         print(f"{task.task}: {task.n_scored} scored, {task.n_unscored} unscored")
-    for path in summary.written:
-        print(f"written: {path}")
+    for path in summary.written:  # the table lm-eval prints: headline metrics, intervals, counts
+        print(f"written: {path}\n{make_table(json.loads(path.read_text('utf-8')))}")
     if not any(task.n_scored for task in summary.tasks):
         _warn(
             f"every judged sample ({sum(t.n_unscored for t in summary.tasks)}) is unscored: the reasons are in the "

@@ -76,7 +76,15 @@ def test_care_judged_later_equals_judged_in_run(tmp_path: Path, monkeypatch, cap
     [samples] = (tmp_path / "judged").rglob("samples_care_zh_*.jsonl")
     replies = [json.loads(json.loads(line)["filtered_resps"][0]) for line in samples.open()]
     assert len(replies) == 20 and all(r["judge_model"] == "judge" for r in replies)
-    assert "care_zh: 1" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "care_zh: 1" in out
+    # lm-eval's own table of the judged run: the rating, its interval and the unscored count
+    [table_row] = [line for line in out.splitlines() if "|rating " in line.replace("  ", " ")]
+    assert f"{expected['rating']:.4f}" in table_row
+    assert any("|rating_ci_low" in line for line in out.splitlines())
+    assert any(
+        "|n_unscored" in line and f"{expected['n_unscored']:g}" in line for line in out.splitlines()
+    )
 
 
 def test_report_reads_judged_output(tmp_path: Path, monkeypatch) -> None:
