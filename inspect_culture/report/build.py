@@ -66,9 +66,21 @@ def comparability_warnings(runs: Sequence[RunInfo], tables: Sequence[Table]) -> 
 
 
 def _differences(benchmark: str, runs: Sequence[RunInfo]) -> list[str]:
+    # each setting (a language, a context) reads its own file: files compare within one only
+    by_setting: dict[str, list[RunInfo]] = defaultdict(list)
+    for run in runs:
+        by_setting[_setting(run)].append(run)
+    sha256 = [
+        w
+        for group in by_setting.values()
+        if (
+            w := _spread(
+                benchmark, "dataset file (sha256)", group, lambda r: (r.dataset_sha256 or "")[:12]
+            )
+        )
+    ]
     checks: list[tuple[str, Callable[[RunInfo], object]]] = [
         ("dataset revision", lambda r: r.dataset),
-        ("dataset file (sha256)", lambda r: r.dataset_sha256 and r.dataset_sha256[:12]),
         ("subset or --limit", _coverage),
     ]
     if _judged(benchmark):
@@ -76,7 +88,11 @@ def _differences(benchmark: str, runs: Sequence[RunInfo]) -> list[str]:
     # a version is compared among the runs that recorded it (older lm-eval YAML did not)
     versions = sorted({k for r in runs for k in r.versions})
     checks += [(v, lambda r, v=v: r.versions.get(v)) for v in versions]
-    return [w for name, key in checks if (w := _spread(benchmark, name, runs, key))]
+    return sha256 + [w for name, key in checks if (w := _spread(benchmark, name, runs, key))]
+
+
+def _setting(run: RunInfo) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(run.setting.items()) if k != "aggregate")
 
 
 def _coverage(run: RunInfo) -> str:
@@ -96,7 +112,7 @@ def _spread(
     if len(by_value) < 2:
         return None
     listed = "; ".join(
-        f"{value} ({', '.join(dict.fromkeys(f'{r.model} [{r.harness}]' for r in group))})"
+        f"{value} ({', '.join(dict.fromkeys(f'{r.model} [{r.harness}; {_setting(r)}]' for r in group))})"
         for value, group in sorted(by_value.items())
     )
     return (

@@ -211,9 +211,11 @@ def test_different_judges_and_limits_are_warned(real_runs: Path, tmp_path: Path)
     clear_cache()
     report = build_report([real_runs / "inspect", target])
     [judges] = [w for w in report.warnings if "differ in judge" in w]
+    # each run named by model, harness and setting
     assert (
-        "other-judge (stub-model [lm-eval])" in judges and "judge (stub-model [inspect])" in judges
+        "other-judge (stub-model [lm-eval; " in judges and "judge (stub-model [inspect; " in judges
     )
+    assert judges.count("language=zh") == 2
     assert any("differ in subset or --limit" in w and "limit=5" in w for w in report.warnings)
     assert any("cover part of the test set" in w for w in report.warnings)
 
