@@ -209,8 +209,9 @@ def build_parser() -> argparse.ArgumentParser:
         "-o",
         "--output",
         metavar="DIR",
+        default="runs/main-job",
         help="keep the runs (inspect/, lm_eval/) and the report (report/) here "
-        "(default: a new temporary folder)",
+        "(default: runs/main-job)",
     )
     job.set_defaults(run=_cmd_main_job)
     baseline = commands.add_parser("baseline", help="CultureSynth-7 baseline answers files")

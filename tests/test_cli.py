@@ -126,3 +126,10 @@ def test_agreement_names_missing_care_runs(tmp_path: Path) -> None:
         main(["agreement", "--benchmark", "care", str(tmp_path), str(tmp_path)])
     with pytest.raises(SystemExit, match="does not exist"):
         main(["agreement", str(tmp_path / "nope"), str(tmp_path)])
+
+
+def test_the_main_job_keeps_its_report_in_the_checkout_by_default() -> None:
+    from inspect_culture.cli import build_parser
+
+    assert build_parser().parse_args(["main-job"]).output == "runs/main-job"
+    assert build_parser().parse_args(["main-job", "-o", "x"]).output == "x"
