@@ -210,8 +210,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--output",
         metavar="DIR",
         default="runs/main-job",
-        help="keep the runs (inspect/, lm_eval/) and the report (report/) here "
-        "(default: runs/main-job)",
+        help="keep the runs (inspect/, lm_eval/: a rerun replaces them) and the report "
+        "(report/) here (default: runs/main-job)",
     )
     job.set_defaults(run=_cmd_main_job)
     baseline = commands.add_parser("baseline", help="CultureSynth-7 baseline answers files")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass
 from functools import partial
@@ -185,6 +186,8 @@ def main_job(
     )
     out = Path(output_dir or tempfile.mkdtemp(prefix="culture-evals-main-job-"))
     log_dir, lm_eval_dir = out / "inspect", out / "lm_eval"
+    for previous in (log_dir, lm_eval_dir):  # the report is of this run only
+        shutil.rmtree(previous, ignore_errors=True)
     runs: list[HarnessRun] = []
     with LlamaServer() as server:
         print(f"llama.cpp server on {server.base_url} ({server.model.name})", flush=True)

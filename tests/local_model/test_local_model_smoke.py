@@ -33,7 +33,11 @@ def test_main_job_scores_every_sample_in_both_harnesses(
         return ports[-1]
 
     monkeypatch.setattr(local_server, "_free_port", remember)
+    stale = tmp_path / "lm_eval" / "earlier" / "results_2026-01-01T00-00-00.json"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("{}")  # a previous run's file: a rerun replaces it, the report is of this run
     runs = main_job(["zh"], per_category=1, max_tokens=24, output_dir=str(tmp_path))
+    assert not stale.exists()
     out = capsys.readouterr().out
     assert "not a meaningful judge" in out and "--model-role grader=" in out
     assert "judge_constraint=grammar" in out
