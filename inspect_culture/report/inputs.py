@@ -16,7 +16,7 @@ from inspect_culture.report.inspect_logs import (
     limit_of,
     read_inspect_log,
 )
-from inspect_culture.report.model import RunInfo, Skipped
+from inspect_culture.report.model import NOT_JUDGED, RunInfo, Skipped
 from inspect_culture.report.section import lm_eval_owner
 from inspect_culture.run_files.lm_eval_outputs import RESULTS_PREFIX, samples_beside
 
@@ -156,7 +156,9 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
                 subset=section.lm_eval_subset(task, metadata),
                 dataset=dataset_label(metadata.get("dataset"), revision),
                 dataset_rows=(n_samples.get(task) or {}).get("original"),
-                judge=metadata.get("judge_model"),
+                judge=NOT_JUDGED
+                if str(metadata.get("judge_later")).lower() == "true"
+                else metadata.get("judge_model"),
                 versions={
                     "task_version": (data.get("versions") or {}).get(task),
                     **{k: v for k, v in metadata.items() if k.endswith("_version")},

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from inspect_culture.report.model import RunInfo
+from inspect_culture.report.model import NOT_JUDGED, RunInfo
 from inspect_culture.report.section import inspect_owner
 from inspect_culture.run_files import UnreadableLog, first_line, read_log
 
@@ -36,6 +36,9 @@ def read_inspect_log(path: Path) -> RunInfo:
     dataset = metadata.get("dataset") or {}
     grader = (log.eval.model_roles or {}).get("grader")
     task_args = dict(log.eval.task_args or {})
+    judge = canonical_inspect_model(grader.model) if grader is not None else None
+    if task_args.get("judge_later") and not score.scored_samples:  # `inspect score` not run yet
+        judge = NOT_JUDGED
     return RunInfo(
         path=path,
         harness="inspect",
@@ -52,7 +55,7 @@ def read_inspect_log(path: Path) -> RunInfo:
         ),
         dataset_sha256=dataset.get("sha256"),
         dataset_rows=dataset.get("rows"),
-        judge=canonical_inspect_model(grader.model) if grader is not None else None,
+        judge=judge,
         versions={
             "task_version": log.eval.task_version,
             **{k: v for k, v in metadata.items() if k.endswith("_version")},

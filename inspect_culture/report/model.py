@@ -64,6 +64,11 @@ class Table:
     decimals: int = 1  # digits printed after the point (values and intervals)
 
 
+# A generation-only run's judge: its cells are empty because nothing was judged, not because of
+# a failing judge (docs/judge.md, judge_later)
+NOT_JUDGED = "not judged (generation only)"
+
+
 @dataclass(frozen=True)
 class RunInfo:
     """What the report knows about one finished run, read from its results header."""

@@ -28,6 +28,7 @@ class PageCheck:
     failed: list[str] = field(default_factory=list)  # requests that failed
     images: list[dict[str, Any]] = field(default_factory=list)  # naturalWidth, complete
     title: str = ""
+    text: str = ""  # the page's rendered text
 
 
 def require_browser() -> Any:
@@ -75,6 +76,7 @@ def open_offline(page_path: Path, screenshot: Path) -> PageCheck:
                 "() => Array.from(document.images, i => ({w: i.naturalWidth, complete: i.complete}))"
             )
             check.title = page.title()
+            check.text = page.inner_text("body")
             page.screenshot(path=str(screenshot), full_page=True)
         finally:
             browser.close()
