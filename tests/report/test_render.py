@@ -10,6 +10,7 @@ import re
 import shutil
 import struct
 import subprocess
+import urllib.parse
 import zlib
 from dataclasses import replace
 from html.parser import HTMLParser
@@ -450,6 +451,12 @@ def test_html_opens_offline_in_a_real_browser(
     assert (check.blocked, check.errors, check.failed) == ([], [], [])
     assert len(check.images) == len(report.figures)
     assert all(image["complete"] and image["w"] > 0 for image in check.images), check.images
+    # readable: each figure spans the content's width (a 1,360-px window), and a click opens
+    # its PNG at full size
+    assert all(image["shown"] >= 900 for image in check.images), check.images
+    for image in check.images:
+        assert image["link"].startswith("file://") and image["link"].endswith(".png")
+        assert Path(urllib.parse.unquote(image["link"].removeprefix("file://"))).is_file()
     assert check.title == "Cultural-awareness evaluation report"
     assert (tmp_path / "report.png").stat().st_size > 10_000
 

@@ -26,7 +26,7 @@ class PageCheck:
     blocked: list[str] = field(default_factory=list)  # requests for anything not on disk
     errors: list[str] = field(default_factory=list)  # console errors and page errors
     failed: list[str] = field(default_factory=list)  # requests that failed
-    images: list[dict[str, Any]] = field(default_factory=list)  # naturalWidth, complete
+    images: list[dict[str, Any]] = field(default_factory=list)  # natural/shown width, link
     title: str = ""
     text: str = ""  # the page's rendered text
 
@@ -73,7 +73,8 @@ def open_offline(page_path: Path, screenshot: Path) -> PageCheck:
             page.on("requestfailed", lambda req: check.failed.append(req.url))
             page.goto(page_path.resolve().as_uri(), wait_until="load")
             check.images = page.evaluate(
-                "() => Array.from(document.images, i => ({w: i.naturalWidth, complete: i.complete}))"
+                "() => Array.from(document.images, i => ({w: i.naturalWidth, complete: i.complete,"
+                " shown: i.getBoundingClientRect().width, link: i.closest('a')?.href ?? null}))"
             )
             check.title = page.title()
             check.text = page.inner_text("body")

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +23,7 @@ class FigureView:
     anchor: str
     src: str | None  # data URI; None when the PNG is missing
     problem: str = ""
+    href: str = ""  # the PNG beside the page, opened at full size by a click
 
 
 @cache
@@ -62,7 +64,10 @@ def write_html(report: Report, path: Path) -> Path:
         warnings=report.warnings,
         skipped=report.skipped,
         sections=[(s, [common.table_view(t) for t in s.tables]) for s in common.sections(report)],
-        figures=[figure_view(figure) for figure in report.figures],
+        figures=[
+            replace(view, href=os.path.relpath(view.figure.png, path.parent))
+            for view in map(figure_view, report.figures)
+        ],
         runs_folder=base,
         runs=[
             {
