@@ -137,8 +137,8 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
         unscored = (v for k, v in result.items() if k.partition(",")[0] == "n_unscored")
         source = None if task in groups else samples_beside(path, task)
         members = ((data.get("group_subtasks") or {}).get(task) or []) if task in groups else [task]
-        docs = (_doc_revision(samples_beside(path, member)) for member in members)  # checked
-        revision = next(filter(None, docs), None) or metadata.get("dataset_revision")
+        docs = (_doc_provenance(samples_beside(path, member)) for member in members)  # checked
+        read = next(filter(None, docs), {})
         runs.append(
             RunInfo(
                 path=path,
@@ -154,8 +154,13 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
                 samples=_samples(task, n_samples, result),
                 limit=limit_of(config.get("limit")),
                 subset=section.lm_eval_subset(task, metadata),
-                dataset=dataset_label(metadata.get("dataset"), revision),
-                dataset_rows=(n_samples.get(task) or {}).get("original"),
+                dataset=dataset_label(
+                    metadata.get("dataset"),
+                    read.get("dataset_revision") or metadata.get("dataset_revision"),
+                ),
+                dataset_sha256=read.get("dataset_sha256"),
+                dataset_rows=read.get("dataset_rows")
+                or (n_samples.get(task) or {}).get("original"),
                 judge=NOT_JUDGED
                 if str(metadata.get("judge_later")).lower() == "true"
                 else metadata.get("judge_model"),
@@ -212,9 +217,15 @@ def canonical_lm_eval_model(config: Mapping[str, Any], fallback: str | None) -> 
     return found or fallback or str(config.get("model") or "unknown model")
 
 
-def _doc_revision(samples: Path | None) -> str | None:
-    """The revision the docs record, checked against the file read (unlike the task metadata's)."""
+def _doc_provenance(samples: Path | None) -> dict[str, Any]:
+    """What the docs record of the file read (revision checked against it, sha256, rows), as an
+    Inspect log's header does; the task metadata names the revision the release reads."""
     if samples is not None:
         with samples.open(encoding="utf-8") as handle, suppress(ValueError, LookupError, TypeError):
-            return json.loads(handle.readline())["doc"].get("dataset_revision")
-    return None
+            doc = json.loads(handle.readline())["doc"]
+            return {
+                k: doc[k]
+                for k in ("dataset_revision", "dataset_sha256", "dataset_rows")
+                if k in doc
+            }
+    return {}

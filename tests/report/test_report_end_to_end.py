@@ -69,9 +69,20 @@ def test_every_benchmark_from_both_harnesses(report: Report) -> None:
 
 
 def test_both_harnesses_name_the_dataset_read_alike(report: Report) -> None:
-    """NormAd's file is unverified (no pinned digest): neither harness claims the revision."""
+    """NormAd's file is unverified (no pinned digest): neither harness claims the revision; and
+    the Runs table gives both harnesses the same provenance fields (file sha256, its rows)."""
     labels = {(r.harness, r.dataset) for r in report.runs if r.benchmark == "NormAd-ETI"}
     assert labels == {(h, "akhilayerukola/NormAd@unverified") for h in ("inspect", "lm-eval")}
+    for benchmark in ("NormAd-ETI", "CARE"):
+        read = {
+            (r.harness, r.dataset, r.dataset_sha256, r.dataset_rows)
+            for r in report.runs
+            if r.benchmark == benchmark and not r.setting.get("aggregate")
+        }
+        assert {(d, sha, rows) for _, d, sha, rows in read} == {
+            (d, sha, rows) for h, d, sha, rows in read if h == "inspect"
+        }, read
+        assert all(sha and rows for _, _, sha, rows in read), read
 
 
 def _same_cells(a: Row, b: Row) -> bool:

@@ -43,6 +43,7 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
         "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
         "dataset_revision": loaded.provenance["revision"],
         "dataset_rows": loaded.provenance["rows"],
+        "dataset_sha256": loaded.provenance["sha256"],
     }
     docs = []
     for record in first_per_category(loaded.records, metadata.get("per_category")):
