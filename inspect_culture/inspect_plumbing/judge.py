@@ -92,7 +92,7 @@ def require_grader(
     """Before any generation: fails when no judge is bound, cannot answer (`preflight.py`) or
     ignores the verdict constraint (the constraint probe, then the preflight). judge_preflight
     false skips both requests; judge_later needs no judge at all. A check already passed when
-    Inspect built the task (`check_judge_at_build`) is not repeated."""
+    Inspect built the task (`checked_grader`) is not repeated."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         refuse_role_credentials()  # a task built before the eval: its header is written, though
