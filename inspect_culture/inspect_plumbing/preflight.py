@@ -98,23 +98,26 @@ async def preflight(model: Model, role: str, probe: Probe | None = None) -> str 
     """The problem with `model` in words, or None when it answered (and, with `probe`, applied
     the verdict constraint: the constraint probe is then the preflight). Once per event loop
     (one eval), role, model, endpoint and probe: concurrent samples await the same check."""
-    if (
-        str(model).startswith(("mockllm/", "none/"))
-        or _which(model, role, probe) in _PASSED_AT_BUILD
-    ):
+    if str(model).startswith(("mockllm/", "none/")):
         return None  # nothing to reach (and a mock's scripted outputs are not spent on a check)
     loop = asyncio.get_running_loop()
     check = _PREFLIGHTS.get(key := (id(loop), *_which(model, role, probe)))
+    if (check is None or check.get_loop() is not loop) and key[1:] in _PASSED_AT_BUILD:
+        _PASSED_AT_BUILD.discard(key[1:])  # this eval's build checked it: once, not per port reused
+        check = _PREFLIGHTS[key] = loop.create_future()
+        check.set_result(None)
     if check is None or check.get_loop() is not loop:
         if hasattr(model.api, "_ensure_server_started"):  # the eval's own server: started here
             work = _check(model, role, PREFLIGHT_TIMEOUT, probe)
         else:  # outside the sample's context, so no sample limit counts the check
-            work = loop.run_in_executor(None, preflight_at_build, model, role, probe)
+            work = loop.run_in_executor(None, preflight_at_build, model, role, probe, False)
         check = _PREFLIGHTS[key] = asyncio.ensure_future(work)
     return await asyncio.shield(check)
 
 
-def preflight_at_build(model: Model, role: str, probe: Probe | None = None) -> str | None:
+def preflight_at_build(
+    model: Model, role: str, probe: Probe | None = None, remember: bool = True
+) -> str | None:
     """`preflight` in a thread of its own, on a private copy of the model: while Inspect builds
     the task (its loop runs) or outside a sample. A server Inspect starts is checked in-loop."""
     if str(model).startswith(("mockllm/", "none/")) or hasattr(model.api, "_ensure_server_started"):
@@ -123,7 +126,7 @@ def preflight_at_build(model: Model, role: str, probe: Probe | None = None) -> s
     copy = get_model(str(model), config=model.config, memoize=False, **args)
     with ThreadPoolExecutor(1) as thread:
         problem = thread.submit(asyncio.run, _check(copy, role, PREFLIGHT_TIMEOUT, probe)).result()
-    if problem is None:
+    if problem is None and remember:
         _PASSED_AT_BUILD.add(_which(model, role, probe))
     return problem
 
