@@ -45,7 +45,7 @@ def _cmd_data(args: argparse.Namespace) -> int:
 
 def _cmd_main_job(args: argparse.Namespace) -> int:
     from inspect_culture.benchmarks.care.spec import CARE_LANGUAGES as LANGUAGES
-    from inspect_culture.local_model.main_job import main_job
+    from inspect_culture.local_model.main_job import main_job, parity_differences
     from inspect_culture.local_model.server import LocalModelUnavailable
 
     languages = [lang.strip() for lang in args.languages.split(",") if lang.strip()]
@@ -54,9 +54,33 @@ def _cmd_main_job(args: argparse.Namespace) -> int:
             f"--languages: unknown {', '.join(unknown)}; allowed: {', '.join(LANGUAGES)}"
         )
     try:
-        main_job(languages, args.per_category, args.max_tokens, args.judge_constraint, args.output)
+        runs = main_job(
+            languages, args.per_category, args.max_tokens, args.judge_constraint, args.output
+        )
     except LocalModelUnavailable as exc:
         raise SystemExit(str(exc)) from None
+    return 1 if parity_differences(runs) else 0
+
+
+def _cmd_local_server(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from inspect_culture.local_model.server import LlamaServer, LocalModelUnavailable, how_to_use
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # `kill` stops it as Ctrl-C does
+    try:
+        with LlamaServer(port=args.port) as server:
+            print(
+                f"llama.cpp server with {server.model.name} on {server.base_url} "
+                f"(Ctrl-C stops it)\n\n{how_to_use(server.base_url)}",
+                flush=True,
+            )
+            threading.Event().wait()
+    except LocalModelUnavailable as exc:
+        raise SystemExit(f"culture-evals local-server: {exc}") from None
+    except KeyboardInterrupt:
+        print("server stopped")
     return 0
 
 
@@ -214,6 +238,13 @@ def build_parser() -> argparse.ArgumentParser:
         "(report/) here (default: runs/main-job)",
     )
     job.set_defaults(run=_cmd_main_job)
+    local = commands.add_parser(
+        "local-server",
+        help="start the main job's local model (SmolLM2-135M, llama.cpp) on 127.0.0.1 and print "
+        "the --model, --model-role and --metadata arguments to use it in each harness",
+    )
+    local.add_argument("--port", type=int, default=None, help="(default: a free port)")
+    local.set_defaults(run=_cmd_local_server)
     baseline = commands.add_parser("baseline", help="CultureSynth-7 baseline answers files")
     export = baseline.add_subparsers(dest="action", required=True).add_parser(
         "export",

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import openai
+from tqdm import tqdm
 
 from inspect_culture.datasets_hub.hashing import sha256_text
 from inspect_culture.judge_later.errors import JudgeLaterError
@@ -254,8 +255,15 @@ class BatchJudge:
 
     def _finish(self, client: openai.OpenAI, entry: Entry, outcomes: Outcomes) -> None:
         """Wait for the batch to end, then read its output and error files into `outcomes`."""
-        while (batch := client.batches.retrieve(entry["batch_id"])).status not in TERMINAL:
-            time.sleep(self.options.poll_interval)
+        label = f"Batch {entry['batch_id']}"
+        with tqdm(total=len(entry["keys"]), desc=label, unit="judgment") as progress:
+            while (batch := client.batches.retrieve(entry["batch_id"])).status not in TERMINAL:
+                if counts := batch.request_counts:  # done so far, as the provider counts them
+                    progress.n = counts.completed + counts.failed
+                deadline = time.monotonic() + self.options.poll_interval
+                while (left := deadline - time.monotonic()) > 0:
+                    progress.refresh()  # the elapsed time moves: never silent for long
+                    time.sleep(min(left, 10))
         entry["status"] = batch.status
         files = [f for f in (batch.output_file_id, batch.error_file_id) if f]
         lines = [raw for f in files for raw in client.files.content(f).text.splitlines()]

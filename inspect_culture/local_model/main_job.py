@@ -1,12 +1,16 @@
 """`culture-evals main-job`: CARE through Inspect and lm-eval, a local SmolLM2-135M (llama.cpp)
-both answering and judging. A pipeline check: a free 135M judge rarely writes "Rating: [[n]]",
-so its decoding is constrained by default (judge_constraint=grammar, a documented deviation)."""
+both answering and judging. A pipeline check, with two documented deviations: a free 135M judge
+rarely writes "Rating: [[n]]", so its decoding is constrained by default (judge_constraint=grammar),
+and answers are decoded greedily (the paper samples at 0.7), so both harnesses must agree cell
+for cell: a difference is a bug, and the job says where and fails."""
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass
 from functools import partial
@@ -14,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_culture.benchmarks.care.spec import CATEGORY_SLUGS
-from inspect_culture.local_model.server import MODEL_ALIAS, LlamaServer
+from inspect_culture.local_model.server import KEY_VARIABLE, MODEL_ALIAS, LlamaServer
 
 REAL_JUDGE = (
     "For real numbers, use a capable judge (the paper's protocol, no constraint), e.g.\n"
@@ -26,6 +30,19 @@ REAL_JUDGE = (
 )
 # the grammar caps the commentary at (512 - 15) // 4 = 124 characters: the rating always fits
 JUDGE_MAX_TOKENS = 512
+
+
+# lm-eval warnings the job's user cannot act on: the job sets greedy decoding on purpose, CARE's
+# loader takes no `--metadata` kwargs, and the local server stops at its own end-of-turn token
+_EXPECTED_WARNINGS = {
+    "lm_eval.evaluator": "specified through cli, these settings will update",
+    "lm_eval.api.task": "Custom kwargs can be passed to `--metadata`",
+    "lm_eval.models.api_models": "Cannot determine EOS string",
+}
+
+
+def _quiet_expected(record: logging.LogRecord) -> bool:
+    return _EXPECTED_WARNINGS.get(record.name, "\0") not in record.getMessage()
 
 
 @dataclass
@@ -52,7 +69,7 @@ def run_inspect(
     from inspect_culture.care import care
     from inspect_culture.inspect_plumbing.roles import GRADER_ROLE
 
-    os.environ.setdefault("LOCAL_API_KEY", "local")  # Inspect wants a key even for a local server
+    os.environ.setdefault(KEY_VARIABLE, "local")  # Inspect wants a key even for a local server
     local = partial(get_model, f"openai-api/local/{MODEL_ALIAS}", base_url=base_url)
     model = local(config=GenerateConfig(max_tokens=max_tokens))
     grader = local(memoize=False, config=GenerateConfig(max_tokens=JUDGE_MAX_TOKENS))
@@ -61,12 +78,14 @@ def run_inspect(
         model=model,
         model_roles={GRADER_ROLE: grader},
         max_tokens=max_tokens,
+        temperature=0.0,  # greedy: the parity check (CARE's own 0.7 would differ by chance)
         max_connections=1,
         # a server that dies mid-run fails the job instead of being retried for hours
         max_retries=2,
         timeout=300,
         log_dir=log_dir,
-        display="none",
+        # Inspect's own progress: samples done out of the total, every few seconds
+        display="rich" if sys.stdout.isatty() else "plain",
     )
     if log.status != "success":
         raise RuntimeError(f"Inspect run failed: {log.error.message if log.error else log.status}")
@@ -109,6 +128,8 @@ def run_lm_eval(
     )
     task = f"care_{language}"
     tracker = EvaluationTracker(output_path=output_path) if output_path else None
+    for name in _EXPECTED_WARNINGS:
+        logging.getLogger(name).addFilter(_quiet_expected)  # once: a set of filters
     results = simple_evaluate(
         model="local-chat-completions",
         model_args={
@@ -119,7 +140,7 @@ def run_lm_eval(
         tasks=[task],
         task_manager=manager,
         apply_chat_template=True,
-        gen_kwargs=f"max_gen_toks={max_tokens}",
+        gen_kwargs=f"max_gen_toks={max_tokens},do_sample=False,temperature=0",  # greedy, as Inspect
         log_samples=True,
         evaluation_tracker=tracker,
     )
@@ -167,6 +188,52 @@ def results_table(runs: list[HarnessRun]) -> str:
     return "\n".join(lines)
 
 
+def parity_differences(runs: list[HarnessRun]) -> list[str]:
+    """Each cell of the table (a language's category or its counts) where the harnesses differ."""
+    by_language: dict[str, dict[str, dict[str, float]]] = {}
+    for run in runs:
+        by_language.setdefault(run.language, {})[run.harness] = run.metrics
+    differences = []
+    for language, columns in by_language.items():
+        inspect, lm_eval = columns.get("inspect", {}), columns.get("lm-eval", {})
+        for category in ("all", *CATEGORY_SLUGS):
+            key = "rating" if category == "all" else f"rating_{category}"
+            if not all(_same(inspect.get(k), lm_eval.get(k)) for k in _interval_keys(key)):
+                differences.append(
+                    f"{language} {category}: Inspect {_cell(inspect, key).strip()}, "
+                    f"lm-eval {_cell(lm_eval, key).strip()}"
+                )
+        counts = [(m.get("n_scored"), m.get("n_unscored")) for m in (inspect, lm_eval)]
+        if not all(_same(a, b) for a, b in zip(*counts, strict=True)):
+            differences.append(
+                f"{language} scored/unscored: Inspect {counts[0]}, lm-eval {counts[1]}"
+            )
+    return differences
+
+
+def parity_line(runs: list[HarnessRun]) -> str:
+    """One line when the columns agree; else which cells differ (the CLI then exits 1)."""
+    cells = len({run.language for run in runs}) * (len(CATEGORY_SLUGS) + 2)
+    if not (differences := parity_differences(runs)):
+        return (
+            f"Parity: Inspect and lm-eval agree in all {cells} cells (answers decoded greedily "
+            "for this check; CARE itself samples at temperature 0.7)."
+        )
+    return f"PARITY FAILED: {len(differences)} of {cells} cells differ:\n  " + "\n  ".join(
+        differences
+    )
+
+
+def _interval_keys(key: str) -> tuple[str, str, str]:
+    return key, f"{key}_ci_low", f"{key}_ci_high"
+
+
+def _same(a: float | None, b: float | None) -> bool:
+    if a is None or b is None or a != a or b != b:  # missing or NaN: the same only if both are
+        return (a is None or a != a) and (b is None or b != b)
+    return abs(a - b) <= 1e-9
+
+
 def main_job(
     languages: list[str],
     per_category: int,
@@ -208,7 +275,8 @@ def main_job(
     print(
         f"\nCARE, {per_category} question(s) per category and language, max {max_tokens} new "
         "tokens per answer; mean judge rating 1-10 with its 95% bootstrap interval:\n\n"
-        f"{results_table(runs)}\n\n{constrained}Server stopped.\n{REAL_JUDGE}"
+        f"{results_table(runs)}\n\n{parity_line(runs)}\n\n{constrained}Server stopped.\n"
+        f"{REAL_JUDGE}"
     )
     from inspect_culture.report.build import build_report, write_report
     from inspect_culture.report.render import FORMATS
@@ -217,4 +285,6 @@ def main_job(
     for skipped in report.skipped:  # never expected: say so rather than hide it
         print(f"report: skipped {skipped}")
     print(f"\nReport of this run: {write_report(report, out / 'report', FORMATS)['html']}")
+    if parity_differences(runs):
+        print(parity_line(runs), file=sys.stderr)  # last, where a failing job is read
     return runs

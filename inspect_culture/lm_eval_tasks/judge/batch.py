@@ -153,7 +153,8 @@ def judge_requests(
     formats = [r.verdict_format for r in requests]
     if (backend := _BACKEND.get()) is not None:
         return settings, backend(settings, messages, formats)
-    return settings, OpenAICompatibleJudge(settings, open_cache()).judge_all_sync(messages, formats)
+    judge = OpenAICompatibleJudge(settings, open_cache())
+    return settings, judge.judge_all_sync(messages, formats, f"Judging {task} ({settings.model})")
 
 
 def judged_filter(

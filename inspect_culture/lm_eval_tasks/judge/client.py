@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 import aiohttp
+from tqdm import tqdm
 
 from inspect_culture.judging.cache import (
     IDENTITY_TIMEOUT,
@@ -123,20 +124,26 @@ class OpenAICompatibleJudge:
         return (self.settings.base_url or DEFAULT_BASE_URL).rstrip("/") + path
 
     async def judge_all(
-        self, batch: Sequence[Messages], formats: Sequence[VerdictFormat] | None = None
+        self,
+        batch: Sequence[Messages],
+        formats: Sequence[VerdictFormat] | None = None,
+        label: str = "Judging",
     ) -> list[JudgeReply]:
-        """In order: `concurrency` workers take the next as they free up, the first at once."""
+        """In order: `concurrency` workers take the next as they free up, the first at once.
+        A progress bar (judgments done of the total), as lm-eval's own "Requesting API"."""
         fmts = verdict_formats(self.settings, len(batch), formats)
         results: list[JudgeReply] = [JudgeReply(None)] * len(batch)
         todo = iter(range(len(batch)))  # shared: each index goes to exactly one worker
-        async with self._client() as client:
+        with tqdm(total=len(batch), desc=label, unit="judgment") as progress:
+            async with self._client() as client:
 
-            async def worker() -> None:
-                for index in todo:
-                    results[index] = await self._judge_one(client, batch[index], fmts[index])
+                async def worker() -> None:
+                    for index in todo:
+                        results[index] = await self._judge_one(client, batch[index], fmts[index])
+                        progress.update()
 
-            workers = min(self.settings.concurrency, len(batch))
-            await asyncio.gather(*(worker() for _ in range(workers)))
+                workers = min(self.settings.concurrency, len(batch))
+                await asyncio.gather(*(worker() for _ in range(workers)))
         return results
 
     async def _judge_one(
@@ -164,10 +171,13 @@ class OpenAICompatibleJudge:
         return remember_listing(self.settings.judge_id(), entries)
 
     def judge_all_sync(
-        self, batch: Sequence[Messages], formats: Sequence[VerdictFormat] | None = None
+        self,
+        batch: Sequence[Messages],
+        formats: Sequence[VerdictFormat] | None = None,
+        label: str = "Judging",
     ) -> list[JudgeReply]:
         """For synchronous callers (lm-eval filters); safe inside a running event loop too."""
-        return run_sync(lambda: self.judge_all(batch, formats))
+        return run_sync(lambda: self.judge_all(batch, formats, label))
 
     async def preflight(self, fmt: VerdictFormat | None = None) -> str | None:
         """One request, no retry (one token, or `fmt`'s constraint probe): None, or why to stop."""
