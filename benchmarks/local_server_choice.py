@@ -100,6 +100,38 @@ def post(port: int, body: dict) -> str:
         return json.load(response)["choices"][0]["message"]["content"]
 
 
+def checks(port: int, result: dict) -> None:
+    """A warm-up, then a timed chat completion, a grammar and a JSON schema."""
+    post(port, {"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 4})
+    started = time.monotonic()
+    text = post(port, {"messages": [{"role": "user", "content": "Tell me about tea."}],
+                       "max_tokens": 64})  # fmt: skip
+    result["chat_64_tokens_s"] = round(time.monotonic() - started, 2)
+    result["chat_reply_chars"] = len(text)
+    for name, extra, valid in (
+        ("grammar_honoured", {"grammar": GRAMMAR}, _rating),
+        ("json_schema_honoured", {"response_format": {"type": "json_schema",
+         "json_schema": {"name": "v", "schema": SCHEMA}}}, _yes_no),
+    ):  # fmt: skip
+        try:
+            reply = post(port, {"messages": [{"role": "user", "content": "Rate it: yes or no?"}],
+                                "max_tokens": 32, **extra})  # fmt: skip
+            result[name] = valid(reply)
+        except OSError as exc:
+            result[name] = f"refused ({exc})"
+
+
+def _rating(reply: str) -> bool:
+    return re.fullmatch(r"Rating: \[\[[1-9]\]\]", reply) is not None
+
+
+def _yes_no(reply: str) -> bool:
+    try:
+        return json.loads(reply).get("answer") in ("yes", "no")
+    except ValueError:
+        return False
+
+
 def measure(candidate: Candidate, model: Path, work: Path) -> dict:
     venv = work / re.sub(r"\W+", "-", candidate.name)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
@@ -131,22 +163,10 @@ def measure(candidate: Candidate, model: Path, work: Path) -> dict:
                 ) from None
             time.sleep(0.1)
     result["ready_s"] = round(time.monotonic() - started, 2)
-    post(port, {"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 4})  # warm-up
-    started = time.monotonic()
-    text = post(port, {"messages": [{"role": "user", "content": "Tell me about tea."}],
-                       "max_tokens": 64})  # fmt: skip
-    result["chat_64_tokens_s"] = round(time.monotonic() - started, 2)
-    result["chat_reply_chars"] = len(text)
-    rated = post(port, {"messages": [{"role": "user", "content": "Rate it."}],
-                        "max_tokens": 16, "grammar": GRAMMAR})  # fmt: skip
-    result["grammar_honoured"] = re.fullmatch(r"Rating: \[\[[1-9]\]\]", rated) is not None
-    schema = {"type": "json_schema", "json_schema": {"name": "v", "schema": SCHEMA}}
-    answer = post(port, {"messages": [{"role": "user", "content": "Yes or no?"}],
-                         "max_tokens": 32, "response_format": schema})  # fmt: skip
     try:
-        result["json_schema_honoured"] = json.loads(answer).get("answer") in ("yes", "no")
-    except ValueError:
-        result["json_schema_honoured"] = False
+        checks(port, result)
+    except OSError as exc:  # a server error is a result, not the end of the run
+        result["error"] = f"{type(exc).__name__}: {exc}"
     started = time.monotonic()
     process.stdin.close()  # the xllamacpp driver returns; llama_cpp.server needs a signal
     process.terminate()

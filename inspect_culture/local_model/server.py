@@ -100,11 +100,12 @@ def how_to_use(base_url: str) -> str:
             "server checks no key):",
             f"  export LOCAL_BASE_URL={base_url} {KEY_VARIABLE}=local",
             f"  inspect eval inspect_culture/care --model {model} --model-role grader={model} "
-            "-T language=zh -T judge_constraint=grammar --limit 5",
+            "-T language=zh -T judge_constraint=grammar --limit 5 --max-tokens 64",
             "lm-eval:",
             f"  lm_eval --model local-chat-completions --model_args model={MODEL_ALIAS},"
             f"base_url={base_url}/chat/completions --apply_chat_template "
             '--include_path "$(culture-evals lm-eval-path)" --tasks care_zh --limit 5 '
+            "--gen_kwargs max_gen_toks=64 "
             f"--metadata '{judge}'",
             "Judging saved outputs later (culture-evals judge):",
             f"  culture-evals judge RUN_DIR -o JUDGED_DIR --metadata '{judge}'",

@@ -59,12 +59,16 @@ def test_care_judged_later_equals_judged_in_run(tmp_path: Path, monkeypatch, cap
         server.requests.clear()
         _generate_later(server, ["care_zh"], tmp_path / "gen", limit=20)
         assert _judge_calls(server) == 0  # generation only
+        capsys.readouterr()
         code = main(
             ["judge", str(tmp_path / "gen"), "-o", str(tmp_path / "judged"),
              "--judge-model", "judge", "--judge-base-url", server.base_url]
         )  # fmt: skip
         assert code == 0
         assert _judge_calls(server) == 20
+    captured = capsys.readouterr()
+    # the progress bar: judgments done out of the total, as lm-eval's own bars
+    assert "Judging care_zh (judge)" in captured.err and "20/20" in captured.err
     later = _results(tmp_path / "judged")
     expected = lm_eval_metrics(in_run, "care_zh", "judged")
     assert lm_eval_metrics(later, "care_zh", "judged") == pytest.approx(expected, nan_ok=True)
@@ -76,7 +80,7 @@ def test_care_judged_later_equals_judged_in_run(tmp_path: Path, monkeypatch, cap
     [samples] = (tmp_path / "judged").rglob("samples_care_zh_*.jsonl")
     replies = [json.loads(json.loads(line)["filtered_resps"][0]) for line in samples.open()]
     assert len(replies) == 20 and all(r["judge_model"] == "judge" for r in replies)
-    out = capsys.readouterr().out
+    out = captured.out
     assert "care_zh: 1" in out
     # lm-eval's own table of the judged run: the rating, its interval and the unscored count
     [table_row] = [line for line in out.splitlines() if "|rating " in line.replace("  ", " ")]
