@@ -44,7 +44,7 @@ def test_main_job_scores_every_sample_in_both_harnesses(
     # greedy answers: the two columns are identical, and the job says so in one line
     assert "Parity: Inspect and lm-eval agree in all 7 cells" in out
     inspect_run, lm_eval_run = runs
-    assert inspect_run.judged == lm_eval_run.judged
+    assert sorted(inspect_run.judged, key=str) == sorted(lm_eval_run.judged, key=str)
     assert [(r.language, r.harness) for r in runs] == [("zh", "inspect"), ("zh", "lm-eval")]
     for run in runs:  # 5 questions, one per category: every one rated by the judge
         assert run.metrics["n_scored"] == 5 and run.metrics["n_unscored"] == 0
