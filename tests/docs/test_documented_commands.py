@@ -13,10 +13,13 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from inspect_culture.benchmarks.cqbench.spec import CATEGORIES
 from tests.support.cqbench_data import ad_items, install_folder_mirror, original_items, vs_items
+from tests.support.culturesynth_data import SAMPLE_ROWS, is_judge_call, write_culturesynth_jsonl
 from tests.support.doc_commands import (
     ROOT,
     documented_commands,
@@ -62,20 +65,26 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
         (work / name).symlink_to(ROOT / name)
     mirror = install_mirror(work / ".mirror")
     shutil.copytree(ROOT / "tests" / "data" / "care_ratings", mirror / "care" / "data")
-    install_folder_mirror(
-        mirror,
+    files = {}  # every category: the lm-eval groups run them all
+    for category in CATEGORIES:
+        files[f"dataset_setting1_{category}.json"] = ad_items()
+        files[f"dataset_setting2_{category}.json"] = vs_items()
+        files[f"dataset_{category}_original.json"] = original_items()
+    install_folder_mirror(mirror, files)
+    extra = [  # one made-up question for each language the sample lacks
         {
-            "dataset_setting1_social.json": ad_items(),
-            "dataset_setting1_multiple.json": ad_items(),
-            "dataset_setting2_ethical.json": vs_items(),
-            "dataset_social_original.json": original_items(),
-            "dataset_ethical_original.json": original_items(),
-        },
-    )
+            **SAMPLE_ROWS[0],
+            "id": f"{lang}-0001",
+            "question": f"A question in {lang}?",
+            "language": lang,
+        }
+        for lang in ("ar", "ko", "pt", "es")
+    ]
+    write_culturesynth_jsonl(mirror / "culturesynth" / "culturesynth.jsonl", SAMPLE_ROWS + extra)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         closed = sock.getsockname()[1]
-    with StubOpenAIServer(responder=honouring_constraints(responder)) as server:
+    with StubOpenAIServer(responder=honouring_constraints(_any_benchmark)) as server:
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("INSPECT_")},
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
@@ -95,6 +104,15 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
         }
         env["STUB"] = server.base_url
         yield work, env
+
+
+def _any_benchmark(prompt: str, body: dict[str, Any]) -> str:
+    """The report tests' stub, with a verdict for any CultureSynth-7 game (theirs rule only on
+    their sample questions, answered by a target model whose answers they recognise)."""
+    if is_judge_call(body):
+        verdicts = ("[[A]]", "[[B]]", "[[C]]")
+        return f"Compared with the reference. {verdicts[len(prompt) % 3]}"
+    return responder(prompt, body)
 
 
 def _newest_log(work: Path, folder: str) -> str:
