@@ -1,0 +1,17 @@
+# Sourced by the scripts: `step WHAT COMMAND...` runs COMMAND, saying what runs and, every 10 s
+# while it does, how long it has run, so a quiet pip is never a silent minute.
+step() {
+  local what="$1" start=$SECONDS next=10 pid
+  shift
+  echo "$what ..."
+  "$@" &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 1
+    if ((SECONDS - start >= next)); then
+      echo "  still $what ($((SECONDS - start)) s)"
+      next=$((next + 10))
+    fi
+  done
+  wait "$pid"
+}
