@@ -175,7 +175,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise SystemExit(f"culture-evals report: {exc}") from None
     report = build_report(args.runs)
     for skipped in report.skipped:
-        _warn(f"skipped {skipped}")
+        _warn(f"{'not in the report' if skipped.by_design else 'skipped'} {skipped}")
     if not report.tables:
         _warn("nothing to report: no finished run of an inspect-culture benchmark among the inputs")
         return EXIT_NOTHING
@@ -189,7 +189,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     print(f"{runs} run(s), {len(report.tables)} table(s), {len(report.warnings)} warning(s)")
     for name, path in written.items():
         print(f"{name}: {path}")
-    return EXIT_SKIPPED if report.skipped else 0
+    return EXIT_SKIPPED if any(not s.by_design for s in report.skipped) else 0
 
 
 # `culture-evals report` exit codes beyond 0 (everything used) and 2 (usage)
@@ -330,7 +330,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Tables in the papers' layouts (95% intervals, n), the papers' published "
         "numbers beside them, comparability warnings and figures, from Inspect logs and "
         "lm-eval output folders. Exit code 0: every input used; 1: nothing to report; 3: "
-        "written, but some inputs were skipped (listed on stderr).",
+        "written, but some inputs were skipped (listed on stderr; runs that have no table by "
+        "design, such as judge-agreement runs, are listed but do not count).",
     )
     report.add_argument(
         "runs",

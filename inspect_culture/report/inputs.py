@@ -30,7 +30,7 @@ def read_runs(inputs: Sequence[str | Path]) -> tuple[list[RunInfo], list[Skipped
         try:
             runs.extend(read_run(path))
         except NotReportable as exc:
-            skipped.append(Skipped(path, str(exc)))
+            skipped.append(Skipped(path, str(exc), exc.by_design))
     return runs, skipped
 
 
@@ -175,7 +175,7 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
     if not runs:
         named = ", ".join(sorted(foreign)[:5]) or "none"
         if without_table and len(without_table) == len(foreign):
-            raise NotReportable(f"its tasks have no report table ({named})")
+            raise NotReportable(f"its tasks have no report table ({named})", True)
         raise NotReportable(f"an lm-eval results file, but none of its tasks is ours ({named})")
     return runs
 

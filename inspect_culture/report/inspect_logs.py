@@ -12,7 +12,12 @@ from inspect_culture.run_files import UnreadableLog, first_line, read_log
 
 
 class NotReportable(ValueError):
-    """An input the report skips, with the reason in words."""
+    """An input the report skips, with the reason in words; `by_design`: a run of ours that has
+    no table (a judge-agreement or answers-only run), listed but not an error."""
+
+    def __init__(self, reason: str, by_design: bool = False) -> None:
+        super().__init__(reason)
+        self.by_design = by_design
 
 
 def read_inspect_log(path: Path) -> RunInfo:
@@ -25,7 +30,7 @@ def read_inspect_log(path: Path) -> RunInfo:
         raise NotReportable(f"task {log.eval.task!r} is not an inspect-culture task")
     benchmark, section = owner
     if task in section.inspect_without_table:
-        raise NotReportable(f"task {task!r}: {section.inspect_without_table[task]}")
+        raise NotReportable(f"task {task!r}: {section.inspect_without_table[task]}", True)
     if log.status != "success":
         detail = f": {first_line(log.error.message)}" if log.error else ""
         raise NotReportable(f"the run ended with status {log.status!r}{detail}")

@@ -98,6 +98,7 @@ class Skipped:
 
     path: Path
     reason: str
+    by_design: bool = False  # a run of ours without a table: listed, not an error (exit 0)
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"

@@ -243,3 +243,25 @@ def test_cli_skips_bad_inputs_and_says_so(real_runs: Path, tmp_path: Path, capsy
     assert f"skipped {text}: neither an Inspect log" in err
     assert f"skipped {empty}: empty file" in err
     assert (out / "report.html").is_file()
+
+
+def test_cli_lists_runs_without_a_table_but_does_not_fail(
+    real_runs: Path, tmp_path: Path, capsys
+) -> None:
+    """An answers-only run beside the runs to report (one folder, as users keep them) is named
+    on stderr, and the exit code stays 0: it is ours, and has no table by design."""
+    answers = tmp_path / "baseline" / "results_2026-01-01T00-00-00.json"
+    answers.parent.mkdir()
+    answers.write_text(
+        json.dumps(
+            {
+                "results": {"culturesynth_answers_zh": {"alias": "culturesynth_answers_zh"}},
+                "config": {},
+            }
+        ),
+        encoding="utf-8",
+    )
+    code = main(["report", str(real_runs / "lm_eval"), str(answers), "-o", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert f"not in the report {answers}: its tasks have no report table" in err
+    assert code == 0

@@ -101,7 +101,10 @@ def offline(command: str, stub_url: str) -> str:
     elif "inspect" in words:  # the model (each of a list), its -M arguments, each role
         command = re.sub(
             r"--model (\S+)",
-            lambda m: "--model " + ",".join(STUB_MODEL for _ in m.group(1).split(",")),
+            lambda m: (
+                "--model "
+                + ",".join(f"{STUB_MODEL}{i or ''}" for i, _ in enumerate(m.group(1).split(",")))
+            ),
             command,
         )
         command = re.sub(r" -M \S+", "", command)
