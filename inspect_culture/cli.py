@@ -58,7 +58,7 @@ def _cmd_main_job(args: argparse.Namespace) -> int:
             languages, args.per_category, args.max_tokens, args.judge_constraint, args.output
         )
     except LocalModelUnavailable as exc:
-        raise SystemExit(str(exc)) from None
+        raise SystemExit(f"culture-evals main-job: {exc}") from None
     return 1 if parity_differences(runs) else 0
 
 

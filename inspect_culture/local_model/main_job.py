@@ -242,12 +242,6 @@ def main_job(
     output_dir: str | None = None,
 ) -> list[HarnessRun]:
     """Both harnesses on every language, kept and reported under `output_dir` (else a temp dir)."""
-    print(
-        "Pipeline check: SmolLM2-135M (llama.cpp, CPU) answers CARE questions and judges the "
-        "answers.\nA 135M model is not a meaningful judge; these numbers only show that both "
-        "harnesses run end to end.\n",
-        flush=True,
-    )
     os.environ.setdefault(
         "INSPECT_CULTURE_JUDGE_CACHE", os.path.join(tempfile.mkdtemp(), "judge.sqlite")
     )
@@ -257,6 +251,12 @@ def main_job(
         shutil.rmtree(previous, ignore_errors=True)
     runs: list[HarnessRun] = []
     with LlamaServer() as server:
+        print(
+            "Pipeline check: SmolLM2-135M (llama.cpp, CPU) answers CARE questions and judges the "
+            "answers.\nA 135M model is not a meaningful judge; these numbers only show that both "
+            "harnesses run end to end.\n",
+            flush=True,
+        )
         print(f"llama.cpp server on {server.base_url} ({server.model.name})", flush=True)
         for language in languages:
             common = (server.base_url, language, per_category, max_tokens)

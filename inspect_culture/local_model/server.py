@@ -61,6 +61,11 @@ class LlamaServer:
             raise LocalModelUnavailable(
                 f"llama.cpp (xllamacpp) is not installed: {INSTALL}"
             ) from None
+        with socket.socket() as sock:  # llama.cpp itself would only say "check the input params"
+            if sock.connect_ex(("127.0.0.1", self.port)) == 0:
+                raise LocalModelUnavailable(
+                    f"port {self.port} on 127.0.0.1 is in use: pick another"
+                )
         params = xllamacpp.CommonParams()
         params.model.path = str(self.model)
         params.model_alias = {MODEL_ALIAS}
