@@ -12,7 +12,7 @@ import pytest
 
 from inspect_culture.lm_eval_tasks.yaml_generation import checked_in
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.compat]
 ROOT = Path(__file__).resolve().parents[1]
 GENERIC = ["scorers", "datasets_hub", "lm_eval_tasks", "tests", "benchmarks", "judging", "stats"]
 
@@ -74,8 +74,13 @@ def test_installed_wheel_in_clean_venv(wheel: Path, tmp_path: Path) -> None:
          "--no-index", str(wheel)],
         check=True, capture_output=True, text=True,
     )  # fmt: skip
+    check_installed(python, tmp_path)
+
+
+def check_installed(python: Path, cwd: Path) -> None:
+    """The wheel test's checks of an installed inspect-culture (also run on an sdist install)."""
     done = subprocess.run(
-        [str(python), "-I", "-c", PROBE, *GENERIC], capture_output=True, text=True, cwd=tmp_path
+        [str(python), "-I", "-c", PROBE, *GENERIC], capture_output=True, text=True, cwd=cwd
     )
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)

@@ -4,9 +4,9 @@ transcripts, token usage and Inspect's cache apply to judge calls."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Any
 
+import anyio
 from inspect_ai.log import transcript
 from inspect_ai.model import (
     CachePolicy,
@@ -202,25 +202,28 @@ async def bounded_generate(
     """`model.generate` within `timeout` seconds (None: no limit) from the first call reaching
     the provider (not the max_connections queue); a failure notes the attempts it made."""
     cached = {} if cache is None else {"cache": cache}
-    loop = asyncio.get_running_loop()
-    deadline = asyncio.timeout(None)
+    ended = False
 
     def start_clock() -> None:
         # a call after this judgment ended (from a task that copied its context) has no clock
-        if timeout is not None:
-            with contextlib.suppress(RuntimeError):
-                deadline.reschedule(loop.time() + timeout)
+        if timeout is not None and not ended:
+            deadline.deadline = anyio.current_time() + timeout
 
     attempts = Attempts(start_clock)
     token = ATTEMPTS.set(attempts)
     try:
-        async with deadline:
+        # anyio's scope, not asyncio.timeout (Python 3.11+): TimeoutError once the deadline set
+        # by the first provider call passes
+        with anyio.fail_after(None) as deadline:
             return await model.generate(prompt, config=config, **cached)
     except Exception as exc:
         # HTTP requests sent when known, else provider calls: the attempts a reason names
-        exc.add_note(f"{_ATTEMPTS_NOTE}{attempts.requests or attempts.count}")
+        # (PEP 678 notes by hand: BaseException.add_note is Python 3.11+)
+        notes = getattr(exc, "__notes__", None)
+        exc.__notes__ = [*(notes or ()), f"{_ATTEMPTS_NOTE}{attempts.requests or attempts.count}"]
         raise
     finally:
+        ended = True
         ATTEMPTS.reset(token)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from inspect_culture.benchmarks.culturesynth.source import CULTURESYNTH
 from inspect_culture.benchmarks.spec_types import LoadedDataset
+from inspect_culture.datasets_hub.csv_text import NulSafeDictReader
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.hashing import sha256_file
 from inspect_culture.datasets_hub.languages import LANGUAGES as LANGUAGE_MAP
@@ -431,7 +432,7 @@ def _text_table(path: Path) -> _Table:
     try:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             if path.suffix.lower() == ".csv":
-                reader = csv.DictReader(handle)
+                reader = NulSafeDictReader(handle)
                 headers = [(name or "").strip() for name in (reader.fieldnames or [])]
                 reader.fieldnames = headers
                 rows = [(f"{path}, data row {i}", dict(row)) for i, row in enumerate(reader, 1)]

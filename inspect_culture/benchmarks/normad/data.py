@@ -11,6 +11,7 @@ from typing import Any
 from inspect_culture.benchmarks.normad.source import NORMAD
 from inspect_culture.benchmarks.normad.taxonomy import COUNTRY_TO_IW, SUBAXIS_TO_SUBCATEGORY
 from inspect_culture.benchmarks.spec_types import LoadedDataset
+from inspect_culture.datasets_hub.csv_text import NulSafeDictReader
 from inspect_culture.datasets_hub.errors import DataValidationError
 from inspect_culture.datasets_hub.hashing import sha256_file, verified_revision
 from inspect_culture.datasets_hub.resolve import ResolvedFile, resolve
@@ -73,7 +74,7 @@ def read_normad_csv(path: Path) -> list[dict[str, Any]]:
         raise DataValidationError(f"{path}: cannot open ({exc.strerror})") from None
     with handle:
         try:
-            reader = csv.DictReader(handle)
+            reader = NulSafeDictReader(handle)
             found = [name.strip() for name in (reader.fieldnames or [])]
             if nul := next((name for name in found if "\x00" in name), None):
                 raise DataValidationError(

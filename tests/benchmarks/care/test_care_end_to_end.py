@@ -19,7 +19,7 @@ from tests.support.harness_runs import (
 )
 from tests.support.openai_stub import StubOpenAIServer, care_responder
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.compat]
 ZH = {"language": "zh", "prompting": "zero_shot"}  # care_zh's variant
 JUDGE_PREFIX = "Please serve as"
 

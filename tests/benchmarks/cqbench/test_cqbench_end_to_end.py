@@ -10,7 +10,7 @@ from tests.support.cqbench_data import use_zip_mirror
 from tests.support.harness_runs import inspect_eval_on_stub, lm_eval_all_metrics, run_lm_eval
 from tests.support.openai_stub import StubOpenAIServer
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.compat]
 AD_ANSWERS = (
     "agree",
     "Disagree.",

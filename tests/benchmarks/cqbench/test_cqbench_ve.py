@@ -23,7 +23,7 @@ from tests.support.harness_runs import (
 )
 from tests.support.openai_stub import StubOpenAIServer, honouring_constraints
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.compat]
 
 ETHICAL_STORIES = [
     {

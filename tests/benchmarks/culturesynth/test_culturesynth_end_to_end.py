@@ -32,7 +32,7 @@ from tests.support.harness_runs import (
 )
 from tests.support.openai_stub import StubOpenAIServer, honouring_constraints
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.compat]
 
 # The stub judge rules by RULINGS (tests/support/culturesynth_data.py); MISSING has no baseline.
 # scored: +1, 0, -1, 0, +1 -> net (2 - 1) / 5 = 20 %; zh (1 + 0 - 1) / 3 = 0; ja 0; fr 100

@@ -16,11 +16,11 @@ ROT = {"context": "rot"}  # normad_rot's variant
 
 
 def test_task_manager_loads_every_task_and_group(normad_mirror: Path) -> None:
-    from lm_eval.tasks import TaskManager
+    from lm_eval.tasks import TaskManager, get_task_dict
 
     manager = TaskManager(include_path=[str(include_path())], include_defaults=False)
     assert set(TASKS + ["normad"]) <= set(manager.all_tasks)
-    loaded = manager.load(TASKS)["tasks"]
+    loaded = get_task_dict(TASKS, manager)
     for name in TASKS:
         task = loaded[name]
         assert task.config.metadata["dataset_revision"].startswith("311049f")

@@ -8,7 +8,7 @@ from inspect_culture.benchmarks.normad import spec
 from tests.support.harness_runs import lm_eval_all_metrics, run_inspect_normad, run_lm_eval
 from tests.support.openai_stub import StubOpenAIServer
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.compat]
 
 
 def test_all_contexts_identical_metrics_and_prompts(

@@ -1,0 +1,40 @@
+"""CSV reading that treats a NUL byte as text on every Python, so that a loader can refuse it
+naming the row and field: Python 3.10's csv module stops at it ("line contains NUL"), 3.11+
+reads it."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+from typing import Any
+
+# a Unicode noncharacter: no text is expected to hold it, so it stands for NUL inside csv
+_STANDIN = "\uffff"
+
+
+def _restore(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.replace(_STANDIN, "\x00")
+    if isinstance(value, list):  # the cells beyond the header (DictReader's restkey)
+        return [_restore(item) for item in value]
+    return value
+
+
+class NulSafeDictReader(csv.DictReader):
+    """`csv.DictReader` whose header names and cells keep their NUL bytes."""
+
+    def __init__(self, handle: Iterable[str]) -> None:
+        super().__init__(line.replace("\x00", _STANDIN) for line in handle)
+
+    @property  # type: ignore[override]
+    def fieldnames(self) -> list[str] | None:
+        names = csv.DictReader.fieldnames.fget(self)  # type: ignore[attr-defined]
+        return None if names is None else [_restore(name) for name in names]
+
+    @fieldnames.setter
+    def fieldnames(self, value: list[str] | None) -> None:
+        self._fieldnames = value
+
+    def __next__(self) -> dict[str, Any]:
+        row = super().__next__()
+        return {key: _restore(value) for key, value in row.items()}
