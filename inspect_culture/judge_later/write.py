@@ -54,11 +54,12 @@ def _group_metrics(
     keys: list[str],
 ) -> dict[str, Any]:
     """A group's metrics exactly as lm-eval computes them in a run (`lm_eval.api.group`)."""
-    from lm_eval.api.metrics import (
-        aggregate_subtask_metrics,
-        pooled_sample_stderr,
-        unweighted_mean_stderr,
-    )
+    from lm_eval.api import metrics
+
+    aggregate_subtask_metrics = metrics.aggregate_subtask_metrics
+    pooled_sample_stderr = metrics.pooled_sample_stderr
+    # lm-eval 0.4.13 gave an unweighted group its own stderr; 0.4.12 pools it like a weighted one
+    unweighted_mean_stderr = getattr(metrics, "unweighted_mean_stderr", None)
 
     weighting = _group_weighting().get(group, {})
     counts_of = {t: int(results.get(t, {}).get("sample_len") or sizes.get(t, 0)) for t in subtasks}
@@ -78,7 +79,7 @@ def _group_metrics(
         stderrs = [results[t].get(stderr_key) for t in present]
         if not all(isinstance(e, int | float) for e in stderrs):
             merged[stderr_key] = "N/A"
-        elif by_size:
+        elif by_size or unweighted_mean_stderr is None:
             merged[stderr_key] = pooled_sample_stderr(stderrs, counts)
         else:
             merged[stderr_key] = unweighted_mean_stderr(stderrs)

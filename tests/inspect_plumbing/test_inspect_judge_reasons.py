@@ -203,7 +203,7 @@ def test_a_batch_graders_reason_claims_no_attempt_count(monkeypatch) -> None:
 
     async def failing(*_: Any, **__: Any) -> Any:
         exc = ConnectionError("refused")
-        exc.add_note(f"{judge._ATTEMPTS_NOTE}7")
+        exc.__notes__ = [f"{judge._ATTEMPTS_NOTE}7"]  # (add_note is Python 3.11+)
         raise exc
 
     monkeypatch.setattr(judge, "bounded_generate", failing)

@@ -109,9 +109,7 @@ def test_judge_cache_serves_a_rerun_and_can_be_switched_off(
     from tests.support.openai_stub import StubOpenAIServer, care_responder
 
     def run(server: StubOpenAIServer, name: str):  # type: ignore[no-untyped-def]
-        # a fresh judge per eval(): Inspect before 0.3.264 retried (a second call) a memoized
-        # model's first request in a later eval() ("Event loop is closed")
-        grader = get_model("openai-api/stub/judge", base_url=server.base_url, memoize=False)
+        grader = get_model("openai-api/stub/judge", base_url=server.base_url)
         [log] = inspect_eval(
             care(language="zh", per_category=1, judge_preflight=False),
             model="openai-api/stub/model", model_base_url=server.base_url,
