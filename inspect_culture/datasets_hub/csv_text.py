@@ -8,8 +8,8 @@ import csv
 from collections.abc import Iterable
 from typing import Any
 
-# a Unicode noncharacter: no text is expected to hold it, so it stands for NUL inside csv
-_STANDIN = "\uffff"
+# a lone surrogate: strict UTF-8 decoding never yields one, so it stands for NUL inside csv
+_STANDIN = "\udc00"
 
 
 def _restore(value: Any) -> Any:

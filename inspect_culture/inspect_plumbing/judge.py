@@ -213,14 +213,16 @@ async def bounded_generate(
     token = ATTEMPTS.set(attempts)
     try:
         # anyio's scope, not asyncio.timeout (Python 3.11+): TimeoutError once the deadline set
-        # by the first provider call passes
+        # by the first provider call passes (anyio comes with inspect-ai, which requires 4.14)
         with anyio.fail_after(None) as deadline:
             return await model.generate(prompt, config=config, **cached)
     except Exception as exc:
         # HTTP requests sent when known, else provider calls: the attempts a reason names
-        # (PEP 678 notes by hand: BaseException.add_note is Python 3.11+)
-        notes = getattr(exc, "__notes__", None)
-        exc.__notes__ = [*(notes or ()), f"{_ATTEMPTS_NOTE}{attempts.requests or attempts.count}"]
+        note = f"{_ATTEMPTS_NOTE}{attempts.requests or attempts.count}"
+        if hasattr(exc, "add_note"):
+            exc.add_note(note)
+        else:  # Python 3.10: PEP 678's notes by hand
+            exc.__notes__ = [*getattr(exc, "__notes__", []), note]
         raise
     finally:
         ended = True

@@ -108,6 +108,7 @@ def test_failed_judgment_reason_has_no_key_anywhere(
     assert "[redacted]" in _whole_log_text(tmp_path / "logs")  # Inspect recorded the scrubbed error
 
 
+@pytest.mark.compat  # the timeout is anyio's on every Python (asyncio.timeout is 3.11+)
 def test_hung_judgment_ends_unscored_at_judge_timeout_and_the_eval_goes_on(tmp_path: Path) -> None:
     def hang_first(number: int, body: dict[str, Any]) -> float | None:
         return 60.0 if number == 0 else None

@@ -416,10 +416,13 @@ def test_group_stderr_and_weighting_follow_lm_eval(monkeypatch) -> None:
 
     from inspect_culture.judge_later import write
 
+    # pooled: sqrt(((2-1)*0.1^2*2 + (6-1)*0.3^2*6) / (8-2) / 8) = sqrt(2.72/6/8)
+    pooled = 0.2380476142847617
+    assert pooled_sample_stderr([0.1, 0.3], [2, 6]) == pytest.approx(pooled)
     if hasattr(metrics, "unweighted_mean_stderr"):  # lm-eval 0.4.13 on: that of a plain mean
-        unweighted = math.sqrt(0.1**2 + 0.3**2) / 2
-    else:  # lm-eval 0.4.12 pools every group's stderr
-        unweighted = pooled_sample_stderr([0.1, 0.3], [2, 6])
+        unweighted = math.sqrt(0.1**2 + 0.3**2) / 2  # 0.1581
+    else:  # lm-eval 0.4.12 pools every group's stderr (lm_eval/api/group.py)
+        unweighted = pooled
 
     results = {
         "a": {"m,judged": 1.0, "m_stderr,judged": 0.1, "sample_len": 2},
@@ -433,7 +436,7 @@ def test_group_stderr_and_weighting_follow_lm_eval(monkeypatch) -> None:
         got = write._group_metrics("g", ["a", "b"], results, {}, ["m,judged"])
         if by_size:
             assert got["m,judged"] == pytest.approx(0.25)
-            assert got["m_stderr,judged"] == pytest.approx(pooled_sample_stderr([0.1, 0.3], [2, 6]))
+            assert got["m_stderr,judged"] == pytest.approx(pooled)
         else:
             assert got["m,judged"] == pytest.approx(0.5)
             assert got["m_stderr,judged"] == pytest.approx(unweighted)

@@ -26,7 +26,9 @@ from tests.test_wheel import ROOT, check_installed
 pytestmark = pytest.mark.packaging
 FLOOR = ROOT / "constraints" / "floor.txt"
 HARNESS = ("inspect-ai", "lm-eval")
-# vLLM itself brings torch and CUDA: a stand-in with its name and a version our extra accepts
+# vLLM itself brings torch and CUDA: a stand-in with its name and a version our extra accepts,
+# and no dependencies (so it shows that pip leaves a pinned vLLM alone, not that our
+# dependencies fit vLLM's own pins)
 VLLM_STANDIN = ("vllm", "0.18.0")
 
 # Without the report and local extras: the package, every Inspect task module and every lm-eval
@@ -113,7 +115,8 @@ def dists(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     shutil.copytree(
         ROOT, source,
         ignore=shutil.ignore_patterns(
-            ".venv*", ".git", ".compat", "build", "dist", "*.egg-info", "__pycache__", ".*_cache"
+            ".venv*", ".git", ".compat", ".vllm-smoke", "runs", "logs", "build", "dist",
+            "*.egg-info", "__pycache__", ".*_cache",
         ),
     )  # fmt: skip
     done = subprocess.run(
