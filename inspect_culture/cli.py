@@ -298,6 +298,8 @@ def build_parser() -> argparse.ArgumentParser:
         ("base-url", None, "OpenAI-compatible API root, e.g. .../v1"),
         ("constraint", None, "verdict constraint: none (default), regex, grammar, json_schema"),
         ("concurrency", int, None),
+        ("max-concurrency", int, None),
+        ("adaptive-concurrency", None, "true (default) or false: follow the judge's rate limits"),
         ("timeout", float, None),
         ("max-retries", int, None),
         ("retry-budget", float, None),

@@ -20,6 +20,8 @@ import time
 from collections.abc import Callable, Collection
 from typing import Any
 
+from tests.support.rate_limits import Buckets, RateLimits, request_tokens
+
 Responder = Callable[[str, dict[str, Any]], str]
 # Given the request number (0-based) and body: None to answer normally, an HTTP status to fail
 # with, "drop" to close the connection without answering, a float to sleep that long first, or
@@ -92,6 +94,7 @@ class StubOpenAIServer:
         *,
         models: Collection[str] | None = None,
         api_key: str | None = None,
+        limits: RateLimits | None = None,
     ) -> None:
         self.responder = responder or prompt_hash_responder()
         self.latency = latency
@@ -100,6 +103,13 @@ class StubOpenAIServer:
         # the checkpoint behind every served name, as vLLM's /models says it (`root`); None: none
         self.served_root: str | None = None
         self.api_key = api_key  # None: no key checked
+        # a hosted API's rate limits (429 beyond them, x-ratelimit-* headers); None: no limits
+        self.buckets = Buckets(limits) if limits is not None else None
+        self.limited = 0  # requests refused with 429 by the limits (not recorded, not paid)
+        self.tokens_paid = 0  # tokens charged to admitted requests
+        # (monotonic time, tokens charged) of each admitted request
+        self.paid: list[tuple[float, int]] = []
+        self.preflights = 0  # admitted one-token checks before generation
         self.refused: list[str] = []  # paths of requests refused before recording (404, 401)
         self.authorizations: list[str] = []  # the Authorization header of each completion request
         self.requests: list[dict[str, Any]] = []
@@ -223,6 +233,10 @@ class StubOpenAIServer:
                         "last_response_at": self.last_response_at,
                         "max_in_flight": self.max_in_flight,
                         "served_seconds": self.served_seconds,
+                        "limited": self.limited,
+                        "tokens_paid": self.tokens_paid,
+                        "paid": list(self.paid),
+                        "preflights": self.preflights,
                     }
             if path.rstrip("/").endswith("/models"):
                 names = sorted(self.models) if self.models is not None else ["stub"]
@@ -251,6 +265,22 @@ class StubOpenAIServer:
                 "invalid_request_error",
                 "model_not_found",
             )
+        ratelimit_headers: dict[str, str] = {}
+        if self.buckets is not None:
+            tokens = request_tokens(body)
+            admitted, _, ratelimit_headers = self.buckets.take(tokens)
+            if not admitted:
+                with self._lock:
+                    self.limited += 1
+                return 429, {
+                    **_error("Rate limit reached. Please try again later.", "requests",
+                             "rate_limit_exceeded"),
+                    HEADERS_KEY: ratelimit_headers,
+                }  # fmt: skip
+            with self._lock:
+                self.tokens_paid += tokens
+                self.paid.append((time.monotonic(), tokens))
+                self.preflights += last_user_text(body) == PREFLIGHT_PROMPT
         number = self._record(body)
         try:
             fault = self.fault(number, body) if self.fault else None
@@ -266,7 +296,10 @@ class StubOpenAIServer:
             if self.latency:
                 loop = asyncio.get_running_loop()
                 await asyncio.sleep(max(0.0, _ARRIVED_AT.get() + self.latency - loop.time()))
-            return self._completion(path, body)
+            status, payload = self._completion(path, body)
+            if ratelimit_headers:
+                payload[HEADERS_KEY] = ratelimit_headers
+            return status, payload
         finally:
             self._done()
 
@@ -365,8 +398,16 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--latency", type=float, default=0.0)
     parser.add_argument("--reply", default="Rating: [[7]]")
+    parser.add_argument("--rpm", type=int, help="requests per minute (429 beyond)")
+    parser.add_argument("--tpm", type=int, help="tokens per minute (429 beyond)")
+    parser.add_argument("--minute", type=float, default=60.0, help="real seconds in a minute")
     args = parser.parse_args()
-    server = StubOpenAIServer(responder=lambda prompt, body: args.reply, latency=args.latency)
+    limits = None
+    if args.rpm or args.tpm:
+        limits = RateLimits(args.rpm or 10**9, args.tpm or 10**12, args.minute)
+    server = StubOpenAIServer(
+        responder=lambda prompt, body: args.reply, latency=args.latency, limits=limits
+    )
     server.start()
     print(server.base_url, flush=True)
     try:

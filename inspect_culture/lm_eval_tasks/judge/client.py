@@ -35,6 +35,7 @@ from inspect_culture.judging.preflight import PREFLIGHT_PROMPT, PREFLIGHT_TIMEOU
 from inspect_culture.judging.protocol import JudgeReply
 from inspect_culture.judging.reasons import HTTPFailure, call_failed, classify, empty_reply
 from inspect_culture.judging.redaction import redact
+from inspect_culture.lm_eval_tasks.judge.pacing import CHARS_PER_TOKEN, Pacer
 from inspect_culture.lm_eval_tasks.judge.settings import DEFAULT_BASE_URL, KNOBS, JudgeSettings
 
 Messages = Sequence[Mapping[str, str]]
@@ -106,6 +107,13 @@ class OpenAICompatibleJudge:
     retry_base_delay: float = 0.5
     retry_max_delay: float = 30.0
     calls: int = field(default=0, init=False)  # requests actually sent, for tests and benchmarks
+    pacer: Pacer = field(init=False)
+
+    def __post_init__(self) -> None:
+        settings = self.settings
+        self.pacer = Pacer(
+            settings.concurrency, settings.max_concurrency, settings.adaptive_concurrency
+        )
 
     def _client(self) -> aiohttp.ClientSession:
         """Plain aiohttp: the OpenAI SDK costs several times the call's CPU (docs/judge.md).
@@ -115,7 +123,7 @@ class OpenAICompatibleJudge:
         return aiohttp.ClientSession(
             headers={} if in_url.username or in_url.password else bearer,
             timeout=aiohttp.ClientTimeout(total=self.settings.timeout),
-            connector=aiohttp.TCPConnector(limit=self.settings.concurrency + 1),
+            connector=aiohttp.TCPConnector(limit=self.pacer.maximum + 1),
             # compact UTF-8 JSON, as the OpenAI SDK sends: a third smaller for CJK or Arabic
             json_serialize=partial(json.dumps, ensure_ascii=False, separators=(",", ":")),
         )
@@ -142,7 +150,7 @@ class OpenAICompatibleJudge:
                         results[index] = await self._judge_one(client, batch[index], fmts[index])
                         progress.update()
 
-                workers = min(self.settings.concurrency, len(batch))
+                workers = min(self.pacer.maximum, len(batch))  # the pacer says how many send
                 await asyncio.gather(*(worker() for _ in range(workers)))
         return results
 
@@ -192,7 +200,7 @@ class OpenAICompatibleJudge:
         try:
             async with self._client() as client:
                 self.calls += 1
-                text = await asyncio.wait_for(
+                text, _ = await asyncio.wait_for(
                     self._request(client, messages, fmt, max_tokens=None if fmt else 1), limit
                 )
         except Exception as exc:  # noqa: BLE001 - reported in words
@@ -211,40 +219,57 @@ class OpenAICompatibleJudge:
         settings = self.settings
         start = time.monotonic()
         deadline = start + settings.retry_budget
-        attempts, failure, ended = 0, None, ""
+        attempts, failure, ended, rate_limited = 0, None, "", 0
+        chars = sum(len(str(m.get("content") or "")) for m in messages)
+        cost = chars / CHARS_PER_TOKEN + settings.max_tokens  # what a provider charges it
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0 and failure is not None:  # the wait ate the budget: say so
                 ended = f" (judge_retry_budget of {settings.retry_budget:g} s spent)"
                 break
-            limit = min(settings.timeout, max(remaining, 0.001))
             attempts += 1
+            sent_at = await self.pacer.acquire()  # waits for a slot and any Retry-After hold
+            limit = min(settings.timeout, max(deadline - time.monotonic(), 0.001))
             self.calls += 1
             try:  # aiohttp's own timer (connect, send and read): no extra task per attempt
-                text = await self._request(client, messages, fmt, timeout=limit)
+                text, headers = await self._request(client, messages, fmt, timeout=limit)
             except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
                 failure = classify(exc, limit, self.settings.secrets())
+                if failure.status == 429:
+                    self.pacer.rate_limited(sent_at, failure.retry_after)
             else:
+                self.pacer.succeeded(headers, cost)
                 if text is None or not text.strip():
                     return JudgeReply(None, error=empty_reply(settings.model, settings.endpoint()))
                 return JudgeReply(redact(text, settings.secrets()))  # an echoed key goes
+            finally:
+                self.pacer.release()
             if not failure.retryable:
                 break
+            # a 429 that says how long to wait is waited out by the pacer, within the budget,
+            # and not counted as a retry: the request was refused unpaid, not failed
+            paced = self.pacer.adaptive and failure.status == 429 and failure.retry_after
+            if paced:
+                attempts -= 1
+                rate_limited += 1
             if attempts > settings.max_retries:
                 ended = f" (judge_max_retries={settings.max_retries} reached)"
                 break
             backoff = min(self.retry_max_delay, self.retry_base_delay * 2 ** (attempts - 1))
-            delay = max(backoff * (0.5 + random.random() / 2), failure.retry_after or 0.0)
+            delay = failure.retry_after or 0.0
+            if not paced:
+                delay = max(backoff * (0.5 + random.random() / 2), delay)
             if time.monotonic() + delay >= deadline:
                 asked = failure.retry_after
                 wait = f"; the server asked to wait {asked:g} s" if asked else ""
                 ended = f" (judge_retry_budget of {settings.retry_budget:g} s spent{wait})"
                 break
-            await asyncio.sleep(delay)
+            if delay:
+                await asyncio.sleep(delay)
         assert failure is not None
         error = call_failed(
             failure.what, settings.model, settings.endpoint(),
-            attempts=attempts, seconds=time.monotonic() - start, ended=ended,
+            attempts=attempts + rate_limited, seconds=time.monotonic() - start, ended=ended,
         )  # fmt: skip
         return JudgeReply(None, error=redact(error, settings.secrets()))
 
@@ -255,8 +280,9 @@ class OpenAICompatibleJudge:
         fmt: VerdictFormat | None = None,
         max_tokens: int | None = None,
         timeout: float | None = None,
-    ) -> str | None:
-        """One chat completion's text; a non-2xx answer raises HTTPFailure."""
+    ) -> tuple[str | None, Mapping[str, str]]:
+        """One chat completion's text and the reply's headers; a non-2xx answer raises
+        HTTPFailure."""
         body = request_body(self.settings, messages, fmt, max_tokens)
         # no `timeout` argument at all keeps the session's (aiohttp reads None as "no limit")
         limit = {} if timeout is None else {"timeout": aiohttp.ClientTimeout(total=timeout)}
@@ -266,6 +292,6 @@ class OpenAICompatibleJudge:
                 raise HTTPFailure.of(response.status, raw, response.headers)
         try:
             choices = json.loads(raw).get("choices") or []
-            return choices[0]["message"]["content"] if choices else None
+            return (choices[0]["message"]["content"] if choices else None), response.headers
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
             raise HTTPFailure(response.status, "a reply that is not a chat completion") from None

@@ -48,6 +48,7 @@ def _positive(key: str, value: Any) -> float:
 # The numeric `judge_<name>` metadata options: the JudgeSettings field each sets, and its check.
 NUMERIC: dict[str, Callable[[str, Any], Any]] = {
     "concurrency": partial(_integer, 1),
+    "max_concurrency": partial(_integer, 1),
     "timeout": _positive,
     "max_retries": partial(_integer, 0),
     "retry_budget": _positive,
@@ -61,6 +62,7 @@ JUDGE_KEYS = (
     "judge_base_url",
     "judge_constraint",
     *(f"judge_{name}" for name in NUMERIC),
+    "judge_adaptive_concurrency",
     *SWITCHES,
 )
 
@@ -105,7 +107,10 @@ class JudgeSettings:
     temperature: float = 0.0
     seed: int | None = DEFAULT_SEED
     max_tokens: int = DEFAULT_MAX_TOKENS
-    concurrency: int = 32
+    concurrency: int = 32  # calls in flight at the start (all the time, when not adaptive)
+    # follow the judge's rate limits (429, x-ratelimit-* headers) between 1 and max_concurrency
+    adaptive_concurrency: bool = True
+    max_concurrency: int = 256
     timeout: float = 120.0  # seconds, one attempt
     max_retries: int = 10
     retry_budget: float = 300.0  # seconds, one judgment: every attempt and wait
@@ -179,6 +184,17 @@ def resolve_judge_settings(
         for name, check in NUMERIC.items()
         if f"judge_{name}" in metadata
     }
+    if "judge_adaptive_concurrency" in metadata:
+        options["adaptive_concurrency"] = check_switch(
+            "judge_adaptive_concurrency", metadata["judge_adaptive_concurrency"]
+        )
+    start = options.get("concurrency", JudgeSettings.concurrency)
+    if options.get("max_concurrency", max(start, JudgeSettings.max_concurrency)) < start:
+        raise JudgeConfigError(
+            f"judge_max_concurrency={options['max_concurrency']} is below judge_concurrency="
+            f"{start}: the most calls in flight cannot be fewer than the calls it starts with"
+        )
+    options.setdefault("max_concurrency", max(start, JudgeSettings.max_concurrency))
     try:
         options["constraint"] = check_constraint(metadata.get("judge_constraint"))
     except JudgeConstraintError as exc:

@@ -1,0 +1,452 @@
+"""Every benchmark at its real size, in both harnesses, beside each harness's own floor.
+
+    python benchmarks/full_scale.py                    # real sizes: long (see docs/performance.md)
+    python benchmarks/full_scale.py --scale 0.1        # a tenth of every dataset
+    python benchmarks/full_scale.py --scale 0.01 --benchmarks normad --harnesses lm-eval
+
+Synthetic data at each benchmark's size, in its upstream schema, is made on the fly from the
+test suite's small files (`tests/data`, `tests/support`): NormAd-ETI 2,633 stories (in its four
+contexts), CARE's shipped 450 questions (in its three promptings), CQ-Bench 1,000 AD stories,
+500 VS stories and 100 VE stories (the upstream scripts score 100), CultureSynth-7 19,360
+questions, each judged in both orders. An instant stub model and a separate instant stub judge
+answer on 127.0.0.1.
+
+Each run is its own process, as a user's `inspect eval` or `lm_eval` is: Inspect through its
+Python API (one `eval()` of the benchmark's tasks), lm-eval through its `lm_eval` command. Beside
+it, the harness's floor: the same number of samples through a minimal generate-only task of
+that harness against the same stub (Inspect: `generate()` scored by `match()`; lm-eval: a
+`generate_until` YAML task scored by `exact_match`). Reported, as ratios to the floor within this
+one invocation:
+
+- wall and CPU per sample; for lm-eval, whose judge runs after generation, the judge span (the
+  stub judge's first request to its last reply) is taken out of the wall time; for Inspect,
+  whose judge calls interleave with generation, the judge calls are in the figure and their
+  count and span are printed beside it;
+- peak RSS (the process's maximum resident set, from `wait4`);
+- bytes written per sample (Inspect's `.eval` log; lm-eval's samples and results files), and
+  for lm-eval the mean samples line;
+- time to the first model request (process start to the stub's first request).
+
+Then `culture-evals report` over every run of both harnesses, timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.support.openai_stub import StubOpenAIServer  # noqa: E402
+
+BENCHMARKS = ("normad", "care", "cqbench", "culturesynth")
+HARNESSES = ("inspect", "lm-eval")
+# Real sizes (upstream.md, the papers): what --scale 1 makes.
+NORMAD_STORIES = 2633
+CQ_AD_STORIES, CQ_VS_STORIES, CQ_VE_STORIES = 1000, 500, 100
+CULTURESYNTH_QUESTIONS = 19360
+CARE_PROMPTINGS = ("zero_shot", "cot", "role_play")
+CARE_LANGUAGES = ("zh", "ar", "ja")
+
+
+def scaled(n: int, scale: float) -> int:
+    return max(1, round(n * scale))
+
+
+# ---------------------------------------------------------------- synthetic data at full size
+
+
+def _normad_csv(path: Path, n: int) -> None:
+    source = ROOT / "tests" / "data" / "normad_sample.csv"
+    with source.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        fields, rows = reader.fieldnames, list(reader)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        for i in range(n):
+            row = dict(rows[i % len(rows)])
+            row["ID"] = str(i)
+            row["Story"] = f"{row['Story']} (story {i})"
+            writer.writerow(row)
+
+
+def _repeat_stories(items: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    out = []
+    for i in range(n):
+        item = json.loads(json.dumps(items[i % len(items)]))
+        item["story"] = f"{item.get('story', '')} (story {i})"
+        out.append(item)
+    return out
+
+
+def make_mirror(root: Path, scale: float) -> tuple[Path, Path, dict[str, int]]:
+    """The data mirror, the CultureSynth baseline answers file, and each run's sample count."""
+    from inspect_culture.benchmarks.culturesynth.baseline_responses import (
+        BaselineResponses,
+        write_baseline_responses,
+    )
+    from inspect_culture.benchmarks.normad.source import NORMAD
+    from tests.support import cqbench_data as cq
+    from tests.support.culturesynth_data import SAMPLE_ROWS, write_culturesynth_jsonl
+
+    normad = scaled(NORMAD_STORIES, scale)
+    _normad_csv(root / "normad" / NORMAD.filename, normad)
+    ad = _repeat_stories(cq.ad_items(), scaled(CQ_AD_STORIES, scale))
+    vs = _repeat_stories(cq.vs_items(), scaled(CQ_VS_STORIES, scale))
+    originals = cq.original_items()
+    ve = [originals[i % len(originals)] for i in range(scaled(CQ_VE_STORIES, scale))]
+    cq.install_folder_mirror(
+        root,
+        {
+            "dataset_setting1_social.json": ad,
+            "dataset_setting2_ethical.json": vs,
+            "dataset_ethical_original.json": ve,
+        },
+    )
+    questions = scaled(CULTURESYNTH_QUESTIONS, scale)
+    rows = []
+    for i in range(questions):
+        row = dict(SAMPLE_ROWS[i % len(SAMPLE_ROWS)])
+        row["id"] = f"{row['language']}-{i:05d}"
+        row["question"] = f"{row['question']} ({i})"
+        rows.append(row)
+    write_culturesynth_jsonl(root / "culturesynth" / "culturesynth.jsonl", rows)
+    baseline = write_baseline_responses(
+        BaselineResponses(
+            model="stub/baseline",
+            responses={r["id"]: f"BASELINE answer to {r['id']}" for r in rows},
+            generation_settings={"temperature": 0.0},
+        ),
+        root / "baseline.json",
+    )
+    care = len(CARE_PROMPTINGS) * len(CARE_LANGUAGES) * 150
+    counts = {
+        "normad": 4 * normad,
+        "care": care if scale >= 1 else scaled(care, scale),
+        "cqbench": sum(len(item["questions"]) for item in ad) + len(vs) + 2 * len(ve),
+        "culturesynth": questions,
+    }
+    return root, baseline, counts
+
+
+# ---------------------------------------------------------------- the runs, one process each
+
+INSPECT_CHILD = """
+import json, os, sys, time
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import get_model
+spec = json.loads(sys.argv[1])
+tasks = []
+if spec["benchmark"] == "floor":
+    from inspect_ai import Task
+    from inspect_ai.dataset import MemoryDataset, Sample
+    from inspect_ai.scorer import match
+    from inspect_ai.solver import generate
+    samples = [Sample(id=i, input=f"Is this story acceptable? Story {i}. Answer yes or no.",
+                      target="yes") for i in range(spec["n"])]
+    tasks = [Task(dataset=MemoryDataset(samples), solver=generate(), scorer=match(), name="floor")]
+elif spec["benchmark"] == "normad":
+    from inspect_culture.benchmarks.normad.spec import CONTEXTS
+    from inspect_culture.normad import normad
+    tasks = [normad(context=c) for c in CONTEXTS]
+elif spec["benchmark"] == "care":
+    from inspect_culture.care import care
+    tasks = [care(language=l, prompting=p) for p in spec["promptings"] for l in spec["languages"]]
+elif spec["benchmark"] == "cqbench":
+    from inspect_culture.cqbench import cqbench_ad, cqbench_ve, cqbench_vs
+    tasks = [cqbench_ad(setting="social"), cqbench_vs(setting="ethical"),
+             cqbench_ve(setting="ethical")]
+elif spec["benchmark"] == "culturesynth":
+    from inspect_culture.culturesynth import culturesynth
+    tasks = [culturesynth(baseline_responses=spec["baseline"])]
+grader = get_model("openai-api/stub/judge", base_url=spec["judge_url"])
+logs = inspect_eval(tasks, model="openai-api/stub/model", model_base_url=spec["model_url"],
+                    model_roles={"grader": grader}, log_dir=spec["out"], display="none",
+                    limit=spec.get("limit"), max_connections=32, max_tasks=len(tasks))
+bad = [log.eval.task for log in logs if log.status != "success"]
+sys.exit(f"failed: {bad}" if bad else 0)
+"""
+
+FLOOR_YAML = """task: floor_gen
+dataset_path: json
+dataset_kwargs:
+  data_files:
+    test: {data}
+test_split: test
+output_type: generate_until
+doc_to_text: "Is this story acceptable? {{{{story}}}} Answer yes or no."
+doc_to_target: "{{{{label}}}}"
+generation_kwargs:
+  until: []
+  max_gen_toks: 64
+  do_sample: false
+metric_list:
+  - metric: exact_match
+    aggregation: mean
+    higher_is_better: true
+metadata:
+  version: 1
+"""
+
+
+@dataclass
+class Run:
+    harness: str
+    benchmark: str
+    samples: int
+    wall: float = 0.0
+    cpu: float = 0.0
+    rss_mb: float = 0.0
+    bytes_written: int = 0
+    first_request: float | None = None  # seconds from process start
+    judge_calls: int = 0
+    judge_span: float = 0.0
+    samples_line: float | None = None  # lm-eval: mean bytes of a samples line
+    out: Path = field(default_factory=Path)
+
+    def wall_less_judge(self) -> float:
+        return self.wall - (self.judge_span if self.harness == "lm-eval" else 0.0)
+
+
+def _measure(command: list[str], env: dict[str, str], run: Run, model: Any) -> None:
+    """Run one process to its end; its own wall, CPU and peak RSS (from wait4)."""
+    started, clock = time.time(), time.perf_counter()
+    with tempfile.TemporaryFile() as stderr:
+        process = subprocess.Popen(
+            command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr
+        )
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        run.wall += time.perf_counter() - clock
+        stderr.seek(0)
+        tail = stderr.read()[-3000:].decode("utf-8", "replace")
+    run.cpu += usage.ru_utime + usage.ru_stime
+    run.rss_mb = max(run.rss_mb, usage.ru_maxrss / 1024)
+    if process.returncode != 0:
+        raise SystemExit(f"{run.harness} {run.benchmark} failed:\n{tail}")
+    if run.first_request is None and model.first_request_at is not None:
+        run.first_request = model.first_request_at - started
+
+
+def _env(mirror: Path, work: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        INSPECT_CULTURE_DATA_DIR=str(mirror),
+        INSPECT_CULTURE_JUDGE_CACHE="off",
+        INSPECT_CULTURE_CACHE_DIR=str(work / "cache"),
+        INSPECT_CACHE_DIR=str(work / "inspect_cache"),
+        HF_DATASETS_CACHE=str(work / "hf_cache"),
+        HF_DATASETS_OFFLINE="1",
+        STUB_API_KEY="bench",
+        TQDM_DISABLE="1",
+        PYTHONPATH=str(ROOT),
+    )
+    return env
+
+
+def responder(prompt: str, body: dict[str, Any]) -> str:
+    """The test suite's stub for all four benchmarks; a CultureSynth question it has no ruling
+    for is judged a tie (the stub must answer instantly, never fail)."""
+    from tests.support.report_runs import responder as suite_responder
+
+    try:
+        return suite_responder(prompt, body)
+    except KeyError:
+        return "Both answers are alike. [[C]]"
+
+
+def inspect_run(benchmark: str, n: int, ctx: dict[str, Any]) -> Run:
+    run = Run("inspect", benchmark, n, out=ctx["work"] / "inspect" / benchmark)
+    with (
+        StubOpenAIServer(responder=responder) as model,
+        StubOpenAIServer(responder=responder) as judge,
+    ):
+        spec = {
+            "benchmark": benchmark, "n": n, "out": str(run.out), "baseline": str(ctx["baseline"]),
+            "model_url": model.base_url, "judge_url": judge.base_url,
+            "promptings": CARE_PROMPTINGS, "languages": CARE_LANGUAGES,
+            "limit": ctx["care_limit"] if benchmark == "care" else None,
+        }  # fmt: skip
+        command = [sys.executable, "-c", INSPECT_CHILD, json.dumps(spec)]
+        _measure(command, ctx["env"], run, model)
+        _judge_stats(run, judge)
+    run.bytes_written = _bytes(run.out)
+    return run
+
+
+def _judge_stats(run: Run, judge: StubOpenAIServer) -> None:
+    run.judge_calls = len(judge.requests)
+    if judge.first_request_at and judge.last_response_at:
+        run.judge_span = judge.last_response_at - judge.first_request_at
+
+
+def _bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) if folder.exists() else 0
+
+
+def _lm_eval_command(model_url: str, tasks: str, out: Path, extra: list[str]) -> list[str]:
+    lm_eval = shutil.which("lm_eval", path=str(Path(sys.executable).parent)) or "lm_eval"
+    return [
+        lm_eval, "--model", "local-chat-completions", "--apply_chat_template",
+        "--model_args", f"model=stub,base_url={model_url}/chat/completions,num_concurrent=32,"
+        "max_retries=1,tokenized_requests=False",
+        "--tasks", tasks, "--log_samples", "--output_path", str(out), *extra,
+    ]  # fmt: skip
+
+
+def lm_eval_run(benchmark: str, n: int, ctx: dict[str, Any]) -> Run:
+    from inspect_culture.lm_eval_tasks import include_path
+
+    run = Run("lm-eval", benchmark, n, out=ctx["work"] / "lm_eval" / benchmark)
+    include = ["--include_path", str(include_path())]
+    with (
+        StubOpenAIServer(responder=responder) as model,
+        StubOpenAIServer(responder=responder) as judge,
+    ):
+        judge_meta = {"judge_model": "judge", "judge_base_url": judge.base_url}
+        steps: list[tuple[str, dict[str, Any], Path]] = []
+        if benchmark == "floor":
+            include = ["--include_path", str(ctx["floor_dir"])]
+            steps = [("floor_gen", {}, run.out)]
+        elif benchmark == "normad":
+            steps = [("normad", {}, run.out)]
+        elif benchmark == "care":
+            names = [f"care_{lang}" + ("" if p == "zero_shot" else f"_{p}")
+                     for p in CARE_PROMPTINGS for lang in CARE_LANGUAGES]  # fmt: skip
+            steps = [(",".join(names), judge_meta, run.out)]
+        elif benchmark == "cqbench":
+            summaries = run.out.parent / "cqbench_ve_summaries"
+            steps = [
+                ("cqbench_ad_social,cqbench_vs_ethical", {}, run.out),
+                ("cqbench_ve_summary_ethical", {}, summaries),
+                ("cqbench_ve_ethical", {**judge_meta, "ve_summaries": str(summaries)}, run.out),
+            ]
+        elif benchmark == "culturesynth":
+            meta = {**judge_meta, "baseline_responses": str(ctx["baseline"])}
+            steps = [("culturesynth_all", meta, run.out)]
+        for tasks, metadata, out in steps:
+            extra = [*include, "--metadata", json.dumps(metadata)] if metadata else include
+            if benchmark == "care" and ctx["care_limit"]:
+                extra += ["--limit", str(ctx["care_limit"])]
+            _measure(_lm_eval_command(model.base_url, tasks, out, extra), ctx["env"], run, model)
+        _judge_stats(run, judge)
+    run.bytes_written = _bytes(run.out)
+    lines = [
+        len(line.encode("utf-8"))
+        for path in run.out.rglob("samples_*.jsonl")
+        for line in path.read_text("utf-8").splitlines()
+    ]
+    run.samples_line = sum(lines) / len(lines) if lines else None
+    return run
+
+
+def _floor_task(folder: Path, n: int) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    data = folder / "floor.jsonl"
+    with data.open("w", encoding="utf-8") as handle:
+        for i in range(n):
+            handle.write(json.dumps({"story": f"Story {i}.", "label": "yes"}) + "\n")
+    (folder / "floor_gen.yaml").write_text(FLOOR_YAML.format(data=data), encoding="utf-8")
+    return folder
+
+
+def _report(work: Path) -> float:
+    """Seconds `culture-evals report` takes over every run of both harnesses."""
+    runs = [p for p in (work / "inspect").glob("*") if p.name != "floor"]
+    runs += [p for p in (work / "lm_eval").glob("*") if p.name not in ("floor",)]
+    command = [sys.executable, "-m", "inspect_culture.cli", "report", *map(str, runs),
+               "-o", str(work / "report")]  # fmt: skip
+    start = time.perf_counter()
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=_env(work, work))
+    seconds = time.perf_counter() - start
+    if result.returncode not in (0, 1):
+        print(f"culture-evals report failed:\n{result.stderr[-2000:]}")
+    return seconds
+
+
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if b else "-"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="share of each real size")
+    parser.add_argument("--benchmarks", default=",".join(BENCHMARKS))
+    parser.add_argument("--harnesses", default=",".join(HARNESSES))
+    parser.add_argument("--work", help="folder for data, logs and outputs (default: a temp one)")
+    args = parser.parse_args()
+    benchmarks = args.benchmarks.split(",")
+    harnesses = args.harnesses.split(",")
+    wrong = [b for b in benchmarks if b not in BENCHMARKS] + [
+        h for h in harnesses if h not in HARNESSES
+    ]
+    if wrong or not 0 < args.scale <= 1:
+        raise SystemExit(
+            f"unknown {wrong} or --scale {args.scale} outside (0, 1]; benchmarks {BENCHMARKS}, "
+            f"harnesses {HARNESSES}"
+        )
+    work = Path(args.work or tempfile.mkdtemp(prefix="full_scale_"))
+    mirror, baseline, counts = make_mirror(work / "mirror", args.scale)
+    ctx = {
+        "work": work, "baseline": baseline, "env": _env(mirror, work),
+        "care_limit": None if args.scale >= 1 else max(1, round(150 * args.scale)),
+    }  # fmt: skip
+    print(f"scale {args.scale:g}: samples {counts}; work folder {work}", flush=True)
+    header = (
+        f"{'harness':<8} {'benchmark':<13} {'samples':>7} {'wall s':>7} {'CPU s':>7} "
+        f"{'wall/s':>7} {'CPU/s':>7} {'RSS':>6} {'bytes/s':>8} {'1st req':>8} {'judge calls':>11}"
+    )
+    rows: list[tuple[Run, Run]] = []
+    for harness in harnesses:
+        for benchmark in benchmarks:
+            n = counts[benchmark]
+            if harness == "inspect":
+                ours = inspect_run(benchmark, n, ctx)
+                floor = inspect_run("floor", n, {**ctx, "work": work / f"floor_{benchmark}"})
+            else:
+                ctx["floor_dir"] = _floor_task(work / f"floor_task_{benchmark}", n)
+                ours = lm_eval_run(benchmark, n, ctx)
+                floor = lm_eval_run("floor", n, {**ctx, "work": work / f"floor_{benchmark}"})
+            rows.append((ours, floor))
+            print(header if len(rows) == 1 else "", end="\n" if len(rows) == 1 else "")
+            for run in (ours, floor):
+                line = run.samples_line
+                print(
+                    f"{run.harness:<8} {run.benchmark:<13} {run.samples:>7} {run.wall:>7.1f} "
+                    f"{run.cpu:>7.1f} {_ratio(run.wall_less_judge(), floor.wall_less_judge()):>7} "
+                    f"{_ratio(run.cpu, floor.cpu):>7} {_ratio(run.rss_mb, floor.rss_mb):>6} "
+                    f"{_ratio(run.bytes_written, floor.bytes_written):>8} "
+                    f"{(run.first_request or 0) - (floor.first_request or 0):>+7.2f}s "
+                    f"{run.judge_calls:>11}"
+                    + (f"  (samples line {line / 1000:.1f} kB)" if line else ""),
+                    flush=True,
+                )
+    print("\nratios: ours / the harness's floor, same samples, same stub; 1st req: seconds "
+          "later than the floor's first model request; lm-eval wall without its judge span")  # fmt: skip
+    for ours, floor in rows:
+        print(
+            f"{ours.harness} {ours.benchmark}: wall {ours.wall:.1f} s (floor {floor.wall:.1f}), "
+            f"judge span {ours.judge_span:.1f} s over {ours.judge_calls} calls, peak RSS "
+            f"{ours.rss_mb:.0f} MB (floor {floor.rss_mb:.0f}), "
+            f"{ours.bytes_written / ours.samples:,.0f} B a sample written "
+            f"(floor {floor.bytes_written / floor.samples:,.0f}), first request at "
+            f"{ours.first_request or 0:.2f} s (floor {floor.first_request or 0:.2f})"
+        )
+    print(f"culture-evals report over every run: {_report(work):.1f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,235 @@
+"""Judging at a hosted provider's rate limits, in both harnesses, against their own clients.
+
+    python benchmarks/rate_limits.py                      # both scenarios, about 12 minutes
+    python benchmarks/rate_limits.py --seconds 10 --scenarios tight   # a quick look
+
+The stub judge (`tests.support.openai_stub --rpm --tpm --minute`) enforces requests and tokens
+per minute as OpenAI documents them: buckets refilled continuously, a request's prompt and its
+`max_tokens` charged to the token limit, 429 with `Retry-After` beyond the limits, and
+`x-ratelimit-limit-*`, `-remaining-*` and `-reset-*` headers on every reply. Time is scaled: a
+"minute" lasts `--minute` real seconds (12: five times faster than real time).
+
+Two scenarios, where a fixed 32 calls in flight is wrong one way or the other:
+
+- tight: 480 requests a minute, 0.2 s a judgment. 32 in flight would send 160 a second against
+  40 allowed: three calls in four are refused.
+- roomy: 480 requests a minute, 2 s a judgment (a reasoning judge). 32 in flight send 16 a
+  second against 40 allowed: 60% of the quota is left unused.
+
+Each client judges the same number of CARE judge prompts, sized so the run lasts about
+`--seconds` at the allowed rate, each against a fresh server (full buckets). Reported:
+
+- quota used: admitted calls as a share of all the limits allowed over the judging span (the
+  first admitted call to the last), the full bucket at the start included, requests or tokens,
+  whichever binds. A client that keeps the allowed rate but never spends the starting bucket
+  scores below 100%, so this is a lower bound of the share of the allowed rate sustained;
+- 429s, failed judgments, and calls paid twice (admitted calls beyond one per judgment).
+
+Clients (`--clients`): `lm-eval-judge` (ours, adaptive: the default), `lm-eval-judge-fixed-32`
+(`judge_adaptive_concurrency=false`), lm-eval's own `LocalChatCompletion` at its defaults (1 in
+flight) and `LocalChatCompletion-32`; full Inspect CARE evals scored by our `care_judge` and by
+Inspect's `model_graded_qa` at Inspect's defaults (adaptive connections), and `care_judge-32`
+(the grader's `max_connections=32`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import judge_throughput as jt  # noqa: E402
+
+from tests.support.openai_stub import StubOpenAIServer  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    rate: float  # requests a second allowed
+    token_rate: float  # tokens a second allowed
+    latency: float  # seconds a judgment takes at the server
+
+    def rpm(self, minute: float) -> int:
+        return round(self.rate * minute)
+
+    def tpm(self, minute: float) -> int:
+        return round(self.token_rate * minute)
+
+
+SCENARIOS = {
+    "tight": Scenario("tight", rate=20, token_rate=160_000, latency=0.2),
+    "roomy": Scenario("roomy", rate=20, token_rate=160_000, latency=4.0),
+}
+
+
+@dataclass
+class Outcome:
+    client: str
+    wall: float
+    judgments: int
+    failed: int
+    stats: dict
+
+    def paid_twice(self) -> int:
+        """Admitted calls beyond one per judgment (and the checks before generation)."""
+        return max(0, len(self.stats["paid"]) - self.stats["preflights"] - self.judgments)
+
+    def used(self, scenario: Scenario, minute: float) -> float:
+        """Admitted calls as a share of all the limits allowed over the judging span, the full
+        bucket at the start included (requests or tokens, whichever binds)."""
+        paid = sorted(self.stats["paid"])
+        span = paid[-1][0] - paid[0][0] if paid else 0.0
+        requests = len(paid) / (scenario.rpm(minute) + span * scenario.rate)
+        tokens = sum(t for _, t in paid) / (scenario.tpm(minute) + span * scenario.token_rate)
+        return max(requests, tokens)
+
+
+def _stats(url: str) -> dict:
+    return jt._stats(url)
+
+
+def _server(scenario: Scenario, minute: float):
+    return jt.judge_server(
+        scenario.latency,
+        reply="Rating: [[7]]\nGRADE: C",
+        extra=(
+            "--rpm",
+            str(scenario.rpm(minute)),
+            "--tpm",
+            str(scenario.tpm(minute)),
+            "--minute",
+            str(minute),
+        ),  # fmt: skip
+    )
+
+
+def lm_eval_ours(n: int, url: str, adaptive: bool) -> tuple[float, int]:
+    timer = jt.lm_eval_path(n, 0.0, 32, url, judge_adaptive_concurrency=adaptive)
+    return timer.wall, timer.failed
+
+
+def lm_eval_client(n: int, url: str, concurrency: int | None) -> tuple[float, int]:
+    """lm-eval's LocalChatCompletion; None: its defaults (num_concurrent=1, max_retries=3)."""
+    from lm_eval.api.instance import Instance
+    from lm_eval.models.api_models import JsonChatStr
+    from lm_eval.models.openai_completions import LocalChatCompletion
+
+    options = {} if concurrency is None else {"num_concurrent": concurrency}
+    client = LocalChatCompletion(
+        model="bench", base_url=f"{url}/chat/completions", tokenizer_backend=None,
+        tokenized_requests=False, **options,
+    )  # fmt: skip
+    gen = {"until": [], "max_gen_toks": 1024, "temperature": 0, "do_sample": False}
+    requests = [
+        Instance("generate_until", {}, (JsonChatStr(json.dumps(m, ensure_ascii=False)), gen), i)
+        for i, m in enumerate(jt._judge_messages(n))
+    ]
+    start = time.perf_counter()
+    try:
+        replies = client.generate_until(requests, disable_tqdm=True)
+    except Exception:  # noqa: BLE001 - lm-eval raises when its retries run out: all lost
+        return time.perf_counter() - start, n
+    return time.perf_counter() - start, sum("Rating" not in r for r in replies)
+
+
+def inspect_eval(
+    n: int, url: str, scorer: str, max_connections: int | None, adaptive: str | None = None
+) -> tuple[float, int]:
+    """A full CARE eval whose grader role is the rate-limited judge; generation is instant."""
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import GenerateConfig, get_model
+
+    nonce = time.time_ns()
+    with StubOpenAIServer(responder=lambda p, b: jt.answer(len(p), nonce)) as model:
+        task = jt._care_task(n)
+        if scorer == "model_graded_qa":
+            task.scorer = [jt._same_prompt_model_graded_qa()]
+        os.environ["STUB_API_KEY"] = "bench"
+        config = GenerateConfig(max_connections=max_connections, adaptive_connections=adaptive)
+        grader = get_model("openai-api/stub/judge", base_url=url, config=config)
+        start = time.perf_counter()
+        [log] = inspect_eval(
+            task, model="openai-api/stub/model", model_base_url=model.base_url,
+            model_roles={"grader": grader}, display="none", log_dir=tempfile.mkdtemp(),
+            cache=False,
+        )  # fmt: skip
+        wall = time.perf_counter() - start
+    assert log.status == "success", log.error
+    return wall, n - log.results.scores[0].scored_samples
+
+
+CLIENTS: dict[str, Callable[[int, str], tuple[float, int]]] = {
+    "lm-eval-judge": lambda n, url: lm_eval_ours(n, url, True),
+    "lm-eval-judge-fixed-32": lambda n, url: lm_eval_ours(n, url, False),
+    "LocalChatCompletion": lambda n, url: lm_eval_client(n, url, None),
+    "LocalChatCompletion-32": lambda n, url: lm_eval_client(n, url, 32),
+    "care_judge": lambda n, url: inspect_eval(n, url, "care_judge", None),
+    "care_judge-32": lambda n, url: inspect_eval(n, url, "care_judge", 32),
+    "care_judge-4": lambda n, url: inspect_eval(n, url, "care_judge", 4),
+    "care_judge-1-100": lambda n, url: inspect_eval(n, url, "care_judge", None, "1-100"),
+    "care_judge-1-4-200": lambda n, url: inspect_eval(n, url, "care_judge", None, "1-4-200"),
+    "model_graded_qa": lambda n, url: inspect_eval(n, url, "model_graded_qa", None),
+}
+
+
+def run(scenario: Scenario, minute: float, seconds: float, clients: list[str]) -> list[Outcome]:
+    n = int(scenario.rpm(minute) + scenario.rate * seconds)  # the full bucket, then the rate
+    print(
+        f"\n{scenario.name}: {scenario.rpm(minute)} requests and {scenario.tpm(minute):,} tokens "
+        f"a minute (a minute lasts {minute:g} s: {scenario.rate:g} requests/s allowed), "
+        f"{scenario.latency:g} s a judgment, {n} judgments",
+        flush=True,
+    )
+    print(
+        f"  {'client':<36} {'wall s':>7} {'quota used':>10} {'429s':>6} {'failed':>6} "
+        f"{'paid twice':>10} {'peak in flight':>14}"
+    )
+    outcomes = []
+    for name in clients:
+        with _server(scenario, minute) as url:
+            wall, failed = CLIENTS[name](n, url)
+            stats = _stats(url)
+        outcome = Outcome(name, wall, n, failed, stats)
+        outcomes.append(outcome)
+        print(
+            f"  {name:<36} {wall:>7.1f} {outcome.used(scenario, minute):>10.1%} "
+            f"{stats['limited']:>6} {failed:>6} {outcome.paid_twice():>10} "
+            f"{stats['max_in_flight']:>14}",
+            flush=True,
+        )
+    return outcomes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scenarios", default=",".join(SCENARIOS))
+    parser.add_argument("--clients", default=",".join(CLIENTS), help="comma-separated names")
+    parser.add_argument("--minute", type=float, default=12.0, help="real seconds in a minute")
+    parser.add_argument("--seconds", type=float, default=60.0, help="judging time at the rate")
+    args = parser.parse_args()
+    unknown = [s for s in args.scenarios.split(",") if s not in SCENARIOS]
+    clients = [c.strip() for c in args.clients.split(",") if c.strip()]
+    unknown += [c for c in clients if c not in CLIENTS]
+    if unknown:
+        raise SystemExit(
+            f"unknown: {unknown}; scenarios {list(SCENARIOS)}, clients {list(CLIENTS)}"
+        )
+    os.environ["INSPECT_CULTURE_JUDGE_CACHE"] = "off"
+    os.environ.setdefault("TQDM_DISABLE", "1")
+    os.environ.setdefault("INSPECT_CACHE_DIR", tempfile.mkdtemp())
+    for name in args.scenarios.split(","):
+        run(SCENARIOS[name], args.minute, args.seconds, clients)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""benchmarks/full_scale.py and benchmarks/rate_limits.py run at a tiny size and print their
+tables, so the scripts cannot rot. No timing is asserted: the figures belong in
+docs/performance.md, measured on a quiet machine."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+def test_full_scale_runs_tiny(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "benchmarks/full_scale.py", "--scale", "0.002", "--benchmarks",
+         "normad,care", "--work", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    for line in ("inspect normad: wall", "lm-eval care: wall", "culture-evals report over"):
+        assert line in result.stdout, result.stdout
+    # the stub judge answered every CARE judgment (none failed to a crashed responder)
+    assert "judge span" in result.stdout and " over 0 calls" in result.stdout  # NormAd: none
+    assert list((tmp_path / "inspect" / "care").glob("*.eval"))
+
+
+@pytest.mark.slow
+def test_rate_limits_runs_tiny() -> None:
+    result = subprocess.run(
+        [sys.executable, "benchmarks/rate_limits.py", "--minute", "1", "--seconds", "2",
+         "--scenarios", "tight", "--clients", "lm-eval-judge,lm-eval-judge-fixed-32"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    rows = [line.split() for line in result.stdout.splitlines() if line.startswith("  lm-eval")]
+    assert [row[0] for row in rows] == ["lm-eval-judge", "lm-eval-judge-fixed-32"]
+    failed = {row[0]: int(row[-3]) for row in rows}
+    assert failed["lm-eval-judge"] == 0, result.stdout  # the adaptive judge loses none
