@@ -19,7 +19,8 @@ that harness against the same stub (Inspect: `generate()` scored by `match()`; l
 one invocation:
 
 - wall and CPU per sample; for lm-eval, whose judge runs after generation, the judge span (the
-  stub judge's first request to its last reply) is taken out of the wall time; for Inspect,
+  stub judge's first judgment request to its last reply; the one-token check at load is not
+  a judgment) is taken out of the wall time; for Inspect,
   whose judge calls interleave with generation, the judge calls are in the figure and their
   count and span are printed beside it;
 - peak RSS (the process's maximum resident set, from `wait4`);
@@ -289,8 +290,8 @@ def inspect_run(benchmark: str, n: int, ctx: dict[str, Any]) -> Run:
 
 def _judge_stats(run: Run, judge: StubOpenAIServer) -> None:
     run.judge_calls = len(judge.requests)
-    if judge.first_request_at and judge.last_response_at:
-        run.judge_span = judge.last_response_at - judge.first_request_at
+    if judge.first_judgment_at and judge.last_response_at:  # the check before generation apart
+        run.judge_span = judge.last_response_at - judge.first_judgment_at
 
 
 def _bytes(folder: Path) -> int:

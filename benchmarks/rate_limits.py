@@ -143,7 +143,12 @@ def lm_eval_client(n: int, url: str, concurrency: int | None) -> tuple[float, in
 
 
 def inspect_eval(
-    n: int, url: str, scorer: str, max_connections: int | None, adaptive: str | None = None
+    n: int,
+    url: str,
+    scorer: str,
+    max_connections: int | None,
+    adaptive: str | None = None,
+    max_samples: int | None = None,
 ) -> tuple[float, int]:
     """A full CARE eval whose grader role is the rate-limited judge; generation is instant."""
     from inspect_ai import eval as inspect_eval
@@ -161,7 +166,7 @@ def inspect_eval(
         [log] = inspect_eval(
             task, model="openai-api/stub/model", model_base_url=model.base_url,
             model_roles={"grader": grader}, display="none", log_dir=tempfile.mkdtemp(),
-            cache=False,
+            cache=False, max_samples=max_samples,
         )  # fmt: skip
         wall = time.perf_counter() - start
     assert log.status == "success", log.error
@@ -176,6 +181,12 @@ CLIENTS: dict[str, Callable[[int, str], tuple[float, int]]] = {
     "care_judge": lambda n, url: inspect_eval(n, url, "care_judge", None),
     "care_judge-32": lambda n, url: inspect_eval(n, url, "care_judge", 32),
     "care_judge-4": lambda n, url: inspect_eval(n, url, "care_judge", 4),
+    "care_judge-max-samples-300": lambda n, url: inspect_eval(
+        n, url, "care_judge", None, None, 300
+    ),
+    "care_judge-max-samples-300-adaptive-10-20-300": lambda n, url: inspect_eval(
+        n, url, "care_judge", None, "10-20-300", 300
+    ),
     "care_judge-1-100": lambda n, url: inspect_eval(n, url, "care_judge", None, "1-100"),
     "care_judge-1-4-200": lambda n, url: inspect_eval(n, url, "care_judge", None, "1-4-200"),
     "model_graded_qa": lambda n, url: inspect_eval(n, url, "model_graded_qa", None),

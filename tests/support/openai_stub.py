@@ -116,6 +116,7 @@ class StubOpenAIServer:
         self.in_flight = 0
         self.max_in_flight = 0  # most requests being answered at the same time
         self.first_request_at: float | None = None  # wall clock, for benchmarks
+        self.first_judgment_at: float | None = None  # the same, not counting one-token checks
         self.last_response_at: float | None = None
         # seconds from arrival to answer written, summed over answered requests: the latency the
         # server really gave (its timer wakes late), for a benchmark's attainable ideal
@@ -177,6 +178,8 @@ class StubOpenAIServer:
             self.requests.append(body)
             if self.first_request_at is None:
                 self.first_request_at = time.time()
+            if self.first_judgment_at is None and last_user_text(body) != PREFLIGHT_PROMPT:
+                self.first_judgment_at = time.time()
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             return len(self.requests) - 1

@@ -137,21 +137,35 @@ class OpenAICompatibleJudge:
         formats: Sequence[VerdictFormat] | None = None,
         label: str = "Judging",
     ) -> list[JudgeReply]:
-        """In order: `concurrency` workers take the next as they free up, the first at once.
+        """In order: workers take the next as they free up, the first at once; one worker per
+        call the pacer allows in flight (more start when it grows, never idle hundreds).
         A progress bar (judgments done of the total), as lm-eval's own "Requesting API"."""
         fmts = verdict_formats(self.settings, len(batch), formats)
         results: list[JudgeReply] = [JudgeReply(None)] * len(batch)
         todo = iter(range(len(batch)))  # shared: each index goes to exactly one worker
         with tqdm(total=len(batch), desc=label, unit="judgment") as progress:
             async with self._client() as client:
+                workers: list[asyncio.Task[None]] = []
+
+                def more_workers() -> None:
+                    while len(workers) < min(int(self.pacer.limit), len(batch)):
+                        workers.append(asyncio.ensure_future(worker()))
 
                 async def worker() -> None:
                     for index in todo:
                         results[index] = await self._judge_one(client, batch[index], fmts[index])
                         progress.update()
+                        more_workers()
 
-                workers = min(self.pacer.maximum, len(batch))  # the pacer says how many send
-                await asyncio.gather(*(worker() for _ in range(workers)))
+                more_workers()
+                try:
+                    done = 0
+                    while done < len(workers):  # the list grows while it is awaited
+                        await workers[done]
+                        done += 1
+                finally:
+                    for task in workers:
+                        task.cancel()
         return results
 
     async def _judge_one(
