@@ -120,6 +120,9 @@ def lm_eval_ours(n: int, url: str, adaptive: bool) -> tuple[float, int]:
 
 def lm_eval_client(n: int, url: str, concurrency: int | None) -> tuple[float, int]:
     """lm-eval's LocalChatCompletion; None: its defaults (num_concurrent=1, max_retries=3)."""
+    import logging
+
+    logging.getLogger("lm_eval").setLevel(logging.CRITICAL)  # a line for every 429 otherwise
     from lm_eval.api.instance import Instance
     from lm_eval.models.api_models import JsonChatStr
     from lm_eval.models.openai_completions import LocalChatCompletion
