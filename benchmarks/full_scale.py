@@ -14,7 +14,8 @@ answer on 127.0.0.1.
 Each run is its own process, as a user's `inspect eval` or `lm_eval` is: Inspect through its
 Python API (one `eval()` of the benchmark's tasks), lm-eval through its `lm_eval` command. Beside
 it, the harness's floor: the same number of samples through a minimal generate-only task of
-that harness against the same stub (Inspect: `generate()` scored by `match()`; lm-eval: a
+that harness against the same stub, sending the very prompts our run sent (so a ratio measures
+what our tasks add, not how long the benchmark's prompts are) (Inspect: `generate()` scored by `match()`; lm-eval: a
 `generate_until` YAML task scored by `exact_match`). Reported, as ratios to the floor within this
 one invocation:
 
@@ -49,7 +50,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.support.openai_stub import StubOpenAIServer  # noqa: E402
+from tests.support.openai_stub import (  # noqa: E402
+    PREFLIGHT_PROMPT,
+    StubOpenAIServer,
+    last_user_text,
+)
 
 BENCHMARKS = ("normad", "care", "cqbench", "culturesynth")
 HARNESSES = ("inspect", "lm-eval")
@@ -63,6 +68,11 @@ CARE_LANGUAGES = ("zh", "ar", "ja")
 
 def scaled(n: int, scale: float) -> int:
     return max(1, round(n * scale))
+
+
+def care_per_task(scale: float) -> int:
+    """CARE's questions a task runs: its 150 shipped ones, or `--limit` of them when scaled."""
+    return 150 if scale >= 1 else scaled(150, scale)
 
 
 # ---------------------------------------------------------------- synthetic data at full size
@@ -99,24 +109,15 @@ def make_mirror(root: Path, scale: float) -> tuple[Path, Path, dict[str, int]]:
         BaselineResponses,
         write_baseline_responses,
     )
-    from inspect_culture.benchmarks.normad.source import NORMAD
     from tests.support import cqbench_data as cq
-    from tests.support.culturesynth_data import SAMPLE_ROWS, write_culturesynth_jsonl
+    from tests.support.culturesynth_data import SAMPLE_ROWS
+    from tests.support.report_runs import install_mirror
 
     normad = scaled(NORMAD_STORIES, scale)
-    _normad_csv(root / "normad" / NORMAD.filename, normad)
     ad = _repeat_stories(cq.ad_items(), scaled(CQ_AD_STORIES, scale))
     vs = _repeat_stories(cq.vs_items(), scaled(CQ_VS_STORIES, scale))
     originals = cq.original_items()
     ve = [originals[i % len(originals)] for i in range(scaled(CQ_VE_STORIES, scale))]
-    cq.install_folder_mirror(
-        root,
-        {
-            "dataset_setting1_social.json": ad,
-            "dataset_setting2_ethical.json": vs,
-            "dataset_ethical_original.json": ve,
-        },
-    )
     questions = scaled(CULTURESYNTH_QUESTIONS, scale)
     rows = []
     for i in range(questions):
@@ -124,7 +125,16 @@ def make_mirror(root: Path, scale: float) -> tuple[Path, Path, dict[str, int]]:
         row["id"] = f"{row['language']}-{i:05d}"
         row["question"] = f"{row['question']} ({i})"
         rows.append(row)
-    write_culturesynth_jsonl(root / "culturesynth" / "culturesynth.jsonl", rows)
+    install_mirror(
+        root,
+        normad=lambda path: _normad_csv(path, normad),
+        cqbench={
+            "dataset_setting1_social.json": ad,
+            "dataset_setting2_ethical.json": vs,
+            "dataset_ethical_original.json": ve,
+        },
+        culturesynth=rows,
+    )
     baseline = write_baseline_responses(
         BaselineResponses(
             model="stub/baseline",
@@ -133,10 +143,9 @@ def make_mirror(root: Path, scale: float) -> tuple[Path, Path, dict[str, int]]:
         ),
         root / "baseline.json",
     )
-    care = len(CARE_PROMPTINGS) * len(CARE_LANGUAGES) * 150
     counts = {
         "normad": 4 * normad,
-        "care": care if scale >= 1 else scaled(care, scale),
+        "care": len(CARE_PROMPTINGS) * len(CARE_LANGUAGES) * care_per_task(scale),
         "cqbench": sum(len(item["questions"]) for item in ad) + len(vs) + 2 * len(ve),
         "culturesynth": questions,
     }
@@ -156,23 +165,14 @@ if spec["benchmark"] == "floor":
     from inspect_ai.dataset import MemoryDataset, Sample
     from inspect_ai.scorer import match
     from inspect_ai.solver import generate
-    samples = [Sample(id=i, input=f"Is this story acceptable? Story {i}. Answer yes or no.",
-                      target="yes") for i in range(spec["n"])]
+    prompts = json.loads(open(spec["prompts"], encoding="utf-8").read())
+    samples = [Sample(id=i, input=prompts[i % len(prompts)], target="yes")
+               for i in range(spec["n"])]
     tasks = [Task(dataset=MemoryDataset(samples), solver=generate(), scorer=match(), name="floor")]
-elif spec["benchmark"] == "normad":
-    from inspect_culture.benchmarks.normad.spec import CONTEXTS
-    from inspect_culture.normad import normad
-    tasks = [normad(context=c) for c in CONTEXTS]
-elif spec["benchmark"] == "care":
-    from inspect_culture.care import care
-    tasks = [care(language=l, prompting=p) for p in spec["promptings"] for l in spec["languages"]]
-elif spec["benchmark"] == "cqbench":
-    from inspect_culture.cqbench import cqbench_ad, cqbench_ve, cqbench_vs
-    tasks = [cqbench_ad(setting="social"), cqbench_vs(setting="ethical"),
-             cqbench_ve(setting="ethical")]
-elif spec["benchmark"] == "culturesynth":
-    from inspect_culture.culturesynth import culturesynth
-    tasks = [culturesynth(baseline_responses=spec["baseline"])]
+else:
+    from tests.support.report_runs import inspect_tasks
+    care = [(lang, p) for p in spec["promptings"] for lang in spec["languages"]]
+    tasks = inspect_tasks(spec["benchmark"], spec["baseline"], care_settings=care)
 grader = get_model("openai-api/stub/judge", base_url=spec["judge_url"])
 logs = inspect_eval(tasks, model="openai-api/stub/model", model_base_url=spec["model_url"],
                     model_roles={"grader": grader}, log_dir=spec["out"], display="none",
@@ -188,7 +188,7 @@ dataset_kwargs:
     test: {data}
 test_split: test
 output_type: generate_until
-doc_to_text: "Is this story acceptable? {{{{story}}}} Answer yes or no."
+doc_to_text: "{{{{prompt}}}}"
 doc_to_target: "{{{{label}}}}"
 generation_kwargs:
   until: []
@@ -217,6 +217,7 @@ class Run:
     judge_span: float = 0.0
     samples_line: float | None = None  # lm-eval: mean bytes of a samples line
     out: Path = field(default_factory=Path)
+    prompts: list[str] = field(default_factory=list, repr=False)  # what the model was sent
 
     def wall_less_judge(self) -> float:
         return self.wall - (self.judge_span if self.harness == "lm-eval" else 0.0)
@@ -281,9 +282,12 @@ def inspect_run(benchmark: str, n: int, ctx: dict[str, Any]) -> Run:
             "promptings": CARE_PROMPTINGS, "languages": CARE_LANGUAGES,
             "limit": ctx["care_limit"] if benchmark == "care" else None,
         }  # fmt: skip
+        if benchmark == "floor":
+            spec["prompts"] = str(_prompts_file(run.out.parent / "prompts.json", ctx["prompts"]))
         command = [sys.executable, "-c", INSPECT_CHILD, json.dumps(spec)]
         _measure(command, ctx["env"], run, model)
         _judge_stats(run, judge)
+        run.prompts = model_prompts(model)
     run.bytes_written = _bytes(run.out)
     return run
 
@@ -344,6 +348,7 @@ def lm_eval_run(benchmark: str, n: int, ctx: dict[str, Any]) -> Run:
                 extra += ["--limit", str(ctx["care_limit"])]
             _measure(_lm_eval_command(model.base_url, tasks, out, extra), ctx["env"], run, model)
         _judge_stats(run, judge)
+        run.prompts = model_prompts(model)
     run.bytes_written = _bytes(run.out)
     lines = [
         len(line.encode("utf-8"))
@@ -354,12 +359,31 @@ def lm_eval_run(benchmark: str, n: int, ctx: dict[str, Any]) -> Run:
     return run
 
 
-def _floor_task(folder: Path, n: int) -> Path:
+def model_prompts(model: StubOpenAIServer) -> list[str]:
+    """Every prompt the model was sent, its messages joined: the floor sends the same text, so
+    the ratios measure what our tasks add, not the length of the benchmark's prompts."""
+    return [
+        "\n\n".join(str(m.get("content", "")) for m in body["messages"])
+        if "messages" in body
+        else str(body.get("prompt", ""))
+        for body in model.requests
+        if last_user_text(body) != PREFLIGHT_PROMPT  # the endpoint check before generation
+    ]
+
+
+def _prompts_file(path: Path, prompts: list[str]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(prompts or ["Is this story acceptable?"]), encoding="utf-8")
+    return path
+
+
+def _floor_task(folder: Path, n: int, prompts: list[str]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     data = folder / "floor.jsonl"
+    prompts = prompts or ["Is this story acceptable?"]
     with data.open("w", encoding="utf-8") as handle:
         for i in range(n):
-            handle.write(json.dumps({"story": f"Story {i}.", "label": "yes"}) + "\n")
+            handle.write(json.dumps({"prompt": prompts[i % len(prompts)], "label": "yes"}) + "\n")
     (folder / "floor_gen.yaml").write_text(FLOOR_YAML.format(data=data), encoding="utf-8")
     return folder
 
@@ -403,7 +427,7 @@ def main() -> None:
     mirror, baseline, counts = make_mirror(work / "mirror", args.scale)
     ctx = {
         "work": work, "baseline": baseline, "env": _env(mirror, work),
-        "care_limit": None if args.scale >= 1 else max(1, round(150 * args.scale)),
+        "care_limit": None if args.scale >= 1 else care_per_task(args.scale),
     }  # fmt: skip
     print(f"scale {args.scale:g}: samples {counts}; work folder {work}", flush=True)
     header = (
@@ -414,13 +438,14 @@ def main() -> None:
     for harness in harnesses:
         for benchmark in benchmarks:
             n = counts[benchmark]
+            floor_ctx = {**ctx, "work": work / f"floor_{benchmark}"}
             if harness == "inspect":
                 ours = inspect_run(benchmark, n, ctx)
-                floor = inspect_run("floor", n, {**ctx, "work": work / f"floor_{benchmark}"})
+                floor = inspect_run("floor", n, {**floor_ctx, "prompts": ours.prompts})
             else:
-                ctx["floor_dir"] = _floor_task(work / f"floor_task_{benchmark}", n)
                 ours = lm_eval_run(benchmark, n, ctx)
-                floor = lm_eval_run("floor", n, {**ctx, "work": work / f"floor_{benchmark}"})
+                floor_dir = _floor_task(work / f"floor_task_{benchmark}", n, ours.prompts)
+                floor = lm_eval_run("floor", n, {**floor_ctx, "floor_dir": floor_dir})
             rows.append((ours, floor))
             print(header if len(rows) == 1 else "", end="\n" if len(rows) == 1 else "")
             for run in (ours, floor):

@@ -135,11 +135,11 @@ def lm_eval_path(
             replies = judge_filter(responses, docs)
         timer.failed = sum('"error": null' not in r for r in replies)
         assert options or not timer.failed, "every judgment must succeed"
-        timer.served = _stats(base_url)["served_seconds"]
+        timer.served = stub_stats(base_url)["served_seconds"]
     return timer
 
 
-def _stats(base_url: str) -> dict:
+def stub_stats(base_url: str) -> dict:
     with urllib.request.urlopen(f"{base_url}/stats") as response:
         return json.load(response)
 
@@ -185,7 +185,7 @@ def _inspect_run(n: int, latency: float, concurrency: int, **options) -> tuple[f
         judge_server(latency) as judge_url,
     ):
         log, timer = _timed_eval(_care_task(n), model.base_url, judge_url, concurrency, **options)
-        stats = _stats(judge_url)
+        stats = stub_stats(judge_url)
         # every judgment, and the one check before generation
         assert stats["requests"] == n + 1, f"every judgment must reach the judge server: {stats}"
     return stats["last_response_at"] - stats["first_request_at"], timer
@@ -272,7 +272,7 @@ def inspect_score_path(n: int, latency: float, concurrency: int) -> Timer:
                     action="overwrite", display="none", copy=False,
                 )
             )  # fmt: skip
-        assert _stats(judge_url)["requests"] == n, "every judgment must reach the judge server"
+        assert stub_stats(judge_url)["requests"] == n, "every judgment must reach the judge server"
     assert all(s.scores["care_judge"].value == 7 for s in scored.samples), "every judgment"
     return timer
 
@@ -318,21 +318,28 @@ def _judge_messages(n: int) -> list[list[dict[str, str]]]:
     ]  # fmt: skip
 
 
-def _lm_eval_client_timed(n: int, concurrency: int, judge_url: str) -> Timer:
-    """lm-eval's own API client: N chat requests at the same concurrency."""
+def lm_eval_client(judge_url: str, n: int, **options: object) -> tuple[object, list]:
+    """lm-eval's own API client (its defaults where `options` leave them) and N chat requests
+    of the judge prompts."""
     from lm_eval.api.instance import Instance
     from lm_eval.models.api_models import JsonChatStr
     from lm_eval.models.openai_completions import LocalChatCompletion
 
     client = LocalChatCompletion(
-        model="bench", base_url=f"{judge_url}/chat/completions", num_concurrent=concurrency,
-        max_retries=1, tokenizer_backend=None, tokenized_requests=False,
+        model="bench", base_url=f"{judge_url}/chat/completions", tokenizer_backend=None,
+        tokenized_requests=False, **options,
     )  # fmt: skip
     gen = {"until": [], "max_gen_toks": 1024, "temperature": 0, "do_sample": False}
     requests = [
         Instance("generate_until", {}, (JsonChatStr(json.dumps(m, ensure_ascii=False)), gen), i)
         for i, m in enumerate(_judge_messages(n))
     ]
+    return client, requests
+
+
+def _lm_eval_client_timed(n: int, concurrency: int, judge_url: str) -> Timer:
+    """lm-eval's own API client: N chat requests at the same concurrency."""
+    client, requests = lm_eval_client(judge_url, n, num_concurrent=concurrency, max_retries=1)
     with Timer() as timer:
         replies = client.generate_until(requests, disable_tqdm=True)
     assert len(replies) == n and all("Rating" in r for r in replies), "every request"

@@ -29,13 +29,13 @@ Clients (`--clients`): `lm-eval-judge` (ours, adaptive: the default), `lm-eval-j
 (`judge_adaptive_concurrency=false`), lm-eval's own `LocalChatCompletion` at its defaults (1 in
 flight) and `LocalChatCompletion-32`; full Inspect CARE evals scored by our `care_judge` and by
 Inspect's `model_graded_qa` at Inspect's defaults (adaptive connections), and `care_judge-32`
-(the grader's `max_connections=32`).
+(the grader's `max_connections=32`), and `care_judge-max-samples-300` (`--max-samples 300`, the
+advice of docs/judge.md for a slow hosted judge).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -94,10 +94,6 @@ class Outcome:
         return max(requests, tokens)
 
 
-def _stats(url: str) -> dict:
-    return jt._stats(url)
-
-
 def _server(scenario: Scenario, minute: float):
     return jt.judge_server(
         scenario.latency,
@@ -123,20 +119,8 @@ def lm_eval_client(n: int, url: str, concurrency: int | None) -> tuple[float, in
     import logging
 
     logging.getLogger("lm_eval").setLevel(logging.CRITICAL)  # a line for every 429 otherwise
-    from lm_eval.api.instance import Instance
-    from lm_eval.models.api_models import JsonChatStr
-    from lm_eval.models.openai_completions import LocalChatCompletion
-
     options = {} if concurrency is None else {"num_concurrent": concurrency}
-    client = LocalChatCompletion(
-        model="bench", base_url=f"{url}/chat/completions", tokenizer_backend=None,
-        tokenized_requests=False, **options,
-    )  # fmt: skip
-    gen = {"until": [], "max_gen_toks": 1024, "temperature": 0, "do_sample": False}
-    requests = [
-        Instance("generate_until", {}, (JsonChatStr(json.dumps(m, ensure_ascii=False)), gen), i)
-        for i, m in enumerate(jt._judge_messages(n))
-    ]
+    client, requests = jt.lm_eval_client(url, n, **options)
     start = time.perf_counter()
     try:
         replies = client.generate_until(requests, disable_tqdm=True)
@@ -150,7 +134,6 @@ def inspect_eval(
     url: str,
     scorer: str,
     max_connections: int | None,
-    adaptive: str | None = None,
     max_samples: int | None = None,
 ) -> tuple[float, int]:
     """A full CARE eval whose grader role is the rate-limited judge; generation is instant."""
@@ -163,7 +146,7 @@ def inspect_eval(
         if scorer == "model_graded_qa":
             task.scorer = [jt._same_prompt_model_graded_qa()]
         os.environ["STUB_API_KEY"] = "bench"
-        config = GenerateConfig(max_connections=max_connections, adaptive_connections=adaptive)
+        config = GenerateConfig(max_connections=max_connections)
         grader = get_model("openai-api/stub/judge", base_url=url, config=config)
         start = time.perf_counter()
         [log] = inspect_eval(
@@ -183,15 +166,7 @@ CLIENTS: dict[str, Callable[[int, str], tuple[float, int]]] = {
     "LocalChatCompletion-32": lambda n, url: lm_eval_client(n, url, 32),
     "care_judge": lambda n, url: inspect_eval(n, url, "care_judge", None),
     "care_judge-32": lambda n, url: inspect_eval(n, url, "care_judge", 32),
-    "care_judge-4": lambda n, url: inspect_eval(n, url, "care_judge", 4),
-    "care_judge-max-samples-300": lambda n, url: inspect_eval(
-        n, url, "care_judge", None, None, 300
-    ),
-    "care_judge-max-samples-300-adaptive-10-20-300": lambda n, url: inspect_eval(
-        n, url, "care_judge", None, "10-20-300", 300
-    ),
-    "care_judge-1-100": lambda n, url: inspect_eval(n, url, "care_judge", None, "1-100"),
-    "care_judge-1-4-200": lambda n, url: inspect_eval(n, url, "care_judge", None, "1-4-200"),
+    "care_judge-max-samples-300": lambda n, url: inspect_eval(n, url, "care_judge", None, 300),
     "model_graded_qa": lambda n, url: inspect_eval(n, url, "model_graded_qa", None),
 }
 
@@ -212,7 +187,7 @@ def run(scenario: Scenario, minute: float, seconds: float, clients: list[str]) -
     for name in clients:
         with _server(scenario, minute) as url:
             wall, failed = CLIENTS[name](n, url)
-            stats = _stats(url)
+            stats = jt.stub_stats(url)
         outcome = Outcome(name, wall, n, failed, stats)
         outcomes.append(outcome)
         print(

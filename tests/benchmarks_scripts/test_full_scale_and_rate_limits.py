@@ -2,6 +2,7 @@
 tables, so the scripts cannot rot. No timing is asserted: the figures belong in
 docs/performance.md, measured on a quiet machine."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,9 +22,21 @@ def test_full_scale_runs_tiny(tmp_path: Path) -> None:
     assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
     for line in ("inspect normad: wall", "lm-eval care: wall", "culture-evals report over"):
         assert line in result.stdout, result.stdout
-    # the stub judge answered every CARE judgment (none failed to a crashed responder)
-    assert "judge span" in result.stdout and " over 0 calls" in result.stdout  # NormAd: none
-    assert list((tmp_path / "inspect" / "care").glob("*.eval"))
+    samples = {
+        (row[0], row[1]): int(row[2])
+        for row in (line.split() for line in result.stdout.splitlines())
+        if len(row) > 2 and row[0] in ("inspect", "lm-eval") and row[2].isdigit()
+    }
+    calls = {
+        tuple(m.group(1, 2)): int(m.group(3))
+        for m in re.finditer(r"^(inspect|lm-eval) (\w+): .* over (\d+) calls", result.stdout, re.M)
+    }
+    assert samples[("inspect", "care")] == samples[("lm-eval", "care")] == 9  # 9 tasks, 1 each
+    for harness in ("inspect", "lm-eval"):
+        assert calls[(harness, "normad")] == 0  # NormAd has no judge
+        # one judgment a CARE answer, and the check of the judge before generation
+        assert calls[(harness, "care")] == samples[(harness, "care")] + 1, result.stdout
+    assert len(list((tmp_path / "inspect" / "care").glob("*.eval"))) == 9
 
 
 @pytest.mark.slow

@@ -106,7 +106,6 @@ class StubOpenAIServer:
         # a hosted API's rate limits (429 beyond them, x-ratelimit-* headers); None: no limits
         self.buckets = Buckets(limits) if limits is not None else None
         self.limited = 0  # requests refused with 429 by the limits (not recorded, not paid)
-        self.tokens_paid = 0  # tokens charged to admitted requests
         # (monotonic time, tokens charged) of each admitted request
         self.paid: list[tuple[float, int]] = []
         self.preflights = 0  # admitted one-token checks before generation
@@ -237,7 +236,6 @@ class StubOpenAIServer:
                         "max_in_flight": self.max_in_flight,
                         "served_seconds": self.served_seconds,
                         "limited": self.limited,
-                        "tokens_paid": self.tokens_paid,
                         "paid": list(self.paid),
                         "preflights": self.preflights,
                     }
@@ -281,7 +279,6 @@ class StubOpenAIServer:
                     HEADERS_KEY: ratelimit_headers,
                 }  # fmt: skip
             with self._lock:
-                self.tokens_paid += tokens
                 self.paid.append((time.monotonic(), tokens))
                 self.preflights += last_user_text(body) == PREFLIGHT_PROMPT
         number = self._record(body)

@@ -10,6 +10,7 @@ import hashlib
 import os
 import shutil
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,43 +63,75 @@ def responder(prompt: str, body: dict[str, Any]) -> str:
     return NORMAD_ANSWERS[_digest(prompt) % len(NORMAD_ANSWERS)]
 
 
-def install_mirror(root: Path) -> Path:
-    """The small synthetic data of every benchmark, in upstream formats, under `root`."""
-    (root / "normad").mkdir(parents=True, exist_ok=True)
-    shutil.copy(DATA / "normad_sample.csv", root / "normad" / NORMAD.filename)
+def install_mirror(
+    root: Path,
+    *,
+    normad: Callable[[Path], None] | None = None,
+    cqbench: dict[str, list[dict[str, Any]]] | None = None,
+    culturesynth: list[dict[str, Any]] | None = None,
+) -> Path:
+    """Synthetic data of every benchmark, in upstream formats, under `root`: the small test
+    files, or what the arguments give (`normad` writes its CSV at the path it is given)."""
+    target = root / "normad" / NORMAD.filename
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if normad is None:
+        shutil.copy(DATA / "normad_sample.csv", target)
+    else:
+        normad(target)
     install_folder_mirror(
         root,
-        {
+        cqbench
+        or {
             "dataset_setting1_social.json": ad_items(),
             "dataset_setting2_ethical.json": vs_items(),
             "dataset_ethical_original.json": original_items(),
         },
     )
-    write_culturesynth_jsonl(root / "culturesynth" / "culturesynth.jsonl")
+    write_culturesynth_jsonl(root / "culturesynth" / "culturesynth.jsonl", culturesynth)
     return root
 
 
-def run_inspect(server: StubOpenAIServer, log_dir: Path, baseline: Path) -> list[Any]:
-    """One Inspect log per task run: NormAd in its four contexts, CARE zh, CultureSynth, and
-    CQ-Bench AD, VS and VE."""
+def inspect_tasks(
+    benchmark: str,
+    baseline: Path,
+    care_settings: Sequence[tuple[str, str]] = (("zh", "zero_shot"),),
+) -> list[Any]:
+    """The Inspect tasks of a benchmark the report covers: NormAd in its four contexts, CARE in
+    each (language, prompting), CultureSynth, CQ-Bench AD, VS and VE."""
     from inspect_culture.benchmarks.normad.spec import CONTEXTS
     from inspect_culture.care import care
     from inspect_culture.cqbench import cqbench_ad, cqbench_ve, cqbench_vs
     from inspect_culture.culturesynth import culturesynth
     from inspect_culture.normad import normad
 
+    if benchmark == "normad":
+        return [normad(context=c) for c in CONTEXTS]
+    if benchmark == "care":
+        return [care(language=language, prompting=p) for language, p in care_settings]
+    if benchmark == "culturesynth":
+        return [culturesynth(baseline_responses=str(baseline))]
+    if benchmark == "cqbench":
+        return [cqbench_ad(setting="social"), cqbench_vs(setting="ethical"),
+                cqbench_ve(setting="ethical")]  # fmt: skip
+    raise ValueError(f"no Inspect tasks for {benchmark!r}")
+
+
+JUDGED = ("care", "culturesynth", "cqbench_ve")  # the tasks that need the grader role
+
+
+def run_inspect(server: StubOpenAIServer, log_dir: Path, baseline: Path) -> list[Any]:
+    """One Inspect log per task run, each benchmark's tasks in turn."""
     grader = {"grader": stub_grader(server)}
-    tasks = [normad(context=c) for c in CONTEXTS]
-    logs = [inspect_eval_on_stub(task, server, log_dir) for task in tasks]
-    for task in (
-        care(language="zh"),
-        culturesynth(baseline_responses=str(baseline)),
-        cqbench_ve(setting="ethical"),
-    ):
-        logs.append(inspect_eval_on_stub(task, server, log_dir, model_roles=grader))
-    for task in (cqbench_ad(setting="social"), cqbench_vs(setting="ethical")):
-        logs.append(inspect_eval_on_stub(task, server, log_dir))
-    return logs
+    return [
+        inspect_eval_on_stub(
+            task,
+            server,
+            log_dir,
+            **({"model_roles": grader} if task.name.startswith(JUDGED) else {}),
+        )
+        for benchmark in ("normad", "care", "culturesynth", "cqbench")
+        for task in inspect_tasks(benchmark, baseline)
+    ]
 
 
 def run_lm_eval_all(server: StubOpenAIServer, output_path: Path, baseline: Path) -> None:

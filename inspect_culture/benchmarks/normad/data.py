@@ -13,6 +13,7 @@ from inspect_culture.benchmarks.normad.taxonomy import COUNTRY_TO_IW, SUBAXIS_TO
 from inspect_culture.benchmarks.spec_types import LoadedDataset
 from inspect_culture.datasets_hub.csv_text import NulSafeDictReader
 from inspect_culture.datasets_hub.errors import DataValidationError
+from inspect_culture.datasets_hub.file_memo import once_per_content
 from inspect_culture.datasets_hub.hashing import sha256_file, verified_revision
 from inspect_culture.datasets_hub.resolve import ResolvedFile, resolve
 from inspect_culture.datasets_hub.validation import validate_record
@@ -36,8 +37,12 @@ COLUMNS: dict[str, str] = {
 def load_normad(path: str | Path | None = None) -> LoadedDataset:
     """From `path`, else the mirror, the cache or the pinned Hugging Face revision."""
     resolved = ResolvedFile(Path(path), "explicit") if path else resolve(NORMAD)
-    records = read_normad_csv(resolved.path)
-    digest = sha256_file(resolved.path)
+    try:
+        digest = sha256_file(resolved.path)
+    except OSError:
+        read_normad_csv(resolved.path)  # raises the message that names the file
+        raise
+    records = _parsed_normad_csv(resolved.path, digest)
     provenance: dict[str, Any] = {
         "dataset": NORMAD.repo_id,
         "revision": verified_revision(NORMAD.revision, NORMAD.sha256, digest),
@@ -104,6 +109,9 @@ def read_normad_csv(path: Path) -> list[dict[str, Any]]:
                 f"{previous}"
             )
     return records
+
+
+_parsed_normad_csv = once_per_content(read_normad_csv)
 
 
 def _normalize(row: dict[str | None, Any], path: Path, index: int) -> dict[str, Any]:

@@ -278,7 +278,7 @@ class OpenAICompatibleJudge:
                 wait = f"; the server asked to wait {asked:g} s" if asked else ""
                 ended = f" (judge_retry_budget of {settings.retry_budget:g} s spent{wait})"
                 break
-            if delay:
+            if delay and not paced:  # a paced 429 waits in the pacer's hold, at `acquire`
                 await asyncio.sleep(delay)
         assert failure is not None
         error = call_failed(

@@ -189,12 +189,13 @@ def resolve_judge_settings(
             "judge_adaptive_concurrency", metadata["judge_adaptive_concurrency"]
         )
     start = options.get("concurrency", JudgeSettings.concurrency)
-    if options.get("max_concurrency", max(start, JudgeSettings.max_concurrency)) < start:
+    # unset: the default, or the start where a user starts above it
+    most = options.setdefault("max_concurrency", max(start, JudgeSettings.max_concurrency))
+    if most < start:
         raise JudgeConfigError(
-            f"judge_max_concurrency={options['max_concurrency']} is below judge_concurrency="
-            f"{start}: the most calls in flight cannot be fewer than the calls it starts with"
+            f"judge_max_concurrency={most} is below judge_concurrency={start}: the most calls "
+            "in flight cannot be fewer than the calls it starts with"
         )
-    options.setdefault("max_concurrency", max(start, JudgeSettings.max_concurrency))
     try:
         options["constraint"] = check_constraint(metadata.get("judge_constraint"))
     except JudgeConstraintError as exc:
