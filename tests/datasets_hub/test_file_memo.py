@@ -1,0 +1,52 @@
+"""A data file is parsed once per content: the same bytes are not parsed again, changed bytes
+always are, and no caller sees another's changes."""
+
+from pathlib import Path
+
+from inspect_culture.datasets_hub.file_memo import once_per_content
+from inspect_culture.datasets_hub.hashing import sha256_file
+
+
+def test_same_content_is_parsed_once_and_changed_content_again(tmp_path: Path) -> None:
+    calls: list[Path] = []
+
+    def parse(path: Path) -> list[dict[str, str]]:
+        calls.append(path)
+        return [{"line": line} for line in path.read_text().splitlines()]
+
+    parsed = once_per_content(parse)
+    data = tmp_path / "data.csv"
+    data.write_text("a\nb\n")
+    first = parsed(data, sha256_file(data))
+    again = parsed(data, sha256_file(data))
+    assert first == again == [{"line": "a"}, {"line": "b"}]
+    assert len(calls) == 1
+    data.write_text("a\nc\n")  # same size, maybe the same mtime: the digest tells them apart
+    assert parsed(data, sha256_file(data)) == [{"line": "a"}, {"line": "c"}]
+    assert len(calls) == 2
+
+
+def test_each_caller_gets_its_own_copy(tmp_path: Path) -> None:
+    parsed = once_per_content(lambda path: [{"line": path.read_text()}])
+    data = tmp_path / "data.csv"
+    data.write_text("a")
+    digest = sha256_file(data)
+    parsed(data, digest)[0]["line"] = "changed by one caller"
+    assert parsed(data, digest) == [{"line": "a"}]
+
+
+def test_normad_loads_parse_the_file_once(tmp_path: Path, monkeypatch) -> None:
+    from inspect_culture.benchmarks.normad import data
+
+    source = Path(__file__).resolve().parents[1] / "data" / "normad_sample.csv"
+    copy = tmp_path / "normad.csv"
+    copy.write_bytes(source.read_bytes())
+    reads: list[Path] = []
+    real = data.read_normad_csv
+    monkeypatch.setattr(
+        data, "_parsed_normad_csv", once_per_content(lambda p: reads.append(p) or real(p))
+    )
+    first, second = data.load_normad(copy), data.load_normad(copy)
+    assert first.records == second.records and len(first.records) > 0
+    assert reads == [copy]
+    assert first.provenance["sha256"] == sha256_file(copy)
