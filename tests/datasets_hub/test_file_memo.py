@@ -12,24 +12,26 @@ def test_same_content_is_parsed_once_and_changed_content_again(tmp_path: Path) -
 
     def parse(path: Path) -> list[dict[str, str]]:
         calls.append(path)
-        return [{"line": line} for line in path.read_text().splitlines()]
+        return [{"line": line} for line in path.read_text(encoding="utf-8").splitlines()]
 
     parsed = once_per_content(parse)
     data = tmp_path / "data.csv"
-    data.write_text("a\nb\n")
+    data.write_text("a\nb\n", encoding="utf-8")
     first = parsed(data, sha256_file(data))
     again = parsed(data, sha256_file(data))
     assert first == again == [{"line": "a"}, {"line": "b"}]
     assert len(calls) == 1
-    data.write_text("a\nc\n")  # same size, maybe the same mtime: the digest tells them apart
+    data.write_text(
+        "a\nc\n", encoding="utf-8"
+    )  # same size, maybe the same mtime: the digest tells them apart
     assert parsed(data, sha256_file(data)) == [{"line": "a"}, {"line": "c"}]
     assert len(calls) == 2
 
 
 def test_each_caller_gets_its_own_copy(tmp_path: Path) -> None:
-    parsed = once_per_content(lambda path: [{"line": path.read_text()}])
+    parsed = once_per_content(lambda path: [{"line": path.read_text(encoding="utf-8")}])
     data = tmp_path / "data.csv"
-    data.write_text("a")
+    data.write_text("a", encoding="utf-8")
     digest = sha256_file(data)
     parsed(data, digest)[0]["line"] = "changed by one caller"
     assert parsed(data, digest) == [{"line": "a"}]
