@@ -3,6 +3,7 @@
     python benchmarks/full_scale.py                    # real sizes: long (see docs/performance.md)
     python benchmarks/full_scale.py --scale 0.1        # a tenth of every dataset
     python benchmarks/full_scale.py --scale 0.01 --benchmarks normad --harnesses lm-eval
+    python benchmarks/full_scale.py --scale 0.25 --benchmarks normad --reps 3   # medians of 3
 
 Synthetic data at each benchmark's size, in its upstream schema, is made on the fly from the
 test suite's small files (`tests/data`, `tests/support`): NormAd-ETI 2,633 stories (in its four
@@ -39,11 +40,12 @@ import csv
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -402,6 +404,17 @@ def _report(work: Path) -> float:
     return seconds
 
 
+def _median_run(runs: list[Run]) -> Run:
+    """Each figure's median over the repetitions (the first run's files and counts)."""
+    if len(runs) == 1:
+        return runs[0]
+    numbers = ("wall", "cpu", "rss_mb", "bytes_written", "first_request", "judge_span")
+    return replace(
+        runs[0],
+        **{name: statistics.median(getattr(r, name) or 0 for r in runs) for name in numbers},
+    )
+
+
 def _ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}x" if b else "-"
 
@@ -412,16 +425,19 @@ def main() -> None:
     parser.add_argument("--benchmarks", default=",".join(BENCHMARKS))
     parser.add_argument("--harnesses", default=",".join(HARNESSES))
     parser.add_argument("--work", help="folder for data, logs and outputs (default: a temp one)")
+    parser.add_argument(
+        "--reps", type=int, default=1, help="runs of each, ours and the floor in turn; medians"
+    )
     args = parser.parse_args()
     benchmarks = args.benchmarks.split(",")
     harnesses = args.harnesses.split(",")
     wrong = [b for b in benchmarks if b not in BENCHMARKS] + [
         h for h in harnesses if h not in HARNESSES
     ]
-    if wrong or not 0 < args.scale <= 1:
+    if wrong or not 0 < args.scale <= 1 or args.reps < 1:
         raise SystemExit(
-            f"unknown {wrong} or --scale {args.scale} outside (0, 1]; benchmarks {BENCHMARKS}, "
-            f"harnesses {HARNESSES}"
+            f"unknown {wrong}, --scale {args.scale} outside (0, 1] or --reps {args.reps} below 1; "
+            f"benchmarks {BENCHMARKS}, harnesses {HARNESSES}"
         )
     work = Path(args.work or tempfile.mkdtemp(prefix="full_scale_"))
     mirror, baseline, counts = make_mirror(work / "mirror", args.scale)
@@ -437,15 +453,20 @@ def main() -> None:
     rows: list[tuple[Run, Run]] = []
     for harness in harnesses:
         for benchmark in benchmarks:
-            n = counts[benchmark]
-            floor_ctx = {**ctx, "work": work / f"floor_{benchmark}"}
-            if harness == "inspect":
-                ours = inspect_run(benchmark, n, ctx)
-                floor = inspect_run("floor", n, {**floor_ctx, "prompts": ours.prompts})
-            else:
-                ours = lm_eval_run(benchmark, n, ctx)
-                floor_dir = _floor_task(work / f"floor_task_{benchmark}", n, ours.prompts)
-                floor = lm_eval_run("floor", n, {**floor_ctx, "floor_dir": floor_dir})
+            n, pairs = counts[benchmark], []
+            for rep in range(args.reps):  # ours and the floor in turn: both see the same noise
+                base = work if rep == 0 else work / "reps" / str(rep)
+                rep_ctx = {**ctx, "work": base}
+                floor_ctx = {**ctx, "work": base / f"floor_{benchmark}"}
+                if harness == "inspect":
+                    ours = inspect_run(benchmark, n, rep_ctx)
+                    floor = inspect_run("floor", n, {**floor_ctx, "prompts": ours.prompts})
+                else:
+                    ours = lm_eval_run(benchmark, n, rep_ctx)
+                    floor_dir = _floor_task(base / f"floor_task_{benchmark}", n, ours.prompts)
+                    floor = lm_eval_run("floor", n, {**floor_ctx, "floor_dir": floor_dir})
+                pairs.append((ours, floor))
+            ours, floor = (_median_run([pair[i] for pair in pairs]) for i in (0, 1))
             rows.append((ours, floor))
             print(header if len(rows) == 1 else "", end="\n" if len(rows) == 1 else "")
             for run in (ours, floor):

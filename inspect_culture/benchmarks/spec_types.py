@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, TypeVar
@@ -49,9 +50,18 @@ class OutcomeRecord:
 
     @classmethod
     def from_record(cls: type[_Outcome], record: Mapping[str, Any]) -> _Outcome:
-        if missing := [f.name for f in fields(cls) if f.name not in record]:
-            raise ValueError(f"{cls.__name__} record lacks {', '.join(missing)}")
-        return cls(**{f.name: _frozen(record[f.name]) for f in fields(cls)})
+        # Inspect recomputes a task's metrics over every score as the run goes: keep this cheap
+        names = _field_names(cls)
+        try:
+            return cls(**{name: _frozen(record[name]) for name in names})
+        except KeyError:
+            missing = [name for name in names if name not in record]
+            raise ValueError(f"{cls.__name__} record lacks {', '.join(missing)}") from None
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
 
 
 def _frozen(value: Any) -> Any:
