@@ -159,6 +159,34 @@ def inspect_eval(
     return wall, n - log.results.scores[0].scored_samples
 
 
+def inspect_score_later(n: int, url: str) -> tuple[float, int]:
+    """Inspect's judge-later route (docs/judge.md): a CARE eval with `judge_later=true` generates
+    only, then `inspect score` judges the log with the rate-limited grader. Scoring a log has no
+    sample limit, so the grader's adaptive connections alone pace the judge. Timed: the scoring."""
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai import score
+    from inspect_ai.model import get_model
+
+    from inspect_culture.care import care, care_judge
+
+    nonce = time.time_ns()
+    with StubOpenAIServer(responder=lambda p, b: jt.answer(len(p), nonce)) as model:
+        task = care(language="zh", judge_later=True)
+        task.dataset = jt._repeat(task.dataset, n)
+        os.environ["STUB_API_KEY"] = "bench"
+        [log] = inspect_eval(
+            task, model="openai-api/stub/model", model_base_url=model.base_url, score=False,
+            display="none", log_dir=tempfile.mkdtemp(), cache=False,
+        )  # fmt: skip
+    assert log.status == "success", log.error
+    grader = get_model("openai-api/stub/judge", base_url=url)
+    start = time.perf_counter()
+    scored = score(log, care_judge(), model_roles={"grader": grader}, action="overwrite",
+                   display="none")  # fmt: skip
+    wall = time.perf_counter() - start
+    return wall, n - scored.results.scores[0].scored_samples
+
+
 CLIENTS: dict[str, Callable[[int, str], tuple[float, int]]] = {
     "lm-eval-judge": lambda n, url: lm_eval_ours(n, url, True),
     "lm-eval-judge-fixed-32": lambda n, url: lm_eval_ours(n, url, False),
@@ -168,6 +196,7 @@ CLIENTS: dict[str, Callable[[int, str], tuple[float, int]]] = {
     "care_judge-32": lambda n, url: inspect_eval(n, url, "care_judge", 32),
     "care_judge-max-samples-300": lambda n, url: inspect_eval(n, url, "care_judge", None, 300),
     "model_graded_qa": lambda n, url: inspect_eval(n, url, "model_graded_qa", None),
+    "care_judge-inspect-score": inspect_score_later,
 }
 
 

@@ -2,12 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0
+
+
+# index elements drawn at once: (1000, 19,360) at once is 155 MB and five times slower
+_CHUNK_ELEMENTS = 1 << 20
+
+
+def resampled(
+    size: int,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> np.ndarray:
+    """`statistic` of (k, size) resample indices, over `resamples` rows drawn in chunks: the
+    seeded draws are the very ones a single (resamples, size) draw gives, in the same order."""
+    rng = np.random.default_rng(seed)
+    rows = max(1, _CHUNK_ELEMENTS // max(size, 1))
+    parts = [
+        statistic(rng.integers(0, size, size=(min(rows, resamples - start), size)))
+        for start in range(0, resamples, rows)
+    ]
+    return np.concatenate(parts) if parts else np.empty(0)
 
 
 def bootstrap_means(
@@ -17,8 +39,9 @@ def bootstrap_means(
     data = np.asarray(values, dtype=float)
     if data.size == 0:
         return np.empty(0)
-    indices = np.random.default_rng(seed).integers(0, data.size, size=(resamples, data.size))
-    return data[indices].mean(axis=1)
+    return resampled(
+        data.size, lambda indices: data[indices].mean(axis=1), resamples=resamples, seed=seed
+    )
 
 
 def percentile_interval(statistics: Sequence[float], level: float = 0.95) -> tuple[float, float]:

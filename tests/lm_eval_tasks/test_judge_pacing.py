@@ -27,28 +27,33 @@ def _saturate(pacer: Pacer) -> None:
     pacer.in_flight = int(pacer.limit)
 
 
-def test_grows_one_per_success_while_the_quota_covers_every_call_in_flight() -> None:
+def test_grows_by_half_the_room_left_while_the_quota_covers_every_call_in_flight() -> None:
+    # 100 requests left (tokens: 100,000 / 10 = room for 10,000 calls), 4 in flight:
+    # room for 96 more, half of it is 48, capped by the maximum
     pacer = Pacer(start=4, maximum=6)
     _saturate(pacer)
     pacer.succeeded(ROOM, cost=10)
-    assert pacer.limit == 5
-    _saturate(pacer)
-    pacer.succeeded(ROOM, cost=10)
-    _saturate(pacer)
-    pacer.succeeded(ROOM, cost=10)
-    assert pacer.limit == 6  # the maximum
-    # quota for fewer requests than are in flight: no growth
+    assert pacer.limit == 6
     pacer = Pacer(start=4, maximum=64)
     _saturate(pacer)
-    pacer.succeeded({"x-ratelimit-remaining-requests": "4"}, cost=10)
-    assert pacer.limit == 4
-    # tokens: 4 in flight at 1,000 each need more than 3,999 left
-    pacer.succeeded({**ROOM, "x-ratelimit-remaining-tokens": "3999"}, cost=1000)
-    assert pacer.limit == 4
+    pacer.succeeded({"x-ratelimit-remaining-requests": "10"}, cost=10)  # (10 - 4) / 2 = 3
+    assert pacer.limit == 7
+    _saturate(pacer)
+    pacer.succeeded({"x-ratelimit-remaining-requests": "8"}, cost=10)  # (8 - 7) / 2: at least 1
+    assert pacer.limit == 8
+    # quota for no more requests than are in flight: no growth
+    _saturate(pacer)
+    pacer.succeeded({"x-ratelimit-remaining-requests": "8"}, cost=10)
+    assert pacer.limit == 8
+    # tokens bind: 8 in flight at 1,000 each need more than 7,999 left; 11,000 leave room for 11
+    pacer.succeeded({**ROOM, "x-ratelimit-remaining-tokens": "7999"}, cost=1000)
+    assert pacer.limit == 8
+    pacer.succeeded({**ROOM, "x-ratelimit-remaining-tokens": "11000"}, cost=1000)
+    assert pacer.limit == 9.5  # (11 - 8) / 2
     # not saturated (fewer in flight than the limit): the limit does not bind, no growth
     pacer.in_flight = 1
     pacer.succeeded(ROOM, cost=10)
-    assert pacer.limit == 4
+    assert pacer.limit == 9.5
 
 
 def test_without_rate_limit_headers_it_never_grows_past_the_start() -> None:

@@ -1,5 +1,6 @@
 import math
 
+import numpy as np
 import pytest
 
 from inspect_culture.stats.bootstrap import (
@@ -45,3 +46,19 @@ def test_interval_brackets_the_mean() -> None:
 def test_level_must_be_a_probability() -> None:
     with pytest.raises(ValueError, match="level"):
         percentile_interval([1.0, 2.0], 95)
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 50, 1 << 20])
+def test_chunked_draws_are_the_single_draw(monkeypatch, chunk: int) -> None:
+    """Drawn in chunks to bound memory, the resamples are exactly the ones a single
+    (resamples, n) draw gives: every interval printed before stays the same."""
+    from inspect_culture.stats import bootstrap
+
+    monkeypatch.setattr(bootstrap, "_CHUNK_ELEMENTS", chunk)
+    values = np.array([0.0, 1.0, 1.0, 0.5, 0.25, 1.0, 0.0])
+    indices = np.random.default_rng(3).integers(0, values.size, size=(101, values.size))
+    expected = values[indices].mean(axis=1)
+    got = bootstrap.bootstrap_means(values, resamples=101, seed=3)
+    assert got.shape == (101,) and (got == expected).all()
+    rows = bootstrap.resampled(values.size, lambda i: i.sum(axis=1), resamples=101, seed=3)
+    assert (rows == indices.sum(axis=1)).all()

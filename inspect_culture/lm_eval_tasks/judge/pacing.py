@@ -6,9 +6,10 @@ the judge's latency) or spends the run in 429s (too many). The pacer starts at
 
 - on 429, holds every new call until the `Retry-After` the server gave, and cuts the limit by
   a third, once per round (calls sent before the cut do not cut it again);
-- grows by one call per success while the `x-ratelimit-remaining-*` headers show quota for
-  every call in flight and one more (too few in flight for the allowed rate: the provider's
-  bucket fills; too many: it empties, and a 429 cuts the limit);
+- grows on each success while the `x-ratelimit-remaining-*` headers show quota for every call
+  in flight and one more, by half the calls that quota has room for beyond those in flight (at
+  least one): too few in flight for the allowed rate and the provider's bucket fills, so the
+  limit grows fast; too many and it empties, growth stops, and a 429 cuts the limit;
 - without such headers (a local vLLM or llama.cpp server), never grows past
   `judge_concurrency`, so a server that states no limits gets exactly what was asked for.
 
@@ -116,15 +117,18 @@ class Pacer:
             self.cuts += 1
 
     def succeeded(self, headers: Mapping[str, str] | None, cost: float = 0.0) -> None:
-        """A reply: grow by one while the quota left covers every call in flight and one more
-        (`cost`: the tokens a call is charged); without such headers, back up to the start."""
+        """A reply: grow while the quota left covers every call in flight and one more (`cost`:
+        the tokens a call is charged); without such headers, back up to the start."""
         if not self.adaptive:
             return
         quota = quota_of(headers)
         if quota is None:
             ceiling, step = float(self.start), 1 / max(1.0, self.limit)
         elif quota.requests > self.in_flight and quota.tokens > self.in_flight * cost:
-            ceiling, step = float(self.maximum), 1.0
+            # half the calls the quota left has room for beyond those in flight, at least one:
+            # a slow judge reaches the allowed rate in a round or two, not one call a reply
+            room = min(quota.requests, quota.tokens / cost if cost > 0 else float("inf"))
+            ceiling, step = float(self.maximum), max(1.0, (room - self.in_flight) / 2)
         else:
             return
         if self.in_flight >= int(self.limit) and self.limit < ceiling:  # the limit binds

@@ -13,10 +13,9 @@ from inspect_culture.report.model import Cell, Column, Row, RunInfo, Table
 from inspect_culture.report.records import RecordsUnavailable, outcome_records
 from inspect_culture.report.section import all_layouts
 from inspect_culture.stats.bootstrap import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
     bootstrap_mean_interval,
     percentile_interval,
+    resampled,
 )
 from inspect_culture.stats.epochs import mean, per_question_means
 
@@ -150,6 +149,5 @@ def resampled_cell(
         return Cell(None, n=0)
     size = len(units)
     point = statistic(np.arange(size)[None, :])[0] if value is None else value
-    indices = np.random.default_rng(DEFAULT_SEED).integers(0, size, size=(DEFAULT_RESAMPLES, size))
-    low, high = percentile_interval(statistic(indices))
+    low, high = percentile_interval(resampled(size, statistic))
     return Cell(float(point) * scale, low * scale, high * scale, size)
