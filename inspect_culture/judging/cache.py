@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -60,6 +61,7 @@ def add_column(db: sqlite3.Connection, table: str, column: str) -> None:
             raise
 
 
+@functools.lru_cache(maxsize=64)  # asked twice a judgment (cache key, served identity)
 def endpoint_key(base_url: str | None) -> str:
     """The endpoint without credentials, a trailing slash or, for this machine, its port."""
     if not base_url:
