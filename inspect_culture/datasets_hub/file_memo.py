@@ -25,5 +25,4 @@ def once_per_content(parse: Callable[[Path], _Parsed]) -> Callable[[Path, str], 
             memo[key] = parse(path)
         return copy.deepcopy(memo[key])
 
-    parsed.cache_clear = memo.clear  # type: ignore[attr-defined]
     return parsed
