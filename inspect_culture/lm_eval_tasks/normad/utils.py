@@ -34,7 +34,13 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
     logger.info("NormAd-ETI for normad_%s: %s", context, loaded.provenance)
     per_task = {"context": context, "parser": parser, "parser_version": spec.PARSER_VERSION}
     per_task |= {f"dataset_{key}": loaded.provenance[key] for key in ("revision", "sha256", "rows")}
-    docs = [{**r, "prompt": render_prompt(context, r), **per_task} for r in loaded.records]
+    # what an Inspect sample keeps, and the prompt: the story, value, rule of thumb and
+    # background are in the prompt, and carried again they cost lm-eval time per doc
+    kept = ("id", *spec.SAMPLE_FIELDS)
+    docs = [
+        {**{k: r[k] for k in kept}, "prompt": render_prompt(context, r), **per_task}
+        for r in loaded.records
+    ]
     return {"test": datasets.Dataset.from_list(docs)}
 
 
