@@ -166,8 +166,6 @@ class OpenAICompatibleJudge:
                 finally:
                     for task in workers:
                         task.cancel()
-                    if self.cache is not None:
-                        self.cache.flush()
         return results
 
     async def _judge_one(
@@ -179,8 +177,8 @@ class OpenAICompatibleJudge:
             return readable(JudgeReply(hit, cached=True), fmt, self.settings.constraint)
         result = await self._call_with_retries(client, messages, fmt)
         if self.cache is not None and result.text is not None:
-            # batched as Inspect's are (64 verdicts or 2 s a commit), flushed when the batch ends
-            self.cache.put(key, result.text, judge, secrets=self.settings.secrets())
+            # committed at once: a killed `culture-evals judge` resumes without asking again
+            self.cache.put(key, result.text, judge, secrets=self.settings.secrets(), at_once=True)
         return readable(result, fmt, self.settings.constraint)
 
     async def learn_identity(self) -> str | None:
