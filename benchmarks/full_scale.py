@@ -4,6 +4,7 @@
     python benchmarks/full_scale.py --scale 0.1        # a tenth of every dataset
     python benchmarks/full_scale.py --scale 0.01 --benchmarks normad --harnesses lm-eval
     python benchmarks/full_scale.py --scale 0.25 --benchmarks normad --reps 3   # medians of 3
+    python benchmarks/full_scale.py --work DIR --report-only --reps 5  # the report, timed again
 
 Synthetic data at each benchmark's size, in its upstream schema, is made on the fly from the
 test suite's small files (`tests/data`, `tests/support`): NormAd-ETI 2,633 stories (in its four
@@ -15,10 +16,10 @@ answer on 127.0.0.1.
 Each run is its own process, as a user's `inspect eval` or `lm_eval` is: Inspect through its
 Python API (one `eval()` of the benchmark's tasks), lm-eval through its `lm_eval` command. Beside
 it, the harness's floor: the same number of samples through a minimal generate-only task of
-that harness against the same stub, sending the very prompts our run sent (so a ratio measures
-what our tasks add, not how long the benchmark's prompts are) (Inspect: `generate()` scored by `match()`; lm-eval: a
-`generate_until` YAML task scored by `exact_match`). Reported, as ratios to the floor within this
-one invocation:
+that harness against the same stub (Inspect: `generate()` scored by `match()`; lm-eval: a
+`generate_until` YAML task scored by `exact_match`). The floor sends the very prompts our run
+sent, so a ratio measures what our tasks add, not how long the benchmark's prompts are.
+Reported, as ratios to the floor within this one invocation:
 
 - wall and CPU per sample; for lm-eval, whose judge runs after generation, the judge span (the
   stub judge's first judgment request to its last reply; the one-token check at load is not
@@ -399,9 +400,21 @@ def _report(work: Path) -> float:
     start = time.perf_counter()
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=_env(work, work))
     seconds = time.perf_counter() - start
-    if result.returncode not in (0, 1):
-        print(f"culture-evals report failed:\n{result.stderr[-2000:]}")
+    if result.returncode != 0:
+        raise SystemExit(f"culture-evals report failed:\n{result.stderr[-2000:]}")
     return seconds
+
+
+def _time_report(work: Path, reps: int) -> None:
+    """`--report-only`: the report over the runs an earlier invocation left in `work`."""
+    if not (work / "inspect").is_dir() and not (work / "lm_eval").is_dir():
+        raise SystemExit(f"--report-only: {work} holds no runs; give the --work of an earlier run")
+    times = [_report(work) for _ in range(reps)]
+    print(
+        f"culture-evals report over every run in {work}: median {statistics.median(times):.1f} s "
+        f"({', '.join(f'{t:.1f}' for t in times)})",
+        flush=True,
+    )
 
 
 def _median_run(runs: list[Run]) -> Run:
@@ -428,7 +441,15 @@ def main() -> None:
     parser.add_argument(
         "--reps", type=int, default=1, help="runs of each, ours and the floor in turn; medians"
     )
+    parser.add_argument(
+        "--report-only", action="store_true",
+        help="only time `culture-evals report` (--reps times) over the runs in --work",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.report_only:
+        if not args.work:
+            raise SystemExit("--report-only needs --work: the folder of an earlier run")
+        return _time_report(Path(args.work), max(1, args.reps))
     benchmarks = args.benchmarks.split(",")
     harnesses = args.harnesses.split(",")
     wrong = [b for b in benchmarks if b not in BENCHMARKS] + [

@@ -29,8 +29,9 @@ Clients (`--clients`): `lm-eval-judge` (ours, adaptive: the default), `lm-eval-j
 (`judge_adaptive_concurrency=false`), lm-eval's own `LocalChatCompletion` at its defaults (1 in
 flight) and `LocalChatCompletion-32`; full Inspect CARE evals scored by our `care_judge` and by
 Inspect's `model_graded_qa` at Inspect's defaults (adaptive connections), and `care_judge-32`
-(the grader's `max_connections=32`), and `care_judge-max-samples-300` (`--max-samples 300`, the
-advice of docs/judge.md for a slow hosted judge).
+(the grader's `max_connections=32`), `care_judge-max-samples-300` (`--max-samples 300`, the
+advice of docs/judge.md for a slow hosted judge), and `care_judge-inspect-score` (the eval with
+`-T judge_later=true`, then `inspect score`: Inspect's judge-later route).
 """
 
 from __future__ import annotations

@@ -94,7 +94,7 @@ def check_installed(python: Path, cwd: Path) -> None:
         *("report.css", "report.html.j2"),
     ]
     assert "inspect_ai:inspect_culture=inspect_culture._registry" in found["entry_points"]
-    assert "console_scripts:culture-evals=inspect_culture.cli:main" in found["entry_points"]
+    assert "console_scripts:culture-evals=inspect_culture.cli:run" in found["entry_points"]
     # everything installed is under inspect_culture/, its dist-info, or the bin/ scripts
     installed_roots = {
         t for t in found["top_level"] if not t.endswith(".dist-info") and not t.startswith("..")

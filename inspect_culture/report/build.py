@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from inspect_culture.report.drawing_helper import DrawingHelper
 from inspect_culture.report.inputs import read_runs
 from inspect_culture.report.model import Cell, Report, ReportDependencyError, Row, RunInfo, Table
 from inspect_culture.report.published import published_settings
@@ -38,13 +39,20 @@ def build_report(inputs: Sequence[str | Path]) -> Report:
     return Report(runs, tables, comparability_warnings(runs, tables) + notes, skipped)
 
 
-def write_report(report: Report, out_dir: Path, formats: Sequence[str]) -> dict[str, Path]:
-    """The outputs asked for; HTML and Markdown show the figures, so they draw them too."""
+def needs_figures(formats: Sequence[str]) -> bool:
+    """HTML and Markdown show the figures, so they draw them too."""
+    return bool({"figures", "html", "md"} & set(formats))
+
+
+def write_report(
+    report: Report, out_dir: Path, formats: Sequence[str], helper: DrawingHelper | None = None
+) -> dict[str, Path]:
+    """The outputs asked for; `helper`, a second process, draws half of the figures."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    if {"figures", "html", "md"} & set(formats):
+    if needs_figures(formats):
         from inspect_culture.report.figures import draw_figures
 
-        report.figures = draw_figures(report.tables, out_dir / "figures")
+        report.figures = draw_figures(report.tables, out_dir / "figures", helper)
     written = write_outputs(report, out_dir, formats)
     if report.figures:
         written["figures"] = out_dir / "figures"

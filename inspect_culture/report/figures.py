@@ -11,9 +11,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from inspect_culture.report.drawing_helper import DrawingHelper
 from inspect_culture.report.model import Cell, Column, Figure, ReportDependencyError, Row, Table
 from inspect_culture.report.render.common import group_text
-from inspect_culture.report.section import all_layouts, sections
+from inspect_culture.report.section import Drawer, all_layouts, sections
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -106,8 +107,11 @@ def model_styles(tables: Sequence[Table]) -> dict[str, ModelStyle]:
     }
 
 
-def draw_figures(tables: Sequence[Table], out_dir: Path) -> list[Figure]:
-    """Write `<key>.png` and `<key>.pdf` for each section figure whose table holds a run row."""
+def draw_figures(
+    tables: Sequence[Table], out_dir: Path, helper: DrawingHelper | None = None
+) -> list[Figure]:
+    """Write `<key>.png` and `<key>.pdf` for each section figure whose table holds a run row;
+    with a `helper` (a second process), it draws every other figure."""
     by_key = {table.key: table for table in reversed(tables)}  # the first table of a key
     plans = [
         (draw, by_key[key])
@@ -118,7 +122,7 @@ def draw_figures(tables: Sequence[Table], out_dir: Path) -> list[Figure]:
     if not plans:
         return []
     try:
-        import matplotlib
+        import matplotlib  # noqa: F401 (here, so its absence is one clear line)
     except ImportError:
         raise ReportDependencyError(
             "figures need matplotlib: pip install 'inspect-culture[report]'"
@@ -126,8 +130,24 @@ def draw_figures(tables: Sequence[Table], out_dir: Path) -> list[Figure]:
     harnesses = {row.harness for table in tables for row in _run_rows(table) if row.harness}
     context = _Context(model_styles(tables), len(harnesses) > 1, out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    # every other figure to the helper (if any), the rest here, meanwhile; order is kept
+    handed = {
+        i: pending
+        for i in range(1, len(plans), 2)
+        if helper is not None and (pending := helper.submit(plans[i], context)) is not None
+    }
+    drawn = {i: draw_one(plan, context) for i, plan in enumerate(plans) if i not in handed}
+    for i, pending in handed.items():  # a figure the helper failed to draw is drawn here
+        drawn[i] = DrawingHelper.result(pending) or draw_one(plans[i], context)
+    return [drawn[i] for i in range(len(plans))]
+
+
+def draw_one(plan: tuple[Drawer, Table], context: _Context) -> Figure:
+    import matplotlib
+
+    draw, table = plan
     with matplotlib.rc_context(RC):
-        return [draw(table, context) for draw, table in plans]
+        return draw(table, context)
 
 
 def _run_rows(table: Table) -> list[Row]:
@@ -229,6 +249,7 @@ def _save(figure: MplFigure, context: _Context, key: str, title: str, caption: s
     png, pdf = context.out_dir / f"{key}.png", context.out_dir / f"{key}.pdf"
     try:
         figure.savefig(png, dpi=150, metadata={"Software": None})
+        figure.set_layout_engine("none")  # the PDF keeps the PNG's layout, not a second solve
         figure.savefig(pdf, metadata={"CreationDate": None, "Producer": None})
     finally:
         figure.clear()

@@ -37,6 +37,13 @@ def test_full_scale_runs_tiny(tmp_path: Path) -> None:
         # one judgment a CARE answer, and the check of the judge before generation
         assert calls[(harness, "care")] == samples[(harness, "care")] + 1, result.stdout
     assert len(list((tmp_path / "inspect" / "care").glob("*.eval"))) == 9
+    assert (tmp_path / "report" / "results.csv").is_file()
+    again = subprocess.run(
+        [sys.executable, "benchmarks/full_scale.py", "--work", str(tmp_path), "--report-only"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert re.search(r"report over every run in .*: median [\d.]+ s", again.stdout), again.stdout
 
 
 @pytest.mark.slow

@@ -21,9 +21,8 @@ def test_same_content_is_parsed_once_and_changed_content_again(tmp_path: Path) -
     again = parsed(data, sha256_file(data))
     assert first == again == [{"line": "a"}, {"line": "b"}]
     assert len(calls) == 1
-    data.write_text(
-        "a\nc\n", encoding="utf-8"
-    )  # same size, maybe the same mtime: the digest tells them apart
+    # same size, maybe the same mtime: the digest tells them apart
+    data.write_text("a\nc\n", encoding="utf-8")
     assert parsed(data, sha256_file(data)) == [{"line": "a"}, {"line": "c"}]
     assert len(calls) == 2
 

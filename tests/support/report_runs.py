@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_culture.benchmarks.normad.source import NORMAD
+from inspect_culture.registry import Benchmark, benchmarks
 from tests.support.cqbench_data import ad_items, install_folder_mirror, original_items, vs_items
 from tests.support.culturesynth_data import (
     QUESTIONS,
@@ -91,46 +92,58 @@ def install_mirror(
     return root
 
 
-def inspect_tasks(
-    benchmark: str,
-    baseline: Path,
-    care_settings: Sequence[tuple[str, str]] = (("zh", "zero_shot"),),
-) -> list[Any]:
-    """The Inspect tasks of a benchmark the report covers: NormAd in its four contexts, CARE in
-    each (language, prompting), CultureSynth, CQ-Bench AD, VS and VE."""
+def _report_tasks(baseline: Path, care_settings: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """Each benchmark's Inspect tasks the report covers, made on demand: NormAd in its four
+    contexts, CARE in each (language, prompting), CultureSynth, CQ-Bench AD, VS and VE."""
     from inspect_culture.benchmarks.normad.spec import CONTEXTS
     from inspect_culture.care import care
     from inspect_culture.cqbench import cqbench_ad, cqbench_ve, cqbench_vs
     from inspect_culture.culturesynth import culturesynth
     from inspect_culture.normad import normad
 
-    if benchmark == "normad":
-        return [normad(context=c) for c in CONTEXTS]
-    if benchmark == "care":
-        return [care(language=language, prompting=p) for language, p in care_settings]
-    if benchmark == "culturesynth":
-        return [culturesynth(baseline_responses=str(baseline))]
-    if benchmark == "cqbench":
-        return [cqbench_ad(setting="social"), cqbench_vs(setting="ethical"),
-                cqbench_ve(setting="ethical")]  # fmt: skip
-    raise ValueError(f"no Inspect tasks for {benchmark!r}")
+    return {
+        "normad": lambda: [normad(context=c) for c in CONTEXTS],
+        "care": lambda: [care(language=lang, prompting=p) for lang, p in care_settings],
+        "culturesynth": lambda: [culturesynth(baseline_responses=str(baseline))],
+        "cqbench": lambda: [
+            cqbench_ad(setting="social"),
+            cqbench_vs(setting="ethical"),
+            cqbench_ve(setting="ethical"),
+        ],
+    }
 
 
-JUDGED = ("care", "culturesynth", "cqbench_ve")  # the tasks that need the grader role
+def inspect_tasks(
+    benchmark: str,
+    baseline: Path,
+    care_settings: Sequence[tuple[str, str]] = (("zh", "zero_shot"),),
+) -> list[Any]:
+    """The Inspect tasks of a registered benchmark that the report covers."""
+    makers = _report_tasks(baseline, care_settings)
+    if benchmark not in makers:
+        raise ValueError(f"no report tasks for {benchmark!r}: add them to _report_tasks")
+    return makers[benchmark]()
+
+
+def needs_grader(task: Any, benchmark: Benchmark) -> bool:
+    """Whether the task is scored by one of the benchmark's judge scorers (the registry's)."""
+    from inspect_ai._util.registry import registry_unqualified_name
+
+    return any(registry_unqualified_name(s) in benchmark.judge_scorers for s in task.scorer or ())
 
 
 def run_inspect(server: StubOpenAIServer, log_dir: Path, baseline: Path) -> list[Any]:
-    """One Inspect log per task run, each benchmark's tasks in turn."""
+    """One Inspect log per task run, each registered benchmark's tasks in turn."""
     grader = {"grader": stub_grader(server)}
     return [
         inspect_eval_on_stub(
             task,
             server,
             log_dir,
-            **({"model_roles": grader} if task.name.startswith(JUDGED) else {}),
+            **({"model_roles": grader} if needs_grader(task, benchmark) else {}),
         )
-        for benchmark in ("normad", "care", "culturesynth", "cqbench")
-        for task in inspect_tasks(benchmark, baseline)
+        for benchmark in benchmarks()
+        for task in inspect_tasks(benchmark.name, baseline)
     ]
 
 

@@ -1,0 +1,76 @@
+"""A second process that draws half of the report's figures.
+
+Figures are a third of `culture-evals report`'s time (matplotlib's layout and its PNG and PDF
+writers), while a second core sits idle. The helper starts with the command and imports
+matplotlib while the runs are read, so it is warm when the tables are done. Anything that goes
+wrong in it (no second core, a figure that cannot be pickled, a crash) only means that figure is
+drawn in the main process: the files are the same either way.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from multiprocessing.pool import AsyncResult
+from typing import Any
+
+# a worker that died mid-figure never answers; after this long the figure is drawn here
+_LONGEST_FIGURE_S = 120
+
+
+def _warm() -> None:
+    """Import what drawing needs and render once, so the first real figure pays no start-up."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    import inspect_culture.report.figures  # noqa: F401
+
+    figure = Figure(figsize=(1, 1))
+    FigureCanvasAgg(figure)
+    figure.subplots().plot([0, 1])
+    for kind in ("png", "pdf"):
+        figure.savefig(io.BytesIO(), format=kind)
+
+
+def _draw(plan: Any, context: Any) -> Any:
+    from inspect_culture.report.figures import draw_one
+
+    return draw_one(plan, context)
+
+
+class DrawingHelper:
+    """One warm worker process; `close()` it when the report is written."""
+
+    def __init__(self) -> None:
+        # spawn, not fork: the reader's threads (Inspect's async file access) must not be copied;
+        # the process starts now and warms up while the runs are read
+        self._pool = multiprocessing.get_context("spawn").Pool(1, initializer=_warm)
+
+    @classmethod
+    def start(cls) -> DrawingHelper | None:
+        """A helper where a second core can run it; None on one core."""
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        return cls() if (cores or 1) > 1 else None
+
+    def submit(self, plan: Any, context: Any) -> AsyncResult[Any] | None:
+        try:
+            return self._pool.apply_async(_draw, (plan, context))
+        except Exception:  # noqa: BLE001 (a closed pool: the caller draws it itself)
+            return None
+
+    @staticmethod
+    def result(pending: AsyncResult[Any]) -> Any:
+        """The figure drawn, or None where the helper failed (pickling, a crash)."""
+        try:
+            return pending.get(timeout=_LONGEST_FIGURE_S)
+        except Exception:  # noqa: BLE001 (the caller draws it itself)
+            return None
+
+    def close(self) -> None:
+        """Stops the process at once: whatever it had left is not needed."""
+        self._pool.terminate()
