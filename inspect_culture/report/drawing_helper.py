@@ -58,14 +58,16 @@ class DrawingHelper:
         return cls() if (cores or 1) > 1 else None
 
     def submit(self, plan: Any, context: Any) -> AsyncResult[Any] | None:
+        """The figure handed over, or None where the pool no longer takes work."""
         try:
             return self._pool.apply_async(_draw, (plan, context))
-        except Exception:  # noqa: BLE001 (a closed pool: the caller draws it itself)
+        except Exception:  # noqa: BLE001 (a closed pool: `result` says so)
             return None
 
-    @staticmethod
-    def result(pending: AsyncResult[Any]) -> Any:
+    def result(self, pending: AsyncResult[Any] | None) -> Any:
         """The figure drawn, or None where the helper failed (pickling, a crash)."""
+        if pending is None:
+            return None
         try:
             return pending.get(timeout=_LONGEST_FIGURE_S)
         except Exception:  # noqa: BLE001 (the caller draws it itself)

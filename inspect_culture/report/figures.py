@@ -11,7 +11,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspect_culture.report.drawing_helper import DrawingHelper
 from inspect_culture.report.model import Cell, Column, Figure, ReportDependencyError, Row, Table
 from inspect_culture.report.render.common import group_text
 from inspect_culture.report.section import Drawer, all_layouts, sections
@@ -19,6 +18,8 @@ from inspect_culture.report.section import Drawer, all_layouts, sections
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure as MplFigure
+
+    from inspect_culture.report.drawing_helper import DrawingHelper
 
 # Okabe & Ito (2008), colour-blind safe; black last, so that it is the rarest bar colour.
 OKABE_ITO = (
@@ -130,15 +131,13 @@ def draw_figures(
     harnesses = {row.harness for table in tables for row in _run_rows(table) if row.harness}
     context = _Context(model_styles(tables), len(harnesses) > 1, out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    # every other figure to the helper (if any), the rest here, meanwhile; order is kept
-    handed = {
-        i: pending
-        for i in range(1, len(plans), 2)
-        if helper is not None and (pending := helper.submit(plans[i], context)) is not None
-    }
+    if helper is None:
+        return [draw_one(plan, context) for plan in plans]
+    # every other figure to the helper, the rest drawn here meanwhile; the order is kept
+    handed = {i: helper.submit(plans[i], context) for i in range(1, len(plans), 2)}
     drawn = {i: draw_one(plan, context) for i, plan in enumerate(plans) if i not in handed}
     for i, pending in handed.items():  # a figure the helper failed to draw is drawn here
-        drawn[i] = DrawingHelper.result(pending) or draw_one(plans[i], context)
+        drawn[i] = helper.result(pending) or draw_one(plans[i], context)
     return [drawn[i] for i in range(len(plans))]
 
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from inspect_culture.cli import EXIT_SKIPPED, main
+from inspect_culture.cli import EXIT_NOTHING, EXIT_SKIPPED, main
 from inspect_culture.report.build import build_report
 from inspect_culture.report.model import Report, Row, Table
 from inspect_culture.report.records import clear_cache
@@ -166,6 +168,29 @@ def test_cli_writes_every_output(real_runs: Path, tmp_path: Path, capsys) -> Non
     ]
     assert {r["harness"] for r in rot} == {"inspect", "lm-eval"}
     assert len({(r["value"], r["ci_low"], r["ci_high"], r["n"]) for r in rot}) == 1
+
+
+def test_the_command_flushes_everything_before_its_quick_exit(
+    real_runs: Path, tmp_path: Path
+) -> None:
+    """`culture-evals report` leaves through `os._exit`: its output and files must all be out."""
+    out = tmp_path / "report"
+    args = ["report", str(real_runs / "inspect"), str(real_runs / "lm_eval"), "-o", str(out)]
+    done = subprocess.run(
+        [sys.executable, "-m", "inspect_culture.cli", *args],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.rstrip().endswith(f"figures: {out / 'figures'}"), done.stdout
+    assert "warning:" in done.stderr
+    assert (out / "results.csv").read_text(encoding="utf-8").count("\n") > 10
+    nothing = subprocess.run(
+        [sys.executable, "-m", "inspect_culture.cli", "report", str(tmp_path / "none"), "-o",
+         str(tmp_path / "none_out")],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert nothing.returncode == EXIT_NOTHING, nothing.stderr
+    assert "nothing to report" in nothing.stderr
 
 
 def test_report_of_real_runs_in_a_real_browser(real_runs: Path, tmp_path: Path) -> None:
