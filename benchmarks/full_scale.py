@@ -25,7 +25,9 @@ Reported, as ratios to the floor within this one invocation:
   stub judge's first judgment request to its last reply; the one-token check at load is not
   a judgment) is taken out of the wall time; for Inspect,
   whose judge calls interleave with generation, the judge calls are in the figure and their
-  count and span are printed beside it;
+  count and span are printed beside it; with `--inspect-judge-later` the judged tasks generate
+  only (`-T judge_later=true`) and `inspect score` judges their logs in a process of its own,
+  timed apart, so the Inspect figure holds no judge call either;
 - peak RSS (the process's maximum resident set, from `wait4`);
 - bytes written per sample (Inspect's `.eval` log; lm-eval's samples and results files), and
   for lm-eval the mean samples line;
@@ -175,13 +177,38 @@ if spec["benchmark"] == "floor":
 else:
     from tests.support.report_runs import inspect_tasks
     care = [(lang, p) for p in spec["promptings"] for lang in spec["languages"]]
-    tasks = inspect_tasks(spec["benchmark"], spec["baseline"], care_settings=care)
+    tasks = inspect_tasks(spec["benchmark"], spec["baseline"], care_settings=care,
+                          judge_later=spec["judge_later"])
 grader = get_model("openai-api/stub/judge", base_url=spec["judge_url"])
 logs = inspect_eval(tasks, model="openai-api/stub/model", model_base_url=spec["model_url"],
-                    model_roles={"grader": grader}, log_dir=spec["out"], display="none",
+                    # judge_later with a grader bound would judge in the eval (as `inspect
+                    # score` needs it to), so the generate-only step binds none
+                    model_roles={} if spec["judge_later"] else {"grader": grader},
+                    log_dir=spec["out"], display="none",
                     limit=spec.get("limit"), max_connections=32, max_tasks=len(tasks))
 bad = [log.eval.task for log in logs if log.status != "success"]
 sys.exit(f"failed: {bad}" if bad else 0)
+"""
+
+# `--inspect-judge-later`'s second step: `inspect score` of each judged log, as docs/judge.md
+# shows it (the scorer the log names, the stub judge as grader), written back in place
+SCORE_CHILD = """
+import glob, json, sys
+from inspect_ai import score
+from inspect_ai._util.registry import registry_lookup
+from inspect_ai.log import read_eval_log, write_eval_log
+from inspect_ai.model import get_model
+from inspect_culture.registry import benchmarks
+spec = json.loads(sys.argv[1])
+judges = {name for b in benchmarks() for name in b.judge_scorers}
+grader = get_model("openai-api/stub/judge", base_url=spec["judge_url"])
+for path in sorted(glob.glob(spec["out"] + "/*.eval")):
+    log = read_eval_log(path)
+    named = [s.name.split("/")[-1] for s in log.eval.scorers or []]
+    if judge := next((n for n in named if n in judges), None):
+        scored = score(log, registry_lookup("scorer", judge)(), model_roles={"grader": grader},
+                       action="overwrite", display="none")
+        write_eval_log(scored, path)
 """
 
 FLOOR_YAML = """task: floor_gen
@@ -218,6 +245,8 @@ class Run:
     first_request: float | None = None  # seconds from process start
     judge_calls: int = 0
     judge_span: float = 0.0
+    score_wall: float = 0.0  # --inspect-judge-later: the `inspect score` process, apart
+    scored_bytes: int = 0  # --inspect-judge-later: the logs once judged
     samples_line: float | None = None  # lm-eval: mean bytes of a samples line
     out: Path = field(default_factory=Path)
     prompts: list[str] = field(default_factory=list, repr=False)  # what the model was sent
@@ -284,14 +313,20 @@ def inspect_run(benchmark: str, n: int, ctx: dict[str, Any]) -> Run:
             "model_url": model.base_url, "judge_url": judge.base_url,
             "promptings": CARE_PROMPTINGS, "languages": CARE_LANGUAGES,
             "limit": ctx["care_limit"] if benchmark == "care" else None,
+            "judge_later": ctx["judge_later"],
         }  # fmt: skip
         if benchmark == "floor":
             spec["prompts"] = str(_prompts_file(run.out.parent / "prompts.json", ctx["prompts"]))
         command = [sys.executable, "-c", INSPECT_CHILD, json.dumps(spec)]
         _measure(command, ctx["env"], run, model)
+        run.bytes_written = _bytes(run.out)  # the eval's own log, before any `inspect score`
+        if ctx["judge_later"] and benchmark != "floor":
+            scoring = Run("inspect", f"{benchmark} score", n)
+            _measure([sys.executable, "-c", SCORE_CHILD, json.dumps(spec)], ctx["env"], scoring,
+                     model)  # fmt: skip
+            run.score_wall, run.scored_bytes = scoring.wall, _bytes(run.out)
         _judge_stats(run, judge)
         run.prompts = model_prompts(model)
-    run.bytes_written = _bytes(run.out)
     return run
 
 
@@ -442,6 +477,11 @@ def main() -> None:
         "--reps", type=int, default=1, help="runs of each, ours and the floor in turn; medians"
     )
     parser.add_argument(
+        "--inspect-judge-later", action="store_true",
+        help="Inspect's judged tasks generate only (-T judge_later=true); `inspect score` then "
+        "judges their logs in a process of its own, timed apart",
+    )  # fmt: skip
+    parser.add_argument(
         "--report-only", action="store_true",
         help="only time `culture-evals report` (--reps times) over the runs in --work",
     )  # fmt: skip
@@ -465,6 +505,7 @@ def main() -> None:
     ctx = {
         "work": work, "baseline": baseline, "env": _env(mirror, work),
         "care_limit": None if args.scale >= 1 else care_per_task(args.scale),
+        "judge_later": args.inspect_judge_later,
     }  # fmt: skip
     print(f"scale {args.scale:g}: samples {counts}; work folder {work}", flush=True)
     header = (
@@ -507,7 +548,14 @@ def main() -> None:
     for ours, floor in rows:
         print(
             f"{ours.harness} {ours.benchmark}: wall {ours.wall:.1f} s (floor {floor.wall:.1f}), "
-            f"judge span {ours.judge_span:.1f} s over {ours.judge_calls} calls, peak RSS "
+            f"judge span {ours.judge_span:.1f} s over {ours.judge_calls} calls"
+            + (
+                f" (`inspect score` step {ours.score_wall:.1f} s, its logs then "
+                f"{ours.scored_bytes / ours.samples:,.0f} B a sample)"
+                if ours.score_wall
+                else ""
+            )
+            + ", peak RSS "
             f"{ours.rss_mb:.0f} MB (floor {floor.rss_mb:.0f}), "
             f"{ours.bytes_written / ours.samples:,.0f} B a sample written "
             f"(floor {floor.bytes_written / floor.samples:,.0f}), first request at "

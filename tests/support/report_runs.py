@@ -92,9 +92,12 @@ def install_mirror(
     return root
 
 
-def _report_tasks(baseline: Path, care_settings: Sequence[tuple[str, str]]) -> dict[str, Any]:
+def _report_tasks(
+    baseline: Path, care_settings: Sequence[tuple[str, str]], judged: dict[str, Any]
+) -> dict[str, Any]:
     """Each benchmark's Inspect tasks the report covers, made on demand: NormAd in its four
-    contexts, CARE in each (language, prompting), CultureSynth, CQ-Bench AD, VS and VE."""
+    contexts, CARE in each (language, prompting), CultureSynth, CQ-Bench AD, VS and VE; the
+    judged ones with the task arguments `judged`."""
     from inspect_culture.benchmarks.normad.spec import CONTEXTS
     from inspect_culture.care import care
     from inspect_culture.cqbench import cqbench_ad, cqbench_ve, cqbench_vs
@@ -103,12 +106,12 @@ def _report_tasks(baseline: Path, care_settings: Sequence[tuple[str, str]]) -> d
 
     return {
         "normad": lambda: [normad(context=c) for c in CONTEXTS],
-        "care": lambda: [care(language=lang, prompting=p) for lang, p in care_settings],
-        "culturesynth": lambda: [culturesynth(baseline_responses=str(baseline))],
+        "care": lambda: [care(language=lang, prompting=p, **judged) for lang, p in care_settings],
+        "culturesynth": lambda: [culturesynth(baseline_responses=str(baseline), **judged)],
         "cqbench": lambda: [
             cqbench_ad(setting="social"),
             cqbench_vs(setting="ethical"),
-            cqbench_ve(setting="ethical"),
+            cqbench_ve(setting="ethical", **judged),
         ],
     }
 
@@ -117,9 +120,11 @@ def inspect_tasks(
     benchmark: str,
     baseline: Path,
     care_settings: Sequence[tuple[str, str]] = (("zh", "zero_shot"),),
+    judge_later: bool = False,
 ) -> list[Any]:
-    """The Inspect tasks of a registered benchmark that the report covers."""
-    makers = _report_tasks(baseline, care_settings)
+    """The Inspect tasks of a registered benchmark that the report covers; `judge_later`: the
+    judged ones generate only (`-T judge_later=true`), for `inspect score` to judge."""
+    makers = _report_tasks(baseline, care_settings, {"judge_later": True} if judge_later else {})
     if benchmark not in makers:
         raise ValueError(f"no report tasks for {benchmark!r}: add them to _report_tasks")
     return makers[benchmark]()
