@@ -6,8 +6,6 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-from scipy import stats
-
 
 def correlations(judge: Sequence[float], human: Sequence[float]) -> dict[str, float]:
     """NaN when undefined (fewer than two pairs, or a constant side)."""
@@ -15,6 +13,8 @@ def correlations(judge: Sequence[float], human: Sequence[float]) -> dict[str, fl
         raise ValueError(f"length mismatch: {len(judge)} vs {len(human)}")
     if len(judge) < 2 or len(set(judge)) < 2 or len(set(human)) < 2:
         return {"pearson": math.nan, "spearman": math.nan, "kendall": math.nan}
+    from scipy import stats  # here: importing it costs every CARE process 1.4 s at start
+
     return {
         "pearson": float(stats.pearsonr(judge, human).statistic),
         "spearman": float(stats.spearmanr(judge, human).statistic),
