@@ -170,10 +170,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from inspect_culture.report.build import (
-        check_dependencies,
-        needs_figures,
-    )
+    from inspect_culture.report.build import check_dependencies, needs_figures
     from inspect_culture.report.drawing_helper import DrawingHelper
     from inspect_culture.report.model import ReportDependencyError
     from inspect_culture.report.render import parse_formats
