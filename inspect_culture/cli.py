@@ -180,7 +180,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
         check_dependencies(formats)
     except (ValueError, ReportDependencyError) as exc:
         raise SystemExit(f"culture-evals report: {exc}") from None
-    helper = DrawingHelper.start() if needs_figures(formats) else None
+    warm = ("inspect_culture.report.figures",)
+    helper = DrawingHelper.start(warm) if needs_figures(formats) else None
     try:
         return _report(args, formats, helper)
     finally:

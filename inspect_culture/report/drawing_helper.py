@@ -9,8 +9,10 @@ drawn in the main process: the files are the same either way.
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import os
+from collections.abc import Callable, Sequence
 from multiprocessing.pool import AsyncResult
 from typing import Any
 
@@ -18,7 +20,7 @@ from typing import Any
 _LONGEST_FIGURE_S = 120
 
 
-def _warm() -> None:
+def _warm(modules: tuple[str, ...]) -> None:
     """Import what drawing needs and render once, so the first real figure pays no start-up."""
     import io
 
@@ -28,8 +30,8 @@ def _warm() -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    import inspect_culture.report.figures  # noqa: F401
-
+    for module in modules:
+        importlib.import_module(module)
     figure = Figure(figsize=(1, 1))
     FigureCanvasAgg(figure)
     figure.subplots().plot([0, 1])
@@ -37,30 +39,27 @@ def _warm() -> None:
         figure.savefig(io.BytesIO(), format=kind)
 
 
-def _draw(plan: Any, context: Any) -> Any:
-    from inspect_culture.report.figures import draw_one
-
-    return draw_one(plan, context)
-
-
 class DrawingHelper:
     """One warm worker process; `close()` it when the report is written."""
 
-    def __init__(self) -> None:
+    def __init__(self, warm: Sequence[str] = ()) -> None:
         # spawn, not fork: the reader's threads (Inspect's async file access) must not be copied;
-        # the process starts now and warms up while the runs are read
-        self._pool = multiprocessing.get_context("spawn").Pool(1, initializer=_warm)
+        # the process starts now and imports `warm` while the runs are read
+        self._pool = multiprocessing.get_context("spawn").Pool(
+            1, initializer=_warm, initargs=(tuple(warm),)
+        )
 
     @classmethod
-    def start(cls) -> DrawingHelper | None:
+    def start(cls, warm: Sequence[str] = ()) -> DrawingHelper | None:
         """A helper where a second core can run it; None on one core."""
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        return cls() if (cores or 1) > 1 else None
+        return cls(warm) if (cores or 1) > 1 else None
 
-    def submit(self, plan: Any, context: Any) -> AsyncResult[Any] | None:
-        """The figure handed over, or None where the pool no longer takes work."""
+    def submit(self, draw: Callable[..., Any], *args: Any) -> AsyncResult[Any] | None:
+        """`draw(*args)` handed over (a module-level function, so it pickles by name), or None
+        where the pool no longer takes work."""
         try:
-            return self._pool.apply_async(_draw, (plan, context))
+            return self._pool.apply_async(draw, args)
         except Exception:  # noqa: BLE001 (a closed pool: `result` says so)
             return None
 

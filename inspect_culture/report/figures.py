@@ -134,7 +134,7 @@ def draw_figures(
     if helper is None:
         return [draw_one(plan, context) for plan in plans]
     # every other figure to the helper, the rest drawn here meanwhile; the order is kept
-    handed = {i: helper.submit(plans[i], context) for i in range(1, len(plans), 2)}
+    handed = {i: helper.submit(draw_one, plans[i], context) for i in range(1, len(plans), 2)}
     drawn = {i: draw_one(plan, context) for i, plan in enumerate(plans) if i not in handed}
     for i, pending in handed.items():  # a figure the helper failed to draw is drawn here
         drawn[i] = helper.result(pending) or draw_one(plans[i], context)

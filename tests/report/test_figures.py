@@ -170,7 +170,7 @@ def test_reruns_give_identical_files(tmp_path: Path) -> None:
 
 
 def test_a_helper_process_draws_the_same_files(drawn: dict[str, Figure], tmp_path: Path) -> None:
-    helper = DrawingHelper()
+    helper = DrawingHelper(warm=("inspect_culture.report.figures",))
     try:
         with_helper = draw_figures(report_tables(), tmp_path, helper)
     finally:
@@ -187,7 +187,7 @@ class _FailingHelper:
     def __init__(self) -> None:
         self.handed: list[str] = []
 
-    def submit(self, plan, context):
+    def submit(self, draw, plan, context):
         self.handed.append(plan[1].key)
         return plan
 
