@@ -456,7 +456,8 @@ def _median_run(runs: list[Run]) -> Run:
     """Each figure's median over the repetitions (the first run's files and counts)."""
     if len(runs) == 1:
         return runs[0]
-    numbers = ("wall", "cpu", "rss_mb", "bytes_written", "first_request", "judge_span")
+    numbers = ("wall", "cpu", "rss_mb", "bytes_written", "first_request", "judge_span",
+               "score_wall", "scored_bytes")  # fmt: skip
     return replace(
         runs[0],
         **{name: statistics.median(getattr(r, name) or 0 for r in runs) for name in numbers},

@@ -47,6 +47,31 @@ def test_full_scale_runs_tiny(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_full_scale_judges_inspect_later_in_a_step_of_its_own(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "benchmarks/full_scale.py", "--scale", "0.002", "--benchmarks", "care",
+         "--harnesses", "inspect", "--inspect-judge-later", "--work", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    found = re.search(
+        r"^inspect care: .* over (\d+) calls \(`inspect score` step", result.stdout, re.M
+    )
+    assert found, result.stdout
+    assert int(found.group(1)) == 9  # one judgment a sample, all in the score step: no preflight
+    from inspect_ai.log import read_eval_log
+
+    logs = [read_eval_log(str(p)) for p in (tmp_path / "inspect" / "care").glob("*.eval")]
+    judges = {
+        (score.metadata or {}).get("judge_model")
+        for log in logs
+        for sample in log.samples or []
+        for score in (sample.scores or {}).values()
+    }
+    assert len(logs) == 9 and judges == {"openai-api/stub/judge"}  # judged in place, every one
+
+
+@pytest.mark.slow
 def test_rate_limits_runs_tiny() -> None:
     result = subprocess.run(
         [sys.executable, "benchmarks/rate_limits.py", "--minute", "1", "--seconds", "2",
