@@ -204,10 +204,11 @@ judges = {name for b in benchmarks() for name in b.judge_scorers}
 grader = get_model("openai-api/stub/judge", base_url=spec["judge_url"])
 for path in sorted(glob.glob(spec["out"] + "/*.eval")):
     log = read_eval_log(path)
-    named = [s.name.split("/")[-1] for s in log.eval.scorers or []]
-    if judge := next((n for n in named if n in judges), None):
-        scored = score(log, registry_lookup("scorer", judge)(), model_roles={"grader": grader},
-                       action="overwrite", display="none")
+    named = [s for s in log.eval.scorers or [] if s.name.split("/")[-1] in judges]
+    if named:  # the scorer the log names, with the options it records, as `inspect score` does
+        scorer = registry_lookup("scorer", named[0].name)(**(named[0].options or {}))
+        scored = score(log, scorer, model_roles={"grader": grader}, action="overwrite",
+                       display="none")
         write_eval_log(scored, path)
 """
 

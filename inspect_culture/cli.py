@@ -181,7 +181,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     except (ValueError, ReportDependencyError) as exc:
         raise SystemExit(f"culture-evals report: {exc}") from None
     warm = ("inspect_culture.report.figures",)
-    helper = DrawingHelper.start(warm) if needs_figures(formats) else None
+    wanted = getattr(args, "drawing_helper", False) and needs_figures(formats)
+    helper = DrawingHelper.start(warm) if wanted else None
     try:
         return _report(args, formats, helper)
     finally:
@@ -371,8 +372,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, drawing_helper: bool = False) -> int:
+    """`drawing_helper`: `report` may draw half its figures in a second process (the command
+    line only: `drawing_helper.py` says why)."""
     args = build_parser().parse_args(argv)
+    args.drawing_helper = drawing_helper
     return args.run(args)
 
 
@@ -383,7 +387,7 @@ _QUICK_EXIT = frozenset({"report"})
 
 def run() -> None:
     """The `culture-evals` console script."""
-    code = main()
+    code = main(drawing_helper=True)
     if sys.argv[1:2] and sys.argv[1] in _QUICK_EXIT:
         logging.shutdown()
         sys.stdout.flush()

@@ -88,7 +88,9 @@ def _inspect_records(path: Path, family: RecordSource) -> list[dict[str, Any]]:
 
 
 def _score_metadata(summary: Mapping[str, Any]) -> list[Any]:
-    scores = summary.get("scores") or {}
+    scores = summary.get("scores")
+    if not isinstance(scores, Mapping):
+        return []  # no records here: the sample is read in full
     return [s.get("metadata") for s in scores.values() if isinstance(s, Mapping)]
 
 

@@ -169,16 +169,43 @@ def test_reruns_give_identical_files(tmp_path: Path) -> None:
         assert one.png.read_bytes() == two.png.read_bytes()
 
 
+class _CountingHelper(DrawingHelper):
+    """The real helper process, counting the figures it drew itself."""
+
+    def __init__(self) -> None:
+        super().__init__(warm=("inspect_culture.report.figures",))
+        self.drew: list[str] = []
+
+    def result(self, pending):
+        figure = super().result(pending)
+        self.drew += [figure.key] if figure is not None else []
+        return figure
+
+
 def test_a_helper_process_draws_the_same_files(drawn: dict[str, Figure], tmp_path: Path) -> None:
-    helper = DrawingHelper(warm=("inspect_culture.report.figures",))
+    helper = _CountingHelper()
     try:
         with_helper = draw_figures(report_tables(), tmp_path, helper)
     finally:
         helper.close()
+    assert helper.drew == [f.key for f in with_helper][1::2]  # every other one, by the helper
     assert [f.key for f in with_helper] == [f.key for f in drawn.values()]  # the report's order
     for figure in with_helper:
         assert figure.png.read_bytes() == drawn[figure.key].png.read_bytes(), figure.key
         assert figure.pdf.read_bytes() == drawn[figure.key].pdf.read_bytes(), figure.key
+
+
+def _fails(*_: object) -> None:
+    raise RuntimeError("a figure that cannot be drawn")
+
+
+def test_a_helper_that_fails_once_is_stopped_and_takes_no_more_work() -> None:
+    helper = DrawingHelper()
+    try:
+        assert helper.result(helper.submit(_fails, 1)) is None
+        assert helper.submit(_fails, 2) is None  # stopped: the command draws the rest itself
+    finally:
+        helper.close()
 
 
 class _FailingHelper:
