@@ -24,7 +24,6 @@ from inspect_culture.benchmarks.care.judging import CareJudging, care_rating_for
 from inspect_culture.benchmarks.care.metrics import care_metrics
 from inspect_culture.benchmarks.care.prompts import JUDGE_FILES, generation_messages
 from inspect_culture.benchmarks.care.spec import CareOutcome
-from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
 from inspect_culture.inspect_plumbing.judge import checked_grader, judge_sample, judged_score
 from inspect_culture.inspect_plumbing.live import judged_metrics
@@ -74,8 +73,7 @@ def care(
             [record_to_sample(r, options.prompting) for r in records], name=f"care_{language}"
         ),
         solver=[
-            engine_defaults(),
-            checked_grader(
+            checked_grader(  # also the engine defaults: one solver span a sample
                 options.self_grade,
                 options.judge_constraint,
                 care_rating_format(),

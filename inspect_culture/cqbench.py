@@ -215,8 +215,7 @@ def cqbench_ve(
         judge_later = as_bool("judge_later", judge_later)
         judge_timeout = as_optional_seconds("judge_timeout", judge_timeout)
     solver = [
-        engine_defaults(),
-        checked_grader(
+        checked_grader(  # also the engine defaults: one solver span a sample
             params.self_grade,
             params.judge_constraint,
             ve_scores_format(2),

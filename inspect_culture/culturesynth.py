@@ -119,14 +119,14 @@ def culturesynth(
     return Task(
         dataset=dataset,
         solver=[
-            engine_defaults(),
-            require_baseline(baseline),
+            # the engine defaults, the baseline's source and the judge checks: one solver span
             checked_grader(
                 settings.self_grade,
                 settings.judge_constraint,
                 pairwise_verdict_format(),
                 judge_preflight,
                 judge_later,
+                required_roles=None if baseline else {BASELINE_ROLE: NO_BASELINE},
             ),
             baseline_answer(baseline, judge_preflight, judge_timeout),
             generate(),
@@ -170,18 +170,6 @@ def culturesynth_answers(language: str | None = None) -> Task:
         version=spec.TASK_VERSION,
         metadata={"benchmark": spec.BENCHMARK, "language": language, "dataset": provenance},
     )
-
-
-@solver
-def require_baseline(baseline: BaselineResponses | None = None) -> Solver:
-    """Fails without a baseline file or role, first: no request for an eval that cannot run."""
-
-    async def solve(state: TaskState, generate_: Generate) -> TaskState:
-        if baseline is None:
-            role_model(BASELINE_ROLE, NO_BASELINE)
-        return state
-
-    return solve
 
 
 @solver

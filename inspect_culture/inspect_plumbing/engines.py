@@ -36,9 +36,15 @@ def engine_defaults() -> Solver:
     """First solver of every task: for the evaluated model and every role, before any generates."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        for bound in (get_model(), *model_roles().values()):
-            for model in bound if isinstance(bound, list) else [bound]:
-                neutral_vllm_defaults(model)
+        apply_engine_defaults()
         return state
 
     return solve
+
+
+def apply_engine_defaults() -> None:
+    """`engine_defaults`' work, for a solver that does it among its own checks: each solver is a
+    transcript span, a copy of the state before it and a diff after it, for every sample."""
+    for bound in (get_model(), *model_roles().values()):
+        for model in bound if isinstance(bound, list) else [bound]:
+            neutral_vllm_defaults(model)

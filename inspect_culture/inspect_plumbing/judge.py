@@ -30,6 +30,7 @@ from inspect_culture.inspect_plumbing.build_checks import (
     refuse_other_reducers,
     refuse_role_credentials,
 )
+from inspect_culture.inspect_plumbing.engines import apply_engine_defaults
 from inspect_culture.inspect_plumbing.failures import (
     ATTEMPTS,
     Attempts,
@@ -88,13 +89,20 @@ def require_grader(
     verdict_format: VerdictFormat | None = None,
     judge_preflight: bool = True,
     judge_later: bool = False,
+    required_roles: dict[str, str] | None = None,
 ) -> Solver:
-    """Before any generation: fails when no judge is bound, cannot answer (`preflight.py`) or
-    ignores the verdict constraint (the constraint probe, then the preflight). judge_preflight
-    false skips both requests; judge_later needs no judge at all. A check already passed when
-    Inspect built the task (`checked_grader`) is not repeated."""
+    """The first solver of a judged task, before any generation: the engine defaults
+    (`engines.py`), then fails when a role in `required_roles` is unbound (its message), when no
+    judge is bound, or when the judge cannot answer (`preflight.py`) or ignores the verdict
+    constraint (the constraint probe, then the preflight). judge_preflight false skips both
+    requests; judge_later needs no judge at all. A check already passed when Inspect built the
+    task (`checked_grader`) is not repeated. One solver, not one per check: each solver costs
+    every sample a transcript span and a copy and diff of its state (docs/performance.md)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        apply_engine_defaults()
+        for role, missing in (required_roles or {}).items():
+            role_model(role, missing)
         refuse_role_credentials()  # a task built before the eval: its header is written, though
         if judge_later:
             return state
@@ -116,11 +124,12 @@ def checked_grader(
     verdict_format: VerdictFormat | None,
     judge_preflight: bool,
     judge_later: bool,
+    required_roles: dict[str, str] | None = None,
 ) -> Solver:
     """`require_grader`, its checks made now when `inspect eval` is building the task (before any
     log exists), with the refusals only a build can make (`build_checks.py`)."""
     grader_solver = require_grader(
-        self_grade, judge_constraint, verdict_format, judge_preflight, judge_later
+        self_grade, judge_constraint, verdict_format, judge_preflight, judge_later, required_roles
     )
     if active_model() is None:  # not built by Inspect's eval: checked at the first sample
         return grader_solver

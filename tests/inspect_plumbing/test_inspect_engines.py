@@ -48,6 +48,10 @@ def test_models_and_roles_get_neutral_defaults_before_generating(
     assert log.status == "success", log.error
     assert len(seen) == 10  # 5 answers, 5 judgments: the provider did the work
     assert set(seen) == {("vllm", "vllm")}  # set before the first request of either model
+    # by the judge checks' solver: one solver span before generation, not one per check
+    for sample in log.samples:
+        solvers = [e.name for e in sample.events if e.event == "span_begin" and e.type == "solver"]
+        assert solvers == ["require_grader", "generate"], solvers
 
 
 def test_a_chosen_generation_config_is_kept(normad_mirror: Path, tmp_path: Path) -> None:

@@ -183,9 +183,10 @@ def test_single_game_judge(baseline_file: Path, tmp_path: Path) -> None:
     assert culturesynth_breakdown()([]) == {"n_scored": 0.0, "all_unscored": 1.0}
 
 
-def test_require_baseline_stops_before_any_request(baseline_file: Path, tmp_path: Path) -> None:
-    """`require_baseline()`: neither a baseline file nor a `baseline` role stops the eval
-    before anything is asked of any model, the grader's preflight included."""
+def test_no_baseline_stops_before_any_request(baseline_file: Path, tmp_path: Path) -> None:
+    """The first solver (`checked_grader`, its `required_roles`): neither a baseline file nor a
+    `baseline` role stops the eval before anything is asked of any model, the grader's
+    preflight included."""
     calls: list[str] = []
 
     def counting(messages: list[ChatMessage], *_: Any) -> ModelOutput:
