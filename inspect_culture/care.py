@@ -25,11 +25,19 @@ from inspect_culture.benchmarks.care.metrics import care_metrics
 from inspect_culture.benchmarks.care.prompts import JUDGE_FILES, generation_messages
 from inspect_culture.benchmarks.care.spec import CareOutcome
 from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
-from inspect_culture.inspect_plumbing.judge import checked_grader, judge_sample, judged_score
+from inspect_culture.inspect_plumbing.judge import (
+    checked_grader,
+    explanation_of,
+    judge_sample,
+    judged_score,
+    judges_shown,
+)
 from inspect_culture.inspect_plumbing.live import judged_metrics
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.inspect_plumbing.params import as_bool, as_optional_int, as_optional_seconds
 from inspect_culture.judging.constraints import constraint_record
+from inspect_culture.judging.jury import DEFAULT_RATING_RULE, JURY_KEY
+from inspect_culture.judging.jury_agreement import with_jury
 
 
 @task
@@ -43,6 +51,7 @@ def care(
     judge_preflight: bool = True,
     judge_timeout: float | None = None,
     judge_later: bool = False,
+    jury_rule: str = DEFAULT_RATING_RULE,
 ) -> Task:
     """CARE (Guo et al., EMNLP 2025).
 
@@ -56,6 +65,8 @@ def care(
             json_schema (OpenAI-style); a documented deviation, for small local judges.
         self_grade, judge_preflight, judge_timeout, judge_later: the judge parameters of every
             judged task (`inspect_plumbing/judge.py`, docs/judge.md).
+        jury_rule: with a jury (--model-role grader_2=... and more), the rating of an answer is
+            the mean of its judges' ratings (default) or their median (docs/judge.md, "Juries").
     """
     with task_setup_errors():
         per_category = as_optional_int("per_category", per_category, minimum=1)
@@ -64,7 +75,7 @@ def care(
         judge_timeout = as_optional_seconds("judge_timeout", judge_timeout)
         options = spec.validate(
             language=language, prompting=prompting, judge_mapping=judge_mapping,
-            self_grade=self_grade, judge_constraint=judge_constraint,
+            self_grade=self_grade, judge_constraint=judge_constraint, jury_rule=jury_rule,
         )  # fmt: skip
         loaded = load_care(options.language)
         records = first_per_category(loaded.records, per_category)
@@ -88,6 +99,7 @@ def care(
             options.judge_constraint,
             judge_timeout,
             judge_later,
+            options.jury_rule,
         ),
         config=GenerateConfig(**spec.GENERATION.inspect_config()),
         version=spec.TASK_VERSION,
@@ -124,7 +136,9 @@ def care_breakdown() -> Metric:
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         outcomes = [CareOutcome.from_record(s.score.metadata) for s in scores if s.score.metadata]
-        return judged_metrics("care", scores, partial(care_metrics, outcomes), spec.UNSCORED_COUNTS)
+        juries = [(s.score.metadata or {}).get(JURY_KEY) for s in scores]
+        metrics = with_jury(partial(care_metrics, outcomes), juries, spec.JURY_VOTES)
+        return judged_metrics("care", scores, metrics, spec.UNSCORED_COUNTS)
 
     return compute
 
@@ -136,11 +150,16 @@ def care_judge(
     judge_constraint: str = "none",
     judge_timeout: float | None = None,
     judge_later: bool = False,
+    jury_rule: str = DEFAULT_RATING_RULE,
 ) -> Scorer:
-    """The grader rates the answer 1-10 with the category's rubric; no rating = unscored."""
+    """The grader rates the answer 1-10 with the category's rubric; no rating = unscored. A
+    jury's rating is the mean (or median) of its judges'."""
     with scorer_setup_errors():
         options = spec.validate(
-            judge_mapping=judge_mapping, self_grade=self_grade, judge_constraint=judge_constraint
+            judge_mapping=judge_mapping,
+            self_grade=self_grade,
+            judge_constraint=judge_constraint,
+            jury_rule=jury_rule,
         )
         timeout = as_optional_seconds("judge_timeout", judge_timeout)
         later = as_bool("judge_later", judge_later)
@@ -149,16 +168,16 @@ def care_judge(
 
     async def score(state: TaskState, target: Target) -> Score:
         item = {**state.metadata, "id": str(state.sample_id), "answer": target.text}
-        grader, judged, [reply] = await judge_sample(
-            judging, item, state.output.completion, options, timeout, later
+        judges, judged, replies = await judge_sample(
+            judging, item, state.output.completion, options, timeout, later, options.jury_rule
         )
         details = {
             **judged.record,
-            "judge_model": str(grader) if grader else "none (judge_later)",
+            **judges_shown(judges, judged),
             "judge_mapping": options.judge_mapping,
             **spec.JUDGE_VERSIONS,
             **constraint_record(options.judge_constraint),
         }
-        return judged_score(judged, explanation=reply.text, metadata=details)
+        return judged_score(judged, explanation=explanation_of(replies), metadata=details)
 
     return score

@@ -37,11 +37,19 @@ from inspect_culture.benchmarks.cqbench.parse import score_ad, score_vs
 from inspect_culture.benchmarks.cqbench.prompts import task_messages, ve_extraction_messages
 from inspect_culture.inspect_plumbing.engines import engine_defaults
 from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
-from inspect_culture.inspect_plumbing.judge import checked_grader, judge_sample, judged_score
+from inspect_culture.inspect_plumbing.judge import (
+    checked_grader,
+    explanation_of,
+    judge_sample,
+    judged_score,
+    judges_shown,
+)
 from inspect_culture.inspect_plumbing.live import judged_metrics
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
 from inspect_culture.inspect_plumbing.params import as_bool, as_optional_seconds
 from inspect_culture.judging.constraints import constraint_record
+from inspect_culture.judging.jury import JURY_KEY
+from inspect_culture.judging.jury_agreement import with_jury
 
 # the record fields each task's scorer (and VE's second step) reads from the sample
 _SAMPLE_FIELDS = {
@@ -250,7 +258,8 @@ def ve_breakdown() -> Metric:
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         outcomes = [spec.VeOutcome.from_record(s.score.metadata or {}) for s in scores]
-        metrics = partial(ve_metrics, outcomes)
+        juries = [(s.score.metadata or {}).get(JURY_KEY) for s in scores]
+        metrics = with_jury(partial(ve_metrics, outcomes), juries, spec.JURY_VOTES)
         return judged_metrics("cqbench_ve", scores, metrics, spec.UNSCORED_COUNTS, bootstrap=False)
 
     return compute
@@ -270,17 +279,17 @@ def cqbench_ve_judge(
 
     async def score(state: TaskState, target: Target) -> Score:
         item = {**state.metadata, "id": str(state.sample_id)}
-        grader, judged, [reply] = await judge_sample(
+        judges, judged, replies = await judge_sample(
             VeJudging(), item, state.output.completion, params, timeout, later
         )
         metadata = {
             **judged.record,
             **judged.details,
-            "judge_model": str(grader) if grader else "none (judge_later)",
+            **judges_shown(judges, judged),
             "prompt_version": spec.PROMPT_VERSION,
             **constraint_record(params.judge_constraint),
         }
-        shown = {"answer": judged.details["prediction"], "explanation": reply.text}
+        shown = {"answer": judged.details["prediction"], "explanation": explanation_of(replies)}
         return judged_score(judged, metadata=metadata, **shown)
 
     return score

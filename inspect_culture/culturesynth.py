@@ -42,7 +42,9 @@ from inspect_culture.inspect_plumbing.judge import (
     checked_grader,
     judge_sample,
     judged_score,
+    judges_shown,
     judgment_timeout,
+    replies_shown,
 )
 from inspect_culture.inspect_plumbing.live import judged_metrics
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
@@ -50,6 +52,8 @@ from inspect_culture.inspect_plumbing.params import as_bool, as_optional_seconds
 from inspect_culture.inspect_plumbing.preflight import preflight
 from inspect_culture.inspect_plumbing.roles import BASELINE_ROLE, prerequisite_error, role_model
 from inspect_culture.judging.constraints import constraint_record
+from inspect_culture.judging.jury import JURY_KEY
+from inspect_culture.judging.jury_agreement import with_jury
 
 GENERATION = GenerateConfig(**spec.GENERATION.inspect_config())
 # baseline answers never expire: every model compared with one baseline reuses them
@@ -215,7 +219,10 @@ def culturesynth_breakdown() -> Metric:
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         outcomes = [spec.PairOutcome.from_record(s.score.metadata["pair"]) for s in scores]
-        metrics = partial(culturesynth_metrics, outcomes)
+        juries = [(s.score.metadata or {}).get(JURY_KEY) for s in scores]
+        metrics = with_jury(
+            partial(culturesynth_metrics, outcomes), juries, spec.JURY_VOTES, spec.JURY_SCALE
+        )
         return judged_metrics("culturesynth", scores, metrics, spec.UNSCORED_COUNTS)
 
     return compute
@@ -242,13 +249,15 @@ def culturesynth_judge(
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata
         item = {**meta, "id": str(state.sample_id), "answer": target.text}
-        _, judged, results = await judge_sample(
+        judges, judged, results = await judge_sample(
             judging, item, state.output.completion, settings, timeout, later
         )
-        replies = [r.text for r in results]
+        replies = replies_shown(results)
+        shown_judges = judges_shown(judges, judged) if len(judges) > 1 else {}
         details = {
             "pair": judged.record,
             **judged.details,
+            **shown_judges,
             "judge_replies": replies,
             "baseline_model": meta.get("baseline_model"),
             "baseline_answer": meta.get("baseline_answer"),

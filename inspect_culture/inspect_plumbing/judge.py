@@ -4,6 +4,8 @@ transcripts, token usage and Inspect's cache apply to judge calls."""
 from __future__ import annotations
 
 import asyncio
+import re
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
@@ -51,7 +53,8 @@ from inspect_culture.judging.constraints import (
     request_fields,
 )
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
-from inspect_culture.judging.protocol import Item, Judged, JudgeReply, Judging
+from inspect_culture.judging.jury import JURY_KEY, JuryJudging, jury_outcome
+from inspect_culture.judging.protocol import Item, Judged, JudgeReply
 from inspect_culture.judging.reasons import JUDGE_LATER_REASON
 
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
@@ -82,6 +85,21 @@ def grader_model(self_grade: bool, judge_later: bool = False) -> Model | None:
     return role_model(GRADER_ROLE, NO_GRADER, default=get_model() if self_grade else None)
 
 
+_JURY_ROLE = re.compile(r"grader_([2-9]|[1-9][0-9]+)")
+
+
+def jury_roles(self_grade: bool, judge_later: bool = False) -> dict[str, Model]:
+    """Every judge, by role: the grader (the evaluated model with self_grade), then each bound
+    `grader_<n>` role in number order (n >= 2); {} for judge_later with no grader bound."""
+    first = grader_model(self_grade, judge_later)
+    if first is None:
+        return {}
+    others = sorted(
+        (int(match[1]), role) for role in model_roles() if (match := _JURY_ROLE.fullmatch(role))
+    )
+    return {GRADER_ROLE: first, **{role: role_model(role, NO_GRADER) for _, role in others}}
+
+
 @solver
 def require_grader(
     self_grade: bool = False,
@@ -107,12 +125,13 @@ def require_grader(
         if judge_later:
             return state
         constraint = judge_constraint if judge_preflight else "none"  # the probe is a preflight
-        grader, probe = _grader_and_probe(self_grade, constraint, verdict_format)
+        jury = _jury_and_probes(self_grade, constraint, verdict_format)
         if not judge_preflight:
             return state
-        if problem := await preflight(grader, "grader", probe):
-            raise prerequisite_error()(problem)
-        await learn_identity_once(grader)  # the checkpoint the judge cache's replies come from
+        for role, grader, probe in jury:  # every judge of a jury, before any generation
+            if problem := await preflight(grader, role, probe):
+                raise prerequisite_error()(problem)
+            await learn_identity_once(grader)  # the checkpoint the judge cache's replies come from
         return state
 
     return solve
@@ -137,24 +156,27 @@ def checked_grader(
     refuse_other_reducers()
     if not judge_later:
         constraint = judge_constraint if judge_preflight else "none"
-        grader, probe = _grader_and_probe(self_grade, constraint, verdict_format)
-        if judge_preflight and (problem := preflight_at_build(grader, "grader", probe)):
-            refuse(problem)
+        for role, grader, probe in _jury_and_probes(self_grade, constraint, verdict_format):
+            if judge_preflight and (problem := preflight_at_build(grader, role, probe)):
+                refuse(problem)
     return grader_solver
 
 
-def _grader_and_probe(
+def _jury_and_probes(
     self_grade: bool, judge_constraint: str, verdict_format: VerdictFormat | None
-) -> tuple[Model, Probe | None]:
-    """The grader (fails when none is bound), the cache opened, and the constraint probe if any."""
-    grader = grader_model(self_grade)
-    assert grader is not None  # judge_later is off
+) -> list[tuple[str, Model, Probe | None]]:
+    """Each judge by role (fails when no grader is bound), the cache opened, and each judge's
+    constraint probe if any."""
     try:
         open_cache()
-        if judge_constraint == "none" or verdict_format is None:
-            return grader, None
-        config = judge_config(grader, verdict_format, judge_constraint)
-        return grader, Probe(verdict_format, judge_constraint, config)  # also the preflight
+        jury = []
+        for role, grader in jury_roles(self_grade).items():
+            if judge_constraint == "none" or verdict_format is None:
+                jury.append((role, grader, None))
+                continue
+            config = judge_config(grader, verdict_format, judge_constraint)
+            jury.append((role, grader, Probe(verdict_format, judge_constraint, config)))
+        return jury
     except (JudgeCacheError, JudgeConstraintError) as exc:
         raise prerequisite_error()(str(exc)) from None
 
@@ -284,21 +306,61 @@ async def judge_reply(
 
 
 async def judge_sample(
-    judging: Judging, item: Item, answer: str | None, spec: Any, timeout: float | None, later: bool
-) -> tuple[Model | None, Judged, list[JudgeReply]]:
-    """The grader (none without a request) and the outcome of the benchmark's judge requests for
-    one answer, sent concurrently; `spec`: its validated options (self_grade, judge_constraint)."""
+    judging: JuryJudging,
+    item: Item,
+    answer: str | None,
+    spec: Any,
+    timeout: float | None,
+    later: bool,
+    rule: str = "majority",
+) -> tuple[dict[str, Model], Judged, dict[str, list[JudgeReply]]]:
+    """The judges by name (none without a request), the outcome, and each judge's replies to the
+    benchmark's judge requests for one answer, all sent concurrently; a jury's outcome by `rule`
+    (`judging/jury.py`). `spec`: the validated options (self_grade, judge_constraint)."""
     requests = judging.requests(item, answer)
-    grader = grader_model(spec.self_grade, later) if requests else None
+    jury = jury_roles(spec.self_grade, later) if requests else {}
+    graders: list[Model | None] = list(jury.values()) or [None]
     constraint = spec.judge_constraint
-    results = await asyncio.gather(
-        *(
-            judge_reply(grader, to_chat_messages(r.messages), r.verdict_format, constraint, timeout)
-            for r in requests
+
+    async def replies_of(grader: Model | None) -> list[JudgeReply]:
+        results = await asyncio.gather(
+            *(
+                judge_reply(
+                    grader, to_chat_messages(r.messages), r.verdict_format, constraint, timeout
+                )
+                for r in requests
+            )
         )
-    )
-    replies = [JudgeReply(text, error) for text, error in results]
-    return grader, judging.outcome(item, answer, replies), replies
+        return [JudgeReply(text, error) for text, error in results]
+
+    per_judge = await asyncio.gather(*(replies_of(g) for g in graders))
+    replies = {f"judge_{k}": r for k, r in enumerate(per_judge, 1)}
+    named = {name: model for name, model in zip(replies, jury.values())}
+    return named, jury_outcome(judging, item, answer, replies, rule), replies
+
+
+def judges_shown(judges: Mapping[str, Model], judged: Judged) -> dict[str, Any]:
+    """What a score's metadata says of its judges: the model, or for a jury each judge's model
+    and its value, votes and reason (`jury`)."""
+    if not judges:
+        return {"judge_model": "none (judge_later)"}
+    if len(judges) == 1:
+        return {"judge_model": str(next(iter(judges.values())))}
+    models = {name: str(model) for name, model in judges.items()}
+    return {"judge_model": "jury", "judge_models": models, JURY_KEY: judged.details[JURY_KEY]}
+
+
+def explanation_of(replies: Mapping[str, list[JudgeReply]]) -> str | None:
+    """A lone reply as it is; several, one after another."""
+    shown = replies_shown(replies)
+    return shown[0] if len(shown) == 1 else "\n\n---\n\n".join(r or "" for r in shown)
+
+
+def replies_shown(replies: Mapping[str, list[JudgeReply]]) -> list[str | None]:
+    """Every reply's text, judge by judge; a jury's each headed by its judge's name."""
+    if len(replies) == 1:
+        return [r.text for r in next(iter(replies.values()))]
+    return [f"[{name}] {r.text or r.error or ''}" for name, rs in replies.items() for r in rs]
 
 
 def judged_score(judged: Judged, **shown: Any) -> Score:

@@ -10,6 +10,7 @@ from inspect_culture.benchmarks.choices import check_bool, check_choice
 from inspect_culture.benchmarks.spec_types import GenerationSettings, OutcomeRecord
 from inspect_culture.judging.constraints import check_constraint
 from inspect_culture.judging.defaults import DEFAULT_SEED
+from inspect_culture.judging.jury import DEFAULT_RATING_RULE, RATING_RULES
 
 # Bump whenever prompts, parsers or metrics change; each bump's reason: docs/care.md.
 TASK_VERSION = 4
@@ -58,6 +59,7 @@ class CareOptions(NamedTuple):
     judge_mapping: str
     self_grade: bool
     judge_constraint: str
+    jury_rule: str
 
 
 def validate(
@@ -66,6 +68,7 @@ def validate(
     judge_mapping: str = DEFAULT_JUDGE_MAPPING,
     self_grade: object = False,
     judge_constraint: object = "none",
+    jury_rule: str = DEFAULT_RATING_RULE,
 ) -> CareOptions:
     """Every task parameter, checked once for both harnesses; ValueError names allowed values."""
     return CareOptions(
@@ -74,6 +77,7 @@ def validate(
         judge_mapping=check_choice("judge_mapping", judge_mapping, JUDGE_MAPPINGS),
         self_grade=check_bool("self_grade", self_grade),
         judge_constraint=check_constraint(judge_constraint),
+        jury_rule=check_choice("jury_rule", jury_rule, RATING_RULES),
     )
 
 
@@ -95,6 +99,7 @@ HEADLINE_METRICS = (
 )  # fmt: skip
 # Lower is better; only lm-eval reports them (Inspect counts `unscored_samples` itself).
 UNSCORED_COUNTS: tuple[str, ...] = ("n_unscored", "unscored_rate")
+JURY_VOTES = "interval"  # a jury's ratings agree by Krippendorff's alpha (judging/jury_agreement.py)
 GROUP_METRIC = "rating"  # what the lm-eval group averages over the languages
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from inspect_culture.benchmarks.cqbench.parse import score_ve, ve_prediction, ve_unscored_reason
 from inspect_culture.benchmarks.cqbench.prompts import ve_judge_prompt
+from inspect_culture.benchmarks.cqbench.spec import VeOutcome
 from inspect_culture.judging.constraints import Slot, VerdictFormat
+from inspect_culture.judging.jury import majority_score, per_vote, unscored_reason
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply, JudgeRequest, user_message
 
 
@@ -35,3 +38,21 @@ class VeJudging:
             reason = ve_unscored_reason(reply.text, len(item["gold_values"]), reply.error)
             return Judged(outcome.to_record(), None, reason, details)
         return Judged(outcome.to_record(), sum(scored) / len(scored), None, details)
+
+    def votes(self, judged: Judged) -> list[Any]:
+        """Each gold value's score (1, 0.5, 0; None: not scored), in gold order."""
+        return list(judged.record["value_scores"])
+
+    def combine(
+        self, item: Item, answer: str | None, per_judge: Mapping[str, Judged], rule: str
+    ) -> Judged:
+        """Per gold value, the score a strict majority of its judges gave, else the lower
+        median: a value counts as recalled when the majority says so."""
+        first = next(iter(per_judge.values()))
+        scores = tuple(majority_score(row) for row in per_vote(per_judge, self.votes))
+        outcome = VeOutcome(str(item["id"]), item["category"], scores)
+        scored = [v for v in scores if v is not None]
+        if not scored:
+            reason = unscored_reason(per_judge, "a score for any gold value")
+            return Judged(outcome.to_record(), None, reason, first.details)
+        return Judged(outcome.to_record(), sum(scored) / len(scored), None, first.details)

@@ -113,6 +113,7 @@ HEADLINE_METRICS: dict[str, tuple[str, ...]] = {
 # lm-eval only: Inspect's count would miss a wholly unscored story's values (an unscored sample
 # outside the metric), so its VE metric omits the name rather than differ.
 UNSCORED_COUNTS: tuple[str, ...] = ("n_unscored",)
+JURY_VOTES = "interval"  # VE's per-value scores (0, 0.5, 1) agree by Krippendorff's alpha
 # what each family's lm-eval group averages over its settings
 GROUP_METRICS = {"ad": "accuracy", "vs": "f1", "ve": "recall"}
 LOWER_IS_BETTER: frozenset[str] = frozenset(

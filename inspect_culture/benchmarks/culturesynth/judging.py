@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 from inspect_culture.benchmarks.culturesynth import prompts
-from inspect_culture.benchmarks.culturesynth.parse import judge_games, missing_baseline
+from inspect_culture.benchmarks.culturesynth.parse import (
+    PairJudgement,
+    combine_swapped,
+    judge_games,
+    missing_baseline,
+)
 from inspect_culture.judging.constraints import VerdictFormat
+from inspect_culture.judging.jury import majority_vote, per_vote, unscored_reason
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply, JudgeRequest
 
 
@@ -46,4 +53,29 @@ class CultureSynthJudging:
             "game_outcomes": list(judgement.game_outcomes),
             **judgement.provenance,
         }
+        return Judged(pair.to_record(), value, judgement.reason, details)
+
+    def votes(self, judged: Judged) -> list[Any]:
+        """Each game's outcome for the target (+1, 0, -1; None: no verdict), in position order."""
+        return list(judged.details.get("game_outcomes", []))
+
+    def combine(
+        self, item: Item, answer: str | None, per_judge: Mapping[str, Judged], rule: str
+    ) -> Judged:
+        """Per answer order, the verdict most judges gave (a split is a tie); then the orders
+        combine as a lone judge's do (`combine_swapped`)."""
+        first = next(iter(per_judge.values()))
+        if item.get("baseline_answer") is None:
+            return first  # no judge was asked
+        games = tuple(majority_vote(row, tie=0) for row in per_vote(per_judge, self.votes))
+        if len(games) == 1:
+            judgement = PairJudgement(games[0], None, None, games)
+        else:
+            judgement = combine_swapped(*games)
+        if judgement.outcome is None:
+            reason = unscored_reason(per_judge, "a verdict in every answer order")
+            judgement = replace(judgement, reason=reason)
+        pair = judgement.record(str(item["id"]), item["language"], item["primary_topic"], self.seed)
+        value = None if judgement.outcome is None else float(judgement.outcome)
+        details = {**first.details, "game_outcomes": list(games)}
         return Judged(pair.to_record(), value, judgement.reason, details)

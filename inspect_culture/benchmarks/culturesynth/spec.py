@@ -29,6 +29,9 @@ GENERATION = GenerationSettings(temperature=0.0, max_tokens=2048)
 MISSING_BASELINE = "no baseline answer for this question"
 # Unscored questions: lm-eval reports these; Inspect counts them in `unscored_samples`.
 UNSCORED_COUNTS = ("n_unscored", "n_missing_baseline")
+# a jury's verdicts per game agree by Fleiss' kappa; each judge's mean outcome as a net win rate
+JURY_VOTES = "nominal"
+JURY_SCALE = 100.0
 LOWER_IS_BETTER = frozenset({*UNSCORED_COUNTS, "loss_rate"})
 # lm-eval's table; per language and topic, the rest is `culture-evals report`'s
 HEADLINE_METRICS = (

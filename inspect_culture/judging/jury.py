@@ -1,0 +1,120 @@
+"""A jury of judges (PoLL: Verga et al. 2024, "Replacing Judges with Juries"): every judge
+answers the same judge requests, each judge's outcome is computed as a lone judge's would be,
+and the benchmark's rule combines them. Written once, so both harnesses combine alike.
+
+The rules (docs/judge.md, "Juries"):
+- a rating (CARE): the mean of the judges' ratings, or their median (`jury_rule="median"`);
+- a pairwise game (CultureSynth-7): per answer order, the verdict more judges gave than any
+  other; a split with no verdict ahead is a tie;
+- a per-value score (CQ-Bench VE): per gold value, the score a strict majority of its judges
+  gave, else their lower median (a value half the jury calls recalled is not recalled).
+A judge that failed on a sample is left out of that sample's vote and counted; a sample no judge
+scored stays unscored, with each judge's reason."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
+
+from inspect_culture.judging.protocol import Item, Judged, JudgeReply, Judging
+
+RATING_RULES = ("mean", "median")
+DEFAULT_RATING_RULE = "mean"
+JURY_KEY = "jury"  # the sample's details: each judge's value, votes and reason, and the counts
+
+_V = TypeVar("_V", bound=Hashable)
+
+
+class JuryJudging(Judging, Protocol):
+    """A benchmark's judging that a jury can share: what each judge voted, and the combination."""
+
+    def votes(self, judged: Judged) -> list[Any]: ...
+
+    def combine(
+        self, item: Item, answer: str | None, per_judge: Mapping[str, Judged], rule: str
+    ) -> Judged: ...
+
+
+def rating_rule(rule: str) -> str:
+    if rule not in RATING_RULES:
+        raise ValueError(f"jury_rule={rule!r} is not supported; use one of {list(RATING_RULES)}")
+    return rule
+
+
+def combined_rating(
+    ratings: Sequence[float | None], rule: str = DEFAULT_RATING_RULE
+) -> float | None:
+    """The jury's rating of one answer: mean or median of the ratings given (None: none given)."""
+    given = [float(r) for r in ratings if r is not None]
+    if not given:
+        return None
+    return statistics.median(given) if rating_rule(rule) == "median" else sum(given) / len(given)
+
+
+def majority_vote(votes: Sequence[_V | None], tie: _V) -> _V | None:
+    """The vote more judges cast than any other; `tie` when the leaders are level; None: none."""
+    counts = Counter(v for v in votes if v is not None).most_common()
+    if not counts:
+        return None
+    if len(counts) > 1 and counts[0][1] == counts[1][1]:
+        return tie
+    return counts[0][0]
+
+
+def majority_score(scores: Sequence[float | None]) -> float | None:
+    """The score a strict majority gave, else the lower median (a split is not a recall)."""
+    given = sorted(float(s) for s in scores if s is not None)
+    if not given:
+        return None
+    score, count = Counter(given).most_common(1)[0]
+    if count * 2 > len(given):
+        return score
+    return statistics.median_low(given)
+
+
+def unscored_reason(per_judge: Mapping[str, Judged], what: str) -> str:
+    """Why no judge of the jury scored a sample: each judge's own reason, in words."""
+    reasons = "; ".join(f"{name}: {j.reason or 'no verdict'}" for name, j in per_judge.items())
+    return f"no judge of the jury gave {what} ({reasons})"
+
+
+def jury_outcome(
+    judging: JuryJudging,
+    item: Item,
+    answer: str | None,
+    replies_by_judge: Mapping[str, Sequence[JudgeReply]],
+    rule: str,
+) -> Judged:
+    """The sample's outcome from every judge's replies: one judge's outcome is returned as it is
+    (a lone judge scores exactly as before); two or more are combined by the benchmark's rule,
+    each judge's value, votes and reason kept under `details["jury"]`."""
+    per_judge = {
+        name: judging.outcome(item, answer, replies) for name, replies in replies_by_judge.items()
+    }
+    if len(per_judge) == 1:
+        return next(iter(per_judge.values()))
+    combined = judging.combine(item, answer, per_judge, rule)
+    failed = sum(1 for j in per_judge.values() if j.value is None)
+    jury = {
+        "rule": rule,
+        "n_judges": len(per_judge),
+        "n_judges_failed": failed,
+        "judges": {
+            name: {"value": j.value, "votes": judging.votes(j), "reason": j.reason}
+            for name, j in per_judge.items()
+        },
+    }
+    return Judged(
+        combined.record, combined.value, combined.reason, {**combined.details, JURY_KEY: jury}
+    )
+
+
+def per_vote(
+    per_judge: Mapping[str, Judged], votes: Callable[[Judged], Sequence[Any]]
+) -> list[list[Any]]:
+    """The judges' votes regrouped by position: row k holds every judge's k-th vote."""
+    columns = [list(votes(j)) for j in per_judge.values()]
+    width = max((len(c) for c in columns), default=0)
+    return [[c[k] if k < len(c) else None for c in columns] for k in range(width)]

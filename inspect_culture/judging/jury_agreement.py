@@ -1,0 +1,61 @@
+"""How far a jury's judges agree, from the `jury` details every jury-judged sample keeps
+(`jury.py`): each judge's mean and failures, and chance-corrected agreement over the same answers
+(Krippendorff's alpha for numeric votes, Fleiss' kappa for verdicts). Both harnesses call this,
+so the figures are the same whichever computed them."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+
+from inspect_culture.stats.rater_agreement import fleiss_kappa, krippendorff_alpha
+
+VoteKind = Literal["interval", "nominal"]
+AGREEMENT_NAME: dict[VoteKind, str] = {"interval": "judges_alpha", "nominal": "judges_kappa"}
+
+
+def judge_order(name: str) -> tuple[int, str]:
+    """judge_2 before judge_10."""
+    digits = re.findall(r"\d+", name)
+    return (int(digits[-1]) if digits else 0, name)
+
+
+def jury_metrics(
+    juries: Sequence[Mapping[str, Any] | None], kind: VoteKind, scale: float = 1.0
+) -> dict[str, float]:
+    """`n_judges`, each judge's mean value over the samples it scored (times `scale`) and its
+    failures, and the agreement of their votes; {} when no sample was judged by a jury."""
+    juries = [j for j in juries if j]
+    if not juries:
+        return {}
+    names = sorted({name for j in juries for name in j["judges"]}, key=judge_order)
+    result: dict[str, float] = {"n_judges": float(len(names))}
+    for name in names:
+        entries = [j["judges"][name] for j in juries if name in j["judges"]]
+        values = [e["value"] for e in entries if e["value"] is not None]
+        result[f"{name}_mean"] = scale * sum(values) / len(values) if values else math.nan
+        result[f"{name}_n_failed"] = float(len(entries) - len(values))
+    units: list[list[Any]] = []
+    for jury in juries:
+        columns = [list(jury["judges"].get(name, {}).get("votes") or []) for name in names]
+        width = max((len(c) for c in columns), default=0)
+        units += [[c[k] if k < len(c) else None for c in columns] for k in range(width)]
+    agreement = krippendorff_alpha(units) if kind == "interval" else fleiss_kappa(units)
+    result[AGREEMENT_NAME[kind]] = agreement
+    return result
+
+
+def with_jury(
+    compute: Callable[..., dict[str, float]],
+    juries: Sequence[Mapping[str, Any] | None],
+    kind: VoteKind,
+    scale: float = 1.0,
+) -> Callable[..., dict[str, float]]:
+    """`compute` (a benchmark's metrics) followed by `jury_metrics`: nothing added without a jury."""
+
+    def both(**options: Any) -> dict[str, float]:
+        return {**compute(**options), **jury_metrics(juries, kind, scale)}
+
+    return both
