@@ -99,7 +99,9 @@ HEADLINE_METRICS = (
 )  # fmt: skip
 # Lower is better; only lm-eval reports them (Inspect counts `unscored_samples` itself).
 UNSCORED_COUNTS: tuple[str, ...] = ("n_unscored", "unscored_rate")
-JURY_VOTES = "interval"  # a jury's ratings agree by Krippendorff's alpha (judging/jury_agreement.py)
+JURY_VOTES = (
+    "interval"  # a jury's ratings agree by Krippendorff's alpha (judging/jury_agreement.py)
+)
 GROUP_METRIC = "rating"  # what the lm-eval group averages over the languages
 
 
