@@ -315,7 +315,13 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="folder to write")
     for name, kind, text in (
         ("model", None, "judge model name (or INSPECT_CULTURE_JUDGE_MODEL)"),
-        ("base-url", None, "OpenAI-compatible API root, e.g. .../v1"),
+        ("models", None, "a jury: judge model names separated by commas, instead of --judge-model"),
+        (
+            "base-url",
+            None,
+            "OpenAI-compatible API root, e.g. .../v1; for a jury, one for all or "
+            "one per model, separated by commas",
+        ),
         ("constraint", None, "verdict constraint: none (default), regex, grammar, json_schema"),
         ("concurrency", int, None),
         ("max-concurrency", int, None),

@@ -152,7 +152,7 @@ for _entry in (
                 module="inspect_culture.care_agreement",
             ),
         ),
-        lm_eval_options=("judge_mapping", "per_category", "language", "prompting"),
+        lm_eval_options=("judge_mapping", "per_category", "language", "prompting", "jury_rule"),
         lm_eval_judged=(
             JudgedFamily(
                 r"care_[a-z]{2}(_cot|_role_play)?",

@@ -10,8 +10,8 @@ from typing import Any
 
 from inspect_culture.judge_later.errors import JudgeLaterError
 from inspect_culture.judge_later.tasks import JudgedTask
-from inspect_culture.lm_eval_tasks.judge.batch import use_judge_backend, use_task_judge
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, JudgeSettings
+from inspect_culture.lm_eval_tasks.judge.batch import Jury, use_judge_backend, use_task_judge
+from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError
 from inspect_culture.run_files.lm_eval_outputs import samples
 
 
@@ -85,9 +85,7 @@ def _refuse_all(*_: Any) -> list[Any]:
     raise _Checked
 
 
-def check_task(
-    saved: SavedTask, config: dict[str, Any], judged: JudgedTask, judge: JudgeSettings
-) -> None:
+def check_task(saved: SavedTask, config: dict[str, Any], judged: JudgedTask, judge: Jury) -> None:
     """What would fail after paying the judge, found first: an unknown metric, or an unfit doc."""
     module, names, docs = _prepared(saved, config, judged)
     if unknown := [n for n in names if not callable(getattr(module, f"agg_{n}", None))]:
@@ -141,7 +139,7 @@ def judge_task(
     saved: SavedTask,
     config: dict[str, Any],
     judged: JudgedTask,
-    judge: JudgeSettings,
+    judge: Jury,
 ) -> TaskJudgement:
     """Judge every logged doc of `saved` with `judge`, once `check_task` passed."""
     module, names, docs = _prepared(saved, config, judged)

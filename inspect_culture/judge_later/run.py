@@ -23,14 +23,14 @@ from inspect_culture.judge_later.tasks import JudgedTask, judged_task
 from inspect_culture.judge_later.write import judged_results, write_run
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.lm_eval_tasks.judge.batch import (
+    Jury,
     check_judge,
     public_settings,
     use_judge_backend,
 )
 from inspect_culture.lm_eval_tasks.judge.settings import (
     JudgeConfigError,
-    JudgeSettings,
-    resolve_judge_settings,
+    resolve_jury_settings,
 )
 from inspect_culture.registry import benchmarks
 from inspect_culture.run_files.lm_eval_outputs import LmEvalRun, find_runs
@@ -49,9 +49,9 @@ class JudgeSummary:
 def _plan(
     run: LmEvalRun,
     metadata: Mapping[str, Any],
-    judges: dict[str, JudgeSettings],
+    judges: dict[str, Jury],
     summary: JudgeSummary,
-) -> tuple[LmEvalRun, list[tuple[SavedTask, dict[str, Any], JudgedTask, JudgeSettings]]]:
+) -> tuple[LmEvalRun, list[tuple[SavedTask, dict[str, Any], JudgedTask, Jury]]]:
     """judge_task's arguments for each judged task of the run, checked before any judge call."""
     tasks = []
     for task, config in run.results["configs"].items():
@@ -92,7 +92,7 @@ def judge_outputs(
         raise JudgeLaterError(f"-o {output}: must differ from the run folder it reads")
     metadata = {k: v for k, v in metadata.items() if k != "judge_later"}
     try:  # bad options fail before any file is read
-        resolve_judge_settings(metadata)
+        resolve_jury_settings(metadata)
     except JudgeConfigError as exc:
         raise JudgeLaterError(str(exc)) from None
     if open_cache() is None:
@@ -102,7 +102,7 @@ def judge_outputs(
         )
     summary = JudgeSummary()
     backend = BatchJudge(batch, log=summary.batch) if batch else None
-    judges: dict[str, JudgeSettings] = {}  # per verdict format
+    judges: dict[str, Jury] = {}  # per verdict format
     plans = [
         _plan(run, metadata, judges, summary) for run in find_runs(source, output, JudgeLaterError)
     ]

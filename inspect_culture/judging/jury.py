@@ -89,11 +89,12 @@ def jury_outcome(
 ) -> Judged:
     """The sample's outcome from every judge's replies: one judge's outcome is returned as it is
     (a lone judge scores exactly as before); two or more are combined by the benchmark's rule,
-    each judge's value, votes and reason kept under `details["jury"]`."""
+    each judge's value, votes and reason kept under `details["jury"]`. A sample with no judge
+    request (CultureSynth-7 without a baseline answer) is no jury's."""
     per_judge = {
         name: judging.outcome(item, answer, replies) for name, replies in replies_by_judge.items()
     }
-    if len(per_judge) == 1:
+    if len(per_judge) == 1 or not any(replies_by_judge.values()):  # a lone judge, or none asked
         return next(iter(per_judge.values()))
     combined = judging.combine(item, answer, per_judge, rule)
     failed = sum(1 for j in per_judge.values() if j.value is None)

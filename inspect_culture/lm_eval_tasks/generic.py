@@ -14,6 +14,8 @@ import yaml
 
 from inspect_culture import registry
 from inspect_culture.benchmarks.contract import SimpleBenchmark
+from inspect_culture.judging.jury import JURY_KEY
+from inspect_culture.judging.jury_agreement import VoteKind, jury_metrics
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 from inspect_culture.lm_eval_tasks.yaml_generation import Dumper, Function
 
@@ -54,14 +56,27 @@ def _scores(benchmark: str, outcomes: str) -> dict[str, float]:
 
 
 class OutcomeMetrics:
-    """`compute` over the items (as `outcome` records if given); `value` runs it once per task."""
+    """`compute` over the items (as `outcome` records if given), and with `jury` (the votes'
+    kind and the means' scale) a jury's figures from the items' `jury` details, as Inspect's
+    metrics give them; `value` runs it once per task."""
 
-    def __init__(self, compute: Callable[[list[Any]], dict[str, float]], outcome: Any = None):
-        self.compute, self.outcome = compute, outcome
+    def __init__(
+        self,
+        compute: Callable[[list[Any]], dict[str, float]],
+        outcome: Any = None,
+        jury: tuple[VoteKind, float] | None = None,
+    ):
+        self.compute, self.outcome, self.jury = compute, outcome, jury
         self._cached = lru_cache(maxsize=8)(lambda key: self(json.loads(key)))
 
     def __call__(self, items: list[Any]) -> dict[str, float]:
-        return self.compute([self.outcome.from_record(i) for i in items] if self.outcome else items)
+        values = self.compute(
+            [self.outcome.from_record(i) for i in items] if self.outcome else items
+        )
+        if self.jury is None:
+            return values
+        juries = [i.get(JURY_KEY) if isinstance(i, dict) else None for i in items]
+        return {**values, **jury_metrics(juries, *self.jury)}
 
     def value(self, items: list[Any], name: str) -> float:
         key = json.dumps(items, sort_keys=True, ensure_ascii=False)

@@ -110,8 +110,8 @@ def test_preflight_can_be_switched_off(monkeypatch, switch: str) -> None:
         metadata["judge_preflight"] = False
     else:
         monkeypatch.setenv("INSPECT_CULTURE_JUDGE_PREFLIGHT", "off")
-    judge = batch.check_judge(metadata)
-    assert judge is not None and judge.model == "j"
+    jury = batch.check_judge(metadata)
+    assert jury is not None and [judge.model for judge in jury] == ["j"]
 
 
 @pytest.mark.parametrize(
@@ -328,8 +328,10 @@ def test_credentials_in_judge_base_url_reach_the_judge_but_not_the_samples(
     ):
         judge.served_root = "/ckpt/v1"
         url = judge.base_url.replace("http://", "http://bob:hunter2pass@")
-        settings = batch.check_judge({"judge_model": "j", "judge_base_url": url})
-        assert settings is not None and settings.base_url == url
+        jury = batch.check_judge({"judge_model": "j", "judge_base_url": url})
+        assert jury is not None
+        [settings] = jury
+        assert settings.base_url == url
         public = json.dumps(batch.public_settings(settings))
         assert "hunter2pass" not in public and judge.base_url in public
         assert served_identity(settings) is not None

@@ -207,7 +207,7 @@ def test_judge_backend_hook_replaces_the_client(monkeypatch) -> None:
     fmt = care_rating_format()
     requests = [JudgeRequest(user_message(p), fmt) for p in ("p1", "p2")]
     with batch.use_judge_backend(backend):
-        settings, results = batch.judge_requests("t", requests)
+        _, [results] = batch.judge_requests("t", requests)
     assert [r.text for r in results] == ["Rating: [[4]]"] * 2
     assert seen == [
         (

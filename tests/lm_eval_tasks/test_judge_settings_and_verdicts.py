@@ -77,7 +77,7 @@ def test_a_null_seed_reaches_the_scoring_calls(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(
         batch.OpenAICompatibleJudge, "judge_all_sync", lambda self, *a: sent.append(self) or []
     )
-    settings, _ = batch.judge_requests("t", [])
+    [settings], _ = batch.judge_requests("t", [])
     assert settings.seed is None and sent[0].settings.seed is None
 
 

@@ -14,6 +14,7 @@ from inspect_culture.benchmarks.care.judging import CareJudging, care_rating_for
 from inspect_culture.benchmarks.care.metrics import care_metrics
 from inspect_culture.benchmarks.care.prompts import generation_messages
 from inspect_culture.benchmarks.choices import check_fixed
+from inspect_culture.judging.jury import DEFAULT_RATING_RULE
 from inspect_culture.lm_eval_tasks.care._generate_configs import template
 from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.batch import (
@@ -33,13 +34,17 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
     check_metadata_keys(name, metadata, options=options, yaml_metadata=yaml_metadata)
     check_fixed(name, metadata, language=language, prompting=prompting)
     mapping = metadata.get("judge_mapping", spec.DEFAULT_JUDGE_MAPPING)
-    checked = spec.validate(language=language, prompting=prompting, judge_mapping=mapping)
+    rule = metadata.get("jury_rule", DEFAULT_RATING_RULE)
+    checked = spec.validate(
+        language=language, prompting=prompting, judge_mapping=mapping, jury_rule=rule
+    )
     resolve_task_judge(name, metadata, care_rating_format())  # fails now if unset or unconstrained
     loaded = load_care(language)
     per_task = {
         "lm_eval_task": name,
         "prompting": prompting,
         "judge_mapping": checked.judge_mapping,
+        "jury_rule": checked.jury_rule,
         "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
         "dataset_revision": loaded.provenance["revision"],
         "dataset_rows": loaded.provenance["rows"],
@@ -57,14 +62,16 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
 def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) -> list[str]:
     """Judge every response of the task in one concurrent batch (after `take_first`)."""
     mapping = docs[0]["judge_mapping"] if docs else spec.DEFAULT_JUDGE_MAPPING
-    return judged_filter(CareJudging(mapping), resps, docs, spec.JUDGE_VERSIONS)
+    rule = docs[0].get("jury_rule", DEFAULT_RATING_RULE) if docs else DEFAULT_RATING_RULE
+    return judged_filter(CareJudging(mapping), resps, docs, spec.JUDGE_VERSIONS, rule=rule)
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
     return dict.fromkeys(spec.HEADLINE_METRICS, judged_outcome(results))
 
 
-all_metrics = OutcomeMetrics(care_metrics, spec.CareOutcome)  # per category and scope included
+# per category and scope included, and a jury's figures
+all_metrics = OutcomeMetrics(care_metrics, spec.CareOutcome, jury=(spec.JURY_VOTES, 1.0))
 
 
 def agg_n_scored(items: list[Any]) -> float:

@@ -18,6 +18,8 @@ from inspect_culture.benchmarks.cqbench.prompts import (
     ve_summary_messages,
 )
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
+from inspect_culture.judging.jury import JURY_KEY
+from inspect_culture.judging.jury_agreement import jury_metrics
 from inspect_culture.lm_eval_tasks.cqbench.utils import check_cqbench_keys
 from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.batch import (
@@ -122,10 +124,11 @@ def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, di
 
 
 def all_metrics(items: list[dict[str, Any]]) -> dict[str, float]:
-    """Every VE step-2 metric of the outcome records (per category included)."""
+    """Every VE step-2 metric of the outcome records (per category included), and a jury's."""
     without = float(items[0]["stories_without_summary"]) if items else 0.0
     metrics = ve_metrics([spec.VeOutcome.from_record(item) for item in items])
-    return {**metrics, "stories_without_summary": without}
+    juries = jury_metrics([item.get(JURY_KEY) for item in items], spec.JURY_VOTES)
+    return {**metrics, "stories_without_summary": without, **juries}
 
 
 _metric = OutcomeMetrics(all_metrics).value

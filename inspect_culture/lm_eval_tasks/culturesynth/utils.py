@@ -105,7 +105,10 @@ def process_answers(doc: dict[str, Any], results: Sequence[str]) -> dict[str, fl
     return {spec.ANSWERED: float(bool((results[0] or "").strip()))}
 
 
-all_metrics = OutcomeMetrics(culturesynth_metrics, spec.PairOutcome)  # per language and topic too
+# per language and topic too, and a jury's figures
+all_metrics = OutcomeMetrics(
+    culturesynth_metrics, spec.PairOutcome, jury=(spec.JURY_VOTES, spec.JURY_SCALE)
+)
 
 
 def agg_n_scored(items: list[Any]) -> float:

@@ -18,7 +18,8 @@ from typing import Any
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.constraints import VerdictFormat, constraint_record
-from inspect_culture.judging.protocol import JudgeReply, JudgeRequest, Judging
+from inspect_culture.judging.jury import JURY_KEY, JuryJudging, jury_outcome
+from inspect_culture.judging.protocol import JudgeReply, JudgeRequest
 from inspect_culture.judging.reasons import (
     HOW_TO_JUDGE,
     JUDGE_LATER_REASON,
@@ -33,14 +34,17 @@ from inspect_culture.lm_eval_tasks.judge.settings import (
     check_switch,
     preflight_on,
     refuse_written_credentials,
-    resolve_judge_settings,
+    resolve_jury_settings,
 )
+
+# A task's judges: one, or a jury (`judge_models`), in the order given
+Jury = tuple[JudgeSettings, ...]
 
 # Judges already checked in this process: (settings, verdict format name or "")
 _CHECKED: set[tuple[JudgeSettings, str]] = set()
 
-# Each task's judge as its loader resolved it; None: generation only; a partial: outside a run
-_TASK_JUDGES: dict[str, JudgeSettings | partial[JudgeSettings | None] | None] = {}
+# Each task's judges as its loader resolved them; None: generation only; a partial: outside a run
+_TASK_JUDGES: dict[str, Jury | partial[Jury | None] | None] = {}
 
 Messages = list[dict[str, str]]
 JudgeBackend = Callable[
@@ -59,30 +63,33 @@ def use_judge_backend(backend: JudgeBackend) -> Iterator[None]:
         _BACKEND.reset(token)
 
 
-def check_judge_config(metadata: Mapping[str, Any]) -> JudgeSettings | None:
+def check_judge_config(metadata: Mapping[str, Any]) -> Jury | None:
     """The checks that need no request, for a loader to run before its own (then the preflight)."""
     if check_switch("judge_later", metadata.get("judge_later", False)):
         return None
-    judge = resolve_judge_settings(metadata)
+    jury = resolve_jury_settings(metadata)
     open_cache()  # a bad cache path fails now, not after generation
-    return judge
+    return jury
 
 
 def check_judge(
     metadata: Mapping[str, Any], verdict_format: VerdictFormat | None = None
-) -> JudgeSettings | None:
-    """The judge (raises if unset), its cache opened and checked by one request; None if judged later."""
-    judge = check_judge_config(metadata)
-    if judge is not None and preflight_on(metadata):
-        fmt = verdict_format if judge.constraint != "none" else None
-        key = (judge, fmt.name if fmt is not None else "")
-        if key not in _CHECKED:
+) -> Jury | None:
+    """The judges (raises if unset), the cache opened and each judge checked by one request;
+    None if judged later."""
+    jury = check_judge_config(metadata)
+    if jury is not None and preflight_on(metadata):
+        for judge in jury:
+            fmt = verdict_format if judge.constraint != "none" else None
+            key = (judge, fmt.name if fmt is not None else "")
+            if key in _CHECKED:
+                continue
             client = OpenAICompatibleJudge(judge)
-            if failure := run_sync(lambda: client.preflight(fmt)):
+            if failure := run_sync(lambda: client.preflight(fmt)):  # noqa: B023 - run here
                 raise JudgeConfigError(failure)
             run_sync(client.learn_identity)  # the checkpoint the cache's replies come from
             _CHECKED.add(key)
-    return judge
+    return jury
 
 
 def run_judges() -> bool | None:
@@ -123,10 +130,11 @@ if Path(sys.argv[0]).name in ("lm_eval", "lm-eval") or sys.argv[0].endswith("lm_
 
 
 @contextmanager
-def use_task_judge(task: str, judge: JudgeSettings) -> Iterator[None]:
-    """Within the block, `task` is judged by `judge` (saved outputs judged after the run)."""
+def use_task_judge(task: str, judge: JudgeSettings | Jury) -> Iterator[None]:
+    """Within the block, `task` is judged by `judge`, one or a jury (saved outputs judged after
+    the run)."""
     had, before = task in _TASK_JUDGES, _TASK_JUDGES.get(task)
-    _TASK_JUDGES[task] = judge
+    _TASK_JUDGES[task] = judge if isinstance(judge, tuple) else (judge,)
     try:
         yield
     finally:
@@ -138,8 +146,9 @@ def use_task_judge(task: str, judge: JudgeSettings) -> Iterator[None]:
 
 def judge_requests(
     task: str, requests: Sequence[JudgeRequest]
-) -> tuple[JudgeSettings | None, list[JudgeReply]]:
-    """Every request of a task, in order; a generation-only run's replies say how to judge later."""
+) -> tuple[Jury | None, list[list[JudgeReply]]]:
+    """Every request of a task, in order, to each judge (a jury's one after another); a
+    generation-only run's replies say how to judge later."""
     if task not in _TASK_JUDGES:
         raise JudgeConfigError(
             f"{task}: no judge was resolved for this task in this process (its loader checks "
@@ -148,24 +157,30 @@ def judge_requests(
     if isinstance(settings := _TASK_JUDGES[task], partial):
         settings = _TASK_JUDGES[task] = settings()
     if settings is None:
-        return None, [JudgeReply(None, error=JUDGE_LATER_REASON) for _ in requests]
+        return None, [[JudgeReply(None, error=JUDGE_LATER_REASON) for _ in requests]]
     messages = [[dict(m) for m in r.messages] for r in requests]
     formats = [r.verdict_format for r in requests]
-    if (backend := _BACKEND.get()) is not None:
-        return settings, backend(settings, messages, formats)
-    judge = OpenAICompatibleJudge(settings, open_cache())
-    return settings, judge.judge_all_sync(messages, formats, f"Judging {task} ({settings.model})")
+    replies = []
+    for judge in settings:
+        if (backend := _BACKEND.get()) is not None:
+            replies.append(backend(judge, messages, formats))
+            continue
+        client = OpenAICompatibleJudge(judge, open_cache())
+        replies.append(client.judge_all_sync(messages, formats, f"Judging {task} ({judge.model})"))
+    return settings, replies
 
 
 def judged_filter(
-    judging: Judging,
+    judging: JuryJudging,
     resps: Sequence[str | None],
     docs: Sequence[Mapping[str, Any]],
     versions: Mapping[str, str],
     *,
     games: bool = False,
+    rule: str = "majority",
 ) -> list[str]:
-    """Each doc's filtered response: JSON of its judge replies, the judge used and the outcome."""
+    """Each doc's filtered response: JSON of its judge replies, the judges used and the outcome
+    (a jury's by `rule`, each judge's verdicts under `jury`: `judging/jury.py`)."""
     resps, docs = list(resps), list(docs)  # callers may hand iterators
     if len(resps) != len(docs):
         raise ValueError(f"{len(resps)} responses for {len(docs)} docs")
@@ -174,39 +189,69 @@ def judged_filter(
     task = str(docs[0]["lm_eval_task"])
     per_doc = [judging.requests(doc, resp) for doc, resp in zip(docs, resps, strict=True)]
     settings, replies = judge_requests(task, [r for requests in per_doc for r in requests])
-    unread = iter(replies)
-    mine = [list(islice(unread, len(requests))) for requests in per_doc]
-    judged = [judging.outcome(*args) for args in zip(docs, resps, mine, strict=True)]
+    names = [f"judge_{k}" for k in range(1, len(replies) + 1)]  # as Inspect's jury names them
+    per_judge = [_per_doc(judge_replies, per_doc) for judge_replies in replies]
+    mine = [dict(zip(names, doc_replies)) for doc_replies in zip(*per_judge)]
+    judged = [
+        jury_outcome(judging, doc, resp, doc_replies, rule)
+        for doc, resp, doc_replies in zip(docs, resps, mine, strict=True)
+    ]
     reasons = [j.reason for j, requests in zip(judged, per_doc, strict=True) if requests]
     if settings is None:
         print(judge_later_note(task, HOW_TO_JUDGE["lm-eval"], len(reasons)), file=sys.stderr)
     elif alarm := all_unscored_alarm(task, reasons):
         print(alarm, file=sys.stderr)
     head = {
-        "judge_model": settings.model if settings else None,
+        **_judges_shown(settings, names),
         **versions,
-        **constraint_record(settings.constraint if settings else "none"),
+        **constraint_record(settings[0].constraint if settings else "none"),
     }
     out = []
     for doc_replies, result in zip(mine, judged, strict=True):
-        shown = [{"text": r.text, "error": r.error, "cached": r.cached} for r in doc_replies]
-        if games:
-            fields: dict[str, Any] = {"games": shown}
+        shown = {
+            name: [{"text": r.text, "error": r.error, "cached": r.cached} for r in rs]
+            for name, rs in doc_replies.items()
+        }
+        first = next(iter(shown.values()))
+        if len(shown) > 1:
+            fields: dict[str, Any] = {"judge_replies": shown, JURY_KEY: result.details[JURY_KEY]}
+        elif games:
+            fields = {"games": first}
         else:
-            [one] = shown
+            [one] = first
             fields = {"judge_text": one["text"], "error": one["error"], "cached": one["cached"]}
         record = {**head, **fields, "outcome": result.record, "reason": result.reason}
         out.append(json.dumps(record, ensure_ascii=False))
     return out
 
 
+def _per_doc(replies: Sequence[JudgeReply], per_doc: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    """One judge's replies to the task's requests, regrouped by doc."""
+    unread = iter(replies)
+    return [list(islice(unread, len(requests))) for requests in per_doc]
+
+
+def _judges_shown(settings: Jury | None, names: Sequence[str]) -> dict[str, Any]:
+    if settings is None or len(settings) == 1:
+        return {"judge_model": settings[0].model if settings else None}
+    return {"judge_model": "jury", "judge_models": dict(zip(names, (j.model for j in settings)))}
+
+
 def judged_outcome(results: Sequence[str]) -> dict[str, Any]:
-    """The outcome record `judged_filter` put in a doc's filtered response (no parse again)."""
-    return json.loads(results[0])["outcome"]
+    """The outcome record `judged_filter` put in a doc's filtered response (no parse again),
+    with a jury's `jury` details beside it (its metrics read them)."""
+    filtered = json.loads(results[0])
+    if JURY_KEY in filtered:
+        return {**filtered["outcome"], JURY_KEY: filtered[JURY_KEY]}
+    return filtered["outcome"]
 
 
-def public_settings(settings: JudgeSettings) -> dict[str, Any]:
-    """What a results file records of the judge used: never the key, never URL credentials."""
+def public_settings(settings: JudgeSettings | Jury) -> dict[str, Any]:
+    """What a results file records of the judges used: never the key, never URL credentials."""
+    if isinstance(settings, tuple):
+        if len(settings) > 1:
+            return {"judge_model": "jury", "judges": [public_settings(j) for j in settings]}
+        [settings] = settings
     return {
         **settings.public(),
         **settings.generation_settings(),

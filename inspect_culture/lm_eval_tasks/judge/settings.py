@@ -59,6 +59,7 @@ SWITCHES = ("judge_later", "judge_preflight")
 # Every judge key a judged task accepts in --metadata (the API key is refused, by design).
 JUDGE_KEYS = (
     "judge_model",
+    "judge_models",
     "judge_base_url",
     "judge_constraint",
     *(f"judge_{name}" for name in NUMERIC),
@@ -149,8 +150,10 @@ class JudgeSettings:
 
 def refuse_written_credentials(metadata: Mapping[str, Any]) -> None:
     """lm-eval writes --metadata into its results file: credentials there would be written."""
-    url = metadata.get("judge_base_url")
-    if isinstance(url, str) and "@" in urlparse(url).netloc:
+    given = metadata.get("judge_base_url")
+    for url in given if isinstance(given, list) else [given]:
+        if not (isinstance(url, str) and "@" in urlparse(url).netloc):
+            continue
         raise JudgeConfigError(
             f"judge_base_url={without_userinfo(url)!r} carries credentials (user:password@), and "
             f"lm-eval writes --metadata into its results file. Set {BASE_URL_ENV} to the URL with "
@@ -207,6 +210,51 @@ def resolve_judge_settings(
         api_key=env.get(API_KEY_ENV, "") or env.get("OPENAI_API_KEY", ""),
         **options,
     )
+
+
+def resolve_jury_settings(
+    metadata: Mapping[str, Any], env: Mapping[str, str] | None = None
+) -> tuple[JudgeSettings, ...]:
+    """The judges: `judge_model` alone, or a jury from `judge_models` (a list, or names split by
+    commas) with one `judge_base_url` for all or a list of one per model; every other judge
+    option applies to each judge."""
+    if "judge_models" not in metadata:
+        return (resolve_judge_settings(metadata, env),)
+    if "judge_model" in metadata:
+        raise JudgeConfigError(
+            "pass judge_model (one judge) or judge_models (a jury of judges), not both"
+        )
+    names = _model_list(metadata["judge_models"])
+    urls = metadata.get("judge_base_url")
+    if isinstance(urls, str) and "," in urls:  # the command line's form
+        urls = [url.strip() for url in urls.split(",")]
+    if isinstance(urls, list):
+        if len(urls) != len(names):
+            raise JudgeConfigError(
+                f"judge_base_url lists {len(urls)} URLs for {len(names)} judge_models: give one "
+                "URL for every judge, or a single URL they all share"
+            )
+    else:
+        urls = [urls] * len(names)
+    common = {k: v for k, v in metadata.items() if k not in ("judge_models", "judge_base_url")}
+    return tuple(
+        resolve_judge_settings(
+            {**common, "judge_model": name, **({"judge_base_url": url} if url else {})}, env
+        )
+        for name, url in zip(names, urls)
+    )
+
+
+def _model_list(value: Any) -> list[str]:
+    names = value.split(",") if isinstance(value, str) else value
+    if not isinstance(names, list) or not names:
+        raise JudgeConfigError(
+            f"judge_models={value!r}: must be a list of model names (or names separated by commas)"
+        )
+    cleaned = [n.strip() if isinstance(n, str) else n for n in names]
+    if bad := [n for n in cleaned if not isinstance(n, str) or not n]:
+        raise JudgeConfigError(f"judge_models={value!r}: {bad[0]!r} is not a model name")
+    return cleaned
 
 
 def preflight_on(metadata: Mapping[str, Any], env: Mapping[str, str] | None = None) -> bool:
