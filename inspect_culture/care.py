@@ -90,6 +90,8 @@ def care(
                 care_rating_format(),
                 judge_preflight,
                 judge_later,
+                judge_calls=len(records),  # one rating an answer
+                task_label=f"care_{options.language} ({options.prompting})",
             ),
             generate(),
         ],

@@ -150,10 +150,20 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     metadata |= {key: value for key, value in options.items() if value is not None}
     try:
         summary = judge_outputs(
-            Path(args.source), output, metadata, batch=batch if args.batch else None, say=_warn
+            Path(args.source),
+            output,
+            metadata,
+            batch=batch if args.batch else None,
+            say=_warn,
+            dry_run=args.dry_run,
         )
     except (JudgeLaterError, OSError) as exc:
         raise SystemExit(f"culture-evals judge: {exc}") from None
+    if args.dry_run:
+        for skipped in summary.skipped:
+            _warn(f"skipped {skipped}")
+        print("\n".join(summary.calls))
+        return 0
     for skipped in summary.skipped:
         _warn(f"skipped {skipped}")
     for task in summary.tasks:
@@ -341,6 +351,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--batch",
         action="store_true",
         help="use the OpenAI Batch API (about half price, within 24 h); rerun to resume a wait",
+    )
+    judge.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check every task and print the judge calls each judge would get; call none",
     )
     judge.add_argument(
         "--poll-interval", type=float, default=30.0, help="seconds between batch polls (30)"

@@ -10,6 +10,7 @@ the same). Absolute imports only: Inspect also loads this file by path.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -66,7 +67,10 @@ def record_to_sample(record: dict[str, Any], params: spec.Params) -> Sample:
     return Sample(id=record["id"], input=messages, metadata=metadata)
 
 
-def _task(params: spec.Params, scorer: Scorer, solver: list[Solver] | None = None) -> Task:
+def _task(
+    params: spec.Params, scorer: Scorer, solver: Callable[[int], list[Solver]] | None = None
+) -> Task:
+    """`solver`: the task's solvers given its number of samples (else generate only)."""
     metadata = {"benchmark": spec.BENCHMARK, **params.record()}
     with task_setup_errors():
         if params.task == "ve":
@@ -79,7 +83,7 @@ def _task(params: spec.Params, scorer: Scorer, solver: list[Solver] | None = Non
             [record_to_sample(r, params) for r in loaded.records],
             name=f"cqbench_{params.task}_{params.setting}",
         ),
-        solver=solver or [engine_defaults(), generate()],
+        solver=solver(len(loaded.records)) if solver else [engine_defaults(), generate()],
         scorer=scorer,
         config=GenerateConfig(**spec.GENERATION.inspect_config()),
         version=spec.TASK_VERSION,
@@ -222,16 +226,21 @@ def cqbench_ve(
         judge_preflight = as_bool("judge_preflight", judge_preflight)
         judge_later = as_bool("judge_later", judge_later)
         judge_timeout = as_optional_seconds("judge_timeout", judge_timeout)
-    solver = [
-        checked_grader(  # also the engine defaults: one solver span a sample
-            params.self_grade,
-            params.judge_constraint,
-            ve_scores_format(2),
-            judge_preflight,
-            judge_later,
-        ),
-        ve_two_step(),
-    ]
+
+    def solver(stories: int) -> list[Solver]:
+        return [
+            checked_grader(  # also the engine defaults: one solver span a sample
+                params.self_grade,
+                params.judge_constraint,
+                ve_scores_format(2),
+                judge_preflight,
+                judge_later,
+                judge_calls=stories,  # one judgment a story
+                task_label=f"cqbench_ve_{params.setting}",
+            ),
+            ve_two_step(),
+        ]
+
     scorer = cqbench_ve_judge(
         params.self_grade, params.judge_constraint, judge_timeout, judge_later
     )

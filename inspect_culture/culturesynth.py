@@ -131,6 +131,9 @@ def culturesynth(
                 judge_preflight,
                 judge_later,
                 required_roles=None if baseline else {BASELINE_ROLE: NO_BASELINE},
+                # each question with a baseline answer: both orders with swap, else one
+                judge_calls=(len(ids) - len(missing)) * (2 if settings.swap else 1),
+                task_label=f"culturesynth ({language or 'every language'})",
             ),
             baseline_answer(baseline, judge_preflight, judge_timeout),
             generate(),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -53,7 +54,7 @@ from inspect_culture.judging.constraints import (
     request_fields,
 )
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
-from inspect_culture.judging.jury import JURY_KEY, JuryJudging, jury_outcome
+from inspect_culture.judging.jury import JURY_KEY, JuryJudging, judge_calls_text, jury_outcome
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply
 from inspect_culture.judging.reasons import JUDGE_LATER_REASON
 
@@ -108,13 +109,16 @@ def require_grader(
     judge_preflight: bool = True,
     judge_later: bool = False,
     required_roles: dict[str, str] | None = None,
+    judge_calls: int = 0,
+    task_label: str = "",
 ) -> Solver:
     """The first solver of a judged task, before any generation: the engine defaults
     (`engines.py`), then fails when a role in `required_roles` is unbound (its message), when no
     judge is bound, or when the judge cannot answer (`preflight.py`) or ignores the verdict
     constraint (the constraint probe, then the preflight). judge_preflight false skips both
     requests; judge_later needs no judge at all. A check already passed when Inspect built the
-    task (`checked_grader`) is not repeated. One solver, not one per check: each solver costs
+    task (`checked_grader`) is not repeated. A jury's run says first how many judge calls each
+    judge will get (`judge_calls` per epoch). One solver, not one per check: each solver costs
     every sample a transcript span and a copy and diff of its state (docs/performance.md)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
@@ -126,6 +130,8 @@ def require_grader(
             return state
         constraint = judge_constraint if judge_preflight else "none"  # the probe is a preflight
         jury = _jury_and_probes(self_grade, constraint, verdict_format)
+        if len(jury) > 1 and judge_calls:
+            _say_once(task_label, judge_calls, [str(grader) for _, grader, _ in jury])
         if not judge_preflight:
             return state
         for role, grader, probe in jury:  # every judge of a jury, before any generation
@@ -137,6 +143,18 @@ def require_grader(
     return solve
 
 
+_SAID: set[tuple[int, str]] = set()
+
+
+def _say_once(task_label: str, calls: int, judges: list[str]) -> None:
+    """The jury's judge calls, once per eval (event loop) and task, before any generation."""
+    key = (id(asyncio.get_running_loop()), task_label)
+    if key not in _SAID:
+        _SAID.add(key)
+        text = judge_calls_text(task_label, calls, judges, " per epoch (fewer with --limit)")
+        print(text, file=sys.stderr, flush=True)
+
+
 def checked_grader(
     self_grade: bool,
     judge_constraint: str,
@@ -144,11 +162,20 @@ def checked_grader(
     judge_preflight: bool,
     judge_later: bool,
     required_roles: dict[str, str] | None = None,
+    judge_calls: int = 0,
+    task_label: str = "",
 ) -> Solver:
     """`require_grader`, its checks made now when `inspect eval` is building the task (before any
     log exists), with the refusals only a build can make (`build_checks.py`)."""
     grader_solver = require_grader(
-        self_grade, judge_constraint, verdict_format, judge_preflight, judge_later, required_roles
+        self_grade,
+        judge_constraint,
+        verdict_format,
+        judge_preflight,
+        judge_later,
+        required_roles,
+        judge_calls,
+        task_label,
     )
     if active_model() is None:  # not built by Inspect's eval: checked at the first sample
         return grader_solver

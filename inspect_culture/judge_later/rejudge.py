@@ -85,8 +85,15 @@ def _refuse_all(*_: Any) -> list[Any]:
     raise _Checked
 
 
-def check_task(saved: SavedTask, config: dict[str, Any], judged: JudgedTask, judge: Jury) -> None:
-    """What would fail after paying the judge, found first: an unknown metric, or an unfit doc."""
+def check_task(saved: SavedTask, config: dict[str, Any], judged: JudgedTask, judge: Jury) -> int:
+    """What would fail after paying the judge, found first: an unknown metric, or an unfit doc.
+    Returns the number of judge calls each judge will get (no call is made)."""
+    counted: list[int] = []
+
+    def count_then_stop(_: Any, messages: list[Any], *__: Any) -> list[Any]:
+        counted.append(len(messages))
+        raise _Checked
+
     module, names, docs = _prepared(saved, config, judged)
     if unknown := [n for n in names if not callable(getattr(module, f"agg_{n}", None))]:
         known = sorted(n.removeprefix("agg_") for n in dir(module) if n.startswith("agg_"))
@@ -97,16 +104,17 @@ def check_task(saved: SavedTask, config: dict[str, Any], judged: JudgedTask, jud
         )
     with use_task_judge(saved.task, judge):
         try:
-            with use_judge_backend(_refuse_all):
+            with use_judge_backend(count_then_stop):
                 module.judge_filter(saved.responses(), docs)
         except _Checked:
-            return
+            return counted[0]
         except JudgeConfigError as exc:  # the judge options, not the docs
             raise JudgeLaterError(str(exc)) from None
         except JudgeLaterError:
             raise
         except _UNFIT:
             raise JudgeLaterError(_first_unfit(module, saved, docs)) from None
+    return 0
 
 
 _UNFIT = (KeyError, TypeError, ValueError, AttributeError, IndexError)

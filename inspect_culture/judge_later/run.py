@@ -22,9 +22,11 @@ from inspect_culture.judge_later.rejudge import (
 from inspect_culture.judge_later.tasks import JudgedTask, judged_task
 from inspect_culture.judge_later.write import judged_results, write_run
 from inspect_culture.judging.cache import open_cache
+from inspect_culture.judging.jury import judge_calls_text
 from inspect_culture.lm_eval_tasks.judge.batch import (
     Jury,
     check_judge,
+    check_judge_config,
     public_settings,
     use_judge_backend,
 )
@@ -44,6 +46,7 @@ class JudgeSummary:
     tasks: list[TaskJudgement] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # "task: why"
     batch: list[dict[str, Any]] = field(default_factory=list)  # the Batch API batches
+    calls: list[str] = field(default_factory=list)  # per task: the judge calls each judge gets
 
 
 def _plan(
@@ -51,6 +54,7 @@ def _plan(
     metadata: Mapping[str, Any],
     judges: dict[str, Jury],
     summary: JudgeSummary,
+    dry_run: bool = False,
 ) -> tuple[LmEvalRun, list[tuple[SavedTask, dict[str, Any], JudgedTask, Jury]]]:
     """judge_task's arguments for each judged task of the run, checked before any judge call."""
     tasks = []
@@ -67,13 +71,19 @@ def _plan(
         saved = read_samples(task, run.samples[task])
         fmt = found.probe_format.name
         if fmt not in judges:  # the judge, resolved (and probed) once per verdict format
-            try:
-                judge = check_judge(metadata, found.probe_format)
+            try:  # a dry run asks no judge anything, not even the preflight
+                judge = (
+                    check_judge_config(metadata)
+                    if dry_run
+                    else check_judge(metadata, found.probe_format)
+                )
             except JudgeConfigError as exc:
                 raise JudgeLaterError(str(exc)) from None
             assert judge is not None  # judge_outputs drops judge_later
             judges[fmt] = judge
-        check_task(saved, config, found, judges[fmt])
+        calls = check_task(saved, config, found, judges[fmt])
+        models = [judge.model for judge in judges[fmt]]
+        summary.calls.append(judge_calls_text(f"{saved.task} ({saved.path.name})", calls, models))
         tasks.append((saved, config, found, judges[fmt]))
     return run, tasks
 
@@ -85,6 +95,7 @@ def judge_outputs(
     *,
     batch: BatchOptions | None = None,
     say: Callable[[str], None] = print,
+    dry_run: bool = False,
 ) -> JudgeSummary:
     """Judge every judged task under `source` with `metadata`'s `judge_*` judge, into `output`."""
     source, output = source.expanduser(), output.expanduser()
@@ -104,8 +115,16 @@ def judge_outputs(
     backend = BatchJudge(batch, log=summary.batch) if batch else None
     judges: dict[str, Jury] = {}  # per verdict format
     plans = [
-        _plan(run, metadata, judges, summary) for run in find_runs(source, output, JudgeLaterError)
+        _plan(run, metadata, judges, summary, dry_run)
+        for run in find_runs(source, output, JudgeLaterError)
     ]
+    if dry_run:  # every task checked and counted; no judge call made
+        if not summary.calls:
+            raise JudgeLaterError(
+                f"{source}: no judged task with logged samples; "
+                + ("; ".join(summary.skipped) or "nothing found")
+            )
+        return summary
     for run, tasks in plans:  # every run's tasks were checked above: no judge call before that
         if not tasks:
             continue

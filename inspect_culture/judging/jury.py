@@ -119,3 +119,14 @@ def per_vote(
     columns = [list(votes(j)) for j in per_judge.values()]
     width = max((len(c) for c in columns), default=0)
     return [[c[k] if k < len(c) else None for c in columns] for k in range(width)]
+
+
+def judge_calls_text(task: str, calls_each: int, judges: Sequence[str], suffix: str = "") -> str:
+    """What a jury's run will ask, said before the first generation (and by `--dry-run`)."""
+    total = calls_each * len(judges)
+    if len(judges) == 1:
+        return f"{task}: {calls_each} judge calls to {judges[0]}{suffix}"
+    return (
+        f"{task}: {calls_each} judge calls for each of {len(judges)} judges "
+        f"({', '.join(judges)}): {total} in all{suffix}"
+    )

@@ -42,10 +42,13 @@ def _care_jury(tmp_path: Path, jury_rule: str = "mean", **roles: Any):
     return log
 
 
-def test_care_jury_mean_per_judge_figures_and_alpha(tmp_path: Path) -> None:
+def test_care_jury_mean_per_judge_figures_and_alpha(tmp_path: Path, capfd) -> None:
     log = _care_jury(
         tmp_path, grader=_rating_judge(6), grader_2=_rating_judge(9), grader_3=_rating_judge(None)
     )
+    # said before the first generation: each judge's calls
+    said = "care_zh (zero_shot): 5 judge calls for each of 3 judges"
+    assert said in capfd.readouterr().err
     scores = [s.scores["care_judge"] for s in log.samples]
     assert {s.value for s in scores} == {7.5}
     jury = scores[0].metadata["jury"]

@@ -478,3 +478,37 @@ def test_find_runs_skips_only_an_output_folder_inside_the_source(tmp_path: Path)
     # an output folder that holds the run (-o runs) skips nothing
     names = {r.results_path.name for r in find_runs(gen, skip=tmp_path / "runs")}
     assert names == {"results_x.json", "results_y.json"}
+
+
+def test_jury_dry_run_counts_then_judges_later_as_in_run(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """`--judge-models a,b --dry-run` prints each judge's call count and calls none (not even a
+    preflight); judging later with the jury equals judging in the run with it."""
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    from tests.judging.test_jury_parity import _two_judges
+
+    with StubOpenAIServer(responder=_two_judges) as server:
+        jury = {"judge_models": ["judge_a", "judge_b"], "judge_base_url": server.base_url}
+        in_run = run_lm_eval(server, ["care_zh"], jury, limit=12)
+        assert "care_zh: 150 judge calls for each of 2 judges" in capsys.readouterr().err
+        _generate_later(server, ["care_zh"], tmp_path / "gen", limit=12)
+        server.requests.clear()
+        args = ["--judge-models", "judge_a,judge_b", "--judge-base-url", server.base_url]
+        gen, out = str(tmp_path / "gen"), str(tmp_path / "judged")
+        assert main(["judge", gen, "-o", out, "--dry-run", *args]) == 0
+        assert server.requests == []  # nothing asked
+        printed = capsys.readouterr().out
+        assert "care_zh (samples_care_zh_" in printed
+        assert "12 judge calls for each of 2 judges (judge_a, judge_b): 24 in all" in printed
+        assert not (tmp_path / "judged").exists() or not any((tmp_path / "judged").rglob("*"))
+        assert main(["judge", gen, "-o", out, *args]) == 0
+        assert _judge_calls(server) == 24
+    later = _results(tmp_path / "judged")
+    expected = lm_eval_metrics(in_run, "care_zh", "judged")
+    assert lm_eval_metrics(later, "care_zh", "judged") == pytest.approx(expected, nan_ok=True)
+    assert later["judge"]["model"] == "jury"
+    assert [j["judge_model"] for j in later["judge"]["settings"]["judges"]] == [
+        "judge_a",
+        "judge_b",
+    ]

@@ -18,6 +18,7 @@ from inspect_culture.judging.jury import DEFAULT_RATING_RULE
 from inspect_culture.lm_eval_tasks.care._generate_configs import template
 from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.batch import (
+    announce_judge_calls,
     judged_filter,
     judged_outcome,
     resolve_task_judge,
@@ -56,6 +57,7 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
         system = "".join(m["content"] for m in messages if m["role"] == "system")
         user = messages[-1]["content"]
         docs.append({**record, "system_prompt": system, "user_prompt": user, **per_task})
+    announce_judge_calls(name, len(docs))  # one rating a doc
     return {"test": datasets.Dataset.from_list(docs)}
 
 

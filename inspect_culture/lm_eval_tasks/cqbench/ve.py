@@ -23,6 +23,7 @@ from inspect_culture.judging.jury_agreement import jury_metrics
 from inspect_culture.lm_eval_tasks.cqbench.utils import check_cqbench_keys
 from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.batch import (
+    announce_judge_calls,
     check_judge_config_at_load,
     judged_filter,
     judged_outcome,
@@ -104,6 +105,7 @@ def load_extraction_docs(
         )
         for record in with_summary
     ]
+    announce_judge_calls(f"cqbench_ve_{setting}", len(docs))  # one judgment a story
     return {"test": datasets.Dataset.from_list(docs)}
 
 

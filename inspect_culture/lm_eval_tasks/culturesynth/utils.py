@@ -20,6 +20,7 @@ from inspect_culture.datasets_hub.errors import DatasetUnavailableError
 from inspect_culture.lm_eval_tasks.culturesynth._generate_configs import ANSWERS, JUDGED, template
 from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.batch import (
+    announce_judge_calls,
     check_judge_config_at_load,
     judged_filter,
     judged_outcome,
@@ -86,6 +87,8 @@ def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
         }
         for r in records
     ]
+    with_baseline = sum(doc["baseline_answer"] is not None for doc in docs)
+    announce_judge_calls(task, with_baseline * (2 if settings.swap else 1))
     return {"test": datasets.Dataset.from_list(docs)}
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.constraints import VerdictFormat, constraint_record
-from inspect_culture.judging.jury import JURY_KEY, JuryJudging, jury_outcome
+from inspect_culture.judging.jury import JURY_KEY, JuryJudging, judge_calls_text, jury_outcome
 from inspect_culture.judging.protocol import JudgeReply, JudgeRequest
 from inspect_culture.judging.reasons import (
     HOW_TO_JUDGE,
@@ -114,6 +114,15 @@ def resolve_task_judge(
         _TASK_JUDGES[task] = partial(check_judge, dict(metadata), verdict_format)
     else:
         _TASK_JUDGES[task] = check_judge(metadata, verdict_format) if judges else None
+
+
+def announce_judge_calls(task: str, calls_each: int) -> None:
+    """A jury's run says, when its task loads (before any generation), how many judge calls
+    each judge will get."""
+    jury = _TASK_JUDGES.get(task)
+    if isinstance(jury, tuple) and len(jury) > 1:
+        text = judge_calls_text(task, calls_each, [j.model for j in jury], " (fewer with --limit)")
+        print(text, file=sys.stderr)
 
 
 # In the `lm_eval` CLI our errors print as their message alone, not after a 45-line traceback.
