@@ -108,6 +108,7 @@ def run_lm_eval(
 _ALL_METRICS = {
     "normad": "inspect_culture.lm_eval_tasks.normad.utils:all_metrics",
     "care": "inspect_culture.lm_eval_tasks.care.utils:all_metrics",
+    "care_judge_agreement": "inspect_culture.lm_eval_tasks.care.agreement:all_metrics",
     "culturesynth": "inspect_culture.lm_eval_tasks.culturesynth.utils:all_metrics",
     "cqbench_ad": "inspect_culture.lm_eval_tasks.cqbench.utils:all_ad_metrics",
     "cqbench_vs": "inspect_culture.lm_eval_tasks.cqbench.utils:all_vs_metrics",

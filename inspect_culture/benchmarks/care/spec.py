@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 from inspect_culture.benchmarks.choices import check_bool, check_choice
 from inspect_culture.benchmarks.spec_types import GenerationSettings, OutcomeRecord
 from inspect_culture.judging.constraints import check_constraint
-from inspect_culture.judging.defaults import DEFAULT_SEED
+from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
 from inspect_culture.judging.jury import DEFAULT_RATING_RULE, RATING_RULES
 
 # Bump whenever prompts, parsers or metrics change; each bump's reason: docs/care.md.
@@ -49,8 +49,14 @@ SLUG_BY_UPSTREAM: dict[str, str] = {c.upstream: c.slug for c in CATEGORIES}
 
 # Paper App. B: temperature 0.7, top_p 1, max_tokens 1024.
 GENERATION = GenerationSettings(temperature=0.7, max_tokens=1024, top_p=1.0)
-# care_judge_agreement: the evaluated model is the judge: greedy, the judge seed, no max_tokens.
-AGREEMENT_GENERATION: dict[str, Any] = {"temperature": 0.0, "seed": DEFAULT_SEED}
+# care_judge_agreement: the evaluated model is the judge: greedy, the judge seed and the judge's
+# reply cap (`judging/defaults.py`), in both harnesses
+AGREEMENT_GENERATION: dict[str, Any] = {
+    "temperature": 0.0,
+    "seed": DEFAULT_SEED,
+    "max_tokens": DEFAULT_MAX_TOKENS,
+}
+AGREEMENT_SETTINGS = GenerationSettings(temperature=0.0, max_tokens=DEFAULT_MAX_TOKENS)
 
 
 class CareOptions(NamedTuple):

@@ -43,6 +43,31 @@ def template() -> dict[str, Any]:
     )
 
 
+AGREEMENT_NOTE = """Shared settings of the CARE judge-agreement tasks: the evaluated model is the
+judge, rating CARE's human-rated responses (Inspect's care_judge_agreement). Greedy, the judge
+seed and the judge's reply cap. judge_mapping: paper, or upstream with --metadata."""
+
+
+def agreement_template() -> dict[str, Any]:
+    from inspect_culture.lm_eval_tasks.care import agreement
+
+    template = generation_template(
+        "inspect_culture.lm_eval_tasks.care.agreement",
+        spec.AGREEMENT_SETTINGS,
+        agreement.HEADLINE_METRICS,
+        lower_is_better=("n_unscored",),
+        doc_to_text="{{prompt}}",
+        metadata={
+            "version": spec.TASK_VERSION,
+            "judge_mapping": spec.DEFAULT_JUDGE_MAPPING,
+            **spec.JUDGE_VERSIONS,
+            "dataset": "geyang627/CARE",
+        },
+    )
+    template["generation_kwargs"]["seed"] = spec.AGREEMENT_GENERATION["seed"]
+    return template
+
+
 def generate() -> dict[str, str]:
     zero_shot = [spec.task_name(language, "zero_shot") for language in spec.CARE_LANGUAGES]
     rating = {"metric": spec.GROUP_METRIC, "filter_list": "judged", "weight_by_size": True}
@@ -54,6 +79,18 @@ def generate() -> dict[str, str]:
             variant = {"language": language, "prompting": prompting}
             tasks.append((spec.task_name(language, prompting), alias, variant))
     files = family_files(GENERATOR, "_care_template_yaml", template(), TEMPLATE_NOTE, tasks)
+    agreement = [
+        (
+            f"care_judge_agreement{f'_{lang}' if lang else ''}",
+            f"CARE judge agreement, {LANGUAGES[lang].name if lang else 'every language'}",
+            {"language": lang},
+        )
+        for lang in (None, *spec.CARE_LANGUAGES)
+    ]
+    note = AGREEMENT_NOTE
+    files |= family_files(
+        GENERATOR, "_care_agreement_template_yaml", agreement_template(), note, agreement
+    )
     return files | {"care.yaml": render(config, generator=GENERATOR)}
 
 

@@ -121,6 +121,7 @@ SECTION = ReportSection(
         "care_judge_agreement": "it evaluates a judge against human ratings (read it with "
         "`inspect view`); it has no report table",
     },
+    lm_eval_without_table=("care_judge_agreement",),
     inspect_setting=_inspect_setting,
     inspect_subset=lambda task, metadata, task_args: _per_category(task_args),
     lm_eval_setting=_lm_eval_setting,

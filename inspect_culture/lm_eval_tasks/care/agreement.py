@@ -1,0 +1,86 @@
+"""Thin lm-eval adapter for CARE judge-human agreement: the evaluated model is the judge. It
+rates CARE's human-rated responses with the CARE rubrics; the metrics are Inspect's
+`care_judge_agreement`'s, from the same function (`benchmarks/care/metrics.judge_agreement`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import datasets
+
+from inspect_culture.benchmarks.care import spec
+from inspect_culture.benchmarks.care.metrics import judge_agreement
+from inspect_culture.benchmarks.care.parse import judge_record
+from inspect_culture.benchmarks.care.prompts import judge_prompt
+from inspect_culture.benchmarks.care.ratings import load_care_ratings
+from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
+from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
+
+OPTIONS = ("judge_mapping",)  # the --metadata keys these tasks read
+# lm-eval's table; the per-category correlations and the histograms: the samples' records
+HEADLINE_METRICS = (
+    "n_scored", "n_unscored", "pearson", "pearson_ci_low", "pearson_ci_high", "spearman",
+    "spearman_ci_low", "spearman_ci_high", "kendall",
+)  # fmt: skip
+
+
+def task_name(language: str | None) -> str:
+    return "care_judge_agreement" + (f"_{language}" if language else "")
+
+
+def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
+    """Every human-rated response of the variant's language (None: all) as its judge prompt."""
+    from inspect_culture.lm_eval_tasks.care._generate_configs import agreement_template
+
+    language, name = variant["language"], task_name(variant["language"])
+    yaml_metadata = agreement_template()["metadata"]
+    check_metadata_keys(name, metadata, options=OPTIONS, yaml_metadata=yaml_metadata)
+    mapping = metadata.get("judge_mapping", spec.DEFAULT_JUDGE_MAPPING)
+    spec.validate_agreement(language, mapping)
+    loaded = load_care_ratings(language)
+    if not loaded.records:
+        raise ValueError(f"no rated responses for language={language!r} in the CARE data")
+    docs = [
+        {
+            "id": r["id"],
+            "category": r["category"],
+            "human_rating": r["human_rating"],
+            "prompt": judge_prompt(
+                r["category"], r["question"], r["answer"], r["response"], mapping
+            ),
+            "judge_mapping": mapping,
+            "dataset_rows": loaded.provenance["rows"],
+        }
+        for r in loaded.records
+    ]
+    return {"test": datasets.Dataset.from_list(docs)}
+
+
+def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The response's rating as the model judged it (None: no rating, unscored, never 0)."""
+    rating, _ = judge_record(results[0])
+    record = spec.AgreementOutcome.judged(str(doc["id"]), doc, rating).to_record()
+    return dict.fromkeys(HEADLINE_METRICS, record)
+
+
+all_metrics = OutcomeMetrics(judge_agreement, spec.AgreementOutcome)
+
+
+def _metric(name: str) -> Any:
+    def aggregate(items: list[Any]) -> float:
+        return all_metrics.value(items, name)
+
+    aggregate.__name__ = f"agg_{name}"
+    return aggregate
+
+
+agg_n_scored = _metric("n_scored")
+agg_n_unscored = _metric("n_unscored")
+agg_pearson = _metric("pearson")
+agg_pearson_ci_low = _metric("pearson_ci_low")
+agg_pearson_ci_high = _metric("pearson_ci_high")
+agg_spearman = _metric("spearman")
+agg_spearman_ci_low = _metric("spearman_ci_low")
+agg_spearman_ci_high = _metric("spearman_ci_high")
+agg_kendall = _metric("kendall")
