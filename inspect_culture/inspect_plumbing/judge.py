@@ -4,7 +4,6 @@ transcripts, token usage and Inspect's cache apply to judge calls."""
 from __future__ import annotations
 
 import asyncio
-import re
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -54,7 +53,13 @@ from inspect_culture.judging.constraints import (
     request_fields,
 )
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
-from inspect_culture.judging.jury import JURY_KEY, JuryJudging, judge_calls_text, jury_outcome
+from inspect_culture.judging.jury import (
+    JURY_KEY,
+    JuryJudging,
+    judge_calls_text,
+    jury_outcome,
+    jury_roles_in_order,
+)
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply
 from inspect_culture.judging.reasons import JUDGE_LATER_REASON
 
@@ -86,19 +91,14 @@ def grader_model(self_grade: bool, judge_later: bool = False) -> Model | None:
     return role_model(GRADER_ROLE, NO_GRADER, default=get_model() if self_grade else None)
 
 
-_JURY_ROLE = re.compile(r"grader_([2-9]|[1-9][0-9]+)")
-
-
 def jury_roles(self_grade: bool, judge_later: bool = False) -> dict[str, Model]:
     """Every judge, by role: the grader (the evaluated model with self_grade), then each bound
     `grader_<n>` role in number order (n >= 2); {} for judge_later with no grader bound."""
     first = grader_model(self_grade, judge_later)
     if first is None:
         return {}
-    others = sorted(
-        (int(match[1]), role) for role in model_roles() if (match := _JURY_ROLE.fullmatch(role))
-    )
-    return {GRADER_ROLE: first, **{role: role_model(role, NO_GRADER) for _, role in others}}
+    others = [role for role in jury_roles_in_order(model_roles()) if role != GRADER_ROLE]
+    return {GRADER_ROLE: first, **{role: role_model(role, NO_GRADER) for role in others}}
 
 
 @solver

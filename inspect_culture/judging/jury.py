@@ -13,13 +13,16 @@ scored stays unscored, with each judge's reason."""
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import Counter
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply, Judging
 
+GRADER_ROLE = "grader"  # Inspect's judge role; a jury adds grader_2, grader_3, ...
+_JURY_ROLE = re.compile(r"grader_([2-9]|[1-9][0-9]+)")
 RATING_RULES = ("mean", "median")
 DEFAULT_RATING_RULE = "mean"
 JURY_KEY = "jury"  # the sample's details: each judge's value, votes and reason, and the counts
@@ -130,3 +133,17 @@ def judge_calls_text(task: str, calls_each: int, judges: Sequence[str], suffix: 
         f"{task}: {calls_each} judge calls for each of {len(judges)} judges "
         f"({', '.join(judges)}): {total} in all{suffix}"
     )
+
+
+def jury_roles_in_order(roles: Iterable[str]) -> list[str]:
+    """Inspect's judge roles among `roles`, in judge order: `grader`, then `grader_<n>` by n."""
+    named = set(roles)
+    extra = sorted((int(m[1]), r) for r in named if (m := _JURY_ROLE.fullmatch(r)))
+    return ([GRADER_ROLE] if GRADER_ROLE in named else []) + [role for _, role in extra]
+
+
+def jury_label(models: Sequence[str]) -> str | None:
+    """A run's judge as the report names it: the model, or the jury's models in order."""
+    if not models:
+        return None
+    return models[0] if len(models) == 1 else f"jury of {len(models)}: {', '.join(models)}"

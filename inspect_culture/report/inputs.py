@@ -9,6 +9,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+from inspect_culture.judging.jury import jury_label
 from inspect_culture.report.inspect_logs import (
     NotReportable,
     dataset_label,
@@ -163,7 +164,7 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
                 or (n_samples.get(task) or {}).get("original"),
                 judge=NOT_JUDGED
                 if str(metadata.get("judge_later")).lower() == "true"
-                else metadata.get("judge_model"),
+                else metadata.get("judge_model") or _jury_of(metadata.get("judge_models")),
                 versions={
                     "task_version": (data.get("versions") or {}).get(task),
                     **{k: v for k, v in metadata.items() if k.endswith("_version")},
@@ -229,3 +230,11 @@ def _doc_provenance(samples: Path | None) -> dict[str, Any]:
                 if k in doc
             }
     return {}
+
+
+def _jury_of(models: object) -> str | None:
+    """lm-eval's `judge_models` (a list, or names separated by commas) as the report's judge."""
+    names = models.split(",") if isinstance(models, str) else models
+    if not isinstance(names, list):
+        return None
+    return jury_label([str(n).strip() for n in names])

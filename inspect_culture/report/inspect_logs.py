@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from inspect_culture.judging.jury import jury_label, jury_roles_in_order
 from inspect_culture.report.model import NOT_JUDGED, RunInfo
 from inspect_culture.report.section import inspect_owner
 from inspect_culture.run_files import UnreadableLog, first_line, read_log
@@ -39,9 +40,10 @@ def read_inspect_log(path: Path) -> RunInfo:
     score = log.results.scores[0]
     metadata: dict[str, Any] = dict(log.eval.metadata or {})
     dataset = metadata.get("dataset") or {}
-    grader = (log.eval.model_roles or {}).get("grader")
+    roles = log.eval.model_roles or {}
     task_args = dict(log.eval.task_args or {})
-    judge = canonical_inspect_model(grader.model) if grader is not None else None
+    judges = [canonical_inspect_model(roles[r].model) for r in jury_roles_in_order(roles)]
+    judge = jury_label(judges)  # the grader, or a jury's judges in order
     if task_args.get("judge_later") and not score.scored_samples:  # `inspect score` not run yet
         judge = NOT_JUDGED
     return RunInfo(

@@ -170,3 +170,14 @@ def test_jury_metrics_kappa_over_pairwise_games() -> None:
     # units: (+1,+1), (+1,+1), (+1,-1), (-1,-1): P = (1+1+0+1)/4 = 0.75;
     # p(+1) = 5/8, p(-1) = 3/8: P_e = 34/64; kappa = (0.75 - 34/64) / (30/64) = 14/30
     assert metrics["judges_kappa"] == pytest.approx(14 / 30)
+
+
+def test_role_order_and_the_reports_jury_label() -> None:
+    from inspect_culture.judging.jury import jury_label, jury_roles_in_order
+    from inspect_culture.report.inputs import _jury_of
+
+    roles = ["grader_10", "baseline", "grader", "grader_2", "grader_1", "grader_x"]
+    assert jury_roles_in_order(roles) == ["grader", "grader_2", "grader_10"]
+    assert jury_label(["a"]) == "a" and jury_label([]) is None
+    assert jury_label(["a", "b"]) == "jury of 2: a, b" == _jury_of("a, b") == _jury_of(["a", "b"])
+    assert _jury_of(None) is None
