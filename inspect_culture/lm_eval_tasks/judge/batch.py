@@ -222,7 +222,7 @@ def judged_filter(
             for name, rs in doc_replies.items()
         }
         first = next(iter(shown.values()))
-        if len(shown) > 1:
+        if JURY_KEY in result.details:  # a jury judged it (not a doc no judge was asked of)
             fields: dict[str, Any] = {"judge_replies": shown, JURY_KEY: result.details[JURY_KEY]}
         elif games:
             fields = {"games": first}

@@ -280,3 +280,45 @@ def test_constrained_judge_same_requests_and_numbers(
         assert reply["judge_constraint"] == constraint
         for game in reply["games"]:  # JSON verdicts are read back in the paper's format
             assert re.search(r"\n\[\[[ABC]\]\]$", game["text"]), game["text"]
+
+
+def _jury_responder(prompt: str, body: dict[str, Any]) -> str:
+    """judge_a follows RULINGS; judge_b always prefers the answer shown first ([[A]])."""
+    if is_judge_call(body):
+        return judge_reply(prompt) if body["model"] == "judge_a" else "Both fine. [[A]]"
+    return f"TARGET answer to {question_of(prompt)}"
+
+
+def test_jury_parity(mirror: Path, tmp_path: Path) -> None:
+    """A jury of two judges with different rules: each order's majority (a split is a tie), each
+    judge's own net win rate and Fleiss' kappa are the same in both harnesses."""
+    from inspect_ai.model import get_model
+
+    from inspect_culture.culturesynth import culturesynth
+
+    with StubOpenAIServer(responder=_jury_responder) as inspect_server:
+        roles = {
+            "grader": get_model("openai-api/stub/judge_a", base_url=inspect_server.base_url),
+            "grader_2": get_model("openai-api/stub/judge_b", base_url=inspect_server.base_url),
+        }
+        log = inspect_eval_on_stub(
+            culturesynth(baseline_responses=str(mirror)),
+            inspect_server,
+            tmp_path / "logs",
+            model_roles=roles,
+        )
+    assert log.status == "success", log.error
+    [score] = log.results.scores
+    ours = {"n_unscored": score.unscored_samples, **{k: v.value for k, v in score.metrics.items()}}
+    with StubOpenAIServer(responder=_jury_responder) as lm_server:
+        metadata = {
+            "judge_models": "judge_a,judge_b",
+            "judge_base_url": lm_server.base_url,
+            "baseline_responses": str(mirror),
+        }
+        results = run_lm_eval(lm_server, ["culturesynth_all"], metadata)
+    theirs = lm_eval_all_metrics(results, "culturesynth_all", "judged")
+    _same(ours, theirs)
+    assert ours["n_judges"] == 2 and "judges_kappa" in ours
+    # judge_b alone: [[A]] in both orders is a win then a loss, an inconsistent tie: 0 net
+    assert ours["judge_2_mean"] == 0.0 and ours["judge_2_n_failed"] == 0
