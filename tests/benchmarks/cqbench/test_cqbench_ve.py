@@ -229,3 +229,43 @@ def test_ve_constrained_judge_scores_every_value_in_both_harnesses(mirror, tmp_p
         if "ground truth set" in body["messages"][-1]["content"]
     ]
     assert sorted(g.count("[Ground truth") for g in grammars) == [2, 2, 3]  # one line per value
+
+
+def _jury_responder(prompt: str, body: dict[str, Any]) -> str:
+    """judge_a answers as JUDGE_REPLIES says; judge_b scores every value 1."""
+    if "ground truth set of values" in prompt and body["model"] == "judge_b":
+        n = prompt.count("\n- ") or 2
+        lines = "".join(f"\n[Ground truth {k}]:1" for k in range(1, n + 1))
+        return f"[Reasoning]:\nAll there.\n[Final answer]:{lines}"
+    return responder(prompt, body)
+
+
+def test_ve_jury_parity(mirror, tmp_path: Path) -> None:
+    """Two judges of different rules: the per-value majority (a split is not a recall), each
+    judge's recall and Krippendorff's alpha are the same in both harnesses."""
+    from inspect_ai.model import get_model
+
+    with StubOpenAIServer(responder=_jury_responder) as inspect_server:
+        roles = {
+            "grader": get_model("openai-api/stub/judge_a", base_url=inspect_server.base_url),
+            "grader_2": get_model("openai-api/stub/judge_b", base_url=inspect_server.base_url),
+        }
+        log = inspect_eval_on_stub(
+            cqbench_ve(setting="ethical"), inspect_server, tmp_path / "logs", model_roles=roles
+        )
+    assert log.status == "success", log.error
+    ours = _metrics(log)
+    with StubOpenAIServer(responder=_jury_responder) as lm_server:
+        run_lm_eval(lm_server, ["cqbench_ve_summary_ethical"], output_path=tmp_path / "out")
+        metadata = {
+            "judge_models": ["judge_a", "judge_b"],
+            "judge_base_url": lm_server.base_url,
+            "ve_summaries": str(tmp_path / "out"),
+        }
+        results = run_lm_eval(lm_server, ["cqbench_ve_ethical"], metadata)
+    theirs = lm_eval_all_metrics(results, "cqbench_ve_ethical", "judged")
+    _assert_same_numbers(ours, theirs)
+    assert ours["n_judges"] == 2 and "judges_alpha" in ours
+    assert ours["judge_2_mean"] == 1.0  # judge_b recalls everything
+    # the story judge_a could not judge is judged by judge_b alone: no story unscored
+    assert log.results.scores[0].unscored_samples == 0
