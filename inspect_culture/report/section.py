@@ -41,6 +41,17 @@ class Layout:
 
 
 @dataclass(frozen=True)
+class JurySpec:
+    """A judged benchmark's "Judges" table: its key, the unit of a judge's mean, the kind of
+    the judges' votes (`judging/jury_agreement.py`) and the scale of their means."""
+
+    key: str
+    unit: str
+    votes: Any  # judging.jury_agreement.VoteKind
+    scale: float = 1.0
+
+
+@dataclass(frozen=True)
 class RecordSource:
     """Where a task family's outcome records sit: lm-eval's samples field `lm_eval_field`, Inspect's
     `Score.metadata` (or its `inspect_key`). `metrics` computes the breakdowns lm-eval lacks."""
@@ -83,6 +94,7 @@ class ReportSection:
     lm_eval_setting: LmEvalReader = generic_lm_eval_setting
     lm_eval_subset: LmEvalReader = lambda task, metadata: None
     judged: bool = False  # a judge model scores it, so runs with different judges differ
+    jury: JurySpec | None = None  # its "Judges" table, for runs a jury judged
     generation: str = ""  # "module:GENERATION" of its spec; "" = greedy decoding
 
     def temperature(self) -> float | None:
@@ -148,4 +160,12 @@ def generic_section(benchmark: Benchmark) -> ReportSection:
 
 def all_layouts() -> dict[str, Layout]:
     """Every benchmark's layouts by key, in report order; read on each call for late ones."""
-    return {layout.key: layout for _, s in sections() for layout in s.layouts}
+    found = {layout.key: layout for _, s in sections() for layout in s.layouts}
+    found |= {s.jury.key: _judges_layout(b.title, s.jury) for b, s in sections() if s.jury}
+    return found
+
+
+def _judges_layout(benchmark: str, spec: JurySpec) -> Layout:
+    """The "Judges" table's layout; its columns follow the largest jury (`tables/judges.py`)."""
+    title = f"{benchmark}: the judges of each jury"
+    return Layout(spec.key, benchmark, title, spec.unit, (), secondary=True, decimals=2)

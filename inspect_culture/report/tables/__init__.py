@@ -11,6 +11,7 @@ from inspect_culture.report.model import Cell, Column, RunInfo, Table
 from inspect_culture.report.published import published_rows
 from inspect_culture.report.section import Layout, sections
 from inspect_culture.report.tables.common import Rows, describe, header_cell, of_benchmark, table
+from inspect_culture.report.tables.judges import judges_tables
 
 _NOT_COLUMNS = ("_ci_low", "_ci_high", "stderr")  # intervals, and Inspect's `stderr` too
 
@@ -18,10 +19,12 @@ _NOT_COLUMNS = ("_ci_low", "_ci_high", "stderr")  # intervals, and Inspect's `st
 def build_tables(runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
     """Every table some run fills, in registry order, main before secondary, with published rows."""
     tables: list[Table] = []
-    for _, section in sections():
+    for benchmark, section in sections():
         build = section.tables or partial(generic_tables, section.layouts[0])
         built = sorted(build(runs, warnings), key=lambda t: t.secondary)
         tables.extend(replace(t, rows=(*t.rows, *published_rows(t.key))) for t in built)
+        if section.jury is not None:
+            tables.extend(judges_tables(benchmark.title, section.jury, runs, warnings))
     return tables
 
 

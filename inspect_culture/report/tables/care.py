@@ -12,7 +12,13 @@ from inspect_culture.datasets_hub.languages import LANGUAGES as LANGUAGE_INFO
 from inspect_culture.report import figures
 from inspect_culture.report.model import Cell, Column, RunInfo, Table
 from inspect_culture.report.records import with_record_metrics
-from inspect_culture.report.section import Layout, RecordSource, ReportSection, figure
+from inspect_culture.report.section import (
+    JurySpec,
+    Layout,
+    RecordSource,
+    ReportSection,
+    figure,
+)
 from inspect_culture.report.tables.common import (
     Rows,
     describe,
@@ -127,5 +133,6 @@ SECTION = ReportSection(
     lm_eval_setting=_lm_eval_setting,
     lm_eval_subset=lambda task, metadata: _per_category(metadata),
     judged=True,
+    jury=JurySpec("care_judges", "rating 1-10", "interval"),
     generation="inspect_culture.benchmarks.care.spec:GENERATION",
 )

@@ -11,7 +11,13 @@ import numpy as np
 from inspect_culture.benchmarks.cqbench.spec import CATEGORIES, f1_score
 from inspect_culture.report import figures
 from inspect_culture.report.model import Cell, Column, RunInfo, Table
-from inspect_culture.report.section import Layout, RecordSource, ReportSection, figure
+from inspect_culture.report.section import (
+    JurySpec,
+    Layout,
+    RecordSource,
+    ReportSection,
+    figure,
+)
 from inspect_culture.report.tables.common import (
     Rows,
     describe,
@@ -147,5 +153,6 @@ SECTION = ReportSection(
     inspect_setting=_inspect_setting,
     lm_eval_setting=_lm_eval_setting,
     judged=True,
+    jury=JurySpec("cqbench_ve_judges", "VE recall per story", "interval"),
     generation="inspect_culture.benchmarks.cqbench.spec:GENERATION",
 )

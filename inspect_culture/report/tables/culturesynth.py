@@ -10,7 +10,13 @@ from inspect_culture.benchmarks.culturesynth.data import LANGUAGES
 from inspect_culture.benchmarks.culturesynth.spec import language_slug
 from inspect_culture.report import figures
 from inspect_culture.report.model import Cell, Column, RunInfo, Table
-from inspect_culture.report.section import Layout, RecordSource, ReportSection, figure
+from inspect_culture.report.section import (
+    JurySpec,
+    Layout,
+    RecordSource,
+    ReportSection,
+    figure,
+)
 from inspect_culture.report.tables.common import (
     Rows,
     describe,
@@ -165,5 +171,6 @@ SECTION = ReportSection(
     ),
     lm_eval_setting=_lm_eval_setting,
     judged=True,
+    jury=JurySpec("culturesynth_judges", "net win rate, %", "nominal", 100.0),
     generation="inspect_culture.benchmarks.culturesynth.spec:GENERATION",
 )
