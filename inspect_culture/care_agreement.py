@@ -49,6 +49,7 @@ def care_judge_agreement(
             "benchmark": "CARE judge agreement",
             "judge_mapping": judge_mapping,
             "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
+            "agreement_version": spec.AGREEMENT_VERSION,
             "dataset": loaded.provenance,
         },
     )

@@ -57,6 +57,7 @@ from inspect_culture.judging.jury import (
     JURY_KEY,
     JuryJudging,
     judge_calls_text,
+    jury_label,
     jury_outcome,
     jury_roles_in_order,
 )
@@ -98,6 +99,11 @@ def jury_roles(self_grade: bool, judge_later: bool = False) -> dict[str, Model]:
     if first is None:
         return {}
     others = [role for role in jury_roles_in_order(model_roles()) if role != GRADER_ROLE]
+    if stray := [r for r in model_roles() if r.startswith("grader_") and r not in others]:
+        raise prerequisite_error()(
+            f"model role {stray[0]!r} is no judge of the jury: the grader is the first judge, and "
+            'the others are grader_2, grader_3, ... (docs/judge.md, "Juries")'
+        )
     return {GRADER_ROLE: first, **{role: role_model(role, NO_GRADER) for role in others}}
 
 
@@ -374,7 +380,8 @@ def judges_shown(judges: Mapping[str, Model], judged: Judged) -> dict[str, Any]:
     if len(judges) == 1:
         return {"judge_model": str(next(iter(judges.values())))}
     models = {name: str(model) for name, model in judges.items()}
-    return {"judge_model": "jury", "judge_models": models, JURY_KEY: judged.details[JURY_KEY]}
+    label = jury_label(list(models.values()))  # as the report names a jury
+    return {"judge_model": label, "judge_models": models, JURY_KEY: judged.details[JURY_KEY]}
 
 
 def explanation_of(replies: Mapping[str, list[JudgeReply]]) -> str | None:

@@ -103,6 +103,7 @@ def jury_outcome(
     failed = sum(1 for j in per_judge.values() if j.value is None)
     jury = {
         "rule": rule,
+        "value": combined.value,  # None: the jury left the sample unscored
         "n_judges": len(per_judge),
         "n_judges_failed": failed,
         "judges": {
@@ -119,7 +120,11 @@ def per_vote(
     per_judge: Mapping[str, Judged], votes: Callable[[Judged], Sequence[Any]]
 ) -> list[list[Any]]:
     """The judges' votes regrouped by position: row k holds every judge's k-th vote."""
-    columns = [list(votes(j)) for j in per_judge.values()]
+    return by_position([list(votes(j)) for j in per_judge.values()])
+
+
+def by_position(columns: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    """Each judge's votes (one column each) as rows of the k-th votes; a short column: None."""
     width = max((len(c) for c in columns), default=0)
     return [[c[k] if k < len(c) else None for c in columns] for k in range(width)]
 

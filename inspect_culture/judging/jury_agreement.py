@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
+from inspect_culture.judging.jury import by_position
 from inspect_culture.stats.rater_agreement import fleiss_kappa, krippendorff_alpha
 
 VoteKind = Literal["interval", "nominal"]
@@ -26,8 +27,9 @@ def jury_metrics(
     juries: Sequence[Mapping[str, Any] | None], kind: VoteKind, scale: float = 1.0
 ) -> dict[str, float]:
     """`n_judges`, each judge's mean value over the samples it scored (times `scale`) and its
-    failures, and the agreement of their votes; {} when no sample was judged by a jury."""
-    juries = [j for j in juries if j]
+    failures, and the agreement of their votes, over the samples the jury scored (those an
+    Inspect metric sees); {} when a jury scored none."""
+    juries = [j for j in juries if j and j.get("value", 0) is not None]
     if not juries:
         return {}
     names = sorted({name for j in juries for name in j["judges"]}, key=judge_order)
@@ -39,9 +41,7 @@ def jury_metrics(
         result[f"{name}_n_failed"] = float(len(entries) - len(values))
     units: list[list[Any]] = []
     for jury in juries:
-        columns = [list(jury["judges"].get(name, {}).get("votes") or []) for name in names]
-        width = max((len(c) for c in columns), default=0)
-        units += [[c[k] if k < len(c) else None for c in columns] for k in range(width)]
+        units += by_position([jury["judges"].get(name, {}).get("votes") or [] for name in names])
     agreement = krippendorff_alpha(units) if kind == "interval" else fleiss_kappa(units)
     result[AGREEMENT_NAME[kind]] = agreement
     return result

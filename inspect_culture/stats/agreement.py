@@ -48,18 +48,17 @@ def correlation_intervals(
     from scipy.stats import rankdata
 
     pairs = np.column_stack([np.asarray(judge, dtype=float), np.asarray(human, dtype=float)])
-    found: dict[str, list[np.ndarray]] = {"pearson": [], "spearman": []}
 
     def statistic(indices: np.ndarray) -> np.ndarray:
+        """(rows, 2): each resample's Pearson and Spearman."""
         x, y = pairs[indices, 0], pairs[indices, 1]
-        found["pearson"].append(_row_pearson(x, y))
-        found["spearman"].append(_row_pearson(rankdata(x, axis=1), rankdata(y, axis=1)))
-        return np.empty(len(indices))
+        ranked = _row_pearson(rankdata(x, axis=1), rankdata(y, axis=1))
+        return np.column_stack([_row_pearson(x, y), ranked])
 
-    resampled(len(pairs), statistic, resamples=resamples, seed=seed)
+    both = resampled(len(pairs), statistic, resamples=resamples, seed=seed)
     result: dict[str, float] = {}
-    for name, parts in found.items():
-        values = np.concatenate(parts)
+    for column, name in enumerate(("pearson", "spearman")):
+        values = both[:, column]
         low, high = percentile_interval(values[~np.isnan(values)], level)
         result |= {f"{name}_ci_low": low, f"{name}_ci_high": high}
     return result

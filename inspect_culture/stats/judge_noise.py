@@ -4,7 +4,12 @@ how the same answers would be judged again.
 
 With one judgment per question it is the one-level bootstrap of `stats.bootstrap`, draw for draw;
 with judgments that never vary within a question it gives the one-level interval of the question
-means (the outer draws use the same seeded stream; the inner ones have their own)."""
+means (the outer draws use the same seeded stream; the inner ones have their own).
+
+Resampling both levels with replacement is conservative: the question means the outer level
+draws already carry part of the judge noise, which the inner level adds again (Davison and
+Hinkley 1997, section 3.8), so `judge_share` is an upper bound of the judge's part. Not yet used
+by any option; the re-judging option will say so where it prints the interval."""
 
 from __future__ import annotations
 

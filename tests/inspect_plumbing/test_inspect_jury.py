@@ -142,3 +142,16 @@ def test_every_judge_is_checked_before_generation(tmp_path: Path) -> None:
     assert log.status == "error"
     assert "grader_2" in log.error.message
     assert answered == []
+
+
+def test_a_stray_grader_role_is_refused_before_generation(tmp_path: Path) -> None:
+    [log] = inspect_eval(
+        care(language="zh", per_category=1),
+        model=get_model("mockllm/model"),
+        model_roles={"grader": _rating_judge(6), "grader_1": _rating_judge(7)},
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "error"
+    assert "'grader_1' is no judge of the jury" in log.error.message
+    assert not log.samples or all(not s.output.completion for s in log.samples)

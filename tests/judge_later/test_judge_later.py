@@ -507,7 +507,7 @@ def test_jury_dry_run_counts_then_judges_later_as_in_run(
     later = _results(tmp_path / "judged")
     expected = lm_eval_metrics(in_run, "care_zh", "judged")
     assert lm_eval_metrics(later, "care_zh", "judged") == pytest.approx(expected, nan_ok=True)
-    assert later["judge"]["model"] == "jury"
+    assert later["judge"]["model"] == "jury of 2: judge_a, judge_b"
     assert [j["judge_model"] for j in later["judge"]["settings"]["judges"]] == [
         "judge_a",
         "judge_b",

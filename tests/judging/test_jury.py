@@ -181,3 +181,14 @@ def test_role_order_and_the_reports_jury_label() -> None:
     assert jury_label(["a"]) == "a" and jury_label([]) is None
     assert jury_label(["a", "b"]) == "jury of 2: a, b" == _jury_of("a, b") == _jury_of(["a", "b"])
     assert _jury_of(None) is None
+
+
+def test_jury_metrics_leave_out_samples_the_jury_left_unscored() -> None:
+    """As Inspect's metrics never see an unscored sample, lm-eval's figures leave it out too."""
+    from inspect_culture.judging.jury_agreement import jury_metrics
+
+    judging = CareJudging()
+    scored = jury_outcome(judging, CARE_ITEM, "a", _care(4, 6), "mean").details[JURY_KEY]
+    unscored = jury_outcome(judging, CARE_ITEM, "a", _care(None, None), "mean").details[JURY_KEY]
+    assert jury_metrics([scored, unscored], "interval") == jury_metrics([scored], "interval")
+    assert jury_metrics([scored, unscored], "interval")["judge1_n_failed"] == 0

@@ -88,3 +88,13 @@ def test_jury_settings_are_checked() -> None:
         resolve_jury_settings({"judge_models": ["a", ""]})
     with pytest.raises(JudgeConfigError, match="must be a list of model names"):
         resolve_jury_settings({"judge_models": 3})
+
+
+def test_credentials_in_any_jury_url_are_refused() -> None:
+    from inspect_culture.lm_eval_tasks.judge.settings import refuse_written_credentials
+
+    for urls in ("http://h1/v1,http://u:p@h2/v1", ["http://h1/v1", "http://u:p@h2/v1"]):
+        with pytest.raises(JudgeConfigError, match="carries credentials") as caught:
+            refuse_written_credentials({"judge_models": "a,b", "judge_base_url": urls})
+        assert "u:p" not in str(caught.value)
+    refuse_written_credentials({"judge_base_url": "http://h1/v1,http://h2/v1"})  # none: fine

@@ -57,6 +57,9 @@ AGREEMENT_GENERATION: dict[str, Any] = {
     "max_tokens": DEFAULT_MAX_TOKENS,
 }
 AGREEMENT_SETTINGS = GenerationSettings(temperature=0.0, max_tokens=DEFAULT_MAX_TOKENS)
+# care_judge_agreement's own version: 2 capped the judge's reply at DEFAULT_MAX_TOKENS and added
+# the correlations' bootstrap intervals (docs/care.md)
+AGREEMENT_VERSION = 2
 
 
 class CareOptions(NamedTuple):

@@ -65,8 +65,6 @@ class CultureSynthJudging:
         """Per answer order, the verdict most judges gave (a split is a tie); then the orders
         combine as a lone judge's do (`combine_swapped`)."""
         first = next(iter(per_judge.values()))
-        if item.get("baseline_answer") is None:
-            return first  # no judge was asked
         games = tuple(majority_vote(row, tie=0) for row in per_vote(per_judge, self.votes))
         if len(games) == 1:
             judgement = PairJudgement(games[0], None, None, games)

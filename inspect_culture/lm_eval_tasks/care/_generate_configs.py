@@ -59,6 +59,7 @@ def agreement_template() -> dict[str, Any]:
         doc_to_text="{{prompt}}",
         metadata={
             "version": spec.TASK_VERSION,
+            "agreement_version": spec.AGREEMENT_VERSION,
             "judge_mapping": spec.DEFAULT_JUDGE_MAPPING,
             **spec.JUDGE_VERSIONS,
             "dataset": "geyang627/CARE",
@@ -79,9 +80,11 @@ def generate() -> dict[str, str]:
             variant = {"language": language, "prompting": prompting}
             tasks.append((spec.task_name(language, prompting), alias, variant))
     files = family_files(GENERATOR, "_care_template_yaml", template(), TEMPLATE_NOTE, tasks)
+    from inspect_culture.lm_eval_tasks.care.agreement import task_name
+
     agreement = [
         (
-            f"care_judge_agreement{f'_{lang}' if lang else ''}",
+            task_name(lang),
             f"CARE judge agreement, {LANGUAGES[lang].name if lang else 'every language'}",
             {"language": lang},
         )

@@ -67,20 +67,37 @@ def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, di
 all_metrics = OutcomeMetrics(judge_agreement, spec.AgreementOutcome)
 
 
-def _metric(name: str) -> Any:
-    def aggregate(items: list[Any]) -> float:
-        return all_metrics.value(items, name)
-
-    aggregate.__name__ = f"agg_{name}"
-    return aggregate
+def agg_n_scored(items: list[Any]) -> float:
+    return all_metrics.value(items, "n_scored")
 
 
-agg_n_scored = _metric("n_scored")
-agg_n_unscored = _metric("n_unscored")
-agg_pearson = _metric("pearson")
-agg_pearson_ci_low = _metric("pearson_ci_low")
-agg_pearson_ci_high = _metric("pearson_ci_high")
-agg_spearman = _metric("spearman")
-agg_spearman_ci_low = _metric("spearman_ci_low")
-agg_spearman_ci_high = _metric("spearman_ci_high")
-agg_kendall = _metric("kendall")
+def agg_n_unscored(items: list[Any]) -> float:
+    return all_metrics.value(items, "n_unscored")
+
+
+def agg_pearson(items: list[Any]) -> float:
+    return all_metrics.value(items, "pearson")
+
+
+def agg_pearson_ci_low(items: list[Any]) -> float:
+    return all_metrics.value(items, "pearson_ci_low")
+
+
+def agg_pearson_ci_high(items: list[Any]) -> float:
+    return all_metrics.value(items, "pearson_ci_high")
+
+
+def agg_spearman(items: list[Any]) -> float:
+    return all_metrics.value(items, "spearman")
+
+
+def agg_spearman_ci_low(items: list[Any]) -> float:
+    return all_metrics.value(items, "spearman_ci_low")
+
+
+def agg_spearman_ci_high(items: list[Any]) -> float:
+    return all_metrics.value(items, "spearman_ci_high")
+
+
+def agg_kendall(items: list[Any]) -> float:
+    return all_metrics.value(items, "kendall")

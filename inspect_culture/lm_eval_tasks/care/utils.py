@@ -45,12 +45,13 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
         "lm_eval_task": name,
         "prompting": prompting,
         "judge_mapping": checked.judge_mapping,
-        "jury_rule": checked.jury_rule,
         "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
         "dataset_revision": loaded.provenance["revision"],
         "dataset_rows": loaded.provenance["rows"],
         "dataset_sha256": loaded.provenance["sha256"],
     }
+    if "jury_rule" in metadata or "judge_models" in metadata:  # a jury's docs say its rule
+        per_task["jury_rule"] = checked.jury_rule
     docs = []
     for record in first_per_category(loaded.records, metadata.get("per_category")):
         messages = generation_messages(record["question"], language, prompting)

@@ -18,7 +18,13 @@ from typing import Any
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.constraints import VerdictFormat, constraint_record
-from inspect_culture.judging.jury import JURY_KEY, JuryJudging, judge_calls_text, jury_outcome
+from inspect_culture.judging.jury import (
+    JURY_KEY,
+    JuryJudging,
+    judge_calls_text,
+    jury_label,
+    jury_outcome,
+)
 from inspect_culture.judging.protocol import JudgeReply, JudgeRequest
 from inspect_culture.judging.reasons import (
     HOW_TO_JUDGE,
@@ -243,7 +249,8 @@ def _per_doc(replies: Sequence[JudgeReply], per_doc: Sequence[Sequence[Any]]) ->
 def _judges_shown(settings: Jury | None, names: Sequence[str]) -> dict[str, Any]:
     if settings is None or len(settings) == 1:
         return {"judge_model": settings[0].model if settings else None}
-    return {"judge_model": "jury", "judge_models": dict(zip(names, (j.model for j in settings)))}
+    models = [j.model for j in settings]
+    return {"judge_model": jury_label(models), "judge_models": dict(zip(names, models))}
 
 
 def judged_outcome(results: Sequence[str]) -> dict[str, Any]:
@@ -259,7 +266,8 @@ def public_settings(settings: JudgeSettings | Jury) -> dict[str, Any]:
     """What a results file records of the judges used: never the key, never URL credentials."""
     if isinstance(settings, tuple):
         if len(settings) > 1:
-            return {"judge_model": "jury", "judges": [public_settings(j) for j in settings]}
+            label = jury_label([j.model for j in settings])  # as the report names a jury
+            return {"judge_model": label, "judges": [public_settings(j) for j in settings]}
         [settings] = settings
     return {
         **settings.public(),

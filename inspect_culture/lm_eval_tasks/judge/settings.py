@@ -151,7 +151,8 @@ class JudgeSettings:
 def refuse_written_credentials(metadata: Mapping[str, Any]) -> None:
     """lm-eval writes --metadata into its results file: credentials there would be written."""
     given = metadata.get("judge_base_url")
-    for url in given if isinstance(given, list) else [given]:
+    urls = given if isinstance(given, list) else str(given or "").split(",")  # a jury's form too
+    for url in (u.strip() if isinstance(u, str) else u for u in urls):
         if not (isinstance(url, str) and "@" in urlparse(url).netloc):
             continue
         raise JudgeConfigError(
