@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from inspect_culture.care_agreement import care_judge_agreement
+from tests.benchmarks.care.test_care_agreement import ratings_mirror  # noqa: F401
 from tests.support.harness_runs import (
     inspect_eval_on_stub,
     inspect_metrics,
@@ -22,7 +22,6 @@ from tests.support.harness_runs import (
 from tests.support.openai_stub import StubOpenAIServer
 
 pytestmark = [pytest.mark.slow]
-RATINGS = Path(__file__).parents[2] / "data" / "care_ratings"
 
 
 def _rater(prompt: str, body: dict[str, Any]) -> str:
@@ -31,17 +30,12 @@ def _rater(prompt: str, body: dict[str, Any]) -> str:
     return "I cannot rate this." if h % 6 == 0 else f"Fine.\nRating: [[{1 + h % 10}]]"
 
 
-@pytest.fixture
-def ratings_mirror(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    target = tmp_path / "mirror" / "care" / "data"
-    shutil.copytree(RATINGS, target)
-    monkeypatch.setenv("INSPECT_CULTURE_DATA_DIR", str(tmp_path / "mirror"))
-    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf_cache"))
-    return target
-
-
 @pytest.mark.parametrize("language", [None, "zh"])
-def test_agreement_parity(ratings_mirror: Path, tmp_path: Path, language: str | None) -> None:
+def test_agreement_parity(
+    ratings_mirror: Path,  # noqa: F811 - the agreement tests' fixture, imported above
+    tmp_path: Path,
+    language: str | None,
+) -> None:
     with StubOpenAIServer(responder=_rater) as server:
         log = inspect_eval_on_stub(care_judge_agreement(language=language), server, tmp_path)
         inspect_prompts = sorted(json.dumps(r["messages"]) for r in server.requests)
