@@ -7,6 +7,7 @@ from typing import Any
 from inspect_culture.benchmarks.care import spec
 from inspect_culture.benchmarks.care.source import CARE
 from inspect_culture.datasets_hub.languages import LANGUAGES
+from inspect_culture.lm_eval_tasks.care.agreement import agreement_template, task_name
 from inspect_culture.lm_eval_tasks.yaml_generation import (
     family_files,
     generation_template,
@@ -48,27 +49,6 @@ judge, rating CARE's human-rated responses (Inspect's care_judge_agreement). Gre
 seed and the judge's reply cap. judge_mapping: paper, or upstream with --metadata."""
 
 
-def agreement_template() -> dict[str, Any]:
-    from inspect_culture.lm_eval_tasks.care import agreement
-
-    template = generation_template(
-        "inspect_culture.lm_eval_tasks.care.agreement",
-        spec.AGREEMENT_SETTINGS,
-        agreement.HEADLINE_METRICS,
-        lower_is_better=("n_unscored",),
-        doc_to_text="{{prompt}}",
-        metadata={
-            "version": spec.TASK_VERSION,
-            "agreement_version": spec.AGREEMENT_VERSION,
-            "judge_mapping": spec.DEFAULT_JUDGE_MAPPING,
-            **spec.JUDGE_VERSIONS,
-            "dataset": "geyang627/CARE",
-        },
-    )
-    template["generation_kwargs"]["seed"] = spec.AGREEMENT_GENERATION["seed"]
-    return template
-
-
 def generate() -> dict[str, str]:
     zero_shot = [spec.task_name(language, "zero_shot") for language in spec.CARE_LANGUAGES]
     rating = {"metric": spec.GROUP_METRIC, "filter_list": "judged", "weight_by_size": True}
@@ -80,8 +60,6 @@ def generate() -> dict[str, str]:
             variant = {"language": language, "prompting": prompting}
             tasks.append((spec.task_name(language, prompting), alias, variant))
     files = family_files(GENERATOR, "_care_template_yaml", template(), TEMPLATE_NOTE, tasks)
-    from inspect_culture.lm_eval_tasks.care.agreement import task_name
-
     agreement = [
         (
             task_name(lang),

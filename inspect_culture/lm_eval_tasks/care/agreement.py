@@ -16,6 +16,7 @@ from inspect_culture.benchmarks.care.prompts import judge_prompt
 from inspect_culture.benchmarks.care.ratings import load_care_ratings
 from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
+from inspect_culture.lm_eval_tasks.yaml_generation import generation_template
 
 OPTIONS = ("judge_mapping",)  # the --metadata keys these tasks read
 # lm-eval's table; the per-category correlations and the histograms: the samples' records
@@ -29,10 +30,29 @@ def task_name(language: str | None) -> str:
     return "care_judge_agreement" + (f"_{language}" if language else "")
 
 
+def agreement_template() -> dict[str, Any]:
+    """The agreement tasks' shared YAML (`_generate_configs.py` writes it; the loader checks
+    --metadata against its metadata)."""
+    template = generation_template(
+        "inspect_culture.lm_eval_tasks.care.agreement",
+        spec.AGREEMENT_SETTINGS,
+        HEADLINE_METRICS,
+        lower_is_better=("n_unscored",),
+        doc_to_text="{{prompt}}",
+        metadata={
+            "version": spec.TASK_VERSION,
+            "agreement_version": spec.AGREEMENT_VERSION,
+            "judge_mapping": spec.DEFAULT_JUDGE_MAPPING,
+            **spec.JUDGE_VERSIONS,
+            "dataset": "geyang627/CARE",
+        },
+    )
+    template["generation_kwargs"]["seed"] = spec.AGREEMENT_GENERATION["seed"]
+    return template
+
+
 def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
     """Every human-rated response of the variant's language (None: all) as its judge prompt."""
-    from inspect_culture.lm_eval_tasks.care._generate_configs import agreement_template
-
     language, name = variant["language"], task_name(variant["language"])
     yaml_metadata = agreement_template()["metadata"]
     check_metadata_keys(name, metadata, options=OPTIONS, yaml_metadata=yaml_metadata)
