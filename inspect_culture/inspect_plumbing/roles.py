@@ -8,8 +8,9 @@ from functools import cache
 from inspect_ai.model import Model, get_model
 
 from inspect_culture.inspect_plumbing.failures import guard_secrets
+from inspect_culture.judging.jury import GRADER_ROLE
 
-GRADER_ROLE = "grader"
+__all__ = ["BASELINE_ROLE", "GRADER_ROLE", "prerequisite_error", "role_model"]
 BASELINE_ROLE = "baseline"
 _NEVER_BOUND = "inspect_culture.never_bound"
 

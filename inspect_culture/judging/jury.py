@@ -152,3 +152,13 @@ def jury_label(models: Sequence[str]) -> str | None:
     if not models:
         return None
     return models[0] if len(models) == 1 else f"jury of {len(models)}: {', '.join(models)}"
+
+
+def model_names(value: object) -> list[str] | None:
+    """`judge_models` as given (a list, or names separated by commas), stripped; None when it
+    is neither, or names an empty or non-text model."""
+    names = value.split(",") if isinstance(value, str) else value
+    if not isinstance(names, list) or not names:
+        return None
+    cleaned = [n.strip() if isinstance(n, str) else n for n in names]
+    return cleaned if all(isinstance(n, str) and n for n in cleaned) else None

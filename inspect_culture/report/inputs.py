@@ -9,7 +9,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from inspect_culture.judging.jury import jury_label
+from inspect_culture.judging.jury import jury_label, model_names
 from inspect_culture.report.inspect_logs import (
     NotReportable,
     dataset_label,
@@ -234,7 +234,4 @@ def _doc_provenance(samples: Path | None) -> dict[str, Any]:
 
 def _jury_of(models: object) -> str | None:
     """lm-eval's `judge_models` (a list, or names separated by commas) as the report's judge."""
-    names = models.split(",") if isinstance(models, str) else models
-    if not isinstance(names, list):
-        return None
-    return jury_label([str(n).strip() for n in names])
+    return jury_label(model_names(models) or [])

@@ -18,6 +18,7 @@ from inspect_culture.judging.constraints import (
     check_constraint,
 )
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
+from inspect_culture.judging.jury import model_names
 from inspect_culture.judging.preflight import Knobs, endpoint_problem
 from inspect_culture.judging.redaction import url_secrets, without_userinfo
 
@@ -247,15 +248,15 @@ def resolve_jury_settings(
 
 
 def _model_list(value: Any) -> list[str]:
-    names = value.split(",") if isinstance(value, str) else value
-    if not isinstance(names, list) or not names:
-        raise JudgeConfigError(
-            f"judge_models={value!r}: must be a list of model names (or names separated by commas)"
-        )
-    cleaned = [n.strip() if isinstance(n, str) else n for n in names]
-    if bad := [n for n in cleaned if not isinstance(n, str) or not n]:
-        raise JudgeConfigError(f"judge_models={value!r}: {bad[0]!r} is not a model name")
-    return cleaned
+    if (names := model_names(value)) is not None:
+        return names
+    if isinstance(value, str | list) and value:
+        listed = value.split(",") if isinstance(value, str) else value
+        bad = next(n for n in listed if not (isinstance(n, str) and n.strip()))
+        raise JudgeConfigError(f"judge_models={value!r}: {bad!r} is not a model name")
+    raise JudgeConfigError(
+        f"judge_models={value!r}: must be a list of model names (or names separated by commas)"
+    )
 
 
 def preflight_on(metadata: Mapping[str, Any], env: Mapping[str, str] | None = None) -> bool:

@@ -7,7 +7,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from inspect_culture.benchmarks.care.metrics import care_metrics
-from inspect_culture.benchmarks.care.spec import CARE_LANGUAGES, CATEGORY_SLUGS, CareOutcome
+from inspect_culture.benchmarks.care.spec import (
+    CARE_LANGUAGES,
+    CATEGORY_SLUGS,
+    JURY_VOTES,
+    CareOutcome,
+)
 from inspect_culture.datasets_hub.languages import LANGUAGES as LANGUAGE_INFO
 from inspect_culture.report import figures
 from inspect_culture.report.model import Cell, Column, RunInfo, Table
@@ -133,6 +138,6 @@ SECTION = ReportSection(
     lm_eval_setting=_lm_eval_setting,
     lm_eval_subset=lambda task, metadata: _per_category(metadata),
     judged=True,
-    jury=JurySpec("care_judges", "rating 1-10", "interval"),
+    jury=JurySpec("care_judges", "rating 1-10", JURY_VOTES),
     generation="inspect_culture.benchmarks.care.spec:GENERATION",
 )

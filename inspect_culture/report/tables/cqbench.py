@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from inspect_culture.benchmarks.cqbench.spec import CATEGORIES, f1_score
+from inspect_culture.benchmarks.cqbench.spec import CATEGORIES, JURY_VOTES, f1_score
 from inspect_culture.report import figures
 from inspect_culture.report.model import Cell, Column, RunInfo, Table
 from inspect_culture.report.section import (
@@ -153,6 +153,6 @@ SECTION = ReportSection(
     inspect_setting=_inspect_setting,
     lm_eval_setting=_lm_eval_setting,
     judged=True,
-    jury=JurySpec("cqbench_ve_judges", "VE recall per story", "interval"),
+    jury=JurySpec("cqbench_ve_judges", "VE recall per story", JURY_VOTES),
     generation="inspect_culture.benchmarks.cqbench.spec:GENERATION",
 )

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from inspect_culture.benchmarks.culturesynth.data import LANGUAGES
-from inspect_culture.benchmarks.culturesynth.spec import language_slug
+from inspect_culture.benchmarks.culturesynth.spec import JURY_SCALE, JURY_VOTES, language_slug
 from inspect_culture.report import figures
 from inspect_culture.report.model import Cell, Column, RunInfo, Table
 from inspect_culture.report.section import (
@@ -171,6 +171,6 @@ SECTION = ReportSection(
     ),
     lm_eval_setting=_lm_eval_setting,
     judged=True,
-    jury=JurySpec("culturesynth_judges", "net win rate, %", "nominal", 100.0),
+    jury=JurySpec("culturesynth_judges", "net win rate, %", JURY_VOTES, JURY_SCALE),
     generation="inspect_culture.benchmarks.culturesynth.spec:GENERATION",
 )
