@@ -38,6 +38,7 @@ from inspect_culture.inspect_plumbing.params import as_bool, as_optional_int, as
 from inspect_culture.judging.constraints import constraint_record
 from inspect_culture.judging.jury import DEFAULT_RATING_RULE, JURY_KEY
 from inspect_culture.judging.jury_agreement import with_jury
+from inspect_culture.judging.repeats import check_repeats
 
 
 @task
@@ -52,6 +53,8 @@ def care(
     judge_timeout: float | None = None,
     judge_later: bool = False,
     jury_rule: str = DEFAULT_RATING_RULE,
+    judge_repeats: int = 1,
+    rejudge_fraction: float = 1.0,
 ) -> Task:
     """CARE (Guo et al., EMNLP 2025).
 
@@ -67,6 +70,9 @@ def care(
             judged task (`inspect_plumbing/judge.py`, docs/judge.md).
         jury_rule: with a jury (--model-role grader_2=... and more), the rating of an answer is
             the mean of its judges' ratings (default) or their median (docs/judge.md, "Juries").
+        judge_repeats, rejudge_fraction: judge each answer judge_repeats times (default 1), or
+            only a fraction of them chosen by id; the rating interval then includes the judge's
+            noise (docs/judge.md, "How much to trust a judged number").
     """
     with task_setup_errors():
         per_category = as_optional_int("per_category", per_category, minimum=1)
@@ -77,6 +83,7 @@ def care(
             language=language, prompting=prompting, judge_mapping=judge_mapping,
             self_grade=self_grade, judge_constraint=judge_constraint, jury_rule=jury_rule,
         )  # fmt: skip
+        repeats = check_repeats(judge_repeats, rejudge_fraction)
         loaded = load_care(options.language)
         records = first_per_category(loaded.records, per_category)
     return Task(
@@ -90,8 +97,9 @@ def care(
                 care_rating_format(),
                 judge_preflight,
                 judge_later,
-                judge_calls=len(records),  # one rating an answer
+                judge_calls=repeats.calls(r["id"] for r in records),  # one rating a judging
                 task_label=f"care_{options.language} ({options.prompting})",
+                rejudging=repeats.k > 1,
             ),
             generate(),
         ],
@@ -102,6 +110,8 @@ def care(
             judge_timeout,
             judge_later,
             options.jury_rule,
+            repeats.k,
+            repeats.fraction,
         ),
         config=GenerateConfig(**spec.GENERATION.inspect_config()),
         version=spec.TASK_VERSION,
@@ -115,6 +125,7 @@ def care(
             "dataset": loaded.provenance,
             "per_category": per_category,
             **constraint_record(options.judge_constraint),
+            **repeats.settings(),
         },
     )
 
@@ -153,6 +164,8 @@ def care_judge(
     judge_timeout: float | None = None,
     judge_later: bool = False,
     jury_rule: str = DEFAULT_RATING_RULE,
+    judge_repeats: int = 1,
+    rejudge_fraction: float = 1.0,
 ) -> Scorer:
     """The grader rates the answer 1-10 with the category's rubric; no rating = unscored. A
     jury's rating is the mean (or median) of its judges'."""
@@ -165,13 +178,21 @@ def care_judge(
         )
         timeout = as_optional_seconds("judge_timeout", judge_timeout)
         later = as_bool("judge_later", judge_later)
+        repeats = check_repeats(judge_repeats, rejudge_fraction)
 
     judging = CareJudging(options.judge_mapping)
 
     async def score(state: TaskState, target: Target) -> Score:
         item = {**state.metadata, "id": str(state.sample_id), "answer": target.text}
         judges, judged, replies = await judge_sample(
-            judging, item, state.output.completion, options, timeout, later, options.jury_rule
+            judging,
+            item,
+            state.output.completion,
+            options,
+            timeout,
+            later,
+            options.jury_rule,
+            repeats,
         )
         details = {
             **judged.record,
@@ -179,6 +200,7 @@ def care_judge(
             "judge_mapping": options.judge_mapping,
             **spec.JUDGE_VERSIONS,
             **constraint_record(options.judge_constraint),
+            **repeats.settings(),
         }
         return judged_score(judged, explanation=explanation_of(replies), metadata=details)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any, TypeVar
 
 _Outcome = TypeVar("_Outcome", bound="OutcomeRecord")
@@ -43,25 +43,42 @@ class GenerationSettings:
 
 @dataclass(frozen=True)
 class OutcomeRecord:
-    """One scored sample's flat record of JSON values, stored and converted alike by both."""
+    """One scored sample's flat record of JSON values, stored and converted alike by both. A field
+    with a default (what re-judging adds) is stored only when it differs from it, so a record of
+    a run without that feature is byte for byte as before."""
 
     def to_record(self) -> dict[str, Any]:
-        return asdict(self)
+        record = asdict(self)
+        for name, default in _defaults(type(self)).items():
+            if record[name] == default:
+                del record[name]
+        return record
 
     @classmethod
     def from_record(cls: type[_Outcome], record: Mapping[str, Any]) -> _Outcome:
         # Inspect recomputes a task's metrics over every score as the run goes: keep this cheap
         names = _field_names(cls)
+        defaults = _defaults(cls)
         try:
-            return cls(**{name: _frozen(record[name]) for name in names})
+            return cls(
+                **{
+                    name: _frozen(record[name] if name in record else defaults[name])
+                    for name in names
+                }
+            )
         except KeyError:
-            missing = [name for name in names if name not in record]
+            missing = [name for name in names if name not in record and name not in defaults]
             raise ValueError(f"{cls.__name__} record lacks {', '.join(missing)}") from None
 
 
 @functools.cache
 def _field_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in fields(cls))
+
+
+@functools.cache
+def _defaults(cls: type) -> dict[str, Any]:
+    return {f.name: f.default for f in fields(cls) if f.default is not MISSING}
 
 
 def _frozen(value: Any) -> Any:

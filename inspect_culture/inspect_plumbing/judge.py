@@ -63,6 +63,13 @@ from inspect_culture.judging.jury import (
 )
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply
 from inspect_culture.judging.reasons import JUDGE_LATER_REASON
+from inspect_culture.judging.repeats import (
+    ONCE,
+    REPEATS_KEY,
+    Repeats,
+    repeat_seed,
+    repeated_outcome,
+)
 
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
 DEFAULT_JUDGE_TIMEOUT = 600.0  # judge_timeout's default; none batched (a batch may take 24 h)
@@ -117,6 +124,7 @@ def require_grader(
     required_roles: dict[str, str] | None = None,
     judge_calls: int = 0,
     task_label: str = "",
+    rejudging: bool = False,
 ) -> Solver:
     """The first solver of a judged task, before any generation: the engine defaults
     (`engines.py`), then fails when a role in `required_roles` is unbound (its message), when no
@@ -124,7 +132,7 @@ def require_grader(
     constraint (the constraint probe, then the preflight). judge_preflight false skips both
     requests; judge_later needs no judge at all. A check already passed when Inspect built the
     task (`checked_grader`) is not repeated. A jury's run says first how many judge calls each
-    judge will get (`judge_calls` per epoch). One solver, not one per check: each solver costs
+    judge will get (`judge_calls` per epoch), as does a run that re-judges (`rejudging`). One solver, not one per check: each solver costs
     every sample a transcript span and a copy and diff of its state (docs/performance.md)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
@@ -136,7 +144,7 @@ def require_grader(
             return state
         constraint = judge_constraint if judge_preflight else "none"  # the probe is a preflight
         jury = _jury_and_probes(self_grade, constraint, verdict_format)
-        if len(jury) > 1 and judge_calls:
+        if (len(jury) > 1 or rejudging) and judge_calls:
             _say_once(task_label, judge_calls, [str(grader) for _, grader, _ in jury])
         if not judge_preflight:
             return state
@@ -170,6 +178,7 @@ def checked_grader(
     required_roles: dict[str, str] | None = None,
     judge_calls: int = 0,
     task_label: str = "",
+    rejudging: bool = False,
 ) -> Solver:
     """`require_grader`, its checks made now when `inspect eval` is building the task (before any
     log exists), with the refusals only a build can make (`build_checks.py`)."""
@@ -182,6 +191,7 @@ def checked_grader(
         required_roles,
         judge_calls,
         task_label,
+        rejudging,
     )
     if active_model() is None:  # not built by Inspect's eval: checked at the first sample
         return grader_solver
@@ -307,9 +317,11 @@ async def judge_reply(
     verdict_format: VerdictFormat | None = None,
     constraint: str = "none",
     timeout: float | None = None,
+    judging: int = 1,
 ) -> tuple[str | None, str | None]:
     """(reply, error) of one judge call with the judge's config, cache and `judgment_timeout`;
-    a failure becomes a reason in words (never the error body), so the run goes on."""
+    a failure becomes a reason in words (never the error body), so the run goes on. Judging r
+    of a re-judged answer sends the judge seed plus r-1 (`judging/repeats.py`)."""
     if grader is None:
         note_judge_later()
         return None, JUDGE_LATER_REASON
@@ -318,6 +330,8 @@ async def judge_reply(
     limit = judgment_timeout(grader, timeout)
     try:
         config = judge_config(grader, verdict_format, constraint)
+        if judging > 1:
+            config = config.merge(GenerateConfig(seed=repeat_seed(config.seed, judging)))
         key = request_key(grader, prompt, config, constraint) if store is not None else ""
         cached = store.get(key, identity) if store is not None else None
         if cached is not None:
@@ -346,30 +360,44 @@ async def judge_sample(
     timeout: float | None,
     later: bool,
     rule: str = "majority",
+    repeats: Repeats = ONCE,
 ) -> tuple[dict[str, Model], Judged, dict[str, list[JudgeReply]]]:
     """The judges by name (none without a request), the outcome, and each judge's replies to the
     benchmark's judge requests for one answer, all sent concurrently; a jury's outcome by `rule`
-    (`judging/jury.py`). `spec`: the validated options (self_grade, judge_constraint)."""
+    (`judging/jury.py`), judged again as `repeats` says (`judging/repeats.py`). `spec`: the
+    validated options (self_grade, judge_constraint)."""
     requests = judging.requests(item, answer)
     jury = jury_roles(spec.self_grade, later) if requests else {}
     graders: list[Model | None] = list(jury.values()) or [None]
     constraint = spec.judge_constraint
+    judgings = range(1, (repeats.of(item["id"]) if jury else 1) + 1)
 
-    async def replies_of(grader: Model | None) -> list[JudgeReply]:
+    async def replies_of(grader: Model | None, r: int) -> list[JudgeReply]:
         results = await asyncio.gather(
             *(
                 judge_reply(
-                    grader, to_chat_messages(r.messages), r.verdict_format, constraint, timeout
+                    grader, to_chat_messages(q.messages), q.verdict_format, constraint, timeout, r
                 )
-                for r in requests
+                for q in requests
             )
         )
         return [JudgeReply(text, error) for text, error in results]
 
-    per_judge = await asyncio.gather(*(replies_of(g) for g in graders))
-    replies = {f"judge_{k}": r for k, r in enumerate(per_judge, 1)}
-    named = {name: model for name, model in zip(replies, jury.values())}
-    return named, jury_outcome(judging, item, answer, replies, rule), replies
+    calls = [(r, g) for r in judgings for g in graders]
+    replies_flat = await asyncio.gather(*(replies_of(g, r) for r, g in calls))
+    names = [f"judge_{k}" for k in range(1, len(graders) + 1)]
+    per_judging = [
+        dict(zip(names, replies_flat[(r - 1) * len(graders) : r * len(graders)])) for r in judgings
+    ]
+    outcomes = [jury_outcome(judging, item, answer, replies, rule) for replies in per_judging]
+    judged = repeated_outcome(judging, item, answer, outcomes, rule)
+    shown = {
+        (name if r == 1 else f"{name}, judging {r}"): replies
+        for r, replies_by_name in zip(judgings, per_judging)
+        for name, replies in replies_by_name.items()
+    }
+    named = {name: model for name, model in zip(names, jury.values())}
+    return named, judged, shown
 
 
 def judges_shown(judges: Mapping[str, Model], judged: Judged) -> dict[str, Any]:
@@ -377,11 +405,13 @@ def judges_shown(judges: Mapping[str, Model], judged: Judged) -> dict[str, Any]:
     and its value, votes and reason (`jury`)."""
     if not judges:
         return {"judge_model": "none (judge_later)"}
+    repeats = {REPEATS_KEY: judged.details[REPEATS_KEY]} if REPEATS_KEY in judged.details else {}
     if len(judges) == 1:
-        return {"judge_model": str(next(iter(judges.values())))}
+        return {"judge_model": str(next(iter(judges.values()))), **repeats}
     models = {name: str(model) for name, model in judges.items()}
     label = jury_label(list(models.values()))  # as the report names a jury
-    return {"judge_model": label, "judge_models": models, JURY_KEY: judged.details[JURY_KEY]}
+    jury = {JURY_KEY: judged.details[JURY_KEY]} if JURY_KEY in judged.details else {}
+    return {"judge_model": label, "judge_models": models, **jury, **repeats}
 
 
 def explanation_of(replies: Mapping[str, list[JudgeReply]]) -> str | None:

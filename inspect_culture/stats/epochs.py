@@ -4,8 +4,8 @@ epochs first, then the questions; bootstrap intervals resample questions."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, TypeVar
 
 _Key = TypeVar("_Key", bound=Hashable)
 
@@ -28,3 +28,19 @@ def per_question_means(values: Sequence[float], question_ids: Sequence[Hashable]
 def mean(values: Sequence[float]) -> float:
     """0.0 for no values: callers average groups that occur, so it never stands for a result."""
     return sum(values) / len(values) if values else 0.0
+
+
+def judgments_by_question(
+    outcomes: Sequence[Any], value: Callable[[Any], float | None]
+) -> dict[Hashable, list[float]]:
+    """Every judgment of each question's scored epochs (each judging of a re-judged answer, the
+    value of an answer judged once), by `question_id`; {} when no answer was re-judged, so the
+    one-level interval stands (`stats/judge_noise.py`)."""
+    if not any(len(o.judgments) > 1 for o in outcomes):
+        return {}
+    found: dict[Hashable, list[float]] = defaultdict(list)
+    for o in outcomes:
+        if (scored := value(o)) is None:
+            continue
+        found[o.question_id].extend(j for j in (o.judgments or (scored,)) if j is not None)
+    return dict(found)

@@ -11,7 +11,8 @@ from typing import TypeVar
 from inspect_culture.benchmarks.care.spec import AgreementOutcome, CareOutcome
 from inspect_culture.stats.agreement import agreement_metrics
 from inspect_culture.stats.bootstrap import bootstrap_mean_interval
-from inspect_culture.stats.epochs import grouped, mean, per_question_means
+from inspect_culture.stats.epochs import grouped, judgments_by_question, mean, per_question_means
+from inspect_culture.stats.judge_noise import interval_metrics
 
 _Outcome = TypeVar("_Outcome", CareOutcome, AgreementOutcome)
 
@@ -19,9 +20,12 @@ _Outcome = TypeVar("_Outcome", CareOutcome, AgreementOutcome)
 def care_metrics(
     outcomes: Sequence[CareOutcome], *, seed: int = 0, resamples: int = 1000
 ) -> dict[str, float]:
-    """Mean rating overall, per category and per geographic scope, with bootstrap intervals."""
+    """Mean rating overall, per category and per geographic scope, with bootstrap intervals;
+    when answers were re-judged, two-level intervals (`stats/judge_noise.py`)."""
     questions = _per_question(outcomes, lambda o: o.rating)
     scored = [(o, m) for o, m in questions if m is not None]
+    judged = judgments_by_question(outcomes, lambda o: o.rating)
+    noise = [judged[o.question_id] for o, _ in scored] if judged else None
     unscored = len(questions) - len(scored)
     result = {
         "n_scored": float(len(scored)),
@@ -29,9 +33,11 @@ def care_metrics(
         "unscored_rate": unscored / len(questions) if questions else 0.0,
     }
     ratings = [m for _, m in scored]
-    result.update(_mean_with_interval("rating", ratings, seed, resamples))
-    for category, values in sorted(grouped([o.category for o, _ in scored], ratings).items()):
-        result.update(_mean_with_interval(f"rating_{category}", values, seed, resamples))
+    result.update(_mean_with_interval("rating", ratings, noise, seed, resamples))
+    categories = [o.category for o, _ in scored]
+    for category, values in sorted(grouped(categories, ratings).items()):
+        of = None if noise is None else [g for c, g in zip(categories, noise) if c == category]
+        result.update(_mean_with_interval(f"rating_{category}", values, of, seed, resamples))
     scopes = [re.sub(r"[- ]", "_", o.geographic_scope.strip().lower()) for o, _ in scored]
     result |= {f"rating_scope_{s}": mean(v) for s, v in sorted(grouped(scopes, ratings).items())}
     return result
@@ -55,9 +61,13 @@ def _per_question(
 
 
 def _mean_with_interval(
-    name: str, values: list[float], seed: int, resamples: int
+    name: str, values: list[float], judgments: list[list[float]] | None, seed: int, resamples: int
 ) -> dict[str, float]:
     if not values:
         return {}
+    if judgments is not None:
+        return {name: mean(values)} | interval_metrics(
+            name, values, judgments, seed=seed, resamples=resamples
+        )
     low, high = bootstrap_mean_interval(values, seed=seed, resamples=resamples)
     return {name: mean(values), f"{name}_ci_low": low, f"{name}_ci_high": high}

@@ -122,6 +122,7 @@ class CareOutcome(OutcomeRecord):
     rating: float | None
     category: str
     geographic_scope: str
+    judgments: tuple[float | None, ...] = ()  # each judging's rating when re-judged
 
     @classmethod
     def judged(

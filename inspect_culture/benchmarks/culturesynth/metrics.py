@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 
 from inspect_culture.benchmarks.culturesynth.spec import (
     MISSING_BASELINE,
@@ -14,7 +14,8 @@ from inspect_culture.benchmarks.culturesynth.spec import (
     topic_slug,
 )
 from inspect_culture.stats.bootstrap import bootstrap_mean_interval
-from inspect_culture.stats.epochs import grouped, per_question_means
+from inspect_culture.stats.epochs import grouped, judgments_by_question, per_question_means
+from inspect_culture.stats.judge_noise import interval_metrics
 
 
 def net_win_rate(outcomes: Sequence[float]) -> float:
@@ -58,14 +59,11 @@ def culturesynth_metrics(
     if not scored:
         return result
     values = list(means.values())
-    # sorted: the interval must not depend on the order the harness delivered the questions in
-    low, high = bootstrap_mean_interval(
-        sorted(100.0 * v for v in values), seed=seeds.pop(), resamples=resamples
+    result |= {"net_win_rate": net_win_rate(values)}
+    result |= _interval(
+        means, judgments_by_question(scored, lambda o: o.outcome), seeds.pop(), resamples
     )
     result |= {
-        "net_win_rate": net_win_rate(values),
-        "net_win_rate_ci_low": low,
-        "net_win_rate_ci_high": high,
         "win_rate": _question_rate(scored, lambda o: o.outcome == 1),
         "tie_rate": _question_rate(scored, lambda o: o.outcome == 0),
         "loss_rate": _question_rate(scored, lambda o: o.outcome == -1),
@@ -80,6 +78,24 @@ def culturesynth_metrics(
     for groups in (by_language, by_topic):
         result |= {f"net_win_rate_{name}": net_win_rate(groups[name]) for name in sorted(groups)}
     return result
+
+
+def _interval(
+    means: Mapping[str, float],
+    judged: Mapping[Hashable, list[float]],
+    seed: int,
+    resamples: int,
+) -> dict[str, float]:
+    """The net win rate's interval, in percent: one-level, or two-level when re-judged. Sorted:
+    the interval must not depend on the order the harness delivered the questions in."""
+    if judged:
+        pairs = sorted((100.0 * means[q], sorted(100.0 * j for j in judged[q])) for q in means)
+        values, judgments = [v for v, _ in pairs], [g for _, g in pairs]
+        return interval_metrics("net_win_rate", values, judgments, seed=seed, resamples=resamples)
+    low, high = bootstrap_mean_interval(
+        sorted(100.0 * v for v in means.values()), seed=seed, resamples=resamples
+    )
+    return {"net_win_rate_ci_low": low, "net_win_rate_ci_high": high}
 
 
 def strict_agreement(a: Mapping[str, int | None], b: Mapping[str, int | None]) -> dict[str, float]:

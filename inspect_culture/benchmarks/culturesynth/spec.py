@@ -93,6 +93,7 @@ class PairOutcome(OutcomeRecord):
     consistent: bool | None  # both orders agree; None for a single game, or when unscored
     reason: str | None  # why unscored
     seed: int  # of the answer-order coin; the bootstrap is seeded alike in both harnesses
+    judgments: tuple[float | None, ...] = ()  # each judging's outcome when re-judged
 
 
 def language_slug(language: str) -> str:

@@ -105,7 +105,7 @@ def load_extraction_docs(
         )
         for record in with_summary
     ]
-    announce_judge_calls(f"cqbench_ve_{setting}", len(docs))  # one judgment a story
+    announce_judge_calls(f"cqbench_ve_{setting}", 1, [d["id"] for d in docs])  # one a story
     return {"test": datasets.Dataset.from_list(docs)}
 
 

@@ -87,8 +87,8 @@ def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
         }
         for r in records
     ]
-    with_baseline = sum(doc["baseline_answer"] is not None for doc in docs)
-    announce_judge_calls(task, with_baseline * (2 if settings.swap else 1))
+    with_baseline = [doc["id"] for doc in docs if doc["baseline_answer"] is not None]
+    announce_judge_calls(task, 2 if settings.swap else 1, with_baseline)
     return {"test": datasets.Dataset.from_list(docs)}
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import replace
 from functools import partial
 from itertools import islice
 from pathlib import Path
@@ -32,6 +33,13 @@ from inspect_culture.judging.reasons import (
     all_unscored_alarm,
     judge_later_note,
 )
+from inspect_culture.judging.repeats import (
+    ONCE,
+    REPEATS_KEY,
+    Repeats,
+    repeat_seed,
+    repeated_outcome,
+)
 from inspect_culture.lm_eval_tasks.judge.client import OpenAICompatibleJudge, run_sync
 from inspect_culture.lm_eval_tasks.judge.known_keys import simple_evaluate_call
 from inspect_culture.lm_eval_tasks.judge.settings import (
@@ -41,6 +49,7 @@ from inspect_culture.lm_eval_tasks.judge.settings import (
     preflight_on,
     refuse_written_credentials,
     resolve_jury_settings,
+    resolve_repeats,
 )
 
 # A task's judges: one, or a jury (`judge_models`), in the order given
@@ -51,6 +60,8 @@ _CHECKED: set[tuple[JudgeSettings, str]] = set()
 
 # Each task's judges as its loader resolved them; None: generation only; a partial: outside a run
 _TASK_JUDGES: dict[str, Jury | partial[Jury | None] | None] = {}
+# Each task's re-judging (`judging/repeats.py`), from its --metadata; absent: judged once
+_TASK_REPEATS: dict[str, Repeats] = {}
 
 Messages = list[dict[str, str]]
 JudgeBackend = Callable[
@@ -114,20 +125,24 @@ def check_judge_config_at_load(metadata: Mapping[str, Any]) -> None:
 def resolve_task_judge(
     task: str, metadata: Mapping[str, Any], verdict_format: VerdictFormat | None = None
 ) -> None:
-    """The task's judge for its filter: checked in a run that judges, None with `--predict_only`."""
+    """The task's judge for its filter: checked in a run that judges, None with `--predict_only`;
+    and its re-judging (`judge_repeats`, `rejudge_fraction`)."""
     refuse_written_credentials(metadata)
+    _TASK_REPEATS[task] = resolve_repeats(metadata)
     if (judges := run_judges()) is None:  # outside a run: resolved when the filter needs it
         _TASK_JUDGES[task] = partial(check_judge, dict(metadata), verdict_format)
     else:
         _TASK_JUDGES[task] = check_judge(metadata, verdict_format) if judges else None
 
 
-def announce_judge_calls(task: str, calls_each: int) -> None:
-    """A jury's run says, when its task loads (before any generation), how many judge calls
-    each judge will get."""
+def announce_judge_calls(task: str, requests_each: int, ids: Iterable[object]) -> None:
+    """A run with a jury or with re-judging says, when its task loads (before any generation),
+    how many judge calls each judge will get: `requests_each` per judging of each sample id."""
     jury = _TASK_JUDGES.get(task)
-    if isinstance(jury, tuple) and len(jury) > 1:
-        text = judge_calls_text(task, calls_each, [j.model for j in jury], " (fewer with --limit)")
+    repeats = _TASK_REPEATS.get(task, ONCE)
+    if isinstance(jury, tuple) and (len(jury) > 1 or repeats.k > 1):
+        calls = requests_each * repeats.calls(ids)
+        text = judge_calls_text(task, calls, [j.model for j in jury], " (fewer with --limit)")
         print(text, file=sys.stderr)
 
 
@@ -145,11 +160,16 @@ if Path(sys.argv[0]).name in ("lm_eval", "lm-eval") or sys.argv[0].endswith("lm_
 
 
 @contextmanager
-def use_task_judge(task: str, judge: JudgeSettings | Jury) -> Iterator[None]:
-    """Within the block, `task` is judged by `judge`, one or a jury (saved outputs judged after
-    the run)."""
+def use_task_judge(
+    task: str, judge: JudgeSettings | Jury, repeats: Repeats | None = None
+) -> Iterator[None]:
+    """Within the block, `task` is judged by `judge`, one or a jury, re-judged as `repeats` says
+    (saved outputs judged after the run)."""
     had, before = task in _TASK_JUDGES, _TASK_JUDGES.get(task)
+    had_repeats, repeats_before = task in _TASK_REPEATS, _TASK_REPEATS.get(task)
     _TASK_JUDGES[task] = judge if isinstance(judge, tuple) else (judge,)
+    if repeats is not None:
+        _TASK_REPEATS[task] = repeats
     try:
         yield
     finally:
@@ -157,13 +177,18 @@ def use_task_judge(task: str, judge: JudgeSettings | Jury) -> Iterator[None]:
             _TASK_JUDGES[task] = before
         else:
             _TASK_JUDGES.pop(task, None)
+        if had_repeats and repeats_before is not None:
+            _TASK_REPEATS[task] = repeats_before
+        else:
+            _TASK_REPEATS.pop(task, None)
 
 
 def judge_requests(
-    task: str, requests: Sequence[JudgeRequest]
+    task: str, requests: Sequence[JudgeRequest], judging: int = 1
 ) -> tuple[Jury | None, list[list[JudgeReply]]]:
     """Every request of a task, in order, to each judge (a jury's one after another); a
-    generation-only run's replies say how to judge later."""
+    generation-only run's replies say how to judge later. Judging r of re-judged answers sends
+    each judge's seed plus r-1 (`judging/repeats.py`)."""
     if task not in _TASK_JUDGES:
         raise JudgeConfigError(
             f"{task}: no judge was resolved for this task in this process (its loader checks "
@@ -177,6 +202,8 @@ def judge_requests(
     formats = [r.verdict_format for r in requests]
     replies = []
     for judge in settings:
+        if judging > 1:
+            judge = replace(judge, seed=repeat_seed(judge.seed, judging))
         if (backend := _BACKEND.get()) is not None:
             replies.append(backend(judge, messages, formats))
             continue
@@ -195,7 +222,8 @@ def judged_filter(
     rule: str = "majority",
 ) -> list[str]:
     """Each doc's filtered response: JSON of its judge replies, the judges used and the outcome
-    (a jury's by `rule`, each judge's verdicts under `jury`: `judging/jury.py`)."""
+    (a jury's by `rule`, each judge's verdicts under `jury`: `judging/jury.py`; re-judged docs'
+    judgings combined by `rule`, the later judgings' replies under `rejudged_replies`)."""
     resps, docs = list(resps), list(docs)  # callers may hand iterators
     if len(resps) != len(docs):
         raise ValueError(f"{len(resps)} responses for {len(docs)} docs")
@@ -205,11 +233,25 @@ def judged_filter(
     per_doc = [judging.requests(doc, resp) for doc, resp in zip(docs, resps, strict=True)]
     settings, replies = judge_requests(task, [r for requests in per_doc for r in requests])
     names = [f"judge_{k}" for k in range(1, len(replies) + 1)]  # as Inspect's jury names them
-    per_judge = [_per_doc(judge_replies, per_doc) for judge_replies in replies]
-    mine = [dict(zip(names, doc_replies)) for doc_replies in zip(*per_judge)]
+    # per doc, per judging: each judge's replies by name
+    judgings = [[dict(zip(names, doc_replies))] for doc_replies in _by_doc(replies, per_doc)]
+    repeats = _TASK_REPEATS.get(task, ONCE) if settings is not None else ONCE
+    wanted = [repeats.of(doc["id"]) if requests else 1 for doc, requests in zip(docs, per_doc)]
+    for r in range(2, max(wanted) + 1):
+        chosen = [i for i, n in enumerate(wanted) if n >= r]
+        sub = [per_doc[i] for i in chosen]
+        _, more = judge_requests(task, [q for requests in sub for q in requests], judging=r)
+        for i, doc_replies in zip(chosen, _by_doc(more, sub), strict=True):
+            judgings[i].append(dict(zip(names, doc_replies)))
     judged = [
-        jury_outcome(judging, doc, resp, doc_replies, rule)
-        for doc, resp, doc_replies in zip(docs, resps, mine, strict=True)
+        repeated_outcome(
+            judging,
+            doc,
+            resp,
+            [jury_outcome(judging, doc, resp, replies, rule) for replies in doc_judgings],
+            rule,
+        )
+        for doc, resp, doc_judgings in zip(docs, resps, judgings, strict=True)
     ]
     reasons = [j.reason for j, requests in zip(judged, per_doc, strict=True) if requests]
     if settings is None:
@@ -220,24 +262,39 @@ def judged_filter(
         **_judges_shown(settings, names),
         **versions,
         **constraint_record(settings[0].constraint if settings else "none"),
+        **repeats.settings(),
     }
     out = []
-    for doc_replies, result in zip(mine, judged, strict=True):
-        shown = {
-            name: [{"text": r.text, "error": r.error, "cached": r.cached} for r in rs]
-            for name, rs in doc_replies.items()
-        }
-        first = next(iter(shown.values()))
+    for doc_judgings, result in zip(judgings, judged, strict=True):
+        shown = [_shown(doc_replies) for doc_replies in doc_judgings]
+        first = next(iter(shown[0].values()))
         if JURY_KEY in result.details:  # a jury judged it (not a doc no judge was asked of)
-            fields: dict[str, Any] = {"judge_replies": shown, JURY_KEY: result.details[JURY_KEY]}
+            fields: dict[str, Any] = {"judge_replies": shown[0], JURY_KEY: result.details[JURY_KEY]}
         elif games:
             fields = {"games": first}
         else:
             [one] = first
             fields = {"judge_text": one["text"], "error": one["error"], "cached": one["cached"]}
+        if REPEATS_KEY in result.details:
+            fields |= {"rejudged_replies": shown[1:], REPEATS_KEY: result.details[REPEATS_KEY]}
         record = {**head, **fields, "outcome": result.record, "reason": result.reason}
         out.append(json.dumps(record, ensure_ascii=False))
     return out
+
+
+def _shown(replies: Mapping[str, Sequence[JudgeReply]]) -> dict[str, list[dict[str, Any]]]:
+    return {
+        name: [{"text": r.text, "error": r.error, "cached": r.cached} for r in rs]
+        for name, rs in replies.items()
+    }
+
+
+def _by_doc(
+    replies: Sequence[Sequence[JudgeReply]], per_doc: Sequence[Sequence[Any]]
+) -> list[tuple[list[JudgeReply], ...]]:
+    """Each judge's replies to the task's requests (one list a judge), regrouped by doc: per doc,
+    one list of replies a judge."""
+    return list(zip(*(_per_doc(judge_replies, per_doc) for judge_replies in replies)))
 
 
 def _per_doc(replies: Sequence[JudgeReply], per_doc: Sequence[Sequence[Any]]) -> list[list[Any]]:

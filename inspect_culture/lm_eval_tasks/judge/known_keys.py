@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from types import FrameType
 from typing import Any
 
-from inspect_culture.lm_eval_tasks.judge.settings import JUDGE_KEYS, JudgeConfigError
+from inspect_culture.lm_eval_tasks.judge.settings import JUDGE_KEYS, REPEAT_KEYS, JudgeConfigError
 from inspect_culture.registry import benchmarks
 
 NEAR_MISS = 0.8  # difflib ratio above which an unknown key is taken for a misspelling
@@ -26,7 +26,7 @@ def check_metadata_keys(
 ) -> None:
     """Refuse a key that is neither this task's, another of our tasks' (one `--metadata` serves
     every task of a run), lm-eval's nor a model argument, listing the known ones."""
-    known = {*options, *yaml_metadata, *JUDGE_KEYS}
+    known = {*options, *yaml_metadata, *JUDGE_KEYS, *REPEAT_KEYS}
     others = {key for b in benchmarks() for key in b.lm_eval_options}  # registry: no imports
     # the `model_args` of the `simple_evaluate` call loading this task: lm-eval merged them in
     model_args = (simple_evaluate_call() or {}).get("model_args")

@@ -21,6 +21,7 @@ from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
 from inspect_culture.judging.jury import model_names
 from inspect_culture.judging.preflight import Knobs, endpoint_problem
 from inspect_culture.judging.redaction import url_secrets, without_userinfo
+from inspect_culture.judging.repeats import Repeats, check_repeats
 
 MODEL_ENV = "INSPECT_CULTURE_JUDGE_MODEL"
 BASE_URL_ENV = "INSPECT_CULTURE_JUDGE_BASE_URL"
@@ -67,6 +68,7 @@ JUDGE_KEYS = (
     "judge_adaptive_concurrency",
     *SWITCHES,
 )
+REPEAT_KEYS = ("judge_repeats", "rejudge_fraction")  # re-judging: `judging/repeats.py`
 
 
 def check_switch(key: str, value: Any) -> bool:
@@ -257,6 +259,23 @@ def _model_list(value: Any) -> list[str]:
     raise JudgeConfigError(
         f"judge_models={value!r}: must be a list of model names (or names separated by commas)"
     )
+
+
+def resolve_repeats(metadata: Mapping[str, Any]) -> Repeats:
+    """`judge_repeats` and `rejudge_fraction` from --metadata (`judging/repeats.py`); re-judging
+    needs a judge seed, the one thing that makes each judging its own request."""
+    try:
+        repeats = check_repeats(
+            metadata.get("judge_repeats", 1), metadata.get("rejudge_fraction", 1.0)
+        )
+    except ValueError as exc:
+        raise JudgeConfigError(str(exc)) from None
+    if repeats.k > 1 and "judge_seed" in metadata and metadata["judge_seed"] is None:
+        raise JudgeConfigError(
+            f"judge_repeats={repeats.k} needs a judge seed (judging r sends the seed plus r-1): "
+            "leave judge_seed out (the default seed) or give a number"
+        )
+    return repeats
 
 
 def preflight_on(metadata: Mapping[str, Any], env: Mapping[str, str] | None = None) -> bool:
