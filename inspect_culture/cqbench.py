@@ -51,6 +51,7 @@ from inspect_culture.inspect_plumbing.params import as_bool, as_optional_seconds
 from inspect_culture.judging.constraints import constraint_record
 from inspect_culture.judging.jury import JURY_KEY
 from inspect_culture.judging.jury_agreement import with_jury
+from inspect_culture.judging.repeats import check_repeats
 
 # the record fields each task's scorer (and VE's second step) reads from the sample
 _SAMPLE_FIELDS = {
@@ -68,9 +69,9 @@ def record_to_sample(record: dict[str, Any], params: spec.Params) -> Sample:
 
 
 def _task(
-    params: spec.Params, scorer: Scorer, solver: Callable[[int], list[Solver]] | None = None
+    params: spec.Params, scorer: Scorer, solver: Callable[[list[str]], list[Solver]] | None = None
 ) -> Task:
-    """`solver`: the task's solvers given its number of samples (else generate only)."""
+    """`solver`: the task's solvers given its sample ids (else generate only)."""
     metadata = {"benchmark": spec.BENCHMARK, **params.record()}
     with task_setup_errors():
         if params.task == "ve":
@@ -83,7 +84,9 @@ def _task(
             [record_to_sample(r, params) for r in loaded.records],
             name=f"cqbench_{params.task}_{params.setting}",
         ),
-        solver=solver(len(loaded.records)) if solver else [engine_defaults(), generate()],
+        solver=solver([str(r["id"]) for r in loaded.records])
+        if solver
+        else [engine_defaults(), generate()],
         scorer=scorer,
         config=GenerateConfig(**spec.GENERATION.inspect_config()),
         version=spec.TASK_VERSION,
@@ -207,6 +210,8 @@ def cqbench_ve(
     judge_preflight: bool = True,
     judge_timeout: float | None = None,
     judge_later: bool = False,
+    judge_repeats: int = 1,
+    rejudge_fraction: float = 1.0,
 ) -> Task:
     """Value extraction: summarize the story's themes, then list its values (two generations,
     as upstream); a judge scores each gold value 1 / 0.5 / 0 against the extracted values.
@@ -218,8 +223,12 @@ def cqbench_ve(
             (llama.cpp) or json_schema (OpenAI-style); a documented deviation.
         self_grade, judge_preflight, judge_timeout, judge_later: the judge parameters of every
             judged task (`inspect_plumbing/judge.py`, docs/judge.md).
+        judge_repeats, rejudge_fraction: judge each story judge_repeats times (default 1), or
+            only a fraction of them chosen by id; each gold value's score is then the majority
+            of its judgings (docs/judge.md, "How much to trust a judged number").
     """
     with task_setup_errors():
+        repeats = check_repeats(judge_repeats, rejudge_fraction)
         params = spec.validate(
             "ve", dict(setting=setting, self_grade=self_grade, judge_constraint=judge_constraint)
         )
@@ -227,7 +236,7 @@ def cqbench_ve(
         judge_later = as_bool("judge_later", judge_later)
         judge_timeout = as_optional_seconds("judge_timeout", judge_timeout)
 
-    def solver(stories: int) -> list[Solver]:
+    def solver(ids: list[str]) -> list[Solver]:
         return [
             checked_grader(  # also the engine defaults: one solver span a sample
                 params.self_grade,
@@ -235,14 +244,20 @@ def cqbench_ve(
                 ve_scores_format(2),
                 judge_preflight,
                 judge_later,
-                judge_calls=stories,  # one judgment a story
+                judge_calls=repeats.calls(ids),  # one judgment a judging of a story
                 task_label=f"cqbench_ve_{params.setting}",
+                rejudging=repeats.k > 1,
             ),
             ve_two_step(),
         ]
 
     scorer = cqbench_ve_judge(
-        params.self_grade, params.judge_constraint, judge_timeout, judge_later
+        params.self_grade,
+        params.judge_constraint,
+        judge_timeout,
+        judge_later,
+        repeats.k,
+        repeats.fraction,
     )
     return _task(params, scorer, solver)
 
@@ -280,16 +295,19 @@ def cqbench_ve_judge(
     judge_constraint: str = "none",
     judge_timeout: float | None = None,
     judge_later: bool = False,
+    judge_repeats: int = 1,
+    rejudge_fraction: float = 1.0,
 ) -> Scorer:
     with scorer_setup_errors():
         params = spec.validate("ve", dict(self_grade=self_grade, judge_constraint=judge_constraint))
         timeout = as_optional_seconds("judge_timeout", judge_timeout)
         later = as_bool("judge_later", judge_later)
+        repeats = check_repeats(judge_repeats, rejudge_fraction)
 
     async def score(state: TaskState, target: Target) -> Score:
         item = {**state.metadata, "id": str(state.sample_id)}
         judges, judged, replies = await judge_sample(
-            VeJudging(), item, state.output.completion, params, timeout, later
+            VeJudging(), item, state.output.completion, params, timeout, later, repeats=repeats
         )
         metadata = {
             **judged.record,
@@ -297,6 +315,7 @@ def cqbench_ve_judge(
             **judges_shown(judges, judged),
             "prompt_version": spec.PROMPT_VERSION,
             **constraint_record(params.judge_constraint),
+            **repeats.settings(),
         }
         shown = {"answer": judged.details["prediction"], "explanation": explanation_of(replies)}
         return judged_score(judged, metadata=metadata, **shown)

@@ -54,6 +54,7 @@ from inspect_culture.inspect_plumbing.roles import BASELINE_ROLE, prerequisite_e
 from inspect_culture.judging.constraints import constraint_record
 from inspect_culture.judging.jury import JURY_KEY
 from inspect_culture.judging.jury_agreement import with_jury
+from inspect_culture.judging.repeats import check_repeats
 
 GENERATION = GenerateConfig(**spec.GENERATION.inspect_config())
 # baseline answers never expire: every model compared with one baseline reuses them
@@ -96,6 +97,8 @@ def culturesynth(
     judge_preflight: bool = True,
     judge_timeout: float | None = None,
     judge_later: bool = False,
+    judge_repeats: int = 1,
+    rejudge_fraction: float = 1.0,
 ) -> Task:
     """CultureSynth-7 (Zhang et al., Findings of EMNLP 2025).
 
@@ -110,9 +113,13 @@ def culturesynth(
         self_grade, judge_preflight, judge_timeout, judge_later: the judge parameters of every
             judged task (`inspect_plumbing/judge.py`, docs/judge.md); the preflight and
             judge_timeout apply to the `baseline` role too, when it answers.
+        judge_repeats, rejudge_fraction: judge each answer judge_repeats times (default 1), or
+            only a fraction of them chosen by id; the net win rate's interval then includes the
+            judge's noise (docs/judge.md, "How much to trust a judged number").
     """
     with task_setup_errors():
         settings = spec.validate(language, swap, seed, self_grade, judge_constraint)
+        repeats = check_repeats(judge_repeats, rejudge_fraction)
         judge_preflight = as_bool("judge_preflight", judge_preflight)
         judge_later = as_bool("judge_later", judge_later)
         judge_timeout = as_optional_seconds("judge_timeout", judge_timeout)
@@ -132,8 +139,9 @@ def culturesynth(
                 judge_later,
                 required_roles=None if baseline else {BASELINE_ROLE: NO_BASELINE},
                 # each question with a baseline answer: both orders with swap, else one
-                judge_calls=(len(ids) - len(missing)) * (2 if settings.swap else 1),
+                judge_calls=repeats.calls(set(ids) - set(missing)) * (2 if settings.swap else 1),
                 task_label=f"culturesynth ({language or 'every language'})",
+                rejudging=repeats.k > 1,
             ),
             baseline_answer(baseline, judge_preflight, judge_timeout),
             generate(),
@@ -145,6 +153,8 @@ def culturesynth(
             settings.judge_constraint,
             judge_timeout,
             judge_later,
+            repeats.k,
+            repeats.fraction,
         ),
         config=GENERATION,
         version=spec.TASK_VERSION,
@@ -159,6 +169,7 @@ def culturesynth(
             **(baseline.provenance() if baseline else {"baseline_model_role": BASELINE_ROLE}),
             "questions_without_baseline": missing,
             **constraint_record(settings.judge_constraint),
+            **repeats.settings(),
         },
     )
 
@@ -239,6 +250,8 @@ def culturesynth_judge(
     judge_constraint: str = "none",
     judge_timeout: float | None = None,
     judge_later: bool = False,
+    judge_repeats: int = 1,
+    rejudge_fraction: float = 1.0,
 ) -> Scorer:
     """Both answer orders (or the coin's one) judged; +1 / 0 / -1 from the target's side."""
     with scorer_setup_errors():
@@ -247,13 +260,14 @@ def culturesynth_judge(
         )
         timeout = as_optional_seconds("judge_timeout", judge_timeout)
         later = as_bool("judge_later", judge_later)
+        repeats = check_repeats(judge_repeats, rejudge_fraction)
     judging = CultureSynthJudging(settings.swap, settings.seed)
 
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata
         item = {**meta, "id": str(state.sample_id), "answer": target.text}
         judges, judged, results = await judge_sample(
-            judging, item, state.output.completion, settings, timeout, later
+            judging, item, state.output.completion, settings, timeout, later, repeats=repeats
         )
         replies = replies_shown(results)
         shown_judges = judges_shown(judges, judged) if len(judges) > 1 else {}
@@ -265,6 +279,7 @@ def culturesynth_judge(
             "baseline_model": meta.get("baseline_model"),
             "baseline_answer": meta.get("baseline_answer"),
             **constraint_record(settings.judge_constraint),
+            **repeats.settings(),
         }
         explanation = "\n\n---\n\n".join(r or "" for r in replies) or judged.reason
         shown = {"answer": state.output.completion, "explanation": explanation}

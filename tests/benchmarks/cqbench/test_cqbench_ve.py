@@ -13,6 +13,7 @@ import pytest
 
 from inspect_culture.cqbench import cqbench_ve
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
+from inspect_culture.judging.defaults import DEFAULT_SEED
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError
 from tests.support.cqbench_data import use_zip_mirror
 from tests.support.harness_runs import (
@@ -269,3 +270,53 @@ def test_ve_jury_parity(mirror, tmp_path: Path) -> None:
     assert ours["judge_2_mean"] == 1.0  # judge_b recalls everything
     # the story judge_a could not judge is judged by judge_b alone: no story unscored
     assert log.results.scores[0].unscored_samples == 0
+
+
+def _rejudging_responder(prompt: str, body: dict[str, Any]) -> str:
+    """Judgings 1 and 2 answer as JUDGE_REPLIES says; judging 3 scores every value 1."""
+    if "ground truth set of values" in prompt and body["seed"] == DEFAULT_SEED + 2:
+        return _jury_responder(prompt, {**body, "model": "judge_b"})
+    return responder(prompt, body)
+
+
+def test_ve_rejudging_parity(mirror, tmp_path: Path) -> None:
+    """Three judgings of each story: each gold value's score is its judgings' majority, so
+    judging 3's full recall changes only values judgings 1 and 2 left unscored; the same
+    requests, seeds and numbers in both harnesses."""
+    with StubOpenAIServer(responder=_rejudging_responder) as inspect_server:
+        log = inspect_eval_on_stub(
+            cqbench_ve(setting="ethical", judge_repeats=3),
+            inspect_server,
+            tmp_path / "logs",
+            model_roles={"grader": stub_grader(inspect_server)},
+        )
+        inspect_seeds = sorted(
+            b["seed"] for b in inspect_server.requests if "ground truth" in str(b)
+        )
+    assert log.status == "success", log.error
+    ours = _metrics(log)
+    with StubOpenAIServer(responder=_rejudging_responder) as lm_server:
+        run_lm_eval(lm_server, ["cqbench_ve_summary_ethical"], output_path=tmp_path / "out")
+        lm_server.requests.clear()
+        metadata = {
+            "judge_model": "judge",
+            "judge_base_url": lm_server.base_url,
+            "ve_summaries": str(tmp_path / "out"),
+            "judge_repeats": 3,
+        }
+        results = run_lm_eval(lm_server, ["cqbench_ve_ethical"], metadata)
+        lm_seeds = sorted(b["seed"] for b in lm_server.requests if "ground truth" in str(b))
+    theirs = lm_eval_all_metrics(results, "cqbench_ve_ethical", "judged")
+    _assert_same_numbers(ours, theirs)
+    stories = len(log.samples)
+    assert lm_seeds == inspect_seeds
+    assert inspect_seeds == sorted([DEFAULT_SEED, DEFAULT_SEED + 1, DEFAULT_SEED + 2] * stories)
+    for sample in log.samples:
+        meta = sample.scores["cqbench_ve_judge"].metadata
+        assert meta["repeats"]["n_judgings"] == 3 and len(meta["judgments"]) == 3
+        # judging 3 scores every value: none is left unscored, and where judgings 1 and 2
+        # scored a value their score is the majority, so recall only gains where they failed
+        assert None not in meta["value_scores"]
+        first = meta["repeats"]["values"][0]
+        if first is not None:
+            assert sample.scores["cqbench_ve_judge"].value >= first

@@ -15,6 +15,7 @@ from inspect_culture.benchmarks.culturesynth.metrics import culturesynth_metrics
 from inspect_culture.benchmarks.culturesynth.prompts import coin_target_position
 from inspect_culture.benchmarks.culturesynth.spec import UNSCORED_COUNTS, PairOutcome
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
+from inspect_culture.judging.defaults import DEFAULT_SEED
 from tests.support.culturesynth_data import (
     MISSING,
     QUESTIONS,
@@ -322,3 +323,52 @@ def test_jury_parity(mirror: Path, tmp_path: Path) -> None:
     assert ours["n_judges"] == 2 and "judges_kappa" in ours
     # judge_b alone: [[A]] in both orders is a win then a loss, an inconsistent tie: 0 net
     assert ours["judge_2_mean"] == 0.0 and ours["judge_2_n_failed"] == 0
+
+
+def _rejudging_responder(prompt: str, body: dict[str, Any]) -> str:
+    """Judgings 1 and 2 (the judge seed, and seed + 1) follow RULINGS; judging 3 always prefers
+    the answer shown first ([[A]]): in both orders a win then a loss, an inconsistent tie."""
+    if is_judge_call(body):
+        return "Both fine. [[A]]" if body["seed"] == DEFAULT_SEED + 2 else judge_reply(prompt)
+    return f"TARGET answer to {question_of(prompt)}"
+
+
+def test_rejudging_parity(mirror: Path, tmp_path: Path) -> None:
+    """Three judgings of every answer: the majority keeps each ruling, and the question no
+    ruling scored becomes judging 3's tie (a failed judging is left out, as a jury's failed
+    judge): +1, 0, -1, 0, +1, 0 -> net 1 / 6 = 16.7 %. Each answer's judgings are (ruling,
+    ruling, 0), and the two-level interval with its questions-only bounds and judge share is
+    the same in both harnesses."""
+    from inspect_culture.culturesynth import culturesynth
+
+    with StubOpenAIServer(responder=_rejudging_responder) as inspect_server:
+        log = inspect_eval_on_stub(
+            culturesynth(baseline_responses=str(mirror), judge_repeats=3),
+            inspect_server,
+            tmp_path / "logs",
+            model_roles={"grader": stub_grader(inspect_server)},
+        )
+        inspect_sent = _judge_requests(inspect_server)
+    assert log.status == "success", log.error
+    [score] = log.results.scores
+    ours = {"n_unscored": score.unscored_samples, **{k: v.value for k, v in score.metrics.items()}}
+    with StubOpenAIServer(responder=_rejudging_responder) as lm_server:
+        metadata = _lm_eval_metadata(lm_server, mirror, judge_repeats=3)
+        results = run_lm_eval(lm_server, ["culturesynth_all"], metadata)
+        lm_sent = _judge_requests(lm_server)
+    assert lm_sent == inspect_sent and len(inspect_sent) == 3 * 2 * (len(QUESTIONS) - 1)
+    theirs = lm_eval_all_metrics(results, "culturesynth_all", "judged")
+    _same(ours, theirs)
+    assert ours["n_scored"] == 6.0 and ours["net_win_rate"] == pytest.approx(100.0 / 6)
+    assert ours["net_win_rate_ci_low"] <= ours["net_win_rate_ci_questions_only_low"]
+    assert 0.0 < ours["net_win_rate_ci_judge_share"] < 1.0
+    for sample in log.samples:
+        pair = sample.scores["culturesynth_judge"].metadata["pair"]
+        if pair["question_id"] == MISSING:  # no baseline answer: nothing judged, nothing kept
+            assert "judgments" not in pair
+            continue
+        first = pair["judgments"][0]
+        if first is None:  # no ruling: judging 3's tie decides
+            assert pair["judgments"] == [None, None, 0] and pair["outcome"] == 0
+        else:
+            assert pair["judgments"] == [first, first, 0] and pair["outcome"] == first
