@@ -131,7 +131,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     from inspect_culture.judge_later.errors import JudgeLaterError
     from inspect_culture.judge_later.openai_batch import BatchOptions
     from inspect_culture.judge_later.run import BATCH_STATE_DIR, judge_outputs
-    from inspect_culture.lm_eval_tasks.judge.settings import JUDGE_KEYS, SWITCHES
+    from inspect_culture.lm_eval_tasks.judge.settings import JUDGE_KEYS, REPEAT_KEYS, SWITCHES
 
     if args.poll_interval <= 0 or args.max_rounds < 1:
         raise SystemExit("culture-evals judge: --poll-interval must be > 0, --max-rounds >= 1")
@@ -146,7 +146,9 @@ def _cmd_judge(args: argparse.Namespace) -> int:
             raise SystemExit(f"culture-evals judge: --metadata is not JSON ({exc.msg})") from None
         if not isinstance(metadata, dict):
             raise SystemExit("culture-evals judge: --metadata must be a JSON object")
-    options = {key: getattr(args, key) for key in JUDGE_KEYS if key not in SWITCHES}
+    options = {
+        key: getattr(args, key) for key in (*JUDGE_KEYS, *REPEAT_KEYS) if key not in SWITCHES
+    }
     metadata |= {key: value for key, value in options.items() if value is not None}
     try:
         summary = judge_outputs(
@@ -344,6 +346,16 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         text = text or f"lm-eval's judge_{name.replace('-', '_')}"
         judge.add_argument(f"--judge-{name}", type=kind, help=text)
+    judge.add_argument(
+        "--judge-repeats",
+        type=int,
+        help="judge each answer this many times (judging r sends the judge seed plus r-1)",
+    )
+    judge.add_argument(
+        "--rejudge-fraction",
+        type=float,
+        help="re-judge only this share of the answers, chosen by a hash of their ids (1: all)",
+    )
     judge.add_argument(
         "--metadata", metavar="JSON", help="judge keys as in lm_eval --metadata (options win)"
     )

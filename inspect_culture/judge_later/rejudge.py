@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import math
+from contextlib import redirect_stderr
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
@@ -10,6 +12,8 @@ from typing import Any
 
 from inspect_culture.judge_later.errors import JudgeLaterError
 from inspect_culture.judge_later.tasks import JudgedTask
+from inspect_culture.judging.protocol import JudgeReply
+from inspect_culture.judging.repeats import ONCE, Repeats
 from inspect_culture.lm_eval_tasks.judge.batch import Jury, use_judge_backend, use_task_judge
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError
 from inspect_culture.run_files.lm_eval_outputs import samples
@@ -85,14 +89,21 @@ def _refuse_all(*_: Any) -> list[Any]:
     raise _Checked
 
 
-def check_task(saved: SavedTask, config: dict[str, Any], judged: JudgedTask, judge: Jury) -> int:
+def check_task(
+    saved: SavedTask,
+    config: dict[str, Any],
+    judged: JudgedTask,
+    judge: Jury,
+    repeats: Repeats = ONCE,
+) -> int:
     """What would fail after paying the judge, found first: an unknown metric, or an unfit doc.
-    Returns the number of judge calls each judge will get (no call is made)."""
+    Returns the number of judge calls each judge will get, every judging counted (no call is
+    made: each batch is answered with no reply, and the pass stops after the filter)."""
     counted: list[int] = []
 
-    def count_then_stop(_: Any, messages: list[Any], *__: Any) -> list[Any]:
+    def count_only(_: Any, messages: list[Any], *__: Any) -> list[Any]:
         counted.append(len(messages))
-        raise _Checked
+        return [JudgeReply(None, error="dry run: not asked") for _ in messages]
 
     module, names, docs = _prepared(saved, config, judged)
     if unknown := [n for n in names if not callable(getattr(module, f"agg_{n}", None))]:
@@ -102,12 +113,11 @@ def check_task(saved: SavedTask, config: dict[str, Any], judged: JudgedTask, jud
             f"which this version of the task does not compute (it computes: {', '.join(known)}); "
             "was the run made with another version of inspect-culture?"
         )
-    with use_task_judge(saved.task, judge):
+    with use_task_judge(saved.task, judge, repeats):
         try:
-            with use_judge_backend(count_then_stop):
-                module.judge_filter(saved.responses(), docs)
-        except _Checked:
-            return counted[0]
+            with use_judge_backend(count_only), redirect_stderr(io.StringIO()):
+                module.judge_filter(saved.responses(), docs)  # its all-unscored alarm: not said
+            return sum(counted) // len(judge)
         except JudgeConfigError as exc:  # the judge options, not the docs
             raise JudgeLaterError(str(exc)) from None
         except JudgeLaterError:
@@ -148,12 +158,14 @@ def judge_task(
     config: dict[str, Any],
     judged: JudgedTask,
     judge: Jury,
+    repeats: Repeats = ONCE,
 ) -> TaskJudgement:
-    """Judge every logged doc of `saved` with `judge`, once `check_task` passed."""
+    """Judge every logged doc of `saved` with `judge`, once `check_task` passed, each judged as
+    often as `repeats` says."""
     module, names, docs = _prepared(saved, config, judged)
     named = [f for f in config.get("filter_list") or [] if isinstance(f, dict) and f.get("name")]
     flt = str(named[0]["name"]) if named else "judged"
-    with use_task_judge(saved.task, judge):
+    with use_task_judge(saved.task, judge, repeats):
         replies = module.judge_filter(saved.responses(), docs)
     per_docs, lines = [], []
     for index, (line, doc, reply) in enumerate(zip(saved.lines, docs, replies, strict=True)):

@@ -23,6 +23,7 @@ from inspect_culture.judge_later.tasks import JudgedTask, judged_task
 from inspect_culture.judge_later.write import judged_results, write_run
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.jury import judge_calls_text
+from inspect_culture.judging.repeats import ONCE, Repeats
 from inspect_culture.lm_eval_tasks.judge.batch import (
     Jury,
     check_judge,
@@ -33,6 +34,7 @@ from inspect_culture.lm_eval_tasks.judge.batch import (
 from inspect_culture.lm_eval_tasks.judge.settings import (
     JudgeConfigError,
     resolve_jury_settings,
+    resolve_repeats,
 )
 from inspect_culture.registry import benchmarks
 from inspect_culture.run_files.lm_eval_outputs import LmEvalRun, find_runs
@@ -55,6 +57,7 @@ def _plan(
     judges: dict[str, Jury],
     summary: JudgeSummary,
     dry_run: bool = False,
+    repeats: Repeats = ONCE,
 ) -> tuple[LmEvalRun, list[tuple[SavedTask, dict[str, Any], JudgedTask, Jury]]]:
     """judge_task's arguments for each judged task of the run, checked before any judge call."""
     tasks = []
@@ -81,7 +84,7 @@ def _plan(
                 raise JudgeLaterError(str(exc)) from None
             assert judge is not None  # judge_outputs drops judge_later
             judges[fmt] = judge
-        calls = check_task(saved, config, found, judges[fmt])
+        calls = check_task(saved, config, found, judges[fmt], repeats)
         models = [judge.model for judge in judges[fmt]]
         summary.calls.append(judge_calls_text(f"{saved.task} ({saved.path.name})", calls, models))
         tasks.append((saved, config, found, judges[fmt]))
@@ -104,6 +107,7 @@ def judge_outputs(
     metadata = {k: v for k, v in metadata.items() if k != "judge_later"}
     try:  # bad options fail before any file is read
         resolve_jury_settings(metadata)
+        repeats = resolve_repeats(metadata)
     except JudgeConfigError as exc:
         raise JudgeLaterError(str(exc)) from None
     if open_cache() is None:
@@ -115,7 +119,7 @@ def judge_outputs(
     backend = BatchJudge(batch, log=summary.batch) if batch else None
     judges: dict[str, Jury] = {}  # per verdict format
     plans = [
-        _plan(run, metadata, judges, summary, dry_run)
+        _plan(run, metadata, judges, summary, dry_run, repeats)
         for run in find_runs(source, output, JudgeLaterError)
     ]
     if dry_run:  # every task checked and counted; no judge call made
@@ -133,8 +137,8 @@ def judge_outputs(
         for saved, config, found, judge in tasks:
             say(f"{saved.task}: judging {len(saved.lines)} samples of {saved.path}")
             with use_judge_backend(backend) if backend else nullcontext():
-                judged.append(judge_task(saved, config, found, judge))
-        public = public_settings(tasks[0][-1])
+                judged.append(judge_task(saved, config, found, judge, repeats))
+        public = {**public_settings(tasks[0][-1]), **repeats.settings()}
         record = {
             "model": public.get("judge_model"),
             "base_url": public.get("judge_base_url"),

@@ -19,7 +19,7 @@ judgments that never vary both levels give the one-level interval of the values,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -167,3 +167,20 @@ def interval_metrics(
         f"{name}_ci_questions_only_high": interval.questions_only_high,
         f"{name}_ci_judge_share": interval.judge_share,
     }
+
+
+def judge_noise_text(label: str, name: str, metrics: Mapping[str, float]) -> str | None:
+    """What a re-judged run says of a metric's interval (None when it has no judge level)."""
+    share = metrics.get(f"{name}_ci_judge_share")
+    if share is None:
+        return None
+    low, high = metrics[f"{name}_ci_low"], metrics[f"{name}_ci_high"]
+    q_low, q_high = (
+        metrics[f"{name}_ci_questions_only_low"],
+        metrics[f"{name}_ci_questions_only_high"],
+    )
+    return (
+        f"{label}: {name} {metrics[name]:.4g}, 95% interval [{low:.4g}, {high:.4g}] with the "
+        f"judge's noise, [{q_low:.4g}, {q_high:.4g}] from the questions alone: judging makes "
+        f"{100 * share:.0f}% of its width"
+    )

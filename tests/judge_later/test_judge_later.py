@@ -30,7 +30,7 @@ from tests.support.culturesynth_data import (
     write_culturesynth_jsonl,
     write_stub_baseline,
 )
-from tests.support.harness_runs import lm_eval_metrics, run_lm_eval
+from tests.support.harness_runs import lm_eval_all_metrics, lm_eval_metrics, run_lm_eval
 from tests.support.openai_stub import StubOpenAIServer, care_responder
 
 pytestmark = pytest.mark.slow
@@ -512,3 +512,37 @@ def test_jury_dry_run_counts_then_judges_later_as_in_run(
         "judge_a",
         "judge_b",
     ]
+
+
+def test_rejudging_dry_run_counts_then_judges_later_as_in_run(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """`--judge-repeats 3 --rejudge-fraction 0.5 --dry-run` counts every judging (calls none);
+    judging later with them equals re-judging in the run, the two-level interval included."""
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    from inspect_culture.judging.repeats import chosen
+    from tests.judging.test_rejudge_parity import _seeded_judge
+
+    with StubOpenAIServer(responder=_seeded_judge) as server:
+        options = {"judge_repeats": 3, "rejudge_fraction": 0.5}
+        judge = {"judge_model": "judge", "judge_base_url": server.base_url}
+        in_run = run_lm_eval(server, ["care_zh"], {**judge, **options}, limit=12)
+        _generate_later(server, ["care_zh"], tmp_path / "gen", limit=12)
+        server.requests.clear()
+        args = ["--judge-model", "judge", "--judge-base-url", server.base_url]
+        args += ["--judge-repeats", "3", "--rejudge-fraction", "0.5"]
+        gen, out = str(tmp_path / "gen"), str(tmp_path / "judged")
+        assert main(["judge", gen, "-o", out, "--dry-run", *args]) == 0
+        assert server.requests == []  # nothing asked
+        ids = [s["doc"]["id"] for s in in_run["samples"]["care_zh"]]
+        calls = len(ids) + 2 * sum(chosen(i, 0.5) for i in ids)
+        assert 12 < calls < 36
+        assert f"{calls} judge calls to judge" in capsys.readouterr().out
+        assert main(["judge", gen, "-o", out, *args]) == 0
+        assert _judge_calls(server) == calls
+    later = _results(tmp_path / "judged")
+    assert "rating_ci_judge_share" in lm_eval_all_metrics(in_run, "care_zh", "judged")
+    # the headline interval is the two-level one: the same after judging later
+    expected = lm_eval_metrics(in_run, "care_zh", "judged")
+    assert lm_eval_metrics(later, "care_zh", "judged") == pytest.approx(expected, nan_ok=True)
+    assert later["judge"]["settings"]["judge_repeats"] == 3

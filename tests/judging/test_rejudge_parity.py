@@ -43,7 +43,9 @@ def _judge_calls(server: StubOpenAIServer) -> list[str]:
     )
 
 
-def test_care_rejudging_parity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_care_rejudging_parity(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
     options = {"judge_repeats": 3, "rejudge_fraction": 0.5}
     with StubOpenAIServer(responder=_seeded_judge) as server:
@@ -81,6 +83,11 @@ def test_care_rejudging_parity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert ours["rating_ci_low"] <= ours["rating_ci_questions_only_low"]
     assert ours["rating_ci_questions_only_high"] <= ours["rating_ci_high"]
     assert 0.0 < ours["rating_ci_judge_share"] < 1.0
+    said = capsys.readouterr().err  # lm-eval's table has no room for it: the run says it
+    share = round(100 * ours["rating_ci_judge_share"])
+    assert f"care_zh: rating {ours['rating']:.4g}, 95% interval [" in said
+    assert f"judging makes {share}% of its width" in said
+    assert f"care_zh: {len(ids) + 2 * len(rejudged)} judge calls to judge" in said
     inspect_repeats = sorted(
         json.dumps(s.scores["care_judge"].metadata.get("repeats"), sort_keys=True)
         for s in log.samples

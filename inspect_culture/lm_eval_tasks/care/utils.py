@@ -66,7 +66,14 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
     """Judge every response of the task in one concurrent batch (after `take_first`)."""
     mapping = docs[0]["judge_mapping"] if docs else spec.DEFAULT_JUDGE_MAPPING
     rule = docs[0].get("jury_rule", DEFAULT_RATING_RULE) if docs else DEFAULT_RATING_RULE
-    return judged_filter(CareJudging(mapping), resps, docs, spec.JUDGE_VERSIONS, rule=rule)
+    return judged_filter(
+        CareJudging(mapping),
+        resps,
+        docs,
+        spec.JUDGE_VERSIONS,
+        rule=rule,
+        noise=(all_metrics, spec.GROUP_METRIC),
+    )
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:

@@ -97,7 +97,9 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
     if not docs:
         return []
     judging = CultureSynthJudging(docs[0]["swap"], docs[0]["seed"])
-    return judged_filter(judging, resps, docs, VERSIONS, games=True)
+    return judged_filter(
+        judging, resps, docs, VERSIONS, games=True, noise=(all_metrics, spec.GROUP_METRIC)
+    )
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:

@@ -51,6 +51,7 @@ from inspect_culture.lm_eval_tasks.judge.settings import (
     resolve_jury_settings,
     resolve_repeats,
 )
+from inspect_culture.stats.judge_noise import judge_noise_text
 
 # A task's judges: one, or a jury (`judge_models`), in the order given
 Jury = tuple[JudgeSettings, ...]
@@ -220,10 +221,13 @@ def judged_filter(
     *,
     games: bool = False,
     rule: str = "majority",
+    noise: tuple[Callable[[list[Any]], Mapping[str, float]], str] | None = None,
 ) -> list[str]:
     """Each doc's filtered response: JSON of its judge replies, the judges used and the outcome
     (a jury's by `rule`, each judge's verdicts under `jury`: `judging/jury.py`; re-judged docs'
-    judgings combined by `rule`, the later judgings' replies under `rejudged_replies`)."""
+    judgings combined by `rule`, the later judgings' replies under `rejudged_replies`). With
+    `noise` (the task's metrics over outcome records, and its headline metric), a re-judged run
+    says how much of the headline interval judging makes, as Inspect's metrics show it."""
     resps, docs = list(resps), list(docs)  # callers may hand iterators
     if len(resps) != len(docs):
         raise ValueError(f"{len(resps)} responses for {len(docs)} docs")
@@ -258,6 +262,10 @@ def judged_filter(
         print(judge_later_note(task, HOW_TO_JUDGE["lm-eval"], len(reasons)), file=sys.stderr)
     elif alarm := all_unscored_alarm(task, reasons):
         print(alarm, file=sys.stderr)
+    if noise is not None and any(REPEATS_KEY in j.details for j in judged):
+        metrics, name = noise[0]([j.record for j in judged]), noise[1]
+        if (text := judge_noise_text(task, name, metrics)) is not None:
+            print(text, file=sys.stderr)
     head = {
         **_judges_shown(settings, names),
         **versions,
