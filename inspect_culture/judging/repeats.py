@@ -54,7 +54,9 @@ ONCE = Repeats()  # every answer judged once: no re-judging
 
 def check_repeats(judge_repeats: object = 1, rejudge_fraction: object = 1.0) -> Repeats:
     """The options, checked once for both harnesses; ValueError names the allowed values."""
-    if isinstance(judge_repeats, str) and judge_repeats.strip().isdigit():
+    if isinstance(judge_repeats, str) and judge_repeats.strip().isascii():
+        judge_repeats = judge_repeats.strip()
+    if isinstance(judge_repeats, str) and judge_repeats.isascii() and judge_repeats.isdigit():
         judge_repeats = int(judge_repeats)
     if (
         isinstance(judge_repeats, bool)

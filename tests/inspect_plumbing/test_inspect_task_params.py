@@ -47,6 +47,14 @@ CASES: list[tuple[Callable[..., Any], str, str, str]] = [
     (cqbench_ve, "self_grade", "maybe", BOOL),
     (cqbench_ve, "judge_preflight", "maybe", BOOL),
     (cqbench_ve, "judge_timeout", "never", "seconds > 0"),
+    (care, "judge_repeats", "0", "whole number from 1"),
+    (care, "judge_repeats", "²", "whole number from 1"),
+    (care, "judge_repeats", "2.5", "whole number from 1"),
+    (care, "rejudge_fraction", "0.5", "set judge_repeats to 2 or more"),
+    (culturesynth, "judge_repeats", "true", "whole number from 1"),
+    (culturesynth, "rejudge_fraction", "0", "above 0 and at most 1"),
+    (cqbench_ve, "judge_repeats", "99", "to 20"),
+    (cqbench_ve, "rejudge_fraction", "half", "above 0 and at most 1"),
 ]
 
 
@@ -70,6 +78,9 @@ def test_wrong_kind_is_refused_naming_the_parameter(
         (culturesynth_judge, "swap", "maybe"),
         (culturesynth_judge, "judge_timeout", "x"),
         (cqbench_ve_judge, "judge_timeout", -1),
+        (care_judge, "judge_repeats", 0),
+        (culturesynth_judge, "rejudge_fraction", 2),
+        (cqbench_ve_judge, "judge_repeats", "x"),
     ],
 )
 def test_scorer_options_are_checked_too(scorer: Callable[..., Any], name: str, value: Any) -> None:
