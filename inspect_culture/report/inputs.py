@@ -16,6 +16,7 @@ from inspect_culture.report.inspect_logs import (
     is_number,
     limit_of,
     read_inspect_log,
+    rejudged,
 )
 from inspect_culture.report.model import NOT_JUDGED, RunInfo, Skipped
 from inspect_culture.report.section import lm_eval_owner
@@ -171,6 +172,8 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
                 },
                 unscored=next((int(v) for v in unscored if isinstance(v, int | float)), None),
                 records_source=source,
+                rejudged=rejudged(metadata)
+                or rejudged(((data.get("judge") or {}).get("settings")) or {}),
             )
         )
     if not runs:

@@ -69,7 +69,16 @@ def read_inspect_log(path: Path) -> RunInfo:
         },
         unscored=score.unscored_samples,
         records_source=path,
+        rejudged=rejudged(task_args),
     )
+
+
+def rejudged(settings: Any) -> bool:
+    """Whether a run's options (task arguments, lm-eval metadata) asked for re-judging."""
+    try:
+        return int((settings or {}).get("judge_repeats") or 1) > 1
+    except (TypeError, ValueError, AttributeError):
+        return False
 
 
 def limit_of(limit: Any) -> int | None:

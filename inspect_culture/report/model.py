@@ -90,6 +90,7 @@ class RunInfo:
     versions: Mapping[str, Any] = field(default_factory=dict)  # task, prompt and parser versions
     unscored: int | None = None  # samples left unscored (judge or parser gave nothing usable)
     records_source: Path | None = None  # where per-sample outcome records can be read
+    rejudged: bool = False  # judge_repeats > 1: its intervals carry the judge's noise
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from inspect_culture.judging.jury import JURY_KEY
 from inspect_culture.report.model import RunInfo
 from inspect_culture.report.section import RecordSource, section_of
 from inspect_culture.run_files.eval_summaries import raw_summaries
@@ -98,7 +99,11 @@ def _unnest(metadata: Mapping[str, Any] | None, family: RecordSource) -> dict[st
     if not metadata:
         return None
     record = metadata.get(family.inspect_key) if family.inspect_key else metadata
-    if not isinstance(record, Mapping) or any(v == _THINNED for v in record.values()):
+    if not isinstance(record, Mapping):
+        return None
+    if family.inspect_key and JURY_KEY in metadata:  # a jury's votes sit beside a nested record
+        record = {**record, JURY_KEY: metadata[JURY_KEY]}
+    if any(v == _THINNED for v in record.values()):
         return None
     return dict(record)
 

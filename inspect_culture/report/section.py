@@ -49,6 +49,20 @@ class JurySpec:
     unit: str
     votes: Any  # judging.jury_agreement.VoteKind
     scale: float = 1.0
+    headline: str | None = None  # the metric whose interval re-judging widens (None: no interval)
+    # each vote a judge can give, and its label: the rows and columns of the pairs table
+    vote_values: tuple[float, ...] = ()
+    vote_labels: tuple[str, ...] = ()
+
+    @property
+    def noise_key(self) -> str:
+        """The key of the "Judge noise" table (re-judged runs; `tables/judges.py`)."""
+        return f"{self.key.removesuffix('_judges')}_judge_noise"
+
+    @property
+    def pairs_key(self) -> str:
+        """The key of the table (and heatmap) of each pair of judges' votes."""
+        return f"{self.key.removesuffix('_judges')}_judge_pairs"
 
 
 @dataclass(frozen=True)
@@ -100,6 +114,19 @@ class ReportSection:
     def temperature(self) -> float | None:
         """The answers' sampling temperature, read only when a warning needs it."""
         return registry.resolve(self.generation).temperature if self.generation else None
+
+
+def pairs_figure(spec: JurySpec, heatmap: Callable[..., Any]) -> tuple[str, Drawer]:
+    """A jury's heatmap of each pair of judges' votes (`figures.heatmap`), from its pairs table."""
+    name = spec.key.removesuffix("_judges").replace("_", " ")
+    return figure(
+        spec.pairs_key,
+        heatmap,
+        key=spec.pairs_key,
+        title=f"{name}: each pair of judges' votes",
+        what="Share (%) of the votes two judges both gave, by the first judge's vote (rows) and "
+        "the second's (columns), one panel per pair and run; agreement lies on the diagonal.",
+    )
 
 
 def figure(table: str, kind: Callable[..., Any], **options: Any) -> tuple[str, Drawer]:
@@ -162,7 +189,45 @@ def all_layouts() -> dict[str, Layout]:
     """Every benchmark's layouts by key, in report order; read on each call for late ones."""
     found = {layout.key: layout for _, s in sections() for layout in s.layouts}
     found |= {s.jury.key: _judges_layout(b.title, s.jury) for b, s in sections() if s.jury}
+    found |= {
+        s.jury.noise_key: _noise_layout(b.title, s.jury)
+        for b, s in sections()
+        if s.jury and s.jury.headline
+    }
+    found |= {
+        s.jury.pairs_key: _pairs_layout(b.title, s.jury)
+        for b, s in sections()
+        if s.jury and s.jury.vote_values
+    }
     return found
+
+
+def _pairs_layout(benchmark: str, spec: JurySpec) -> Layout:
+    """Each pair of judges' votes as a cross-table: rows the first judge's, columns the second's."""
+    title = f"{benchmark}: each pair of judges' votes"
+    columns = tuple(Column(label, label) for label in spec.vote_labels)
+    return Layout(
+        spec.pairs_key,
+        benchmark,
+        title,
+        "share of the votes both judges gave (%)",
+        columns,
+        group_label="First judge's vote",
+        groups=spec.vote_labels,
+        secondary=True,
+        decimals=1,
+    )
+
+
+def _noise_layout(benchmark: str, spec: JurySpec) -> Layout:
+    """The "Judge noise" table's layout: a re-judged run's interval with and without the judge."""
+    title = f"{benchmark}: how much of the interval judging makes"
+    columns = (
+        Column("with_judge", "With the judge's noise"),
+        Column("questions_only", "Questions only"),
+        Column("judge_share", "Judge share (%)"),
+    )
+    return Layout(spec.noise_key, benchmark, title, spec.unit, columns, secondary=True, decimals=2)
 
 
 def _judges_layout(benchmark: str, spec: JurySpec) -> Layout:

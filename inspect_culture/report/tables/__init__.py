@@ -11,7 +11,11 @@ from inspect_culture.report.model import Cell, Column, RunInfo, Table
 from inspect_culture.report.published import published_rows
 from inspect_culture.report.section import Layout, sections
 from inspect_culture.report.tables.common import Rows, describe, header_cell, of_benchmark, table
-from inspect_culture.report.tables.judges import judges_tables
+from inspect_culture.report.tables.judges import (
+    judge_noise_tables,
+    judge_pairs_tables,
+    judges_tables,
+)
 
 _NOT_COLUMNS = ("_ci_low", "_ci_high", "stderr")  # intervals, and Inspect's `stderr` too
 
@@ -25,6 +29,8 @@ def build_tables(runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
         tables.extend(replace(t, rows=(*t.rows, *published_rows(t.key))) for t in built)
         if section.jury is not None:
             tables.extend(judges_tables(benchmark.title, section.jury, runs, warnings))
+            tables.extend(judge_noise_tables(benchmark.title, section.jury, runs, warnings))
+            tables.extend(judge_pairs_tables(benchmark.title, section.jury, runs, warnings))
     return tables
 
 

@@ -10,6 +10,7 @@ from inspect_culture.benchmarks.care.metrics import care_metrics
 from inspect_culture.benchmarks.care.spec import (
     CARE_LANGUAGES,
     CATEGORY_SLUGS,
+    GROUP_METRIC,
     JURY_VOTES,
     CareOutcome,
 )
@@ -23,6 +24,7 @@ from inspect_culture.report.section import (
     RecordSource,
     ReportSection,
     figure,
+    pairs_figure,
 )
 from inspect_culture.report.tables.common import (
     Rows,
@@ -76,8 +78,9 @@ def care_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]
         builder.put("unscored", Cell(None if run.unscored is None else float(run.unscored)), run)
     caption = (
         "Mean judge rating (1 poor - 10 excellent) with its 95% bootstrap interval (questions "
-        "resampled) and n, the questions the judge rated; unscored samples (no usable verdict) "
-        "are counted apart, never as a rating."
+        "resampled; for a re-judged run, its judgings too: the judge-noise table) and n, the "
+        "questions the judge rated; unscored samples (no usable verdict) are counted apart, "
+        "never as a rating."
     )
     return table("care", rows, caption)
 
@@ -112,6 +115,15 @@ def _lm_eval_setting(task: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+JURY = JurySpec(
+    "care_judges",
+    "rating 1-10",
+    JURY_VOTES,
+    headline=GROUP_METRIC,
+    vote_values=tuple(float(n) for n in range(1, 11)),
+    vote_labels=tuple(str(n) for n in range(1, 11)),
+)
+
 SECTION = ReportSection(
     tables=care_tables,
     layouts=(LAYOUT,),
@@ -126,6 +138,7 @@ SECTION = ReportSection(
             by_group=True,
             limits=(0.0, 10.0),
         ),
+        pairs_figure(JURY, figures.heatmap),
     ),
     records=(RecordSource("care", "n_scored", metrics=_metrics),),
     inspect_without_table={
@@ -138,6 +151,6 @@ SECTION = ReportSection(
     lm_eval_setting=_lm_eval_setting,
     lm_eval_subset=lambda task, metadata: _per_category(metadata),
     judged=True,
-    jury=JurySpec("care_judges", "rating 1-10", JURY_VOTES),
+    jury=JURY,
     generation="inspect_culture.benchmarks.care.spec:GENERATION",
 )

@@ -17,6 +17,7 @@ from inspect_culture.report.section import (
     RecordSource,
     ReportSection,
     figure,
+    pairs_figure,
 )
 from inspect_culture.report.tables.common import (
     Rows,
@@ -125,6 +126,14 @@ def _lm_eval_setting(task: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+JURY = JurySpec(
+    "cqbench_ve_judges",
+    "VE recall per story",
+    JURY_VOTES,
+    vote_values=(0.0, 0.5, 1.0),
+    vote_labels=("0", "0.5", "1"),
+)
+
 SECTION = ReportSection(
     tables=cqbench_tables,
     layouts=(LAYOUT,),
@@ -143,6 +152,7 @@ SECTION = ReportSection(
             one_group_note="{series}: setting '{group}' only (no average over settings).",
             limits=(0.0, None),
         ),
+        pairs_figure(JURY, figures.heatmap),
     ),
     records=(
         RecordSource("cqbench_ad", "accuracy"),
@@ -153,6 +163,6 @@ SECTION = ReportSection(
     inspect_setting=_inspect_setting,
     lm_eval_setting=_lm_eval_setting,
     judged=True,
-    jury=JurySpec("cqbench_ve_judges", "VE recall per story", JURY_VOTES),
+    jury=JURY,
     generation="inspect_culture.benchmarks.cqbench.spec:GENERATION",
 )

@@ -7,7 +7,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from inspect_culture.benchmarks.culturesynth.data import LANGUAGES
-from inspect_culture.benchmarks.culturesynth.spec import JURY_SCALE, JURY_VOTES, language_slug
+from inspect_culture.benchmarks.culturesynth.metrics import culturesynth_metrics
+from inspect_culture.benchmarks.culturesynth.spec import (
+    GROUP_METRIC,
+    JURY_SCALE,
+    JURY_VOTES,
+    PairOutcome,
+    language_slug,
+)
 from inspect_culture.report import figures
 from inspect_culture.report.model import Cell, Column, RunInfo, Table
 from inspect_culture.report.section import (
@@ -16,6 +23,7 @@ from inspect_culture.report.section import (
     RecordSource,
     ReportSection,
     figure,
+    pairs_figure,
 )
 from inspect_culture.report.tables.common import (
     Rows,
@@ -88,8 +96,9 @@ def culturesynth_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> lis
             "culturesynth",
             main,
             "Net win rate (%) against the baseline's answers, (wins - losses) / scored questions "
-            "x 100, with its 95% bootstrap interval (questions resampled) and n; weighted "
-            "average = pooled over all scored questions.",
+            "x 100, with its 95% bootstrap interval (questions resampled; for a re-judged "
+            "run, its judgings too: the judge-noise table) and n; weighted average = pooled "
+            "over all scored questions.",
         ),
         *table(
             "culturesynth_secondary",
@@ -133,6 +142,21 @@ def _lm_eval_setting(task: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _metrics(records: list[dict[str, Any]]) -> dict[str, float]:
+    """lm-eval's figures its table lacks (the judge noise of a re-judged run), from records."""
+    return culturesynth_metrics([PairOutcome.from_record(r) for r in records])
+
+
+JURY = JurySpec(
+    "culturesynth_judges",
+    "net win rate, %",
+    JURY_VOTES,
+    JURY_SCALE,
+    headline=GROUP_METRIC,
+    vote_values=(-1.0, 0.0, 1.0),  # per answer order, from the target's side
+    vote_labels=("baseline better", "tie", "target better"),
+)
+
 SECTION = ReportSection(
     tables=culturesynth_tables,
     layouts=(NET_WIN_RATE, OUTCOMES),
@@ -159,8 +183,9 @@ SECTION = ReportSection(
                 "model, from the user's runs."
             ),
         ),
+        pairs_figure(JURY, figures.heatmap),
     ),
-    records=(RecordSource("culturesynth", "n_scored", inspect_key="pair"),),
+    records=(RecordSource("culturesynth", "n_scored", inspect_key="pair", metrics=_metrics),),
     inspect_without_table={
         "culturesynth_answers": "it only generates answers (a baseline's); it has no report table",
     },
@@ -171,6 +196,6 @@ SECTION = ReportSection(
     ),
     lm_eval_setting=_lm_eval_setting,
     judged=True,
-    jury=JurySpec("culturesynth_judges", "net win rate, %", JURY_VOTES, JURY_SCALE),
+    jury=JURY,
     generation="inspect_culture.benchmarks.culturesynth.spec:GENERATION",
 )
