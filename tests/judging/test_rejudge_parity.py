@@ -87,7 +87,9 @@ def test_care_rejudging_parity(
     share = round(100 * ours["rating_ci_judge_share"])
     assert f"care_zh: rating {ours['rating']:.4g}, 95% interval [" in said
     assert f"judging makes {share}% of its width" in said
-    assert f"care_zh: {len(ids) + 2 * len(rejudged)} judge calls to judge" in said
+    calls = len(ids) + 2 * len(rejudged)  # said by both before any generation
+    assert f"care_zh: {calls} judge calls to judge" in said
+    assert f"care_zh (zero_shot): {calls} judge calls to openai-api/stub/judge per epoch" in said
     inspect_repeats = sorted(
         json.dumps(s.scores["care_judge"].metadata.get("repeats"), sort_keys=True)
         for s in log.samples
