@@ -8,6 +8,9 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any, TypeVar
 
 _Outcome = TypeVar("_Outcome", bound="OutcomeRecord")
+_OMIT = "omitted_when_default"
+# `field(default=..., metadata=OMITTED_WHEN_DEFAULT)`: left out of a record while at its default
+OMITTED_WHEN_DEFAULT = {_OMIT: True}
 
 
 @dataclass(frozen=True)
@@ -44,13 +47,14 @@ class GenerationSettings:
 @dataclass(frozen=True)
 class OutcomeRecord:
     """One scored sample's flat record of JSON values, stored and converted alike by both. A field
-    with a default (what re-judging adds) is stored only when it differs from it, so a record of
-    a run without that feature is byte for byte as before."""
+    declared with `OMITTED_WHEN_DEFAULT` (what re-judging adds) is stored only when it differs
+    from its default, so a record of a run without that feature is byte for byte as before; a
+    record without a field that has a default reads as the default."""
 
     def to_record(self) -> dict[str, Any]:
         record = asdict(self)
-        for name, default in _defaults(type(self)).items():
-            if record[name] == default:
+        for name in _omitted(type(self)):
+            if record[name] == _defaults(type(self))[name]:
                 del record[name]
         return record
 
@@ -74,6 +78,11 @@ class OutcomeRecord:
 @functools.cache
 def _field_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in fields(cls))
+
+
+@functools.cache
+def _omitted(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls) if f.metadata.get(_OMIT))
 
 
 @functools.cache

@@ -32,15 +32,16 @@ def mean(values: Sequence[float]) -> float:
 
 def judgments_by_question(
     outcomes: Sequence[Any], value: Callable[[Any], float | None]
-) -> dict[Hashable, list[float]]:
-    """Every judgment of each question's scored epochs (each judging of a re-judged answer, the
-    value of an answer judged once), by `question_id`; {} when no answer was re-judged, so the
-    one-level interval stands (`stats/judge_noise.py`)."""
+) -> dict[Hashable, list[list[float]]]:
+    """Each question's scored answers (one per epoch), each with its judgings' values (or its
+    value when judged once), by `question_id`, sorted so that the order the harness delivered
+    them in does not matter; {} when no answer was re-judged, so the one-level interval stands
+    (`stats/judge_noise.py`)."""
     if not any(len(o.judgments) > 1 for o in outcomes):
         return {}
-    found: dict[Hashable, list[float]] = defaultdict(list)
+    found: dict[Hashable, list[list[float]]] = defaultdict(list)
     for o in outcomes:
         if (scored := value(o)) is None:
             continue
-        found[o.question_id].extend(j for j in (o.judgments or (scored,)) if j is not None)
-    return dict(found)
+        found[o.question_id].append(sorted(j for j in (o.judgments or (scored,)) if j is not None))
+    return {question: sorted(answers) for question, answers in found.items()}

@@ -1,21 +1,25 @@
 """Judge noise in the interval: a two-level bootstrap that resamples questions, then the
-judgments within each drawn question, so the interval covers both which questions were asked and
-how the same answers would be judged again (re-judging: `judging/repeats.py`).
+judgings of each drawn question's answers, so the interval covers both which questions were
+asked and how the same answers would be judged again (re-judging: `judging/repeats.py`).
 
 Resampling both levels as they are counts the judge twice: a question's value already carries
 its judge noise, which the inner level would add again (in a simulation that gave 98% coverage
 for a nominal 95%). So the levels are adjusted as Davison and Hinkley (1997, section 3.8)
 propose for two-stage data:
+- the judge's variance is the judgings' spread around their own answer's mean, pooled over the
+  answers judged more than once (an answer per question and epoch, so the variation between
+  epochs' answers stays with the questions);
 - the outer level draws the question values shrunk toward their mean, by the factor that leaves
-  only the between-question variance (the values' variance less the judge part, estimated from
-  the spread of the judgments within the re-judged questions);
-- the inner level adds, to each drawn question, the mean of as many draws as it has judgings from
-  its judgments' deviations from their mean, scaled by sqrt(n / (n - 1)) so that they vary as
-  the judge does; a question judged once draws from every re-judged question's deviations (the
-  judge's noise, estimated on the fraction that was re-judged).
-The width "questions only" is the outer level alone: the interval if judging never varied. With
-judgments that never vary both levels give the one-level interval of the values, draw for draw
-(same seed, same outer draws)."""
+  only the between-question variance (the values' variance less the judge's part of it, as for
+  a mean of judgings);
+- the inner level adds, to each drawn question, the mean over its answers of the mean of as many
+  draws as the answer has judgings from its judgings' deviations from their mean, scaled by
+  sqrt(n / (n - 1)) so that they vary as the judge does; an answer judged once draws from every
+  re-judged answer's deviations (the judge's noise, measured on the share that was re-judged).
+The bootstrap variance is then approximately the values' own (slightly above it for few
+questions). The width "questions only" is the outer level alone: the interval if judging never
+varied. With judgings that never vary both levels give the one-level interval of the values,
+draw for draw (same seed, same outer draws)."""
 
 from __future__ import annotations
 
@@ -53,97 +57,146 @@ class NoiseInterval:
         return max(0.0, 1.0 - (self.questions_only_high - self.questions_only_low) / width)
 
 
+# per question, its scored answers (one per epoch), each with its judgings' values
+Judgings = Sequence[Sequence[Sequence[float]]]
+
+
 @dataclass(frozen=True)
 class _Levels:
-    """The data of both levels: shrunk question values, and each question's deviations."""
+    """The data of both levels: shrunk question values, and each answer's deviations."""
 
     shrunk: np.ndarray  # (questions,)
-    deviations: np.ndarray  # (questions, widest) scaled deviations, padded with 0
-    sizes: np.ndarray  # (questions,) judgings of each question
-    pooled: np.ndarray  # every re-judged question's scaled deviations (for those judged once)
+    answers: np.ndarray  # (questions, most answers) answer rows, -1 where a question has fewer
+    counts: np.ndarray  # (questions,) answers of each question
+    deviations: np.ndarray  # (answers, most judgings) scaled deviations, padded with 0
+    sizes: np.ndarray  # (answers,) judgings of each answer
+    pooled: np.ndarray  # every re-judged answer's scaled deviations (for those judged once)
 
 
-def shrink_factor(values: Sequence[float], judgments: Sequence[Sequence[float]]) -> float:
-    """c in [0, 1]: c^2 = (var(values) - judge part) / var(values), the judge part being the
-    pooled within-question variance times the mean of 1 / judgings (1 when nothing varies)."""
-    data = np.asarray(values, dtype=float)
-    between = float(data.var(ddof=1)) if data.size > 1 else 0.0
-    within = _pooled_within_variance(judgments)
-    if not between > 0 or within == 0.0:
-        return 1.0
-    judge_part = within * float(np.mean([1.0 / len(g) for g in judgments]))
-    return float(np.sqrt(max(0.0, between - judge_part) / between))
+def _answers(judgments: Judgings) -> list[np.ndarray]:
+    return [np.asarray(a, dtype=float) for question in judgments for a in question]
 
 
-def _pooled_within_variance(judgments: Sequence[Sequence[float]]) -> float:
-    squares = sum(float(((np.asarray(g) - np.mean(g)) ** 2).sum()) for g in judgments)
-    freedom = sum(len(g) - 1 for g in judgments)
+def pooled_within_variance(judgments: Judgings) -> float:
+    """The judge's variance: the judgings' spread around their own answer's mean, pooled over
+    every answer judged more than once (0 when none was)."""
+    answers = _answers(judgments)
+    squares = sum(float(((a - a.mean()) ** 2).sum()) for a in answers if a.size > 1)
+    freedom = sum(a.size - 1 for a in answers)
     return squares / freedom if freedom else 0.0
 
 
-def _levels(values: Sequence[float], judgments: Sequence[Sequence[float]]) -> _Levels:
+def judge_variance(question: Sequence[Sequence[float]], within: float) -> float:
+    """The judge's part of a question's value (the mean over its answers of each answer's mean
+    judging): within x sum(1 / judgings of an answer) / answers^2."""
+    return within * sum(1.0 / len(a) for a in question) / len(question) ** 2
+
+
+def shrink_factor(
+    values: Sequence[float], judgments: Judgings, noise_from: Judgings | None = None
+) -> float:
+    """c in [0, 1]: c^2 = (var(values) - mean judge part) / var(values), the judge's variance
+    measured on `noise_from` (all of a run's judgings; default `judgments`)."""
     data = np.asarray(values, dtype=float)
-    groups = [np.asarray(g, dtype=float) for g in judgments]
-    if len(groups) != data.size:
-        raise ValueError(f"{data.size} question values for {len(groups)} lists of judgments")
-    if any(g.size == 0 for g in groups):
-        raise ValueError("every question needs at least one judgment")
+    between = float(data.var(ddof=1)) if data.size > 1 else 0.0
+    within = pooled_within_variance(judgments if noise_from is None else noise_from)
+    if not between > 0 or within == 0.0:
+        return 1.0
+    judge_part = float(np.mean([judge_variance(q, within) for q in judgments]))
+    return float(np.sqrt(max(0.0, between - judge_part) / between))
+
+
+def _scaled(answer: np.ndarray) -> np.ndarray:
+    """An answer's deviations from its mean, scaled by sqrt(n / (n - 1)) to vary as the judge."""
+    if answer.size < 2:
+        return np.zeros(answer.size)
+    return (answer - answer.mean()) * np.sqrt(answer.size / (answer.size - 1))
+
+
+def _levels(values: Sequence[float], judgments: Judgings, noise_from: Judgings | None) -> _Levels:
+    data = np.asarray(values, dtype=float)
+    if len(judgments) != data.size:
+        raise ValueError(f"{data.size} question values for {len(judgments)} lists of judgments")
+    if any(not q or any(len(a) == 0 for a in q) for q in judgments):
+        raise ValueError("every question needs at least one answer with at least one judgment")
     center = float(data.mean()) if data.size else 0.0
-    shrunk = center + shrink_factor(values, judgments) * (data - center)
-    sizes = np.array([g.size for g in groups], dtype=int)
-    deviations = np.zeros((len(groups), int(sizes.max(initial=1))))
-    for row, g in enumerate(groups):
-        if g.size > 1:
-            deviations[row, : g.size] = (g - g.mean()) * np.sqrt(g.size / (g.size - 1))
-    pooled = np.concatenate([deviations[r, : sizes[r]] for r in range(len(groups)) if sizes[r] > 1])
-    return _Levels(shrunk, deviations, sizes, pooled if pooled.size else np.zeros(1))
+    shrunk = center + shrink_factor(values, judgments, noise_from) * (data - center)
+    answers = _answers(judgments)
+    sizes = np.array([a.size for a in answers], dtype=int)
+    deviations = np.zeros((len(answers), int(sizes.max(initial=1))))
+    for row, a in enumerate(answers):
+        deviations[row, : a.size] = _scaled(a)
+    counts = np.array([len(q) for q in judgments], dtype=int)
+    table = np.full((len(judgments), int(counts.max(initial=1))), -1, dtype=int)
+    row = 0
+    for i, q in enumerate(judgments):
+        table[i, : len(q)] = np.arange(row, row + len(q))
+        row += len(q)
+    source = _answers(judgments if noise_from is None else noise_from)
+    pooled = [_scaled(a) for a in source if a.size > 1]
+    return _Levels(
+        shrunk,
+        table,
+        counts,
+        deviations,
+        sizes,
+        np.concatenate(pooled) if pooled else np.zeros(1),
+    )
 
 
 def two_level_means(
     values: Sequence[float],
-    judgments: Sequence[Sequence[float]],
+    judgments: Judgings,
     *,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     judge_level: bool = True,
+    noise_from: Judgings | None = None,
 ) -> np.ndarray:
     """Means over questions in `resamples` two-level resamples (module docstring); without the
     judge level, the outer level alone (the same outer draws).
 
-    `values`: each question's value (what the point estimate averages); `judgments`: its
-    judgments (at least one each: every judging of every epoch of the question)."""
+    `values`: each question's value (what the point estimate averages); `judgments`: per
+    question, each of its scored answers' judgings (one answer per epoch; at least one judging
+    each); `noise_from`: the judgings the judge's noise is measured on (a category's interval
+    measures it on the whole run's; default `judgments`)."""
     if not len(values):
         return np.empty(0)
-    levels = _levels(values, judgments)
+    levels = _levels(values, judgments, noise_from)
     inner = np.random.default_rng([seed, _INNER_STREAM])
     width = levels.deviations.shape[1]
+    silent = not (levels.deviations.any() or levels.pooled.any())
 
     def statistic(indices: np.ndarray) -> np.ndarray:
         outer = levels.shrunk[indices]
-        if not judge_level or not levels.pooled.any():
+        if not judge_level or silent:
             return outer.mean(axis=1)
-        sizes = levels.sizes[indices]
-        picks = (inner.random((*indices.shape, width)) * sizes[..., None]).astype(int)
-        own = np.take_along_axis(levels.deviations[indices], picks, axis=2)
-        mask = np.arange(width)[None, None, :] < sizes[..., None]
-        noise = (own * mask).sum(axis=2) / sizes
-        lone = levels.pooled[inner.integers(0, levels.pooled.size, size=indices.shape)]
-        noise = np.where(sizes > 1, noise, lone)
-        return (outer + noise).mean(axis=1)
+        answers = levels.answers[indices]  # (k, n, most answers)
+        present = answers >= 0
+        rows = np.where(present, answers, 0)
+        sizes = levels.sizes[rows]
+        picks = (inner.random((*rows.shape, width)) * sizes[..., None]).astype(int)
+        own = np.take_along_axis(levels.deviations[rows], picks, axis=-1)
+        mask = np.arange(width) < sizes[..., None]
+        noise = (own * mask).sum(axis=-1) / sizes
+        lone = levels.pooled[inner.integers(0, levels.pooled.size, size=rows.shape)]
+        noise = np.where(sizes > 1, noise, lone) * present
+        return (outer + noise.sum(axis=-1) / levels.counts[indices]).mean(axis=1)
 
     return resampled(len(values), statistic, resamples=resamples, seed=seed)
 
 
 def noise_interval(
     values: Sequence[float],
-    judgments: Sequence[Sequence[float]],
+    judgments: Judgings,
     *,
     level: float = 0.95,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    noise_from: Judgings | None = None,
 ) -> NoiseInterval:
     """The two-level interval of the mean of `values`, beside its questions-only interval."""
-    draws = {"resamples": resamples, "seed": seed}
+    draws = {"resamples": resamples, "seed": seed, "noise_from": noise_from}
     two = percentile_interval(two_level_means(values, judgments, **draws), level)
     one = percentile_interval(two_level_means(values, judgments, judge_level=False, **draws), level)
     return NoiseInterval(two[0], two[1], one[0], one[1])
@@ -152,14 +205,17 @@ def noise_interval(
 def interval_metrics(
     name: str,
     values: Sequence[float],
-    judgments: Sequence[Sequence[float]],
+    judgments: Judgings,
     *,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    noise_from: Judgings | None = None,
 ) -> dict[str, float]:
     """A metric's interval with the judge level, as both harnesses print it: `<name>_ci_low`,
     `<name>_ci_high`, the questions-only bounds and the judge's share of the width."""
-    interval = noise_interval(values, judgments, resamples=resamples, seed=seed)
+    interval = noise_interval(
+        values, judgments, resamples=resamples, seed=seed, noise_from=noise_from
+    )
     return {
         f"{name}_ci_low": interval.low,
         f"{name}_ci_high": interval.high,

@@ -112,3 +112,49 @@ def test_lm_eval_options() -> None:
     assert resolve_repeats({"judge_repeats": "3", "rejudge_fraction": "0.25"}) == Repeats(3, 0.25)
     with pytest.raises(JudgeConfigError, match="needs a judge seed"):
         resolve_repeats({"judge_repeats": 2, "judge_seed": None})
+
+
+def test_records_without_re_judging_are_as_before() -> None:
+    """The fields a record held before re-judging existed, and nothing more; a default field
+    that is not opted out (VS's `skipped`) is still stored."""
+    from inspect_culture.benchmarks.cqbench.spec import VsOutcome
+    from inspect_culture.benchmarks.culturesynth.spec import PairOutcome
+
+    care = CareOutcome("zh-1", 6.0, "norms", "Mainland China").to_record()
+    assert care == {
+        "question_id": "zh-1",
+        "rating": 6.0,
+        "category": "norms",
+        "geographic_scope": "Mainland China",
+    }
+    pair = PairOutcome("zh-0001", 1, "Chinese", "Food", True, None, 0).to_record()
+    assert list(pair) == [
+        "question_id", "outcome", "language", "topic", "consistent", "reason", "seed",
+    ]  # fmt: skip
+    vs = VsOutcome("s1", "social", 0.5, 1.0, False, False).to_record()
+    assert vs["skipped"] is False
+
+
+def test_care_metrics_with_a_category_nothing_re_judged_and_lone_judgings() -> None:
+    """Known answer: norms questions re-judged ((4, 6) -> 5; (7, None, None) -> 7, one usable
+    judging), opinion questions judged once (3, 9): the ratings are the combined values, and
+    every interval, the opinion one included, has its judge level (measured on the run)."""
+    from inspect_culture.benchmarks.care.metrics import care_metrics
+
+    def outcome(qid: str, rating: float, category: str, judgments=()) -> CareOutcome:
+        return CareOutcome(qid, rating, category, "Mainland China", tuple(judgments))
+
+    outcomes = [
+        outcome("n1", 5.0, "norms", (4.0, 6.0)),
+        outcome("n2", 7.0, "norms", (7.0, None, None)),
+        outcome("n3", 2.0, "norms", (1.0, 3.0)),
+        outcome("o1", 3.0, "opinion"),
+        outcome("o2", 9.0, "opinion"),
+    ]
+    metrics = care_metrics(outcomes, resamples=300)
+    assert metrics["rating"] == pytest.approx((5 + 7 + 2 + 3 + 9) / 5)
+    assert metrics["rating_norms"] == pytest.approx(14 / 3)
+    assert metrics["rating_opinion"] == pytest.approx(6.0)
+    for name in ("rating", "rating_norms", "rating_opinion"):
+        assert metrics[f"{name}_ci_low"] <= metrics[f"{name}_ci_questions_only_low"]
+        assert 0.0 < metrics[f"{name}_ci_judge_share"] < 1.0

@@ -1,6 +1,8 @@
-"""The adjusted two-level bootstrap: its limiting cases (judgments that never vary give the
-one-level interval draw for draw), a shrink factor and a bootstrap variance worked by hand, the
-draws redone by hand, and its coverage in a seeded simulation (the naive version over-covers)."""
+"""The adjusted two-level bootstrap: its limiting cases (judgings that never vary give the
+one-level interval draw for draw; epochs' different answers are not judge noise), a shrink
+factor and a bootstrap variance worked by hand, the draws redone by hand, a group measured on a
+run's noise, and its coverage in seeded simulations, all re-judged or a fifth (the naive
+version over-covers)."""
 
 from __future__ import annotations
 
@@ -13,18 +15,19 @@ from inspect_culture.stats.bootstrap import bootstrap_mean_interval, bootstrap_m
 from inspect_culture.stats.judge_noise import (
     interval_metrics,
     noise_interval,
+    pooled_within_variance,
     shrink_factor,
     two_level_means,
 )
 
-# questions judged twice ([1, 3], [5, 7]) and once ([4], [8]); values: the judgings' means
+# one answer a question, judged twice ([1, 3], [5, 7]) or once ([4], [8]); values: the means
 VALUES = [2.0, 4.0, 6.0, 8.0]
-JUDGED = [[1.0, 3.0], [4.0], [5.0, 7.0], [8.0]]
+JUDGED = [[[1.0, 3.0]], [[4.0]], [[5.0, 7.0]], [[8.0]]]
 
 
 def test_judgments_that_never_vary_give_the_one_level_interval_draw_for_draw() -> None:
     values = [3.0, 7.0, 5.0, 9.0, 1.0]
-    judged = [[3.0, 3.0, 3.0], [7.0, 7.0], [5.0], [9.0, 9.0, 9.0], [1.0]]
+    judged = [[[3.0, 3.0, 3.0]], [[7.0, 7.0]], [[5.0]], [[9.0, 9.0, 9.0]], [[1.0]]]
     two = two_level_means(values, judged, resamples=300, seed=4)
     assert np.array_equal(two, bootstrap_means(values, resamples=300, seed=4))
     interval = noise_interval(values, judged, resamples=300, seed=4)
@@ -41,8 +44,33 @@ def test_shrink_factor_worked_by_hand() -> None:
     # the judge's part of a value's variance: 2 * mean(1/2, 1, 1/2, 1) = 1.5;
     # c^2 = (20/3 - 1.5) / (20/3) = 0.775
     assert shrink_factor(VALUES, JUDGED) == pytest.approx(math.sqrt(0.775))
-    assert shrink_factor(VALUES, [[v] for v in VALUES]) == 1.0  # nothing re-judged
-    assert shrink_factor([5.0, 5.0], [[4.0, 6.0], [5.0]]) == 1.0  # no spread to shrink
+    assert shrink_factor(VALUES, [[[v]] for v in VALUES]) == 1.0  # nothing re-judged
+    assert shrink_factor([5.0, 5.0], [[[4.0, 6.0]], [[5.0]]]) == 1.0  # no spread to shrink
+
+
+def test_epochs_answers_are_not_judge_noise() -> None:
+    """Two epochs' answers of a question, each judged once and rated differently, hold no judge
+    noise: the judge share is 0 and the interval is the one-level one."""
+    values = [5.0, 3.0, 8.0, 6.0]  # each question's mean over its two answers
+    judged = [[[4.0], [6.0]], [[2.0], [4.0]], [[7.0], [9.0]], [[5.0], [7.0]]]
+    assert pooled_within_variance(judged) == 0.0
+    interval = noise_interval(values, judged, resamples=300, seed=1)
+    assert interval.judge_share == 0.0
+    assert (interval.low, interval.high) == bootstrap_mean_interval(values, resamples=300, seed=1)
+    # judged twice each, (3, 5) and (5, 7): deviations of 1 around each answer's own mean
+    judged_twice = [[[3.0, 5.0], [5.0, 7.0]], [[2.0, 2.0], [4.0, 4.0]], [[7.0, 7.0], [9.0, 9.0]]]
+    # squares 1 + 1 + 1 + 1 over 6 answers' 6 degrees of freedom: 4 / 6
+    assert pooled_within_variance(judged_twice) == pytest.approx(4 / 6)
+
+
+def test_a_group_without_re_judged_answers_uses_the_runs_noise() -> None:
+    """A category none of whose answers was re-judged: no crash, and the judge's noise measured
+    on the whole run widens its interval."""
+    values, judged = [2.0, 6.0, 9.0], [[[2.0]], [[6.0]], [[9.0]]]
+    alone = noise_interval(values, judged, resamples=300, seed=2)
+    assert alone.judge_share == 0.0  # nothing to measure the judge on: one-level
+    run = noise_interval(values, judged, resamples=300, seed=2, noise_from=JUDGED)
+    assert run.high - run.low > run.questions_only_high - run.questions_only_low
 
 
 def test_bootstrap_variance_matches_the_variance_worked_by_hand() -> None:
@@ -59,8 +87,8 @@ def test_bootstrap_variance_matches_the_variance_worked_by_hand() -> None:
 
 
 def test_seeded_draws_redone_by_hand() -> None:
-    """Outer indices from `seed`; inner uniforms from (seed, 1): the own deviations of a question
-    judged twice at floor(u * 2), then one pooled deviation per drawn question judged once."""
+    """Outer indices from `seed`; inner uniforms from (seed, 1): the own deviations of an answer
+    judged twice at floor(u * 2), then one pooled deviation per drawn answer judged once."""
     seed, k = 7, 3
     got = two_level_means(VALUES, JUDGED, resamples=k, seed=seed)
     c = math.sqrt(0.775)
@@ -70,32 +98,35 @@ def test_seeded_draws_redone_by_hand() -> None:
     pooled = [-s2, s2, -s2, s2]
     outer = np.random.default_rng(seed).integers(0, 4, size=(k, 4))
     inner = np.random.default_rng([seed, 1])
-    uniforms = inner.random((k, 4, 2))
-    lone = inner.integers(0, 4, size=(k, 4))
+    uniforms = inner.random((k, 4, 1, 2))
+    lone = inner.integers(0, 4, size=(k, 4, 1))
     expected = []
     for r in range(k):
         total = 0.0
         for col, q in enumerate(outer[r]):
-            size = len(JUDGED[q])
+            size = len(JUDGED[q][0])
             if size > 1:
-                noise = sum(own[q][int(uniforms[r, col, j] * size)] for j in range(size)) / size
+                picks = [int(uniforms[r, col, 0, j] * size) for j in range(size)]
+                noise = sum(own[q][p] for p in picks) / size
             else:
-                noise = pooled[lone[r, col]]
+                noise = pooled[lone[r, col, 0]]
             total += shrunk[q] + noise
         expected.append(total / 4)
     assert got.tolist() == pytest.approx(expected)
 
 
-def test_coverage_is_near_nominal_in_a_seeded_simulation() -> None:
-    """Questions with between-question sd 1, judged 3 times with judge sd 1.5: the 95% interval
-    covers the true mean in 0.92-0.98 of 300 datasets (resampling both levels as they are gave
-    0.98 and more)."""
+@pytest.mark.parametrize("fraction", [1.0, 0.2])
+def test_coverage_is_near_nominal_in_a_seeded_simulation(fraction: float) -> None:
+    """Questions with between-question sd 1, judge sd 1.5; every question judged 3 times, or a
+    fifth of them (the rest once): the 95% interval covers the true mean in 0.92-0.98 of 300
+    datasets (resampling both levels as they are gave 0.98 and more)."""
     rng = np.random.default_rng(2026)
     covered = 0
     for trial in range(300):
         truth = rng.normal(0.0, 1.0, size=40)
-        judged = [list(t + rng.normal(0.0, 1.5, size=3)) for t in truth]
-        values = [float(np.mean(g)) for g in judged]
+        times = [3 if rng.random() < fraction else 1 for _ in truth]
+        judged = [[list(t + rng.normal(0.0, 1.5, size=n))] for t, n in zip(truth, times)]
+        values = [float(np.mean(g[0])) for g in judged]
         interval = noise_interval(values, judged, resamples=400, seed=trial)
         covered += interval.low <= 0.0 <= interval.high
     assert 0.92 <= covered / 300 <= 0.98
@@ -104,11 +135,11 @@ def test_coverage_is_near_nominal_in_a_seeded_simulation() -> None:
 def test_judge_noise_widens_the_interval_and_says_by_how_much() -> None:
     rng = np.random.default_rng(0)
     truth = rng.normal(6.0, 1.0, size=60)
-    quiet = [list(t + rng.normal(0.0, 0.2, size=3)) for t in truth]
-    noisy = [list(t + rng.normal(0.0, 2.0, size=3)) for t in truth]
+    quiet = [[list(t + rng.normal(0.0, 0.2, size=3))] for t in truth]
+    noisy = [[list(t + rng.normal(0.0, 2.0, size=3))] for t in truth]
     shares = []
     for judged in (quiet, noisy):
-        values = [float(np.mean(g)) for g in judged]
+        values = [float(np.mean(g[0])) for g in judged]
         interval = noise_interval(values, judged, resamples=500, seed=0)
         assert interval.high - interval.low > (
             interval.questions_only_high - interval.questions_only_low
@@ -131,7 +162,9 @@ def test_interval_metrics_names() -> None:
 
 def test_bad_input_is_refused() -> None:
     with pytest.raises(ValueError, match="at least one judgment"):
-        two_level_means([1.0, 2.0], [[1.0], []])
+        two_level_means([1.0, 2.0], [[[1.0]], [[]]])
+    with pytest.raises(ValueError, match="at least one answer"):
+        two_level_means([1.0, 2.0], [[[1.0]], []])
     with pytest.raises(ValueError, match="2 question values for 1 lists"):
-        two_level_means([1.0, 2.0], [[1.0]])
+        two_level_means([1.0, 2.0], [[[1.0]]])
     assert two_level_means([], []).size == 0

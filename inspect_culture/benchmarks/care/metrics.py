@@ -33,11 +33,12 @@ def care_metrics(
         "unscored_rate": unscored / len(questions) if questions else 0.0,
     }
     ratings = [m for _, m in scored]
-    result.update(_mean_with_interval("rating", ratings, noise, seed, resamples))
+    result.update(_mean_with_interval("rating", ratings, noise, noise, seed, resamples))
     categories = [o.category for o, _ in scored]
     for category, values in sorted(grouped(categories, ratings).items()):
         of = None if noise is None else [g for c, g in zip(categories, noise) if c == category]
-        result.update(_mean_with_interval(f"rating_{category}", values, of, seed, resamples))
+        # the judge's noise measured on every category's judgings, not on this one's alone
+        result.update(_mean_with_interval(f"rating_{category}", values, of, noise, seed, resamples))
     scopes = [re.sub(r"[- ]", "_", o.geographic_scope.strip().lower()) for o, _ in scored]
     result |= {f"rating_scope_{s}": mean(v) for s, v in sorted(grouped(scopes, ratings).items())}
     return result
@@ -61,13 +62,18 @@ def _per_question(
 
 
 def _mean_with_interval(
-    name: str, values: list[float], judgments: list[list[float]] | None, seed: int, resamples: int
+    name: str,
+    values: list[float],
+    judgments: list[list[list[float]]] | None,
+    noise_from: list[list[list[float]]] | None,
+    seed: int,
+    resamples: int,
 ) -> dict[str, float]:
     if not values:
         return {}
     if judgments is not None:
         return {name: mean(values)} | interval_metrics(
-            name, values, judgments, seed=seed, resamples=resamples
+            name, values, judgments, seed=seed, resamples=resamples, noise_from=noise_from
         )
     low, high = bootstrap_mean_interval(values, seed=seed, resamples=resamples)
     return {name: mean(values), f"{name}_ci_low": low, f"{name}_ci_high": high}

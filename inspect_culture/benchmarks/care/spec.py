@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from inspect_culture.benchmarks.choices import check_bool, check_choice
-from inspect_culture.benchmarks.spec_types import GenerationSettings, OutcomeRecord
+from inspect_culture.benchmarks.spec_types import (
+    OMITTED_WHEN_DEFAULT,
+    GenerationSettings,
+    OutcomeRecord,
+)
 from inspect_culture.judging.constraints import check_constraint
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
 from inspect_culture.judging.jury import DEFAULT_RATING_RULE, RATING_RULES
@@ -122,7 +126,8 @@ class CareOutcome(OutcomeRecord):
     rating: float | None
     category: str
     geographic_scope: str
-    judgments: tuple[float | None, ...] = ()  # each judging's rating when re-judged
+    # each judging's rating when re-judged (`judging/repeats.py`); not stored otherwise
+    judgments: tuple[float | None, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
     @classmethod
     def judged(

@@ -82,14 +82,16 @@ def culturesynth_metrics(
 
 def _interval(
     means: Mapping[str, float],
-    judged: Mapping[Hashable, list[float]],
+    judged: Mapping[Hashable, list[list[float]]],
     seed: int,
     resamples: int,
 ) -> dict[str, float]:
     """The net win rate's interval, in percent: one-level, or two-level when re-judged. Sorted:
     the interval must not depend on the order the harness delivered the questions in."""
     if judged:
-        pairs = sorted((100.0 * means[q], sorted(100.0 * j for j in judged[q])) for q in means)
+        pairs = sorted(
+            (100.0 * means[q], [[100.0 * j for j in answer] for answer in judged[q]]) for q in means
+        )
         values, judgments = [v for v, _ in pairs], [g for _, g in pairs]
         return interval_metrics("net_win_rate", values, judgments, seed=seed, resamples=resamples)
     low, high = bootstrap_mean_interval(

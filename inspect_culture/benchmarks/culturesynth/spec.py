@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from inspect_culture.benchmarks.choices import check_bool, check_fixed, check_int
@@ -13,7 +13,11 @@ from inspect_culture.benchmarks.culturesynth.data import (
     check_languages,
     normalize_topic,
 )
-from inspect_culture.benchmarks.spec_types import GenerationSettings, OutcomeRecord
+from inspect_culture.benchmarks.spec_types import (
+    OMITTED_WHEN_DEFAULT,
+    GenerationSettings,
+    OutcomeRecord,
+)
 from inspect_culture.judging.constraints import check_constraint
 
 BENCHMARK = "CultureSynth-7"
@@ -93,7 +97,8 @@ class PairOutcome(OutcomeRecord):
     consistent: bool | None  # both orders agree; None for a single game, or when unscored
     reason: str | None  # why unscored
     seed: int  # of the answer-order coin; the bootstrap is seeded alike in both harnesses
-    judgments: tuple[float | None, ...] = ()  # each judging's outcome when re-judged
+    # each judging's outcome when re-judged (`judging/repeats.py`); not stored otherwise
+    judgments: tuple[float | None, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
 
 def language_slug(language: str) -> str:
