@@ -333,7 +333,7 @@ def _rejudging_responder(prompt: str, body: dict[str, Any]) -> str:
     return f"TARGET answer to {question_of(prompt)}"
 
 
-def test_rejudging_parity(mirror: Path, tmp_path: Path) -> None:
+def test_rejudging_parity(mirror: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """Three judgings of every answer: the majority keeps each ruling, and the question no
     ruling scored becomes judging 3's tie (a failed judging is left out, as a jury's failed
     judge): +1, 0, -1, 0, +1, 0 -> net 1 / 6 = 16.7 %. Each answer's judgings are (ruling,
@@ -356,7 +356,11 @@ def test_rejudging_parity(mirror: Path, tmp_path: Path) -> None:
         metadata = _lm_eval_metadata(lm_server, mirror, judge_repeats=3)
         results = run_lm_eval(lm_server, ["culturesynth_all"], metadata)
         lm_sent = _judge_requests(lm_server)
-    assert lm_sent == inspect_sent and len(inspect_sent) == 3 * 2 * (len(QUESTIONS) - 1)
+    calls = 3 * 2 * (len(QUESTIONS) - 1)  # 3 judgings, 2 orders, no baseline for one question
+    assert lm_sent == inspect_sent and len(inspect_sent) == calls
+    said = capsys.readouterr().err  # both harnesses count them before any generation
+    assert f"culturesynth (every language): {calls} judge calls to" in said
+    assert f"culturesynth_all: {calls} judge calls to judge" in said
     theirs = lm_eval_all_metrics(results, "culturesynth_all", "judged")
     _same(ours, theirs)
     assert ours["n_scored"] == 6.0 and ours["net_win_rate"] == pytest.approx(100.0 / 6)
