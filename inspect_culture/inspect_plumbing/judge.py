@@ -131,9 +131,10 @@ def require_grader(
     judge is bound, or when the judge cannot answer (`preflight.py`) or ignores the verdict
     constraint (the constraint probe, then the preflight). judge_preflight false skips both
     requests; judge_later needs no judge at all. A check already passed when Inspect built the
-    task (`checked_grader`) is not repeated. A jury's run says first how many judge calls each
-    judge will get (`judge_calls` per epoch), as does a run that re-judges (`rejudging`). One solver, not one per check: each solver costs
-    every sample a transcript span and a copy and diff of its state (docs/performance.md)."""
+    task (`checked_grader`) is not repeated. A run with a jury or re-judging (`rejudging`) says
+    first how many judge calls each judge will get (`judge_calls` per epoch). One solver, not
+    one per check: each solver costs every sample a transcript span and a copy and diff of its
+    state (docs/performance.md)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         apply_engine_defaults()
