@@ -43,19 +43,23 @@ def _judge_calls(server: StubOpenAIServer) -> list[str]:
     )
 
 
+OPTIONS = {"judge_repeats": 3, "rejudge_fraction": 0.5}
+
+
+def rejudged_care(server: StubOpenAIServer, path: Path) -> Any:
+    """CARE zh, three questions a category, half of the answers judged three times (Inspect)."""
+    grader = get_model("openai-api/stub/judge", base_url=server.base_url)
+    task = care(language="zh", per_category=3, **OPTIONS)
+    return inspect_eval_on_stub(task, server, path, model_roles={"grader": grader})
+
+
 def test_care_rejudging_parity(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
-    options = {"judge_repeats": 3, "rejudge_fraction": 0.5}
+    options = OPTIONS
     with StubOpenAIServer(responder=_seeded_judge) as server:
-        grader = get_model("openai-api/stub/judge", base_url=server.base_url)
-        log = inspect_eval_on_stub(
-            care(language="zh", per_category=3, **options),
-            server,
-            tmp_path,
-            model_roles={"grader": grader},
-        )
+        log = rejudged_care(server, tmp_path)
         inspect_calls = _judge_calls(server)
         server.requests.clear()
         metadata = {"judge_model": "judge", "judge_base_url": server.base_url, "per_category": 3}

@@ -96,19 +96,12 @@ def test_judge_noise_table_in_both_harnesses(
     questions-only interval and the judge share of the run's own metrics."""
     monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
     clear_cache()
-    from tests.judging.test_rejudge_parity import _seeded_judge
+    from tests.judging.test_rejudge_parity import OPTIONS, _seeded_judge, rejudged_care
 
-    options = {"judge_repeats": 3, "rejudge_fraction": 0.5}
     with StubOpenAIServer(responder=_seeded_judge) as server:
-        grader = get_model("openai-api/stub/judge", base_url=server.base_url)
-        log = inspect_eval_on_stub(
-            care(language="zh", per_category=3, **options),
-            server,
-            tmp_path / "inspect",
-            model_roles={"grader": grader},
-        )
+        log = rejudged_care(server, tmp_path / "inspect")
         judge = {"judge_model": "judge", "judge_base_url": server.base_url, "per_category": 3}
-        run_lm_eval(server, ["care_zh"], {**judge, **options}, output_path=tmp_path / "lm")
+        run_lm_eval(server, ["care_zh"], {**judge, **OPTIONS}, output_path=tmp_path / "lm")
     report = build_report([tmp_path / "inspect", tmp_path / "lm"])
     [noise] = [t for t in report.tables if t.key == "care_judge_noise"]
     assert [row.harness for row in noise.rows] == ["inspect", "lm-eval"]
