@@ -59,3 +59,31 @@ def with_jury(
         return {**compute(**options), **jury_metrics(juries, kind, scale)}
 
     return both
+
+
+_AGREEMENT_WORDS: dict[str, str] = {
+    "judges_alpha": "Krippendorff's alpha",
+    "judges_kappa": "Fleiss' kappa",
+}
+
+
+def jury_text(label: str, metrics: Mapping[str, float]) -> str | None:
+    """What a jury's run says of its judges (None without a jury's figures): each judge's mean
+    and failures, and their agreement, as the metrics hold them."""
+    judges = int(metrics.get("n_judges") or 0)
+    if judges < 2:
+        return None
+    each = ", ".join(
+        f"judge_{k} mean {metrics.get(f'judge_{k}_mean', math.nan):.4g} "
+        f"({int(metrics.get(f'judge_{k}_n_failed', 0))} failed)"
+        for k in range(1, judges + 1)
+    )
+    agreement = next(
+        (
+            f"; {words} {metrics[name]:.3f}"
+            for name, words in _AGREEMENT_WORDS.items()
+            if name in metrics
+        ),
+        "",
+    )
+    return f"{label}: jury of {judges}: {each}{agreement}"

@@ -31,7 +31,9 @@ def _two_judges(prompt: str, body: dict[str, Any]) -> str:
     return "I decline." if h % 4 == 0 else f"Rating: [[{10 - h % 5}]]"
 
 
-def test_care_jury_parity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_care_jury_parity(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
     with StubOpenAIServer(responder=_two_judges) as server:
         roles = {
@@ -62,6 +64,13 @@ def test_care_jury_parity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert lm == pytest.approx(ours, nan_ok=True)
     assert ours["n_judges"] == 2 and ours["judge_2_n_failed"] > 0
     assert {"judge_1_mean", "judge_2_mean", "judges_alpha", "rating_ci_low"} <= set(ours)
+    # lm-eval's table has no rows for them: the run says the jury's figures, Inspect's numbers
+    judges = ", ".join(
+        f"judge_{k} mean {ours[f'judge_{k}_mean']:.4g} ({int(ours[f'judge_{k}_n_failed'])} failed)"
+        for k in (1, 2)
+    )
+    alpha = f"Krippendorff's alpha {ours['judges_alpha']:.3f}"
+    assert f"care_zh: jury of 2: {judges}; {alpha}" in capsys.readouterr().err
     # each judge's verdicts kept in both harnesses' samples, alike
     inspect_juries = sorted(
         json.dumps(s.scores["care_judge"].metadata["jury"], sort_keys=True) for s in log.samples

@@ -72,7 +72,7 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
         docs,
         spec.JUDGE_VERSIONS,
         rule=rule,
-        noise=(all_metrics, spec.GROUP_METRIC),
+        summary=(all_metrics, spec.GROUP_METRIC),
     )
 
 

@@ -116,7 +116,13 @@ def process_results_summary(doc: dict[str, Any], results: Sequence[str]) -> dict
 
 def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) -> list[str]:
     """Judge every story's extracted values in one concurrent batch (after `take_first`)."""
-    return judged_filter(VeJudging(), resps, docs, {"prompt_version": spec.PROMPT_VERSION})
+    versions = {"prompt_version": spec.PROMPT_VERSION}
+    return judged_filter(VeJudging(), resps, docs, versions, summary=(_jury_figures, None))
+
+
+def _jury_figures(items: list[dict[str, Any]]) -> dict[str, float]:
+    """What a VE jury's run says when judged (VE prints no interval to widen)."""
+    return jury_metrics([item.get(JURY_KEY) for item in items], spec.JURY_VOTES)
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict]:
@@ -129,8 +135,7 @@ def all_metrics(items: list[dict[str, Any]]) -> dict[str, float]:
     """Every VE step-2 metric of the outcome records (per category included), and a jury's."""
     without = float(items[0]["stories_without_summary"]) if items else 0.0
     metrics = ve_metrics([spec.VeOutcome.from_record(item) for item in items])
-    juries = jury_metrics([item.get(JURY_KEY) for item in items], spec.JURY_VOTES)
-    return {**metrics, "stories_without_summary": without, **juries}
+    return {**metrics, "stories_without_summary": without, **_jury_figures(items)}
 
 
 _metric = OutcomeMetrics(all_metrics).value

@@ -98,7 +98,7 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
         return []
     judging = CultureSynthJudging(docs[0]["swap"], docs[0]["seed"])
     return judged_filter(
-        judging, resps, docs, VERSIONS, games=True, noise=(all_metrics, spec.GROUP_METRIC)
+        judging, resps, docs, VERSIONS, games=True, summary=(all_metrics, spec.GROUP_METRIC)
     )
 
 

@@ -26,6 +26,7 @@ from inspect_culture.judging.jury import (
     jury_label,
     jury_outcome,
 )
+from inspect_culture.judging.jury_agreement import jury_text
 from inspect_culture.judging.protocol import JudgeReply, JudgeRequest
 from inspect_culture.judging.reasons import (
     HOW_TO_JUDGE,
@@ -221,13 +222,15 @@ def judged_filter(
     *,
     games: bool = False,
     rule: str = "majority",
-    noise: tuple[Callable[[list[Any]], Mapping[str, float]], str] | None = None,
+    summary: tuple[Callable[[list[Any]], Mapping[str, float]], str | None] | None = None,
 ) -> list[str]:
     """Each doc's filtered response: JSON of its judge replies, the judges used and the outcome
     (a jury's by `rule`, each judge's verdicts under `jury`: `judging/jury.py`; re-judged docs'
     judgings combined by `rule`, the later judgings' replies under `rejudged_replies`). With
-    `noise` (the task's metrics over outcome records, and its headline metric), a re-judged run
-    says how much of the headline interval judging makes, as Inspect's metrics show it."""
+    `summary` (the task's metrics over its items, and the headline metric whose interval
+    re-judging widens), a jury's run says its judges' figures and a re-judged run how much of
+    the headline interval judging makes: the figures Inspect's metrics show, which lm-eval's
+    table has no rows for."""
     resps, docs = list(resps), list(docs)  # callers may hand iterators
     if len(resps) != len(docs):
         raise ValueError(f"{len(resps)} responses for {len(docs)} docs")
@@ -262,10 +265,8 @@ def judged_filter(
         print(judge_later_note(task, HOW_TO_JUDGE["lm-eval"], len(reasons)), file=sys.stderr)
     elif alarm := all_unscored_alarm(task, reasons):
         print(alarm, file=sys.stderr)
-    if noise is not None and any(REPEATS_KEY in j.details for j in judged):
-        metrics, name = noise[0]([j.record for j in judged]), noise[1]
-        if (text := judge_noise_text(task, name, metrics)) is not None:
-            print(text, file=sys.stderr)
+    if summary is not None and settings is not None:
+        _say_summary(task, summary, judged)
     head = {
         **_judges_shown(settings, names),
         **versions,
@@ -288,6 +289,28 @@ def judged_filter(
         record = {**head, **fields, "outcome": result.record, "reason": result.reason}
         out.append(json.dumps(record, ensure_ascii=False))
     return out
+
+
+def _say_summary(
+    task: str,
+    summary: tuple[Callable[[list[Any]], Mapping[str, float]], str | None],
+    judged: Sequence[Any],
+) -> None:
+    """A jury's figures and the judge's share of the interval, when the run has them."""
+    jury = any(JURY_KEY in j.details for j in judged)
+    if not jury and not any(REPEATS_KEY in j.details for j in judged):
+        return
+    compute, headline = summary
+    items = [
+        {**j.record, **{k: j.details[k] for k in (JURY_KEY,) if k in j.details}} for j in judged
+    ]
+    metrics = compute(items)
+    said = [
+        jury_text(task, metrics),
+        judge_noise_text(task, headline, metrics) if headline else None,
+    ]
+    for text in filter(None, said):
+        print(text, file=sys.stderr)
 
 
 def _shown(replies: Mapping[str, Sequence[JudgeReply]]) -> dict[str, list[dict[str, Any]]]:
