@@ -116,9 +116,9 @@ class ReportSection:
         return registry.resolve(self.generation).temperature if self.generation else None
 
 
-def pairs_figure(spec: JurySpec, heatmap: Callable[..., Any]) -> tuple[str, Drawer]:
-    """A jury's heatmap of each pair of judges' votes (`figures.heatmap`), from its pairs table."""
-    name = spec.key.removesuffix("_judges").replace("_", " ")
+def pairs_figure(spec: JurySpec, heatmap: Callable[..., Any], name: str) -> tuple[str, Drawer]:
+    """A jury's heatmap of each pair of judges' votes (`figures.heatmap`), from its pairs table;
+    `name`: the benchmark as the title says it."""
     return figure(
         spec.pairs_key,
         heatmap,

@@ -138,7 +138,7 @@ SECTION = ReportSection(
             by_group=True,
             limits=(0.0, 10.0),
         ),
-        pairs_figure(JURY, figures.heatmap),
+        pairs_figure(JURY, figures.heatmap, "CARE"),
     ),
     records=(RecordSource("care", "n_scored", metrics=_metrics),),
     inspect_without_table={

@@ -152,7 +152,7 @@ SECTION = ReportSection(
             one_group_note="{series}: setting '{group}' only (no average over settings).",
             limits=(0.0, None),
         ),
-        pairs_figure(JURY, figures.heatmap),
+        pairs_figure(JURY, figures.heatmap, "CQ-Bench VE"),
     ),
     records=(
         RecordSource("cqbench_ad", "accuracy"),

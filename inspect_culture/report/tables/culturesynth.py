@@ -183,7 +183,7 @@ SECTION = ReportSection(
                 "model, from the user's runs."
             ),
         ),
-        pairs_figure(JURY, figures.heatmap),
+        pairs_figure(JURY, figures.heatmap, "CultureSynth-7"),
     ),
     records=(RecordSource("culturesynth", "n_scored", inspect_key="pair", metrics=_metrics),),
     inspect_without_table={
