@@ -58,7 +58,6 @@ from inspect_culture.judging.jury import (
     JuryJudging,
     judge_calls_text,
     jury_label,
-    jury_outcome,
     jury_roles_in_order,
 )
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply
@@ -67,8 +66,8 @@ from inspect_culture.judging.repeats import (
     ONCE,
     REPEATS_KEY,
     Repeats,
+    judgings_outcome,
     repeat_seed,
-    repeated_outcome,
 )
 
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
@@ -390,8 +389,7 @@ async def judge_sample(
     per_judging = [
         dict(zip(names, replies_flat[(r - 1) * len(graders) : r * len(graders)])) for r in judgings
     ]
-    outcomes = [jury_outcome(judging, item, answer, replies, rule) for replies in per_judging]
-    judged = repeated_outcome(judging, item, answer, outcomes, rule)
+    judged = judgings_outcome(judging, item, answer, per_judging, rule)
     shown = {
         (name if r == 1 else f"{name}, judging {r}"): replies
         for r, replies_by_name in zip(judgings, per_judging)

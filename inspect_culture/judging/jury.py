@@ -79,8 +79,12 @@ def majority_score(scores: Sequence[float | None]) -> float | None:
 
 def unscored_reason(per_judge: Mapping[str, Judged], what: str) -> str:
     """Why no judge of the jury scored a sample: each judge's own reason, in words."""
-    reasons = "; ".join(f"{name}: {j.reason or 'no verdict'}" for name, j in per_judge.items())
-    return f"no judge of the jury gave {what} ({reasons})"
+    return f"no judge of the jury gave {what} ({each_reason(per_judge)})"
+
+
+def each_reason(outcomes: Mapping[str, Judged]) -> str:
+    """Each named outcome's reason for leaving the sample unscored, one after another."""
+    return "; ".join(f"{name}: {j.reason or 'no verdict'}" for name, j in outcomes.items())
 
 
 def jury_outcome(

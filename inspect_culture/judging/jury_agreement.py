@@ -15,6 +15,10 @@ from inspect_culture.stats.rater_agreement import fleiss_kappa, krippendorff_alp
 
 VoteKind = Literal["interval", "nominal"]
 AGREEMENT_NAME: dict[VoteKind, str] = {"interval": "judges_alpha", "nominal": "judges_kappa"}
+AGREEMENT_LABEL: dict[VoteKind, str] = {
+    "interval": "Krippendorff's alpha",
+    "nominal": "Fleiss' kappa",
+}
 
 
 def judge_order(name: str) -> tuple[int, str]:
@@ -61,12 +65,6 @@ def with_jury(
     return both
 
 
-_AGREEMENT_WORDS: dict[str, str] = {
-    "judges_alpha": "Krippendorff's alpha",
-    "judges_kappa": "Fleiss' kappa",
-}
-
-
 def jury_text(label: str, metrics: Mapping[str, float]) -> str | None:
     """What a jury's run says of its judges (None without a jury's figures): each judge's mean
     and failures, and their agreement, as the metrics hold them."""
@@ -80,8 +78,8 @@ def jury_text(label: str, metrics: Mapping[str, float]) -> str | None:
     )
     agreement = next(
         (
-            f"; {words} {metrics[name]:.3f}"
-            for name, words in _AGREEMENT_WORDS.items()
+            f"; {AGREEMENT_LABEL[kind]} {metrics[name]:.3f}"
+            for kind, name in AGREEMENT_NAME.items()
             if name in metrics
         ),
         "",

@@ -15,12 +15,12 @@ With k=1 nothing is repeated, and nothing is recorded."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspect_culture.judging.jury import JURY_KEY, JuryJudging
-from inspect_culture.judging.protocol import Item, Judged
+from inspect_culture.judging.jury import JURY_KEY, JuryJudging, each_reason, jury_outcome
+from inspect_culture.judging.protocol import Item, Judged, JudgeReply
 
 JUDGMENTS_FIELD = "judgments"  # the outcome record's values of each judging (None: failed)
 REPEATS_KEY = "repeats"  # the sample's details: each judging's value and reason
@@ -54,10 +54,9 @@ ONCE = Repeats()  # every answer judged once: no re-judging
 
 def check_repeats(judge_repeats: object = 1, rejudge_fraction: object = 1.0) -> Repeats:
     """The options, checked once for both harnesses; ValueError names the allowed values."""
-    if isinstance(judge_repeats, str) and judge_repeats.strip().isascii():
-        judge_repeats = judge_repeats.strip()
-    if isinstance(judge_repeats, str) and judge_repeats.isascii() and judge_repeats.isdigit():
-        judge_repeats = int(judge_repeats)
+    text = judge_repeats.strip() if isinstance(judge_repeats, str) else None
+    if text is not None and text.isascii() and text.isdigit():  # "²".isdigit() is true
+        judge_repeats = int(text)
     if (
         isinstance(judge_repeats, bool)
         or not isinstance(judge_repeats, int)
@@ -103,6 +102,20 @@ def repeat_seed(seed: int | None, judging: int) -> int | None:
     return None if seed is None else seed + judging - 1
 
 
+def judgings_outcome(
+    judging: JuryJudging,
+    item: Item,
+    answer: str | None,
+    per_judging: Sequence[Mapping[str, Sequence[JudgeReply]]],
+    rule: str,
+) -> Judged:
+    """The answer's outcome from every judging's replies (each a jury's, or a lone judge's,
+    by judge name): each judging combined as a jury's (`jury.jury_outcome`), then the judgings
+    (`repeated_outcome`). Both harnesses call this, so they score alike."""
+    outcomes = [jury_outcome(judging, item, answer, replies, rule) for replies in per_judging]
+    return repeated_outcome(judging, item, answer, outcomes, rule)
+
+
 def repeated_outcome(
     judging: JuryJudging, item: Item, answer: str | None, per_judging: Sequence[Judged], rule: str
 ) -> Judged:
@@ -115,8 +128,7 @@ def repeated_outcome(
     values = [j.value for j in per_judging]
     reason = combined.reason
     if combined.value is None:
-        said = "; ".join(f"{name}: {j.reason or 'no verdict'}" for name, j in named.items())
-        reason = f"none of its {len(values)} judgings scored it ({said})"
+        reason = f"none of its {len(values)} judgings scored it ({each_reason(named)})"
     details = dict(combined.details)
     if JURY_KEY in per_judging[0].details:
         details[JURY_KEY] = per_judging[0].details[JURY_KEY]

@@ -24,7 +24,6 @@ from inspect_culture.judging.jury import (
     JuryJudging,
     judge_calls_text,
     jury_label,
-    jury_outcome,
 )
 from inspect_culture.judging.jury_agreement import jury_text
 from inspect_culture.judging.protocol import JudgeReply, JudgeRequest
@@ -38,8 +37,8 @@ from inspect_culture.judging.repeats import (
     ONCE,
     REPEATS_KEY,
     Repeats,
+    judgings_outcome,
     repeat_seed,
-    repeated_outcome,
 )
 from inspect_culture.lm_eval_tasks.judge.client import OpenAICompatibleJudge, run_sync
 from inspect_culture.lm_eval_tasks.judge.known_keys import simple_evaluate_call
@@ -251,13 +250,7 @@ def judged_filter(
         for i, doc_replies in zip(chosen, _by_doc(more, sub), strict=True):
             judgings[i].append(dict(zip(names, doc_replies)))
     judged = [
-        repeated_outcome(
-            judging,
-            doc,
-            resp,
-            [jury_outcome(judging, doc, resp, replies, rule) for replies in doc_judgings],
-            rule,
-        )
+        judgings_outcome(judging, doc, resp, doc_judgings, rule)
         for doc, resp, doc_judgings in zip(docs, resps, judgings, strict=True)
     ]
     reasons = [j.reason for j, requests in zip(judged, per_doc, strict=True) if requests]

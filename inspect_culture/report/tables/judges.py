@@ -10,16 +10,11 @@ from itertools import combinations
 from typing import Any
 
 from inspect_culture.judging.jury import JURY_KEY
-from inspect_culture.judging.jury_agreement import AGREEMENT_NAME, VoteKind, jury_metrics
+from inspect_culture.judging.jury_agreement import AGREEMENT_LABEL, AGREEMENT_NAME, jury_metrics
 from inspect_culture.report.model import Cell, Column, RunInfo, Table
 from inspect_culture.report.records import with_record_metrics
 from inspect_culture.report.section import JurySpec
 from inspect_culture.report.tables.common import Rows, of_benchmark, records_or_warn, table
-
-_AGREEMENT_LABEL: dict[VoteKind, str] = {
-    "interval": "Krippendorff's alpha",
-    "nominal": "Fleiss' kappa",
-}
 
 
 def judges_tables(
@@ -46,10 +41,10 @@ def judges_tables(
             Column(f"judge_{k}_mean", f"Judge {k}"),
             Column(f"judge_{k}_n_failed", f"Judge {k} failed", count=True),
         )
-    ) + (Column("agreement", _AGREEMENT_LABEL[spec.votes]),)
+    ) + (Column("agreement", AGREEMENT_LABEL[spec.votes]),)
     caption = (
         f"Each judge's mean ({spec.unit}) over the samples it scored, and the samples it did "
-        f"not; {_AGREEMENT_LABEL[spec.votes]} between the judges over the same answers (1: "
+        f"not; {AGREEMENT_LABEL[spec.votes]} between the judges over the same answers (1: "
         "perfect agreement, 0: chance). Judge k is the k-th judge of the run's jury (the setting "
         'column names them in order; docs/judge.md, "Juries").'
     )
