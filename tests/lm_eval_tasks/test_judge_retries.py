@@ -100,13 +100,11 @@ def test_a_wait_that_wakes_past_the_budget_is_reported_as_spent(monkeypatch) -> 
 
     reads = []
 
-    class LateClock:
-        @staticmethod
-        def monotonic() -> float:
-            reads.append(1)  # start, remaining, the check before the wait, then after it
-            return time.monotonic() + (10.0 if len(reads) > 3 else 0.0)
+    def late_clock() -> float:
+        reads.append(1)  # start, the attempt's end, before the backoff, then after it
+        return time.monotonic() + (10.0 if len(reads) > 3 else 0.0)
 
-    monkeypatch.setattr(client_module, "time", LateClock)
+    monkeypatch.setattr(client_module, "now", late_clock)
     with StubOpenAIServer(fault=lambda n, b: 500) as server:
         [result] = _judge(server, retry_budget=5, max_retries=3).judge_all_sync(_one())
         assert len(server.requests) == 1

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import KW_ONLY, dataclass, field, replace
@@ -33,9 +32,22 @@ from inspect_culture.judging.constraints import (
 )
 from inspect_culture.judging.preflight import PREFLIGHT_PROMPT, PREFLIGHT_TIMEOUT, check_outcome
 from inspect_culture.judging.protocol import JudgeReply
-from inspect_culture.judging.reasons import HTTPFailure, call_failed, classify, empty_reply
+from inspect_culture.judging.reasons import (
+    STATUS_WORDS,
+    Failure,
+    HTTPFailure,
+    call_failed,
+    classify,
+    empty_reply,
+)
 from inspect_culture.judging.redaction import redact
-from inspect_culture.lm_eval_tasks.judge.pacing import CHARS_PER_TOKEN, Pacer
+from inspect_culture.lm_eval_tasks.judge.pacing import (
+    CHARS_PER_TOKEN,
+    Budget,
+    HoldPastBudget,
+    Pacer,
+    now,
+)
 from inspect_culture.lm_eval_tasks.judge.settings import DEFAULT_BASE_URL, KNOBS, JudgeSettings
 
 Messages = Sequence[Mapping[str, str]]
@@ -230,21 +242,28 @@ class OpenAICompatibleJudge:
     async def _call_with_retries(
         self, client: aiohttp.ClientSession, messages: Messages, fmt: VerdictFormat | None = None
     ) -> JudgeReply:
-        """Attempts until a reply or a final failure, within `max_retries` and `retry_budget`."""
+        """Attempts until a reply or a final failure, within `max_retries` and `retry_budget`.
+        The budget counts the attempts, the backoffs and the rate-limit holds between them
+        (`pacing.Budget`), and is checked before each of those waits: whatever the judge
+        answers, the judgment ends."""
         settings = self.settings
-        start = time.monotonic()
-        deadline = start + settings.retry_budget
+        start, budget = now(), Budget(settings.retry_budget)
         attempts, failure, ended, rate_limited = 0, None, "", 0
         chars = sum(len(str(m.get("content") or "")) for m in messages)
         cost = chars / CHARS_PER_TOKEN + settings.max_tokens  # what a provider charges it
+        spent = f" (judge_retry_budget of {settings.retry_budget:g} s spent"
         while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 and failure is not None:  # the wait ate the budget: say so
-                ended = f" (judge_retry_budget of {settings.retry_budget:g} s spent)"
+            if failure is not None and budget.left() <= 0:  # the wait ate the budget: say so
+                ended = f"{spent})"
+                break
+            try:  # waits for a slot (free) and any Retry-After hold (charged to the budget)
+                sent_at = await self.pacer.acquire(budget)
+            except HoldPastBudget as held:
+                failure = failure or Failure(f"HTTP 429 ({STATUS_WORDS[429]})", True, 429)
+                ended = f"{spent}; the server asked to wait {held.hold:.3g} s)"
                 break
             attempts += 1
-            sent_at = await self.pacer.acquire()  # waits for a slot and any Retry-After hold
-            limit = min(settings.timeout, max(deadline - time.monotonic(), 0.001))
+            limit = min(settings.timeout, max(budget.left(), 0.001))
             self.calls += 1
             try:  # aiohttp's own timer (connect, send and read): no extra task per attempt
                 text, headers = await self._request(client, messages, fmt, timeout=limit)
@@ -259,6 +278,7 @@ class OpenAICompatibleJudge:
                 return JudgeReply(redact(text, settings.secrets()))  # an echoed key goes
             finally:
                 self.pacer.release()
+                budget.spend(now() - sent_at)
             if not failure.retryable:
                 break
             # a 429 that says how long to wait is waited out by the pacer, within the budget,
@@ -274,17 +294,18 @@ class OpenAICompatibleJudge:
             delay = failure.retry_after or 0.0
             if not paced:
                 delay = max(backoff * (0.5 + random.random() / 2), delay)
-            if time.monotonic() + delay >= deadline:
+            if delay >= budget.left():
                 asked = failure.retry_after
-                wait = f"; the server asked to wait {asked:g} s" if asked else ""
-                ended = f" (judge_retry_budget of {settings.retry_budget:g} s spent{wait})"
+                ended = spent + (f"; the server asked to wait {asked:g} s)" if asked else ")")
                 break
             if delay and not paced:  # a paced 429 waits in the pacer's hold, at `acquire`
+                slept_from = now()
                 await asyncio.sleep(delay)
+                budget.spend(now() - slept_from)
         assert failure is not None
         error = call_failed(
             failure.what, settings.model, settings.endpoint(),
-            attempts=attempts + rate_limited, seconds=time.monotonic() - start, ended=ended,
+            attempts=attempts + rate_limited, seconds=now() - start, ended=ended,
         )  # fmt: skip
         return JudgeReply(None, error=redact(error, settings.secrets()))
 

@@ -14,7 +14,14 @@ the judge's latency) or spends the run in 429s (too many). The pacer starts at
   `judge_concurrency`, so a server that states no limits gets exactly what was asked for.
 
 `judge_adaptive_concurrency=false` keeps the limit fixed at `judge_concurrency` (429s are still
-retried after their `Retry-After`)."""
+retried after their `Retry-After`).
+
+It never hangs, by construction (docs/judge.md, "Rate limits"): waiters queue first come, first
+served, and a slot is handed over by `release`, by growth, or by a timer set for the end of a
+`Retry-After` hold, so a queue with nothing in flight moves as soon as the hold ends; and no
+waiter sleeps longer than `RECHECK` without looking again. A judgment's `Budget` counts the holds
+it waits through: a hold longer than what is left of it ends the judgment at once
+(`HoldPastBudget`), while time queued behind healthy calls costs it nothing."""
 
 from __future__ import annotations
 
@@ -22,11 +29,47 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Mapping
+from contextlib import suppress
 from dataclasses import dataclass
+from typing import Any
 
 CUT = 2 / 3  # the limit kept after a 429
 FLOOR = 1
 CHARS_PER_TOKEN = 4  # how providers estimate a request's tokens before running it
+RECHECK = 1.0  # seconds: the longest any waiter sleeps before it looks at the pacer again
+_EPSILON = 1e-6  # a hold ending this close to now has ended (timers may fire a tick early)
+
+
+def now() -> float:
+    """The running event loop's clock (`time.monotonic`, unless a test runs a virtual one)."""
+    try:
+        return asyncio.get_running_loop().time()
+    except RuntimeError:
+        return time.monotonic()
+
+
+@dataclass
+class Budget:
+    """One judgment's `judge_retry_budget`: its attempts, backoffs and the rate-limit holds it
+    waits through count against it; time queued behind healthy judgments does not, so a long
+    healthy run never expires its last judgments."""
+
+    seconds: float
+    spent: float = 0.0
+
+    def left(self) -> float:
+        return self.seconds - self.spent
+
+    def spend(self, seconds: float) -> None:
+        self.spent += max(0.0, seconds)
+
+
+class HoldPastBudget(Exception):
+    """The judge's `Retry-After` hold outlasts what is left of a judgment's budget."""
+
+    def __init__(self, hold: float) -> None:
+        super().__init__(f"a rate-limit hold of {hold:.3g} s")
+        self.hold = hold
 
 
 @dataclass(frozen=True)
@@ -56,7 +99,9 @@ def quota_of(headers: Mapping[str, str] | None) -> Quota | None:
 
 class Pacer:
     """An async limiter whose size follows the judge's rate-limit signals. One event loop, so
-    no lock: the fast path (a free slot, no hold) takes no await at all."""
+    no lock: the fast path (a free slot, no hold, nobody queued) takes no await at all. A slot
+    is counted in `in_flight` the moment it is handed to a waiter, so nothing can take it twice
+    and `in_flight` never passes the limit through a new call."""
 
     def __init__(self, start: int, maximum: int, adaptive: bool = True) -> None:
         self.start = start
@@ -66,42 +111,109 @@ class Pacer:
         self.in_flight = 0
         self.peak = 0  # most calls in flight at once
         self.cuts = 0  # times a 429 cut the limit
-        self._resume_at = 0.0  # monotonic: no new call before (Retry-After)
+        self._resume_at = 0.0  # loop clock: no new call before (Retry-After)
+        self._hold_start = 0.0  # when the current (or last) hold began
+        self._held_before = 0.0  # seconds of holds that ended before the current one began
         self._cut_at = float("-inf")
         self._waiting: deque[asyncio.Future[None]] = deque()
+        self._timer: asyncio.TimerHandle | None = None  # wakes the queue when a hold ends
+        self._timer_loop: Any = None
+        self._changed: asyncio.Future[None] | None = None  # set when a new hold starts
 
     def _slots(self) -> int:
         return max(FLOOR, int(self.limit)) - self.in_flight
 
-    async def acquire(self) -> float:
-        """Wait for a slot (and any Retry-After hold); the send time, for `rate_limited`."""
-        while True:
-            hold = self._resume_at - time.monotonic()
-            if hold > 0:
-                await asyncio.sleep(hold)
-                continue
-            if self._slots() > 0 and not self._waiting:
-                break
-            waiter = asyncio.get_running_loop().create_future()
-            self._waiting.append(waiter)
-            try:
-                await waiter
-            finally:
-                if waiter in self._waiting:
-                    self._waiting.remove(waiter)
-            if self._slots() > 0 and self._resume_at <= time.monotonic():
-                break
+    def held(self, at: float) -> float:
+        """Seconds of `Retry-After` holds up to `at`: the difference over a wait is the hold
+        time a waiter spent (holds never overlap: a later 429 only extends the current one)."""
+        return self._held_before + max(0.0, min(at, self._resume_at) - self._hold_start)
+
+    def _take(self) -> None:
         self.in_flight += 1
         self.peak = max(self.peak, self.in_flight)
-        self._wake()  # a grown limit may have room for more than one
-        return time.monotonic()
+
+    async def acquire(self, budget: Budget | None = None) -> float:
+        """Wait for a slot and any Retry-After hold; the send time, for `rate_limited`. The
+        holds waited through are charged to `budget`; `HoldPastBudget` when one outlasts it."""
+        if not self._waiting and self._slots() > 0 and self._resume_at - now() <= _EPSILON:
+            self._take()
+            return now()
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append(waiter)
+        held_from = self.held(now())
+        try:
+            await self._await_turn(waiter, budget, held_from)
+        except BaseException:
+            if waiter.done() and not waiter.cancelled():
+                self.release()  # handed a slot it will not use: pass it on
+            elif waiter in self._waiting:
+                self._waiting.remove(waiter)
+            raise
+        finally:
+            if budget is not None:
+                budget.spend(self.held(now()) - held_from)
+        return now()
+
+    async def _await_turn(
+        self, waiter: asyncio.Future[None], budget: Budget | None, held_from: float
+    ) -> None:
+        while not waiter.done():
+            at = now()
+            hold = self._resume_at - at
+            waited = self.held(at) - held_from
+            if budget is not None and hold > _EPSILON and budget.left() - waited < hold:
+                raise HoldPastBudget(hold)
+            self._wake()
+            if waiter.done():
+                return
+            timeout = min(RECHECK, hold) if hold > _EPSILON else RECHECK
+            await asyncio.wait(
+                (waiter, self._hold_signal()),
+                timeout=timeout,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+
+    def _hold_signal(self) -> asyncio.Future[None]:
+        """A future set when a new hold starts, so that waiters check their budgets at once."""
+        loop = asyncio.get_running_loop()
+        if self._changed is None or self._changed.done() or self._changed.get_loop() is not loop:
+            self._changed = loop.create_future()
+        return self._changed
+
+    def _signal_hold(self) -> None:
+        changed, self._changed = self._changed, None
+        if changed is not None and not changed.done():
+            with suppress(RuntimeError):  # its loop is closed: nobody waits on it
+                changed.set_result(None)
 
     def _wake(self) -> None:
-        free = self._slots()
-        for waiter in list(self._waiting)[: max(0, free)]:
-            self._waiting.remove(waiter)
+        """Hand free slots to the first waiters, in order; during a hold, set a timer for its
+        end instead (the queue moves then even with nothing in flight to release)."""
+        hold = self._resume_at - now()
+        if hold > _EPSILON:
+            self._arm(self._resume_at)
+            return
+        while self._waiting and self._slots() > 0:
+            waiter = self._waiting.popleft()
             if not waiter.done():
+                self._take()
                 waiter.set_result(None)
+
+    def _arm(self, at: float) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop, nobody waiting: the next `acquire` looks for itself
+        timer = self._timer
+        if timer is not None and not timer.cancelled() and self._timer_loop is loop:
+            if timer.when() >= at:
+                return
+            timer.cancel()
+        self._timer, self._timer_loop = loop.call_at(at, self._hold_ended), loop
+
+    def _hold_ended(self) -> None:
+        self._timer = None
+        self._wake()
 
     def release(self) -> None:
         self.in_flight -= 1
@@ -109,11 +221,16 @@ class Pacer:
 
     def rate_limited(self, sent_at: float, retry_after: float | None) -> None:
         """A 429: hold new calls for the wait the server asked, and cut once per round."""
-        if retry_after:
-            self._resume_at = max(self._resume_at, time.monotonic() + retry_after)
+        at = now()
+        if retry_after and at + retry_after > self._resume_at:
+            if self._resume_at <= at:  # a new hold: the last one is history
+                self._held_before, self._hold_start = self.held(at), at
+            self._resume_at = at + retry_after
+            self._signal_hold()
+            self._arm(self._resume_at)
         if self.adaptive and sent_at > self._cut_at:
             self.limit = max(float(FLOOR), self.limit * CUT)
-            self._cut_at = time.monotonic()
+            self._cut_at = at
             self.cuts += 1
 
     def succeeded(self, headers: Mapping[str, str] | None, cost: float = 0.0) -> None:
