@@ -285,3 +285,16 @@ def test_a_429_storm_forever_ends_every_judgment_within_its_budget() -> None:
     assert all(r.text is None and "judge_retry_budget of 15 s spent" in r.error for r in results)
     assert all("HTTP 429 (rate limited)" in r.error for r in results)
     assert max(used.values()) <= 15.0 + MARGIN
+
+
+def test_a_429_storm_forever_ends_the_whole_batch_within_one_budget() -> None:
+    """Through `judge_all`'s workers: a judgment not started yet is charged the holds it waits
+    through, so 40 judgments on 4 workers end within one budget, not ten in a row."""
+    schedule = Schedule(40, 4, 8, True, 15.0, 10, 30.0, [], "429-retry-after")
+    judge, fake = _judge(schedule)
+    judge._client = _NoSession  # type: ignore[method-assign]
+    batch = [[{"role": "user", "content": f"j{i}"}] for i in range(schedule.judgments)]
+    results, took = run_virtual(judge.judge_all(batch, label="test"), 1000)
+    assert all(r.text is None and "judge_retry_budget of 15 s spent" in r.error for r in results)
+    assert took <= 15.0 + 0.05 + MARGIN  # the budget, and the last attempt's latency
+    assert fake.sent < 40  # the queued judgments ended without a request the storm refuses

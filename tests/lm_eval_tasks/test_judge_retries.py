@@ -101,8 +101,8 @@ def test_a_wait_that_wakes_past_the_budget_is_reported_as_spent(monkeypatch) -> 
     reads = []
 
     def late_clock() -> float:
-        reads.append(1)  # start, the attempt's end, before the backoff, then after it
-        return time.monotonic() + (10.0 if len(reads) > 3 else 0.0)
+        reads.append(1)  # batch start, start, the attempt's end, before the backoff, after it
+        return time.monotonic() + (10.0 if len(reads) > 4 else 0.0)
 
     monkeypatch.setattr(client_module, "now", late_clock)
     with StubOpenAIServer(fault=lambda n, b: 500) as server:

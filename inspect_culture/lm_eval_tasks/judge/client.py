@@ -151,8 +151,12 @@ class OpenAICompatibleJudge:
     ) -> list[JudgeReply]:
         """In order: workers take the next as they free up, the first at once; one worker per
         call the pacer allows in flight (more start when it grows, never idle hundreds).
-        A progress bar (judgments done of the total), as lm-eval's own "Requesting API"."""
+        A progress bar (judgments done of the total), as lm-eval's own "Requesting API".
+        A judgment not started yet is charged the rate-limit holds it waits through, as a
+        started one is: a judge that answers 429 forever ends the whole batch within
+        `judge_retry_budget`, not one budget per wave of workers."""
         fmts = verdict_formats(self.settings, len(batch), formats)
+        held_from = self.pacer.held(now())
         results: list[JudgeReply] = [JudgeReply(None)] * len(batch)
         todo = iter(range(len(batch)))  # shared: each index goes to exactly one worker
         with tqdm(total=len(batch), desc=label, unit="judgment") as progress:
@@ -165,7 +169,9 @@ class OpenAICompatibleJudge:
 
                 async def worker() -> None:
                     for index in todo:
-                        results[index] = await self._judge_one(client, batch[index], fmts[index])
+                        results[index] = await self._judge_one(
+                            client, batch[index], fmts[index], held_from
+                        )
                         progress.update()
                         more_workers()
 
@@ -181,13 +187,17 @@ class OpenAICompatibleJudge:
         return results
 
     async def _judge_one(
-        self, client: aiohttp.ClientSession, messages: Messages, fmt: VerdictFormat | None
+        self,
+        client: aiohttp.ClientSession,
+        messages: Messages,
+        fmt: VerdictFormat | None,
+        held_from: float | None = None,
     ) -> JudgeReply:
         """A cached reply, else the judge's (kept in the cache when there is one)."""
         key, judge = cache_key(self.settings, messages), served_identity(self.settings)
         if (hit := self.cache.get(key, judge) if self.cache is not None else None) is not None:
             return readable(JudgeReply(hit, cached=True), fmt, self.settings.constraint)
-        result = await self._call_with_retries(client, messages, fmt)
+        result = await self._call_with_retries(client, messages, fmt, held_from)
         if self.cache is not None and result.text is not None:
             # committed at once: a killed `culture-evals judge` resumes without asking again
             self.cache.put(key, result.text, judge, secrets=self.settings.secrets(), at_once=True)
@@ -240,20 +250,29 @@ class OpenAICompatibleJudge:
         return None if found is None else redact(found, settings.secrets())
 
     async def _call_with_retries(
-        self, client: aiohttp.ClientSession, messages: Messages, fmt: VerdictFormat | None = None
+        self,
+        client: aiohttp.ClientSession,
+        messages: Messages,
+        fmt: VerdictFormat | None = None,
+        held_from: float | None = None,
     ) -> JudgeReply:
         """Attempts until a reply or a final failure, within `max_retries` and `retry_budget`.
         The budget counts the attempts, the backoffs and the rate-limit holds between them
-        (`pacing.Budget`), and is checked before each of those waits: whatever the judge
+        (`pacing.Budget`; `held_from`: the pacer's `held` when the judgment was queued, so the
+        holds since count too), and is checked before each of those waits: whatever the judge
         answers, the judgment ends."""
         settings = self.settings
         start, budget = now(), Budget(settings.retry_budget)
+        if held_from is not None:
+            budget.spend(self.pacer.held(start) - held_from)
         attempts, failure, ended, rate_limited = 0, None, "", 0
         chars = sum(len(str(m.get("content") or "")) for m in messages)
         cost = chars / CHARS_PER_TOKEN + settings.max_tokens  # what a provider charges it
         spent = f" (judge_retry_budget of {settings.retry_budget:g} s spent"
         while True:
-            if failure is not None and budget.left() <= 0:  # the wait ate the budget: say so
+            if budget.left() <= 0:  # the waits ate the budget: say so
+                # (before any attempt only rate-limit holds can have spent it)
+                failure = failure or Failure(f"HTTP 429 ({STATUS_WORDS[429]})", True, 429)
                 ended = f"{spent})"
                 break
             try:  # waits for a slot (free) and any Retry-After hold (charged to the budget)
