@@ -100,6 +100,7 @@ def care(
                 judge_calls=repeats.calls(r["id"] for r in records),  # one rating a judging
                 task_label=f"care_{options.language} ({options.prompting})",
                 rejudging=repeats.k > 1,
+                judge_timeout=judge_timeout,  # unset: the worst case of a 429 is said
             ),
             generate(),
         ],

@@ -247,6 +247,7 @@ def cqbench_ve(
                 judge_calls=repeats.calls(ids),  # one judgment a judging of a story
                 task_label=f"cqbench_ve_{params.setting}",
                 rejudging=repeats.k > 1,
+                judge_timeout=judge_timeout,  # unset: the worst case of a 429 is said
             ),
             ve_two_step(),
         ]

@@ -142,6 +142,7 @@ def culturesynth(
                 judge_calls=repeats.calls(set(ids) - set(missing)) * (2 if settings.swap else 1),
                 task_label=f"culturesynth ({language or 'every language'})",
                 rejudging=repeats.k > 1,
+                judge_timeout=judge_timeout,  # unset: the worst case of a 429 is said
             ),
             baseline_answer(baseline, judge_preflight, judge_timeout),
             generate(),

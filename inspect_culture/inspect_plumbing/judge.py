@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,7 +44,12 @@ from inspect_culture.inspect_plumbing.failures import (
 from inspect_culture.inspect_plumbing.judge_cache import judge_id, learn_identity_once, request_key
 from inspect_culture.inspect_plumbing.live import note_judge_later
 from inspect_culture.inspect_plumbing.messages import to_chat_messages
-from inspect_culture.inspect_plumbing.preflight import Probe, preflight, preflight_at_build
+from inspect_culture.inspect_plumbing.preflight import (
+    Probe,
+    dead_quota_text,
+    preflight,
+    preflight_at_build,
+)
 from inspect_culture.inspect_plumbing.roles import GRADER_ROLE, prerequisite_error, role_model
 from inspect_culture.judging.cache import JudgeCache, JudgeCacheError, identity_of, open_cache
 from inspect_culture.judging.constraints import (
@@ -124,6 +130,7 @@ def require_grader(
     judge_calls: int = 0,
     task_label: str = "",
     rejudging: bool = False,
+    judge_timeout: float | None = None,
 ) -> Solver:
     """The first solver of a judged task, before any generation: the engine defaults
     (`engines.py`), then fails when a role in `required_roles` is unbound (its message), when no
@@ -131,9 +138,11 @@ def require_grader(
     constraint (the constraint probe, then the preflight). judge_preflight false skips both
     requests; judge_later needs no judge at all. A check already passed when Inspect built the
     task (`checked_grader`) is not repeated. A run with a jury or re-judging (`rejudging`) says
-    first how many judge calls each judge will get (`judge_calls` per epoch). One solver, not
-    one per check: each solver costs every sample a transcript span and a copy and diff of its
-    state (docs/performance.md)."""
+    first how many judge calls each judge will get (`judge_calls` per epoch); a run whose
+    judgments no limit of the user's bounds (`judge_timeout`, the -T value, and no `timeout`)
+    says how long a judge answering 429 forever holds each. One solver, not one per check: each
+    solver costs every sample a transcript span and a copy and diff of its state
+    (docs/performance.md)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         apply_engine_defaults()
@@ -144,8 +153,10 @@ def require_grader(
             return state
         constraint = judge_constraint if judge_preflight else "none"  # the probe is a preflight
         jury = _jury_and_probes(self_grade, constraint, verdict_format)
-        if (len(jury) > 1 or rejudging) and judge_calls:
-            _say_once(task_label, judge_calls, [str(grader) for _, grader, _ in jury])
+        graders = [grader for _, grader, _ in jury]
+        _say_costs(task_label, graders, judge_calls if len(jury) > 1 or rejudging else 0)
+        if judge_timeout is None and (dead := dead_quota_text(task_label, _limits(graders))):
+            _say_once(f"{task_label} 429", dead)
         if not judge_preflight:
             return state
         for role, grader, probe in jury:  # every judge of a jury, before any generation
@@ -157,15 +168,30 @@ def require_grader(
     return solve
 
 
-_SAID: set[tuple[int, str]] = set()
+# what each eval (its event loop: a later loop may reuse a finished one's id) has said
+_SAID: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, set[str]] = weakref.WeakKeyDictionary()
 
 
-def _say_once(task_label: str, calls: int, judges: list[str]) -> None:
-    """The jury's judge calls, once per eval (event loop) and task, before any generation."""
-    key = (id(asyncio.get_running_loop()), task_label)
-    if key not in _SAID:
-        _SAID.add(key)
-        text = judge_calls_text(task_label, calls, judges, " per epoch (fewer with --limit)")
+def _say_costs(task_label: str, graders: list[Model], calls: int) -> None:
+    """The judge calls each judge gets (`calls` per epoch; 0: nothing to say), once per eval. The
+    requests hold answers not generated yet: the judge cache, when on, may answer some."""
+    if calls:
+        cached = None if reply_cache() is not None else 0
+        judges = [str(grader) for grader in graders]
+        suffix = " per epoch (fewer with --limit)"
+        _say_once(task_label, judge_calls_text(task_label, calls, judges, suffix, cached))
+
+
+def _limits(graders: list[Model]) -> list[tuple[Model, float | None, float | None]]:
+    """Each judge with its default limits: of a judgment (`judgment_timeout`) and an attempt."""
+    return [(g, judgment_timeout(g, None), judge_config(g).attempt_timeout) for g in graders]
+
+
+def _say_once(what: str, text: str) -> None:
+    """`text`, once per eval and `what`, before any generation."""
+    said = _SAID.setdefault(asyncio.get_running_loop(), set())
+    if what not in said:
+        said.add(what)
         print(text, file=sys.stderr, flush=True)
 
 
@@ -179,6 +205,7 @@ def checked_grader(
     judge_calls: int = 0,
     task_label: str = "",
     rejudging: bool = False,
+    judge_timeout: float | None = None,
 ) -> Solver:
     """`require_grader`, its checks made now when `inspect eval` is building the task (before any
     log exists), with the refusals only a build can make (`build_checks.py`)."""
@@ -192,6 +219,7 @@ def checked_grader(
         judge_calls,
         task_label,
         rejudging,
+        judge_timeout,
     )
     if active_model() is None:  # not built by Inspect's eval: checked at the first sample
         return grader_solver

@@ -5,10 +5,15 @@ until Inspect's timeout. `-T judge_preflight=false` switches it off (offline rep
 from __future__ import annotations
 
 import asyncio
+import math
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
+from inspect_ai.model._generate_config import (
+    active_generate_config,
+)  # inspect-evals-lint: ignore[private_api_imports] -- the eval's --timeout/--max-retries, which a role inherits
 
 from inspect_culture.inspect_plumbing.failures import (
     endpoint,
@@ -138,3 +143,84 @@ class Probe:
     fmt: VerdictFormat
     constraint: str
     config: GenerateConfig
+
+
+# Inspect's wait before retry k of a call when the provider sets none (inspect_ai/model/_retry.py,
+# tenacity's wait_exponential_jitter(initial=3, max=30 min, jitter=3)): 3 * 2**(k-1) s plus up to
+# 3 s, at most 30 min. As (first, growth, longest, jitter, shortest), tenacity's field names.
+INSPECT_BACKOFF = (3.0, 2.0, 30 * 60.0, 3.0, 0.0)
+_BACKOFF_FIELDS = ("multiplier", "exp_base", "max", "jitter", "min")
+DEAD_QUOTA = "answers HTTP 429 (rate limited) forever"
+
+
+def dead_quota_text(
+    task_label: str, judges: Sequence[tuple[Model, float | None, float | None]]
+) -> str | None:
+    """Said once before generation when no `timeout` bounds Inspect's retries (the role's, or the
+    eval's, which a role inherits): how long a judge that answers 429 forever holds each
+    judgment, and the option that bounds it; None when every judge has one. `judges`: each judge,
+    the judge layer's limit of a judgment (None: none) and of an attempt. A jury: the longest."""
+    holds = [
+        (_dead_quota_hold(*judge), judge[0])
+        for judge in judges
+        if _retry_limits(judge[0])[0] is None
+    ]
+    if not holds:
+        return None
+    (hold, why), model = max(holds, key=lambda h: math.inf if h[0][0] is None else h[0][0])
+    retried = "Inspect retries a 429 until its timeout, unset"
+    if hold is None:
+        waits = f"waits for it forever (a batch grader has no judge_timeout default; {retried})"
+    elif why:
+        waits = f"waits up to {hold:.0f} s for it before its sample is left unscored ({why})"
+    else:
+        why = f"judge_timeout's default, counted from its first call; {retried}"
+        waits = f"waits {hold:.0f} s for it before its sample is left unscored ({why})"
+    return (
+        f"{task_label}: if {model} {DEAD_QUOTA}, each judgment {waits}; "
+        "bound it with -T judge_timeout=<seconds>"
+    )
+
+
+def _retry_limits(model: Model) -> tuple[int | None, int | None]:
+    """(timeout, max_retries) of Inspect's retry loop for `model`'s calls: the eval's, which a
+    role model inherits, else the model's own (Model._resolve_config)."""
+    active, own = active_generate_config(), model.config
+    timeout = active.timeout if active.timeout is not None else own.timeout
+    retries = active.max_retries if active.max_retries is not None else own.max_retries
+    return timeout, retries
+
+
+def _dead_quota_hold(
+    model: Model, judgment: float | None, attempt: float | None
+) -> tuple[float | None, str]:
+    """The longest one judgment waits on a judge answering 429 forever (None: forever), and why
+    when Inspect's `max_retries` ends it first ("" when the judge layer's limit does)."""
+    retries = _retry_limits(model)[1]
+    if retries is None or attempt is None or (waits := _retry_waits(model, retries)) is None:
+        return judgment, ""
+    by_retries = waits + (retries + 1) * attempt
+    if judgment is not None and judgment <= by_retries:
+        return judgment, ""
+    return (
+        by_retries,
+        f"Inspect's {retries} retries, their waits and attempts of up to {attempt:g} s",
+    )
+
+
+def _retry_waits(model: Model, retries: int) -> float | None:
+    """The longest Inspect waits between `retries` retries of one call; None: not known."""
+    wait = model.api.retry_wait()  # a tenacity wait; read by its fields (tenacity is Inspect's)
+    if isinstance(fixed := getattr(wait, "wait_fixed", None), int | float):
+        return retries * fixed
+    if wait is None:
+        first, growth, longest, jitter, shortest = INSPECT_BACKOFF
+    elif all(isinstance(getattr(wait, f, None), int | float) for f in _BACKOFF_FIELDS):
+        first, growth, longest, jitter, shortest = (getattr(wait, f) for f in _BACKOFF_FIELDS)
+    else:
+        return None
+    total, step = 0.0, first
+    for _ in range(retries):
+        total += max(shortest, min(step + jitter, longest))
+        step = min(step * growth, longest)
+    return total

@@ -8,14 +8,16 @@ from contextlib import redirect_stderr
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from inspect_culture.judge_later.errors import JudgeLaterError
 from inspect_culture.judge_later.tasks import JudgedTask
+from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.protocol import JudgeReply
 from inspect_culture.judging.repeats import ONCE, Repeats
 from inspect_culture.lm_eval_tasks.judge.batch import Jury, use_judge_backend, use_task_judge
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError
+from inspect_culture.lm_eval_tasks.judge.client import cache_key, served_identity
+from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, JudgeSettings
 from inspect_culture.run_files.lm_eval_outputs import samples
 
 
@@ -89,20 +91,34 @@ def _refuse_all(*_: Any) -> list[Any]:
     raise _Checked
 
 
+class JudgeCalls(NamedTuple):
+    each: int  # the judge calls each judge gets, every judging counted
+    cached: int  # of all the judges' calls, those the judge cache answers (none is then made)
+
+
 def check_task(
     saved: SavedTask,
     config: dict[str, Any],
     judged: JudgedTask,
     judge: Jury,
     repeats: Repeats = ONCE,
-) -> int:
+) -> JudgeCalls:
     """What would fail after paying the judge, found first: an unknown metric, or an unfit doc.
-    Returns the number of judge calls each judge will get, every judging counted (no call is
-    made: each batch is answered with no reply, and the pass stops after the filter)."""
+    Returns the judge calls, every judging and judge counted, and how many the cache answers
+    (no call is made: each batch is answered with no reply, and the pass stops after the
+    filter). Exact, as the requests are (the saved answers are in them), unless the judge's
+    served checkpoint changed since the cached verdicts: the run asks `/models`, this pass not."""
     counted: list[int] = []
+    cached: list[int] = []
+    store = open_cache()  # opened before the task was read: a bad path failed then
 
-    def count_only(_: Any, messages: list[Any], *__: Any) -> list[Any]:
+    def count_only(settings: JudgeSettings, messages: list[Any], *__: Any) -> list[Any]:
+        """Counts a batch (judging r of an answer: seed + r - 1, its own cache key)."""
         counted.append(len(messages))
+        if store is not None:
+            judge = served_identity(settings)  # None until a run learns it: any checkpoint
+            keys = [cache_key(settings, m) for m in messages]
+            cached.append(sum(store.get(k, judge) is not None for k in keys))
         return [JudgeReply(None, error="dry run: not asked") for _ in messages]
 
     module, names, docs = _prepared(saved, config, judged)
@@ -117,14 +133,14 @@ def check_task(
         try:
             with use_judge_backend(count_only), redirect_stderr(io.StringIO()):
                 module.judge_filter(saved.responses(), docs)  # its all-unscored alarm: not said
-            return sum(counted) // len(judge)
+            return JudgeCalls(sum(counted) // len(judge), sum(cached))
         except JudgeConfigError as exc:  # the judge options, not the docs
             raise JudgeLaterError(str(exc)) from None
         except JudgeLaterError:
             raise
         except _UNFIT:
             raise JudgeLaterError(_first_unfit(module, saved, docs)) from None
-    return 0
+    return JudgeCalls(0, 0)
 
 
 _UNFIT = (KeyError, TypeError, ValueError, AttributeError, IndexError)

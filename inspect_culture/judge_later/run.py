@@ -86,7 +86,8 @@ def _plan(
             judges[fmt] = judge
         calls = check_task(saved, config, found, judges[fmt], repeats)
         models = [judge.model for judge in judges[fmt]]
-        summary.calls.append(judge_calls_text(f"{saved.task} ({saved.path.name})", calls, models))
+        label = f"{saved.task} ({saved.path.name})"
+        summary.calls.append(judge_calls_text(label, calls.each, models, cached=calls.cached))
         tasks.append((saved, config, found, judges[fmt]))
     return run, tasks
 

@@ -133,15 +133,30 @@ def by_position(columns: Sequence[Sequence[Any]]) -> list[list[Any]]:
     return [[c[k] if k < len(c) else None for c in columns] for k in range(width)]
 
 
-def judge_calls_text(task: str, calls_each: int, judges: Sequence[str], suffix: str = "") -> str:
-    """What a jury's run will ask, said before the first generation (and by `--dry-run`)."""
+def judge_calls_text(
+    task: str,
+    calls_each: int,
+    judges: Sequence[str],
+    suffix: str = "",
+    cached: int | None = None,
+) -> str:
+    """What a run will ask, said before the first generation and by `--dry-run`: the calls each
+    judge gets, and how many of all of them the judge cache answers (`cached`, 0 with the cache
+    off). None: not known yet (the requests hold answers not generated): an upper bound."""
     total = calls_each * len(judges)
     if len(judges) == 1:
-        return f"{task}: {calls_each} judge calls to {judges[0]}{suffix}"
-    return (
-        f"{task}: {calls_each} judge calls for each of {len(judges)} judges "
-        f"({', '.join(judges)}): {total} in all{suffix}"
-    )
+        head = f"{task}: {calls_each} judge calls to {judges[0]}{suffix}"
+    else:
+        head = (
+            f"{task}: {calls_each} judge calls for each of {len(judges)} judges "
+            f"({', '.join(judges)}): {total} in all{suffix}"
+        )
+    if cached is None:
+        return (
+            f"{head}: at most {total} to make (a request the judge cache already answers is not "
+            "sent; which ones depends on the answers, not generated yet)"
+        )
+    return f"{head}: {total - cached} to make, {cached} cached"
 
 
 def jury_roles_in_order(roles: Iterable[str]) -> list[str]:

@@ -138,13 +138,17 @@ def resolve_task_judge(
 
 def announce_judge_calls(task: str, requests_each: int, ids: Iterable[object]) -> None:
     """A run with a jury or with re-judging says, when its task loads (before any generation),
-    how many judge calls each judge will get: `requests_each` per judging of each sample id."""
+    how many judge calls each judge will get: `requests_each` per judging of each sample id. The
+    requests hold the answers, not generated yet: with the cache on, the count is an upper bound."""
     jury = _TASK_JUDGES.get(task)
     repeats = _TASK_REPEATS.get(task, ONCE)
     if isinstance(jury, tuple) and (len(jury) > 1 or repeats.k > 1):
         calls = requests_each * repeats.calls(ids)
-        text = judge_calls_text(task, calls, [j.model for j in jury], " (fewer with --limit)")
-        print(text, file=sys.stderr)
+        cached = None if open_cache() is not None else 0
+        models = [j.model for j in jury]
+        print(
+            judge_calls_text(task, calls, models, " (fewer with --limit)", cached), file=sys.stderr
+        )
 
 
 # In the `lm_eval` CLI our errors print as their message alone, not after a 45-line traceback.
