@@ -18,7 +18,7 @@ from inspect_culture.judging.repeats import ONCE, Repeats
 from inspect_culture.lm_eval_tasks.judge.batch import Jury, use_judge_backend, use_task_judge
 from inspect_culture.lm_eval_tasks.judge.client import cache_key, served_identity
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, JudgeSettings
-from inspect_culture.run_files.lm_eval_outputs import samples
+from inspect_culture.run_files.lm_eval_outputs import DamagedLine, samples
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,7 @@ class SavedTask:
     path: Path
     lines: list[dict[str, Any]]
     wheres: tuple[str, ...]  # each line's file and line number, for messages
+    skipped: tuple[DamagedLine, ...] = ()  # damaged lines left out, each named
 
     def where(self, index: int) -> str:
         return f"{self.wheres[index]}, doc_id {self.lines[index]['doc_id']}"
@@ -55,11 +56,14 @@ def _first_response(line: dict[str, Any], path: Path) -> str | None:
 
 
 def read_samples(task: str, path: Path) -> SavedTask:
-    """The sample lines of one task, checked for the fields judging needs."""
-    found = sorted(samples(path, JudgeLaterError, by="doc_id"), key=lambda x: x[1])
+    """The sample lines of one task, checked for the fields judging needs; a line that is no
+    JSON object (cut short by a killed run, garbage) is left out and named in `skipped`."""
+    skipped: list[DamagedLine] = []
+    found = sorted(samples(path, JudgeLaterError, by="doc_id", skipped=skipped), key=lambda x: x[1])
     if not found:
-        raise JudgeLaterError(f"{path}: no samples")
-    return SavedTask(task, path, [line for *_, line in found], tuple(w for w, *_ in found))
+        raise JudgeLaterError("; ".join([f"{path}: no samples", *map(str, skipped)]))
+    lines, wheres = [line for *_, line in found], tuple(w for w, *_ in found)
+    return SavedTask(task, path, lines, wheres, tuple(skipped))
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,7 @@ def _plan(
             )
             continue
         saved = read_samples(task, run.samples[task])
+        summary.skipped.extend(map(str, saved.skipped))  # damaged lines: the rest is judged
         fmt = found.probe_format.name
         if fmt not in judges:  # the judge, resolved (and probed) once per verdict format
             try:  # a dry run asks no judge anything, not even the preflight

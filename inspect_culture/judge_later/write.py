@@ -88,6 +88,20 @@ def _group_metrics(
     return merged
 
 
+def _count_judged(data: dict[str, Any], found: TaskJudgement) -> None:
+    """The task's sample counts lowered to the lines judged when damaged lines of its samples
+    file were left out (the group weights follow); never raised."""
+    judged = len(found.lines)
+    counts = (data.get("n-samples") or {}).get(found.task)
+    for holder, key in ((data["results"][found.task], "sample_len"), (counts, "effective")):
+        if (
+            isinstance(holder, dict)
+            and isinstance(holder.get(key), int)
+            and 0 < judged < holder[key]
+        ):
+            holder[key] = judged
+
+
 def judged_results(
     original: Mapping[str, Any],
     judged: Sequence[TaskJudgement],
@@ -100,6 +114,7 @@ def judged_results(
     data["results"] = {t: r for t, r in (data.get("results") or {}).items() if t in names}
     for found in judged:
         data["results"].setdefault(found.task, {"alias": found.task}).update(found.metrics)
+        _count_judged(data, found)
         task_config = data["configs"][found.task]
         kept = {k: v for k, v in (task_config.get("metadata") or {}).items() if k != "judge_later"}
         task_config["metadata"] = {**kept, **judge_metadata}

@@ -12,6 +12,7 @@ from inspect_culture.report.drawing_helper import DrawingHelper
 from inspect_culture.report.inputs import read_runs
 from inspect_culture.report.model import Cell, Report, ReportDependencyError, Row, RunInfo, Table
 from inspect_culture.report.published import published_settings
+from inspect_culture.report.records import with_damage_named
 from inspect_culture.report.render import write_outputs
 from inspect_culture.report.section import section_of
 from inspect_culture.report.tables import build_tables
@@ -35,6 +36,7 @@ def check_dependencies(formats: Sequence[str]) -> None:
 def build_report(inputs: Sequence[str | Path]) -> Report:
     runs, skipped = read_runs(inputs)
     notes: list[str] = []
+    runs = with_damage_named(runs, notes)  # a damaged samples line costs only itself
     tables = build_tables(runs, notes)
     return Report(runs, tables, comparability_warnings(runs, tables) + notes, skipped)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from inspect_culture.report.inspect_logs import (
 )
 from inspect_culture.report.model import NOT_JUDGED, RunInfo, Skipped
 from inspect_culture.report.section import lm_eval_owner
-from inspect_culture.run_files.lm_eval_outputs import RESULTS_PREFIX, samples_beside
+from inspect_culture.run_files.lm_eval_outputs import RESULTS_PREFIX, sample_lines, samples_beside
 
 _PEEK_BYTES = 4096
 
@@ -224,15 +223,13 @@ def canonical_lm_eval_model(config: Mapping[str, Any], fallback: str | None) -> 
 def _doc_provenance(samples: Path | None) -> dict[str, Any]:
     """What the docs record of the file read (revision checked against it, sha256, rows), as an
     Inspect log's header does; the task metadata names the revision the release reads."""
-    if samples is not None:
-        with samples.open(encoding="utf-8") as handle, suppress(ValueError, LookupError, TypeError):
-            doc = json.loads(handle.readline())["doc"]
-            return {
-                k: doc[k]
-                for k in ("dataset_revision", "dataset_sha256", "dataset_rows")
-                if k in doc
-            }
-    return {}
+    if samples is None:
+        return {}
+    # the first intact line: a damaged one is named by the records' reading, not here
+    first = next(sample_lines(samples, NotReportable, skipped=[]), (0, {}))[1]
+    doc = first.get("doc")
+    keys = ("dataset_revision", "dataset_sha256", "dataset_rows")
+    return {k: doc[k] for k in keys if k in doc} if isinstance(doc, dict) else {}
 
 
 def _jury_of(models: object) -> str | None:

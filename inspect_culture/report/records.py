@@ -3,9 +3,7 @@ a breakdown's interval or count, or lm-eval's breakdowns. Read once, on first us
 
 from __future__ import annotations
 
-import ast
-import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -14,6 +12,8 @@ from inspect_culture.judging.jury import JURY_KEY
 from inspect_culture.report.model import RunInfo
 from inspect_culture.report.section import RecordSource, section_of
 from inspect_culture.run_files.eval_summaries import raw_summaries
+from inspect_culture.run_files.lm_eval_outputs import DamagedLine
+from inspect_culture.run_files.lm_eval_outputs import outcome_records as read_outcome_records
 
 # What Inspect puts in a summary in place of a metadata value over 1 kB
 _THINNED = "Key removed from summary (> 1k)"
@@ -21,6 +21,7 @@ _THINNED = "Key removed from summary (> 1k)"
 _EXCLUDE = {"messages", "events", "store", "attachments"}
 
 _cache: dict[Path, list[dict[str, Any]]] = {}
+_skipped: dict[Path, list[DamagedLine]] = {}  # an lm-eval samples file's damaged lines, as read
 
 
 class RecordsUnavailable(ValueError):
@@ -109,23 +110,45 @@ def _unnest(metadata: Mapping[str, Any] | None, family: RecordSource) -> dict[st
 
 
 def _lm_eval_records(path: Path, family: RecordSource) -> list[dict[str, Any]]:
-    field = family.lm_eval_field
-    records = []
-    with path.open(encoding="utf-8") as handle:
-        for number, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            try:
-                value = json.loads(text).get(field)
-                record = ast.literal_eval(value) if isinstance(value, str) else value
-            except (json.JSONDecodeError, ValueError, SyntaxError, AttributeError):
-                raise RecordsUnavailable(
-                    f"{path}, line {number}: field {field!r} holds no outcome record"
-                ) from None
-            if isinstance(record, Mapping):
-                records.append(dict(record))
-    return records
+    """Every intact line's record; a damaged line (cut by a killed run, garbage) costs only itself:
+    it is kept in `_skipped` for `damaged_lines` to name."""
+    _skipped[path] = []
+    return read_outcome_records(path, family.lm_eval_field, RecordsUnavailable, _skipped[path])
+
+
+def damaged_lines(run: RunInfo) -> list[DamagedLine]:
+    """The lines of the run's samples file its records leave out; none for a run whose records
+    cannot be read at all (its tables say why)."""
+    if run.harness != "lm-eval" or run.records_source is None:
+        return []
+    try:
+        outcome_records(run)
+    except RecordsUnavailable:
+        return []
+    return list(_skipped.get(run.records_source, []))
+
+
+def with_damage_named(runs: Sequence[RunInfo], notes: list[str]) -> list[RunInfo]:
+    """The runs, each lm-eval run with damaged samples lines counting only its intact samples,
+    and for it one note naming each line left out (its tables use the intact lines)."""
+    kept = []
+    for run in runs:
+        if damaged := damaged_lines(run):
+            intact = len(outcome_records(run))
+            lines = ", ".join(f"line {line.number} ({line.why})" for line in damaged)
+            total = (
+                "" if run.samples is None else f", its results file's figures of all {run.samples}"
+            )
+            notes.append(
+                f"{run.benchmark} {run.task} of {run.model} ({run.harness}): skipped {lines} of "
+                f"{damaged[0].path}; its breakdowns and sample count are those of its other "
+                f"{intact} samples{total}"
+            )
+            run = replace(run, samples=None if run.samples is None else min(run.samples, intact))
+        kept.append(run)
+    return kept
 
 
 def clear_cache() -> None:
     _cache.clear()
+    _skipped.clear()

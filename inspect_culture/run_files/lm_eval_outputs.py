@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import logging
 import re
@@ -132,30 +133,78 @@ def newest_samples(
     return sorted((file for _, file in newest.values()), key=str)
 
 
-def samples(
-    path: Path, error: Error = DataValidationError, by: str = "doc.id"
-) -> Iterator[tuple[str, Any, dict[str, Any]]]:
-    """(where: "<file>, line <n>", key, line) per line; `key`: the doc's `id` as text, or with
-    by="doc_id" lm-eval's doc index (a whole number; the line must hold `resps`), each once."""
+@dataclass(frozen=True)
+class DamagedLine:
+    """A samples line that cannot be read, left out by a reader given a `skipped` list."""
+
+    path: Path
+    number: int
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.path}, line {self.number}: {self.why}"
+
+
+def _damaged(damaged: DamagedLine, skipped: list[DamagedLine] | None, error: Error) -> None:
+    """A line that cannot be read: named in `skipped` (the caller reads on), else an error."""
+    if skipped is None:
+        raise error(str(damaged))
+    skipped.append(damaged)
+
+
+def sample_lines(
+    path: Path, error: Error = DataValidationError, skipped: list[DamagedLine] | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, line) per line that is a JSON object: the one reading of a samples file's
+    lines, streamed. With `skipped`, any other line (a run killed while writing leaves its last
+    line cut short) is named there and left out, so a damaged line costs only itself; else an
+    error."""
     try:
-        content = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise error(f"{path}: not UTF-8 text") from None
+        with path.open("rb") as handle:
+            for number, row in enumerate(handle, start=1):
+                if row.strip():
+                    yield from _sample_line(path, number, row, error, skipped)
     except OSError as exc:
         raise error(f"{path}: cannot read ({exc})") from None
+
+
+_CUT = ": the file's last line, cut short (was the run stopped while writing it?)"
+
+
+def _sample_line(
+    path: Path, number: int, row: bytes, error: Error, skipped: list[DamagedLine] | None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The line, or nothing when it is damaged (named in `skipped`, else an error)."""
+    cut = "" if row.endswith(b"\n") else _CUT  # only the last line can lack its newline
+    try:
+        line = json.loads(row.decode("utf-8"))
+    except UnicodeDecodeError:
+        why = f"not UTF-8 text{cut}"
+    except json.JSONDecodeError as exc:
+        why = f"not JSON ({exc.msg}){cut}"
+    else:
+        if isinstance(line, dict):
+            yield number, line
+            return
+        why = f"not a sample: a JSON {type(line).__name__}, not an object"
+    _damaged(DamagedLine(path, number, why), skipped, error)
+
+
+def samples(
+    path: Path,
+    error: Error = DataValidationError,
+    by: str = "doc.id",
+    skipped: list[DamagedLine] | None = None,
+) -> Iterator[tuple[str, Any, dict[str, Any]]]:
+    """(where: "<file>, line <n>", key, line) per line; `key`: the doc's `id` as text, or with
+    by="doc_id" lm-eval's doc index (a whole number; the line must hold `resps`), each once.
+    `skipped`: as `sample_lines` (only lines that are no JSON object are skipped)."""
     seen: set[Any] = set()
-    for number, text in enumerate(content.splitlines(), start=1):
-        if not text.strip():
-            continue
-        where = f"{path}, line {number}"
-        try:
-            line = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise error(f"{where}: not JSON ({exc.msg})") from None
-        doc = line.get("doc") if isinstance(line, dict) else None
+    for number, line in sample_lines(path, error, skipped):
+        where, doc = f"{path}, line {number}", line.get("doc")
         if by == "doc_id":
             for name in ("doc_id", "doc", "resps"):
-                if not isinstance(line, dict) or name not in line:
+                if name not in line:
                     raise error(f"{where}: field {name!r} is missing")
             key = line["doc_id"]
             if isinstance(key, bool) or not isinstance(key, int):
@@ -174,6 +223,35 @@ def samples(
             raise error(f"{where}: {label} {key!r} appears twice (several repeats or runs merged?)")
         seen.add(key)
         yield where, key, line
+
+
+def outcome_record(line: Mapping[str, Any], field: str) -> dict[str, Any] | None:
+    """The outcome record a task's `process_results` wrote under `field` (an object, or its
+    Python text as some lm-eval versions log it), or None when the field holds none."""
+    value = line.get(field)
+    try:
+        record = ast.literal_eval(value) if isinstance(value, str) else value
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return dict(record) if isinstance(record, Mapping) else None
+
+
+def outcome_records(
+    path: Path,
+    field: str,
+    error: Error = DataValidationError,
+    skipped: list[DamagedLine] | None = None,
+) -> list[dict[str, Any]]:
+    """Every line's outcome record (see `outcome_record`), in file order. With `skipped`, a line
+    that is no JSON object or holds no record is named there and skipped, else an error."""
+    records = []
+    for number, line in sample_lines(path, error, skipped):
+        if (record := outcome_record(line, field)) is None:
+            why = f"field {field!r} holds no outcome record"
+            _damaged(DamagedLine(path, number, why), skipped, error)
+        else:
+            records.append(record)
+    return records
 
 
 def judge_reply_of(line: Mapping[str, Any]) -> dict[str, Any]:
