@@ -2,13 +2,32 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+
+
+class BenchmarkOptionError(ValueError):
+    """A benchmark option (Inspect's `-T`, lm-eval's `--metadata`) with a value it does not take:
+    the message is one line naming the option and what it allows, so every entry point can show
+    it alone (the lm-eval command line prints it without a traceback)."""
+
+
+@contextmanager
+def option_errors() -> Iterator[None]:
+    """Around a spec's option checks (as a decorator of its `validate`): a ValueError from a
+    shared check it calls (the judge constraint's, a language list's) is an option error too."""
+    try:
+        yield
+    except BenchmarkOptionError:
+        raise
+    except ValueError as exc:
+        raise BenchmarkOptionError(str(exc)) from None
 
 
 def check_choice(parameter: str, value: object, allowed: Iterable[str]) -> str:
     options = tuple(allowed)
     if value not in options:
-        raise ValueError(
+        raise BenchmarkOptionError(
             f"{parameter}={value!r} is not supported; allowed values: {', '.join(map(str, options))}"
         )
     return str(value)
@@ -20,7 +39,9 @@ def check_bool(parameter: str, value: object) -> bool:
         return value.strip().lower() == "true"
     if isinstance(value, bool):
         return value
-    raise ValueError(f"{parameter}={value!r} is not supported; allowed values: true, false")
+    raise BenchmarkOptionError(
+        f"{parameter}={value!r} is not supported; allowed values: true, false"
+    )
 
 
 def is_whole_number_text(text: str) -> bool:
@@ -30,19 +51,24 @@ def is_whole_number_text(text: str) -> bool:
     return digits.isascii() and digits.isdigit()
 
 
-def check_int(parameter: str, value: object) -> int:
+def check_int(parameter: str, value: object, minimum: int | None = None) -> int:
+    """An integer (at least `minimum`); "3" as text too, as `--metadata` may give it."""
+    number: int | None = None
     if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str) and is_whole_number_text(value):
-        return int(value.strip())
-    raise ValueError(f"{parameter}={value!r}: expected an integer")
+        number = value
+    elif isinstance(value, str) and is_whole_number_text(value):
+        number = int(value.strip())
+    if number is not None and (minimum is None or number >= minimum):
+        return number
+    at_least = "" if minimum is None else f" >= {minimum}"
+    raise BenchmarkOptionError(f"{parameter}={value!r}: expected an integer{at_least}")
 
 
 def check_fixed(task: str, given: Mapping[str, object], **fixed: object) -> None:
     """What an lm-eval task's name fixes: `--metadata` changing it would relabel the result."""
     for key, value in fixed.items():
         if key in given and given[key] != value:
-            raise ValueError(
+            raise BenchmarkOptionError(
                 f"{key} is fixed per task (this task is {task}, {key}={value!r}); run the task "
                 f"for {key}={given[key]!r} instead of passing {key} in --metadata"
             )

@@ -4,16 +4,18 @@ no log exists yet, so a refusal writes nothing, prints as one message and exits 
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from typing import NoReturn
 from urllib.parse import urlparse
 
 from inspect_ai._util.registry import (
     registry_unqualified_name,
 )  # inspect-evals-lint: ignore[private_api_imports] -- a reducer's name has no public accessor
-from inspect_ai.model import model_roles
+from inspect_ai.model import Model, model_roles
 from inspect_ai.util import display_type
 
-from inspect_culture.inspect_plumbing.roles import prerequisite_error
+from inspect_culture.inspect_plumbing.roles import GRADER_ROLE, prerequisite_error
+from inspect_culture.judging.jury import RepeatedJudgeError, refuse_repeated_judges
 
 
 def refuse(message: str) -> NoReturn:
@@ -51,3 +53,22 @@ def refuse_other_reducers() -> None:
             f"--epochs-reducer {','.join(names)}: this task's metrics average each question's "
             "epochs (the mean) themselves; drop --epochs-reducer or pass mean."
         )
+
+
+def refuse_repeated_roles(jury: Mapping[str, Model]) -> None:
+    """A jury's roles (`judge.jury_roles`) binding one model twice would pay it twice for the
+    same verdicts (`judging/jury.py`): refused before any generation. The grader of a
+    self-graded run with no grader role bound is the evaluated model."""
+    bound = model_roles()
+    judges = [
+        (
+            role if role != GRADER_ROLE or role in bound else "the evaluated model (self_grade)",
+            str(model),
+            str(getattr(model.api, "base_url", None) or ""),
+        )
+        for role, model in jury.items()
+    ]
+    try:
+        refuse_repeated_judges(judges, "-T judge_repeats=2 (docs/judge.md)")
+    except RepeatedJudgeError as exc:
+        refuse(str(exc))

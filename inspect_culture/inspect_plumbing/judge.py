@@ -31,6 +31,7 @@ from inspect_ai.util import JSONSchema
 from inspect_culture.inspect_plumbing.build_checks import (
     refuse,
     refuse_other_reducers,
+    refuse_repeated_roles,
     refuse_role_credentials,
 )
 from inspect_culture.inspect_plumbing.engines import apply_engine_defaults
@@ -116,7 +117,9 @@ def jury_roles(self_grade: bool, judge_later: bool = False) -> dict[str, Model]:
             f"model role {stray[0]!r} is no judge of the jury: the grader is the first judge, and "
             'the others are grader_2, grader_3, ... (docs/judge.md, "Juries")'
         )
-    return {GRADER_ROLE: first, **{role: role_model(role, NO_GRADER) for role in others}}
+    jury = {GRADER_ROLE: first, **{role: role_model(role, NO_GRADER) for role in others}}
+    refuse_repeated_roles(jury)  # one model twice: paid twice for one judge's verdicts
+    return jury
 
 
 @solver

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from inspect_culture import __version__
+from inspect_culture.benchmarks.choices import BenchmarkOptionError
 from inspect_culture.judge_later.errors import JudgeLaterError
 from inspect_culture.judge_later.openai_batch import BatchJudge, BatchOptions
 from inspect_culture.judge_later.rejudge import (
@@ -31,12 +33,15 @@ from inspect_culture.lm_eval_tasks.judge.batch import (
     public_settings,
     use_judge_backend,
 )
+from inspect_culture.lm_eval_tasks.judge.known_keys import check_judging_keys
 from inspect_culture.lm_eval_tasks.judge.settings import (
     JudgeConfigError,
+    check_switch,
+    preflight_on,
     resolve_jury_settings,
     resolve_repeats,
 )
-from inspect_culture.registry import benchmarks
+from inspect_culture.registry import Benchmark, benchmarks
 from inspect_culture.run_files.lm_eval_outputs import LmEvalRun, find_runs
 
 BATCH_STATE_DIR = ".judge_batches"  # in the output folder: batch ids of interrupted waits
@@ -58,8 +63,10 @@ def _plan(
     summary: JudgeSummary,
     dry_run: bool = False,
     repeats: Repeats = ONCE,
+    judging: Mapping[str, Any] | None = None,
 ) -> tuple[LmEvalRun, list[tuple[SavedTask, dict[str, Any], JudgedTask, Jury]]]:
-    """judge_task's arguments for each judged task of the run, checked before any judge call."""
+    """judge_task's arguments for each judged task of the run, checked before any judge call;
+    the `judging` options given win over those the run saved in its docs."""
     tasks = []
     for task, config in run.results["configs"].items():
         if (found := judged_task(task)) is None:
@@ -71,7 +78,7 @@ def _plan(
                 "(rerun lm_eval with --log_samples)"
             )
             continue
-        saved = read_samples(task, run.samples[task])
+        saved = _with_options(read_samples(task, run.samples[task]), judging or {})
         summary.skipped.extend(map(str, saved.skipped))  # damaged lines: the rest is judged
         fmt = found.probe_format.name
         if fmt not in judges:  # the judge, resolved (and probed) once per verdict format
@@ -93,6 +100,42 @@ def _plan(
     return run, tasks
 
 
+def _checked_options(
+    metadata: Mapping[str, Any],
+) -> tuple[dict[str, Any], dict[str, Any], Repeats]:
+    """Every option checked, none ignored: the judge's, re-judging's and the judging options
+    (`known_keys.JUDGING_OPTIONS`, returned apart); `judge_later` is checked and dropped (this
+    command is the later judging); any other key is refused."""
+    try:
+        judging = check_judging_keys(metadata)
+        check_switch("judge_later", metadata.get("judge_later", False))
+        options = {k: v for k, v in metadata.items() if k != "judge_later"}
+        resolve_jury_settings(options)
+        preflight_on(options)
+        return options, judging, resolve_repeats(options)
+    except (JudgeConfigError, BenchmarkOptionError) as exc:
+        raise JudgeLaterError(str(exc)) from None
+
+
+def _with_options(saved: SavedTask, judging: Mapping[str, Any]) -> SavedTask:
+    """The saved docs with the judging options given that the task's benchmark reads (its
+    `judge_filter` reads them from the docs), so they are judged, and written, with them."""
+    read = {key for b in benchmarks() if _judges(b, saved.task) for key in b.lm_eval_options}
+    given = {key: value for key, value in judging.items() if key in read}
+    if not given:
+        return saved
+    lines = [
+        {**line, "doc": {**line["doc"], **given}} if isinstance(line.get("doc"), dict) else line
+        for line in saved.lines
+    ]
+    return replace(saved, lines=lines)
+
+
+def _judges(benchmark: Benchmark, task: str) -> bool:
+    """Whether `task` is one of the benchmark's judged lm-eval tasks."""
+    return any(re.fullmatch(family.pattern, task) for family in benchmark.lm_eval_judged)
+
+
 def judge_outputs(
     source: Path,
     output: Path,
@@ -106,12 +149,7 @@ def judge_outputs(
     source, output = source.expanduser(), output.expanduser()
     if output.resolve() == (source if source.is_dir() else source.parent).resolve():
         raise JudgeLaterError(f"-o {output}: must differ from the run folder it reads")
-    metadata = {k: v for k, v in metadata.items() if k != "judge_later"}
-    try:  # bad options fail before any file is read
-        resolve_jury_settings(metadata)
-        repeats = resolve_repeats(metadata)
-    except JudgeConfigError as exc:
-        raise JudgeLaterError(str(exc)) from None
+    metadata, judging, repeats = _checked_options(metadata)  # before any file is read
     if open_cache() is None:
         say(
             "the judge cache is off (INSPECT_CULTURE_JUDGE_CACHE=off): an interrupted run will "
@@ -121,7 +159,7 @@ def judge_outputs(
     backend = BatchJudge(batch, log=summary.batch) if batch else None
     judges: dict[str, Jury] = {}  # per verdict format
     plans = [
-        _plan(run, metadata, judges, summary, dry_run, repeats)
+        _plan(run, metadata, judges, summary, dry_run, repeats, judging)
         for run in find_runs(source, output, JudgeLaterError)
     ]
     if dry_run:  # every task checked and counted; no judge call made
@@ -140,7 +178,7 @@ def judge_outputs(
             say(f"{saved.task}: judging {len(saved.lines)} samples of {saved.path}")
             with use_judge_backend(backend) if backend else nullcontext():
                 judged.append(judge_task(saved, config, found, judge, repeats))
-        public = {**public_settings(tasks[0][-1]), **repeats.settings()}
+        public = {**public_settings(tasks[0][-1]), **repeats.settings(), **judging}
         record = {
             "model": public.get("judge_model"),
             "base_url": public.get("judge_base_url"),

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
+from inspect_culture.benchmarks.choices import BenchmarkOptionError
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply, Judging
 
 GRADER_ROLE = "grader"  # Inspect's judge role; a jury adds grader_2, grader_3, ...
@@ -42,8 +43,32 @@ class JuryJudging(Judging, Protocol):
 
 def rating_rule(rule: str) -> str:
     if rule not in RATING_RULES:
-        raise ValueError(f"jury_rule={rule!r} is not supported; use one of {list(RATING_RULES)}")
+        raise BenchmarkOptionError(
+            f"jury_rule={rule!r} is not supported; use one of {list(RATING_RULES)}"
+        )
     return rule
+
+
+class RepeatedJudgeError(ValueError):
+    """A jury that names one judge twice: it would pay twice for the same verdicts."""
+
+
+def refuse_repeated_judges(judges: Sequence[tuple[str, str, str]], repeats: str) -> None:
+    """Every judge of a jury named once: `judges` holds each judge's label (its role or list
+    entry), model name and endpoint, in order. The same model at the same endpoint asked twice
+    is paid twice for what is one judge's verdict, and its agreement with itself is no jury's;
+    asking one judge again on purpose is re-judging (`repeats`: the option, as the entry point
+    writes it)."""
+    seen: dict[tuple[str, str], str] = {}
+    for label, model, endpoint in judges:
+        first = seen.setdefault((model, endpoint.rstrip("/")), label)
+        if first != label:
+            raise RepeatedJudgeError(
+                f"{first} and {label} are the same judge ({model} at the same endpoint): a jury "
+                "asks each of its judges every judgment, so this one would be paid twice for one "
+                f"judge's verdicts. Name different models; to judge each answer again on purpose "
+                f"(self-consistency), name the model once and set {repeats}"
+            )
 
 
 def combined_rating(

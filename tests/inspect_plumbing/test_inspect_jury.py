@@ -27,7 +27,8 @@ def _rating_judge(rating: int | None):
         content = "No verdict." if rating is None else f"Fine.\nRating: [[{rating}]]"
         return ModelOutput.from_content(model="mockllm", content=content)
 
-    return get_model("mockllm/model", custom_outputs=reply, memoize=False)
+    # one name per judge: a jury binding one model twice is refused (test_duplicate_judges.py)
+    return get_model(f"mockllm/rates_{rating}", custom_outputs=reply, memoize=False)
 
 
 def _care_jury(tmp_path: Path, jury_rule: str = "mean", **roles: Any):
@@ -86,11 +87,11 @@ def test_a_bad_jury_rule_names_the_allowed_ones() -> None:
         care(language="zh", per_category=1, jury_rule="mode")
 
 
-def _pairwise_judge(verdict: str):
+def _pairwise_judge(verdict: str, name: str):
     def reply(messages: list[Any], *_: Any) -> ModelOutput:
         return ModelOutput.from_content(model="mockllm", content=f"[[{verdict}]]")
 
-    return get_model("mockllm/model", custom_outputs=reply, memoize=False)
+    return get_model(f"mockllm/{name}", custom_outputs=reply, memoize=False)
 
 
 def test_culturesynth_jury_majority_and_kappa(
@@ -103,9 +104,9 @@ def test_culturesynth_jury_majority_and_kappa(
         culturesynth(language="zh", baseline_responses=str(baseline_file)),
         model=get_model("mockllm/model"),
         model_roles={
-            "grader": _pairwise_judge("A"),
-            "grader_2": _pairwise_judge("A"),
-            "grader_3": _pairwise_judge("B"),
+            "grader": _pairwise_judge("A", "judge_a"),
+            "grader_2": _pairwise_judge("A", "judge_b"),
+            "grader_3": _pairwise_judge("B", "judge_c"),
         },
         log_dir=str(tmp_path),
         display="none",

@@ -335,7 +335,7 @@ def _rewrite(path: Path, change) -> None:  # type: ignore[no-untyped-def]
         ("samples", lambda line: line["doc_id"] == 1 and line["doc"].pop("answer"),
          "line 2, doc_id 1: field 'doc.answer' is missing, which the judge prompt needs"),
         ("samples", lambda line: line["doc"].update(judge_mapping=None),
-         "line 1, doc_id 0: the doc does not fit the task's judge prompt (ValueError: judge_mapping"),
+         "line 1, doc_id 0: the doc does not fit the task's judge prompt (BenchmarkOptionError: judge_mapping"),
     ],
 )  # fmt: skip
 def test_broken_saved_runs_stop_with_one_line_before_any_judge_call(

@@ -8,7 +8,7 @@ from typing import Any
 
 from inspect_culture.benchmarks.care.source import CARE
 from inspect_culture.benchmarks.care.spec import CARE_LANGUAGES, SLUG_BY_UPSTREAM
-from inspect_culture.benchmarks.choices import check_choice
+from inspect_culture.benchmarks.choices import check_choice, check_int
 from inspect_culture.benchmarks.spec_types import LoadedDataset
 from inspect_culture.datasets_hub.errors import DataValidationError
 from inspect_culture.datasets_hub.hashing import sha256_file, verified_revision
@@ -24,8 +24,7 @@ def first_per_category(
     """The first `per_category` questions of each category (quick runs); None keeps all."""
     if per_category is None:
         return records
-    if int(per_category) < 1:
-        raise ValueError(f"per_category={per_category!r} must be a positive number")
+    per_category = check_int("per_category", per_category, minimum=1)  # --metadata's text too
     seen: dict[str, int] = {}
     kept = []
     for record in records:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from inspect_culture.benchmarks.choices import check_bool, check_choice
+from inspect_culture.benchmarks.choices import check_bool, check_choice, option_errors
 from inspect_culture.benchmarks.spec_types import (
     OMITTED_WHEN_DEFAULT,
     GenerationSettings,
@@ -75,6 +75,7 @@ class CareOptions(NamedTuple):
     jury_rule: str
 
 
+@option_errors()
 def validate(
     language: str = "zh",
     prompting: str = "zero_shot",
@@ -94,6 +95,7 @@ def validate(
     )
 
 
+@option_errors()
 def validate_agreement(language: str | None, judge_mapping: str) -> None:
     """care_judge_agreement: one language, or None for every rated response."""
     if language is not None:

@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from inspect_culture.benchmarks.choices import check_bool, check_choice, check_fixed, check_int
+from inspect_culture.benchmarks.choices import (
+    BenchmarkOptionError,
+    check_bool,
+    check_choice,
+    check_fixed,
+    check_int,
+    option_errors,
+)
 from inspect_culture.benchmarks.spec_types import GenerationSettings, OutcomeRecord
 from inspect_culture.judging.constraints import check_constraint
 
@@ -70,6 +77,7 @@ def _convert(name: str, value: object) -> object:
     return check(name, value) if check else value
 
 
+@option_errors()
 def validate(
     task: str, params: Mapping[str, object], fixed: Mapping[str, object] | None = None
 ) -> Params:
@@ -82,7 +90,7 @@ def validate(
     given = {**params, **fixed}
     checked = {name: _convert(name, given[name]) for name in TASK_PARAMETERS[task] if name in given}
     if given.get("setting") == "human":  # upstream's README and scripts name it
-        raise ValueError(
+        raise BenchmarkOptionError(
             "setting='human': upstream's `human` files are the stories its authors sampled for "
             "their own human evaluation, not a category of the paper's results, and they are not "
             f"in the released data this release reads; use one of {', '.join(SETTINGS[task])}"
@@ -91,12 +99,12 @@ def validate(
     result = Params(task, setting, **checked)  # type: ignore[arg-type]
     # Only upstream's reasoning prompts have demonstrations: never run zero-shot silently.
     if result.shots == 1 and not result.reasoning:
-        raise ValueError(
+        raise BenchmarkOptionError(
             "shots=1 needs reasoning=true: upstream has one-shot demonstrations only for the "
             "reasoning prompts"
         )
     if result.shots == 1 and setting == "multiple":
-        raise ValueError(
+        raise BenchmarkOptionError(
             "shots=1 is not available for setting=multiple: upstream's multiple-attitude prompt "
             "has no demonstration"
         )

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspect_culture.benchmarks.choices import check_bool, check_fixed, check_int
+from inspect_culture.benchmarks.choices import check_bool, check_fixed, check_int, option_errors
 from inspect_culture.benchmarks.culturesynth.data import (
     LANGUAGES,
     TOPICS,
@@ -59,6 +59,7 @@ class Settings:
     judge_constraint: str
 
 
+@option_errors()
 def validate(
     language: object = None,
     swap: object = True,

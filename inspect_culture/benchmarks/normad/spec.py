@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inspect_culture.benchmarks.choices import check_choice
+from inspect_culture.benchmarks.choices import BenchmarkOptionError, check_choice, option_errors
 from inspect_culture.benchmarks.normad.source import NORMAD
 from inspect_culture.benchmarks.spec_types import GenerationSettings, OutcomeRecord
 
@@ -35,6 +35,7 @@ GROUP_METRICS = ("accuracy", "macro_f1")
 BREAKDOWNS = {"iw": "iw_cluster", "subcategory": "subcategory", "country": "country"}
 
 
+@option_errors()
 def validate(
     *, context: str | None = None, parser: str | None = None, dataset_revision: str | None = None
 ) -> None:
@@ -44,7 +45,7 @@ def validate(
     if parser is not None:
         check_choice("parser", parser, PARSERS)
     if dataset_revision is not None and dataset_revision != NORMAD.revision:
-        raise ValueError(
+        raise BenchmarkOptionError(
             f"dataset_revision={dataset_revision!r}: this release reads NormAd at revision "
             f"{NORMAD.revision} only"
         )

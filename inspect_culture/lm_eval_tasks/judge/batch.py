@@ -16,9 +16,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from inspect_culture.benchmarks.choices import BenchmarkOptionError
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.judging.cache import open_cache
-from inspect_culture.judging.constraints import VerdictFormat, constraint_record
+from inspect_culture.judging.constraints import (
+    JudgeConstraintError,
+    VerdictFormat,
+    constraint_record,
+)
 from inspect_culture.judging.jury import (
     JURY_KEY,
     JuryJudging,
@@ -117,10 +122,14 @@ def run_judges() -> bool | None:
 
 
 def check_judge_config_at_load(metadata: Mapping[str, Any]) -> None:
-    """`check_judge_config` for a loader to run before its own checks, in a run that judges."""
+    """`check_judge_config` for a loader to run before its own checks, in a run that judges,
+    with every other judge option (re-judging, the preflight switch): a bad one is said before
+    the loader asks for its files."""
     refuse_written_credentials(metadata)
+    resolve_repeats(metadata)
     if run_judges():
         check_judge_config(metadata)
+        preflight_on(metadata)
 
 
 def resolve_task_judge(
@@ -151,12 +160,21 @@ def announce_judge_calls(task: str, requests_each: int, ids: Iterable[object]) -
         )
 
 
-# In the `lm_eval` CLI our errors print as their message alone, not after a 45-line traceback.
+# What a task's loader refuses with a message that says it all: a bad option (a benchmark's, or
+# the judge's) or unusable data. The `lm_eval` CLI prints these as their message alone, not
+# after a 45-line traceback.
+ONE_LINE_ERRORS = (
+    BenchmarkOptionError,
+    JudgeConfigError,
+    JudgeConstraintError,
+    DatasetUnavailableError,
+    DataValidationError,
+)
 if Path(sys.argv[0]).name in ("lm_eval", "lm-eval") or sys.argv[0].endswith("lm_eval/__main__.py"):
     _previous_hook = sys.excepthook
 
     def _hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
-        if isinstance(exc, (JudgeConfigError, DatasetUnavailableError, DataValidationError)):
+        if isinstance(exc, ONE_LINE_ERRORS):
             print(f"\n{kind.__name__}: {exc}", file=sys.stderr)
         else:
             _previous_hook(kind, exc, tb)

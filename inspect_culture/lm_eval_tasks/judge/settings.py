@@ -18,7 +18,7 @@ from inspect_culture.judging.constraints import (
     check_constraint,
 )
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
-from inspect_culture.judging.jury import model_names
+from inspect_culture.judging.jury import RepeatedJudgeError, model_names, refuse_repeated_judges
 from inspect_culture.judging.preflight import Knobs, endpoint_problem
 from inspect_culture.judging.redaction import url_secrets, without_userinfo
 from inspect_culture.judging.repeats import Repeats, check_repeats
@@ -241,12 +241,18 @@ def resolve_jury_settings(
     else:
         urls = [urls] * len(names)
     common = {k: v for k, v in metadata.items() if k not in ("judge_models", "judge_base_url")}
-    return tuple(
+    jury = tuple(
         resolve_judge_settings(
             {**common, "judge_model": name, **({"judge_base_url": url} if url else {})}, env
         )
         for name, url in zip(names, urls)
     )
+    entries = [(f"judge_models entry {n}", j.model, j.shown_url()) for n, j in enumerate(jury, 1)]
+    try:
+        refuse_repeated_judges(entries, '"judge_repeats" (e.g. "judge_repeats": 2)')
+    except RepeatedJudgeError as exc:
+        raise JudgeConfigError(str(exc)) from None
+    return jury
 
 
 def _model_list(value: Any) -> list[str]:
