@@ -14,9 +14,10 @@ from inspect_ai.model import ModelOutput, get_model
 
 from inspect_culture.care import care
 from inspect_culture.cli import main
+from inspect_culture.inspect_plumbing.roles import prerequisite_error
 from inspect_culture.judging.jury import RepeatedJudgeError, refuse_repeated_judges
 from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, resolve_jury_settings
-from tests.support.harness_runs import run_lm_eval
+from tests.support.harness_runs import registered_task_name, run_lm_eval
 from tests.support.openai_stub import StubOpenAIServer, care_responder
 
 
@@ -111,6 +112,27 @@ def test_inspect_roles_bound_to_one_model_are_refused_before_generation(
     assert message.startswith(f"{first} and grader_"), message
     assert "-T judge_repeats=2" in message
     assert answered == []  # refused before the first generation
+
+
+def test_inspect_refuses_one_model_twice_while_building_the_task(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """`inspect eval inspect_culture/care --model-role grader=X --model-role grader_2=X`: the
+    task, built by the eval, refuses with Inspect's PrerequisiteError (its message alone) before
+    a log exists; under `--display none` the line goes to stderr too."""
+    roles = {"grader": "mockllm/judge", "grader_2": "mockllm/judge"}
+    with pytest.raises(prerequisite_error()) as raised:
+        inspect_eval(
+            registered_task_name("care"),
+            model="mockllm/model",
+            model_roles=roles,
+            task_args={"per_category": 1},
+            log_dir=str(tmp_path),
+            display="none",
+        )
+    _one_line_naming_repeats(str(raised.value))
+    assert str(raised.value) in capfd.readouterr().err
+    assert not any(tmp_path.iterdir())  # no log written
 
 
 @pytest.mark.parametrize(
