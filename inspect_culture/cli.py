@@ -357,7 +357,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="re-judge only this share of the answers, chosen by a hash of their ids (1: all)",
     )
     judge.add_argument(
-        "--metadata", metavar="JSON", help="judge keys as in lm_eval --metadata (options win)"
+        "--metadata",
+        metavar="JSON",
+        help="judge keys as in lm_eval --metadata, and jury_rule (options win); any other key "
+        "is refused",
     )
     judge.add_argument(
         "--batch",
