@@ -86,7 +86,7 @@ ANSWER_TOKEN = re.compile(r"ans-[0-9a-f]{10}")
 UNREADABLE = re.compile(
     r"sk-[A-Za-z0-9]|jdg-live-|Bearer |Basic [A-Za-z0-9+/]{8}|<Future|object at 0x|RetryError\["
 )
-MUTATIONS = ("score_zero", "no_redaction", "blank_reason", "no_kill", "no_cache")
+MUTATIONS = ("score_zero", "no_redaction", "blank_reason", "no_kill", "no_cache", "wave_budget")
 BENCHMARKS = ("care", "culturesynth", "cqbench_ve")
 CHECKS = (
     "lost or doubled samples",
@@ -97,6 +97,14 @@ CHECKS = (
     "paid twice",
     "secret leaked",
 )
+STORM_CHECKS = (
+    "scored in a storm that never clears",
+    "reason is not the rate limit",
+    "no banner",
+    "storm outlasted the budget",
+    "unscored after the storm cleared",
+)
+STORM_MARGIN = 6.0  # seconds beyond the budget: the last attempt and the writing of results
 
 
 # ------------------------------------------------------------------------------ the judge stub
@@ -120,6 +128,8 @@ class ChaosJudge:
     window_start: float
     window: float
     retry_after: int
+    storm: str | None = None  # "forever": every request 429; "burst": the first storm_requests
+    storm_requests: int = 0
     requests: list[Request] = field(default_factory=list)
     authorizations: collections.Counter = field(default_factory=collections.Counter)
     first_at: float | None = None
@@ -139,7 +149,10 @@ class ChaosJudge:
             self.first_at = self.first_at or now
             since = now - self.first_at
             draw = self.rng.random()
-            if is_forced(key):
+            if self.storm:  # only 429s (all, or the first ones), then clean verdicts
+                burst = self.storm == "forever" or len(self.requests) < self.storm_requests
+                kind = "429" if burst else "verdict"
+            elif is_forced(key):
                 kind = "forced"
             elif self.window_start <= since < self.window_start + self.window:
                 kind = "429"
@@ -172,6 +185,8 @@ class ChaosJudge:
             request.answered = time.time()
         if request.kind in ("garbage", "forced"):
             return f"I cannot rate this. Your header was: {_authorization()}"
+        if self.storm and prompt.startswith("Please serve as"):  # CARE, always a rating
+            return f"Rating: [[{1 + _digest(prompt) % 10}]]"
         # a verdict echoes the credentials too, so every fresh reply a run writes must be redacted
         return f"{judge_verdict(prompt, body)}\n(authorized as {_authorization()})"
 
@@ -389,9 +404,21 @@ def _blank_reason():
     protocol.Judged.__init__ = blank
 
 
+def _wave_budget():
+    """Queued judgments are not charged the holds they wait through: one budget per wave."""
+    from inspect_culture.lm_eval_tasks.judge.client import OpenAICompatibleJudge
+
+    judge_one = OpenAICompatibleJudge._judge_one
+
+    async def fresh_budget(self, client, messages, fmt, held_from=None):
+        return await judge_one(self, client, messages, fmt, None)
+
+    OpenAICompatibleJudge._judge_one = fresh_budget
+
+
 if MUTATION:
     {"score_zero": _score_zero, "no_redaction": _no_redaction,
-     "blank_reason": _blank_reason}.get(MUTATION, lambda: None)()
+     "blank_reason": _blank_reason, "wave_budget": _wave_budget}.get(MUTATION, lambda: None)()
 '''
 
 
@@ -540,7 +567,8 @@ def _inspect_command(ctx: Context, grader_url: str, log_dir: Path, limit: int | 
     bench, args = ctx.bench, ctx.args
     command = [
         str(BIN / "inspect"), "eval", bench.inspect_task, *bench.inspect_args,
-        "-T", f"judge_timeout={args.inspect_judge_timeout}", "-T", "judge_preflight=false",
+        "-T", f"judge_timeout={args.storm_budget if args.storm else args.inspect_judge_timeout}",
+        "-T", "judge_preflight=false",
         "--model", "openai-api/gen/model", "--model-base-url", ctx.gen_url,
         "--model-role", f"grader={_grader(ctx, grader_url)}", "--log-dir", str(log_dir),
         "--max-connections", str(args.concurrency), "--display", "none",
@@ -557,6 +585,8 @@ def run_inspect(ctx: Context) -> dict:
     env = base_env(ctx)
     limit = ctx.n if ctx.bench.name == "care" and ctx.n < CARE_ZH else None
     command = _inspect_command(ctx, ctx.judge_url, log_dir, limit)
+    if ctx.args.storm:
+        return run_storm(ctx, command, env, "inspect_storm", lambda: inspect_rows(log_dir))
     kill_after = ctx.kill_after(0)
     print(f"Inspect: kill after {kill_after} of ~{ctx.judgments} judgments")
     killed_at = run_until_killed(command, env, ctx, kill_after, ctx.log("inspect_1"))
@@ -699,8 +729,12 @@ def run_lm_eval(ctx: Context) -> dict:
         "--judge-base-url", ctx.judge_url, "-o", str(judged),
         "--metadata", json.dumps({"judge_timeout": ctx.args.judge_timeout,
                                   "judge_concurrency": ctx.args.concurrency,
-                                  "judge_preflight": False}),
+                                  "judge_preflight": False,
+                                  **({"judge_retry_budget": ctx.args.storm_budget}
+                                     if ctx.args.storm else {})}),
     ]  # fmt: skip
+    if ctx.args.storm:
+        return run_storm(ctx, command, env, "lm_eval_storm", lambda: lm_eval_rows(judged, bench))
     kill_after = ctx.kill_after(1)
     print(f"lm-eval: kill `culture-evals judge` after {kill_after} of ~{ctx.judgments} judgments")
     killed_at = run_until_killed(command, env, ctx, kill_after, ctx.log("lm_eval_judge_1"))
@@ -748,7 +782,66 @@ def lm_eval_rows(judged: Path, bench: Benchmark) -> list[dict[str, Any]]:
     return rows
 
 
+def run_storm(
+    ctx: Context, command: list[str], env: dict[str, str], name: str, rows: Callable[[], list]
+) -> dict:
+    """A storm run: the judging command once to its end (no kill, no resume), timed from the
+    first judge request to its exit (the harness's start-up is not the judging's)."""
+    started = time.time()
+    code = run_to_end(command, env, ctx.log(name))
+    took = time.time() - (ctx.judge.first_at or started)
+    print(f"{name}: exit code {code}, {took:.1f} s from the first judge request to its end")
+    return {"rows": rows(), "took": took, "code": code, "output": ctx.logs[-1]}
+
+
 # ---------------------------------------------------------------------------------- checks
+
+
+def storm_bound(ctx: Context, harness: str) -> float:
+    """How long a storm that never clears may hold the judging: one budget for our lm-eval
+    judge (a queued judgment is charged the holds it waits through); Inspect runs samples in
+    waves of `--max-connections`, each judgment bounded by `judge_timeout`."""
+    if harness == "lm-eval":
+        return ctx.args.storm_budget + STORM_MARGIN
+    waves = -(-ctx.n // ctx.args.concurrency)  # a second a wave: Inspect's own scheduling
+    return waves * (ctx.args.storm_budget + 1) + STORM_MARGIN
+
+
+def check_storm(ctx: Context, name: str, harness: str, result: dict) -> list[str]:
+    rows, storm = result["rows"], ctx.args.storm
+    ids = collections.Counter((r["id"], r["epoch"]) for r in rows)
+    scored = [r for r in rows if r["value"] is not None]
+    kinds = collections.Counter(r.kind for r in ctx.judge.requests)
+    output = result["output"].read_text("utf-8", "replace")
+    print(f"\n{name}: storm {storm}: {len(rows)} samples, {len(scored)} scored, judge requests "
+          f"{dict(kinds)}, {result['took']:.1f} s")  # fmt: skip
+    failures: list[tuple[str, str]] = []
+    if len(ids) != ctx.n or any(count > 1 for count in ids.values()):
+        failures.append(
+            (CHECKS[0], f"{len(ids)} distinct samples of {len(rows)}, expected {ctx.n}")
+        )
+    if storm == "forever":
+        if scored:
+            failures.append((STORM_CHECKS[0], f"{len(scored)} scored: {scored[0]['value']}"))
+        off = [r for r in rows if r["value"] is None and "429" not in (r["reason"] or "")]
+        if off:
+            failures.append((STORM_CHECKS[1], f"{len(off)}, e.g. {off[0]['reason']!r}"))
+        if "NO SAMPLE WAS SCORED" not in output:
+            failures.append((STORM_CHECKS[2], f"no all-unscored banner in {result['output']}"))
+        if result["took"] > (bound := storm_bound(ctx, harness)):
+            failures.append((STORM_CHECKS[3], f"{result['took']:.1f} s, bound {bound:.1f} s"))
+    else:
+        unscored = [r for r in rows if r["value"] is None]
+        if unscored or not kinds["429"]:
+            shown = unscored[0]["reason"] if unscored else "no 429 was sent"
+            failures.append((STORM_CHECKS[4], f"{len(unscored)} unscored: {shown!r}"))
+    if leaks := find_secrets(ctx.work, ctx.secrets):
+        failures.append((CHECKS[6], f"{len(leaks)} found: {group_leaks(leaks)}"))
+    for check_name, detail in failures:
+        print(f"  FAIL: {check_name}: {detail}")
+    if not failures:
+        print("  OK")
+    return [f"{name}: {c}" for c, _ in failures]
 
 
 def find_secrets(folder: Path, secrets: Secrets) -> list[str]:
@@ -877,7 +970,8 @@ def check(ctx: Context, name: str, result: dict) -> list[str]:
 
 
 def run_one(args: argparse.Namespace, bench: Benchmark, harness: str, seed: int) -> dict:
-    judge = ChaosJudge(seed, args.window_start, args.window, args.retry_after)
+    judge = ChaosJudge(seed, args.window_start, args.window, args.retry_after, args.storm,
+                       args.storm_requests)  # fmt: skip
     secrets = Secrets.draw(seed)
     with (
         tempfile.TemporaryDirectory(prefix="judge_chaos_") as tmp,
@@ -896,7 +990,9 @@ def run_one(args: argparse.Namespace, bench: Benchmark, harness: str, seed: int)
         result = (run_inspect if harness == "inspect" else run_lm_eval)(ctx)
         result["wall"] = time.time() - started
         print(f"{harness}: {result['wall']:.1f} s in all")
-        result["failures"] = check(ctx, f"{bench.label}, {harness}", result)
+        label = f"{bench.label}, {harness}"
+        checker = check_storm if args.storm else lambda c, n, _, r: check(c, n, r)
+        result["failures"] = checker(ctx, label, harness, result)
         if args.keep:
             import shutil
 
@@ -962,6 +1058,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--window-start", type=float, default=5.0)
     parser.add_argument("--window", type=float, default=15.0, help="rate-limit window (s)")
     parser.add_argument("--retry-after", type=int, default=3)
+    parser.add_argument(
+        "--storm",
+        choices=("forever", "burst"),
+        help="instead of the chaos: every judge request answered 429 with Retry-After "
+        "(forever), or the first --storm-requests of them (burst), then clean verdicts",
+    )
+    parser.add_argument(
+        "--storm-budget", type=float, default=8.0,
+        help="judge_retry_budget (lm-eval) and judge_timeout (Inspect) in a storm (s)",
+    )  # fmt: skip
+    parser.add_argument("--storm-requests", type=int, default=20, help="429s in a burst")
     parser.add_argument("--keep", metavar="DIR", help="copy each run's files here")
     args = parser.parse_args(argv)
     benches = BENCHMARKS if args.benchmark == "all" else (args.benchmark,)
@@ -976,7 +1083,8 @@ def main(argv: list[str] | None = None) -> int:
                 result = run_one(args, SPECS[bench_name], harness, args.seed + 10 * b + h)
                 results[bench_name, harness] = result
                 failures += result["failures"]
-        print_table(results)
+        if not args.storm:
+            print_table(results)
     print(f"\n{len(failures)} failed checks" + "".join(f"\n  FAIL {f}" for f in failures))
     return 1 if failures else 0
 

@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 from inspect_ai.model import Model, ModelOutput
 
-from inspect_culture.judging.reasons import call_failed, classify
+from inspect_culture.judging.reasons import HTTPFailure, call_failed, classify
 from inspect_culture.judging.redaction import (
     redact,
     redact_value,
@@ -32,6 +32,7 @@ class Attempts:
     on_first: Callable[[], None]
     count: int = 0
     requests: int = 0
+    refused: str | None = None  # the last non-2xx answer, e.g. "HTTP 429 (rate limited)"
 
 
 # the judgment whose provider calls a model `guard_secrets` wrapped counts, if any
@@ -47,6 +48,24 @@ def model_secrets(model: Model) -> tuple[str, ...]:
 async def _count_request(_request: Any) -> None:
     if (box := ATTEMPTS.get()) is not None:
         box.requests += 1
+
+
+async def _note_refusal(response: Any) -> None:
+    """The judge's last refusal: a judgment that runs out of time says what it kept hearing."""
+    code = getattr(response, "status_code", 200)
+    if (box := ATTEMPTS.get()) is not None and isinstance(code, int) and code >= 400:
+        box.refused = classify(HTTPFailure(code, "")).what
+
+
+REFUSED_NOTE = "inspect_culture: the judge's last answer: "
+
+
+def refused_of(exc: BaseException) -> str | None:
+    """The last refusal `bounded_generate` noted on a failed judgment's exception, if any."""
+    for note in getattr(exc, "__notes__", ()):
+        if note.startswith(REFUSED_NOTE):
+            return note.removeprefix(REFUSED_NOTE)
+    return None
 
 
 def guard_secrets(model: Model) -> Model:
@@ -65,6 +84,7 @@ def guard_secrets(model: Model) -> Model:
             hooks = getattr(http, "event_hooks", None)
             if isinstance(hooks, dict) and _count_request not in hooks.get("request", ()):
                 hooks.setdefault("request", []).append(_count_request)
+                hooks.setdefault("response", []).append(_note_refusal)
             box.count += 1
             if box.count == 1:
                 box.on_first()
@@ -134,9 +154,11 @@ def judge_failure_reason(
     role: str = "judge",
 ) -> str:
     """A reason for an unscored sample: what happened, attempts if known, host and model."""
+    refused = refused_of(exc)
     exc, retried = unwrap(exc)
     if isinstance(exc, TimeoutError) and timeout is not None:
-        happened = f"no reply within judge_timeout={timeout:g} s (retries included)"
+        heard = f"; the judge's last answer: {refused}" if refused else ""
+        happened = f"no reply within judge_timeout={timeout:g} s (retries included{heard})"
     else:
         happened = classify(exc).what
     return call_failed(happened, str(model), host(model), attempts=attempts or retried, role=role)

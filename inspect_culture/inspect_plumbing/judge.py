@@ -37,6 +37,7 @@ from inspect_culture.inspect_plumbing.build_checks import (
 from inspect_culture.inspect_plumbing.engines import apply_engine_defaults
 from inspect_culture.inspect_plumbing.failures import (
     ATTEMPTS,
+    REFUSED_NOTE,
     Attempts,
     judge_failure_reason,
     model_secrets,
@@ -323,11 +324,10 @@ async def bounded_generate(
             return await model.generate(prompt, config=config, **cached)
     except Exception as exc:
         # HTTP requests sent when known, else provider calls: the attempts a reason names
-        note = f"{_ATTEMPTS_NOTE}{attempts.requests or attempts.count}"
-        if hasattr(exc, "add_note"):
-            exc.add_note(note)
-        else:  # Python 3.10: PEP 678's notes by hand
-            exc.__notes__ = [*getattr(exc, "__notes__", []), note]
+        notes = [f"{_ATTEMPTS_NOTE}{attempts.requests or attempts.count}"]
+        notes += [f"{REFUSED_NOTE}{attempts.refused}"] if attempts.refused else []
+        # (PEP 678's notes by hand: Python 3.10 has no add_note)
+        exc.__notes__ = [*getattr(exc, "__notes__", []), *notes]
         raise
     finally:
         ended = True

@@ -94,3 +94,47 @@ def test_inspect_refuses_a_grader_url_with_credentials():
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "FAIL" not in done.stdout
+
+
+# Storms (issue 40): every judge request answered 429 with Retry-After (forever), or the first
+# 16 of them (a burst that clears). 12 samples, 2 at a time: an lm-eval judge that spent one
+# budget per wave of workers would take 6 budgets, not one.
+STORM = (
+    "--size", "12", "--concurrency", "2", "--credentials-check", "off", "--retry-after", "1",
+    "--benchmark", "care",
+)  # fmt: skip
+
+
+@functools.cache
+def storm(kind: str, harness: str, mutation: str | None = None) -> tuple[int, str]:
+    budget = {
+        "forever": ("--storm-budget", "4", "--judge-timeout", "1"),
+        "burst": ("--storm-budget", "60", "--judge-timeout", "5", "--storm-requests", "16"),
+    }
+    command = [sys.executable, str(SCRIPT), *STORM, "--harness", harness, "--storm", kind,
+               *budget[kind], *(("--mutation", mutation) if mutation else ())]  # fmt: skip
+    done = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=300
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("harness", ["lm-eval", "inspect"])
+def test_a_storm_that_never_clears_ends_every_sample_unscored_within_the_budget(harness):
+    """Failed before the pacer's fix (lm-eval: `culture-evals judge` waited forever)."""
+    code, output = storm("forever", harness)
+    assert "Traceback" not in output and not failed_checks(output), output[-3000:]
+    assert code == 0 and re.search(r"storm forever: 12 samples, 0 scored", output), output[-3000:]
+
+
+@pytest.mark.parametrize("harness", ["lm-eval", "inspect"])
+def test_a_burst_of_429s_that_clears_scores_every_sample(harness):
+    code, output = storm("burst", harness)
+    assert "Traceback" not in output and not failed_checks(output), output[-3000:]
+    assert code == 0 and re.search(r"storm burst: 12 samples, 12 scored", output), output[-3000:]
+
+
+def test_a_judge_budget_per_wave_of_workers_fails_the_budget_check():
+    """The mutation charges a queued judgment nothing for the holds it waits through."""
+    code, output = storm("forever", "lm-eval", "wave_budget")
+    assert code != 0 and "storm outlasted the budget" in failed_checks(output), output[-3000:]

@@ -324,7 +324,7 @@ class OpenAICompatibleJudge:
         assert failure is not None
         error = call_failed(
             failure.what, settings.model, settings.endpoint(),
-            attempts=attempts + rate_limited, seconds=now() - start, ended=ended,
+            attempts=attempts + rate_limited, seconds=max(now() - start, budget.spent), ended=ended,
         )  # fmt: skip
         return JudgeReply(None, error=redact(error, settings.secrets()))
 
