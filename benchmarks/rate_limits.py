@@ -1,6 +1,6 @@
 """Judging at a hosted provider's rate limits, in both harnesses, against their own clients.
 
-    python benchmarks/rate_limits.py                      # both scenarios, about 12 minutes
+    python benchmarks/rate_limits.py                      # every scenario, about 15 minutes
     python benchmarks/rate_limits.py --seconds 10 --scenarios tight   # a quick look
 
 The stub judge (`tests.support.openai_stub --rpm --tpm --minute`) enforces requests and tokens
@@ -24,6 +24,14 @@ Each client judges the same number of CARE judge prompts, sized so the run lasts
   whichever binds. A client that keeps the allowed rate but never spends the starting bucket
   scores below 100%, so this is a lower bound of the share of the allowed rate sustained;
 - 429s, failed judgments, and calls paid twice (admitted calls beyond one per judgment).
+
+Two storms (`--scenarios storm-forever,storm-burst`): a judge that answers every judge request
+with 429 and `Retry-After: 1` (a quota run out), and one that does so for the first third of
+`--storm-budget` from its first judge request, then answers (a burst that clears). Each client judges
+`--storm-judgments` CARE answers with `judge_retry_budget` (lm-eval) and `judge_timeout`
+(Inspect) set to `--storm-budget`. Reported: the wall time, the judgments scored and unscored,
+and whether the storm that never clears ended within the budget plus a margin (ours: the whole
+batch within one budget; Inspect: each judgment within `judge_timeout`, samples in waves).
 
 Clients (`--clients`): `lm-eval-judge` (ours, adaptive: the default), `lm-eval-judge-fixed-32`
 (`judge_adaptive_concurrency=false`), lm-eval's own `LocalChatCompletion` at its defaults (1 in
@@ -59,6 +67,7 @@ class Scenario:
     rate: float  # requests a second allowed
     token_rate: float  # tokens a second allowed
     latency: float  # seconds a judgment takes at the server
+    storm: float | None = None  # 429 for the first S seconds (-1: forever); None: rate limits
 
     def rpm(self, minute: float) -> int:
         return round(self.rate * minute)
@@ -70,7 +79,10 @@ class Scenario:
 SCENARIOS = {
     "tight": Scenario("tight", rate=20, token_rate=160_000, latency=0.2),
     "roomy": Scenario("roomy", rate=20, token_rate=160_000, latency=4.0),
+    "storm-forever": Scenario("storm-forever", 0, 0, latency=0.2, storm=-1),
+    "storm-burst": Scenario("storm-burst", 0, 0, latency=0.2, storm=0),  # a third of the budget
 }
+STORM_MARGIN = 5.0  # seconds: the last attempt in flight and the client's own start
 
 
 @dataclass
@@ -95,7 +107,10 @@ class Outcome:
         return max(requests, tokens)
 
 
-def _server(scenario: Scenario, minute: float):
+def _server(scenario: Scenario, minute: float, storm: float | None = None):
+    if storm is not None:
+        extra = ("--storm", str(storm), "--storm-retry-after", "1")
+        return jt.judge_server(scenario.latency, reply="Rating: [[7]]\nGRADE: C", extra=extra)
     return jt.judge_server(
         scenario.latency,
         reply="Rating: [[7]]\nGRADE: C",
@@ -110,8 +125,12 @@ def _server(scenario: Scenario, minute: float):
     )
 
 
+BUDGET: dict[str, float] = {}  # a storm's judge_retry_budget and judge_timeout, when set
+
+
 def lm_eval_ours(n: int, url: str, adaptive: bool) -> tuple[float, int]:
-    timer = jt.lm_eval_path(n, 0.0, 32, url, judge_adaptive_concurrency=adaptive)
+    budget = {"judge_retry_budget": BUDGET["storm"]} if BUDGET else {}
+    timer = jt.lm_eval_path(n, 0.0, 32, url, judge_adaptive_concurrency=adaptive, **budget)
     return timer.wall, timer.failed
 
 
@@ -141,9 +160,12 @@ def inspect_eval(
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import GenerateConfig, get_model
 
+    from inspect_culture.care import care
+
     nonce = time.time_ns()
     with StubOpenAIServer(responder=lambda p, b: jt.answer(len(p), nonce)) as model:
-        task = jt._care_task(n)
+        task = care(language="zh", **({"judge_timeout": BUDGET["storm"]} if BUDGET else {}))
+        task.dataset = jt._repeat(task.dataset, n)
         if scorer == "model_graded_qa":
             task.scorer = [jt._same_prompt_model_graded_qa()]
         os.environ["STUB_API_KEY"] = "bench"
@@ -229,15 +251,50 @@ def run(scenario: Scenario, minute: float, seconds: float, clients: list[str]) -
     return outcomes
 
 
+# model_graded_qa takes no judge_timeout: a storm that never clears holds it ~10 min a judgment
+STORM_CLIENTS = ("lm-eval-judge", "lm-eval-judge-fixed-32", "LocalChatCompletion", "care_judge")
+
+
+def run_storm(scenario: Scenario, n: int, budget: float, clients: list[str]) -> None:
+    """Each client against a storm: every sample unscored within the budget (forever), or
+    every sample scored (a burst that clears)."""
+    storm = scenario.storm if scenario.storm else budget / 3
+    what = "every judge request" if storm < 0 else f"every judge request for {storm:g} s"
+    print(f"\n{scenario.name}: 429 with Retry-After 1 s to {what}; {n} judgments, budget "
+          f"{budget:g} s (judge_retry_budget, judge_timeout)", flush=True)  # fmt: skip
+    print(f"  {'client':<36} {'wall s':>7} {'scored':>6} {'unscored':>8} {'429s':>6} {'ended':>22}")
+    BUDGET["storm"] = budget
+    try:
+        for name in clients:
+            with _server(scenario, 60.0, storm) as url:
+                wall, failed = CLIENTS[name](n, url)
+                limited = jt.stub_stats(url)["limited"]
+            if storm < 0:
+                ours = name.startswith("lm-eval-judge")
+                ended = "within budget" if wall <= budget + STORM_MARGIN else "PAST THE BUDGET"
+                ended = ended if ours else f"{wall / budget:.1f} budgets"
+                ended = ended if failed == n else "SCORED IN A STORM"
+            else:
+                ended = "every sample scored" if not failed else "SAMPLES LOST"
+            print(f"  {name:<36} {wall:>7.1f} {n - failed:>6} {failed:>8} {limited:>6} "
+                  f"{ended:>22}", flush=True)  # fmt: skip
+    finally:
+        BUDGET.clear()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
-    parser.add_argument("--clients", default=",".join(CLIENTS), help="comma-separated names")
+    parser.add_argument(
+        "--clients", help=f"comma-separated names (default: all; storms: {','.join(STORM_CLIENTS)})"
+    )
     parser.add_argument("--minute", type=float, default=12.0, help="real seconds in a minute")
     parser.add_argument("--seconds", type=float, default=60.0, help="judging time at the rate")
+    parser.add_argument("--storm-judgments", type=int, default=150, help="judgments in a storm")
+    parser.add_argument("--storm-budget", type=float, default=15.0, help="seconds (storms)")
     args = parser.parse_args()
     unknown = [s for s in args.scenarios.split(",") if s not in SCENARIOS]
-    clients = [c.strip() for c in args.clients.split(",") if c.strip()]
+    clients = [c.strip() for c in (args.clients or ",".join(CLIENTS)).split(",") if c.strip()]
     unknown += [c for c in clients if c not in CLIENTS]
     if unknown:
         raise SystemExit(
@@ -247,7 +304,11 @@ def main() -> None:
     os.environ.setdefault("TQDM_DISABLE", "1")
     os.environ.setdefault("INSPECT_CACHE_DIR", tempfile.mkdtemp())
     for name in args.scenarios.split(","):
-        run(SCENARIOS[name], args.minute, args.seconds, clients)
+        if SCENARIOS[name].storm is not None:
+            chosen = clients if args.clients else list(STORM_CLIENTS)
+            run_storm(SCENARIOS[name], args.storm_judgments, args.storm_budget, chosen)
+        else:
+            run(SCENARIOS[name], args.minute, args.seconds, clients)
 
 
 if __name__ == "__main__":

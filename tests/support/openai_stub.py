@@ -95,6 +95,8 @@ class StubOpenAIServer:
         models: Collection[str] | None = None,
         api_key: str | None = None,
         limits: RateLimits | None = None,
+        storm: float | None = None,
+        storm_retry_after: float = 1.0,
     ) -> None:
         self.responder = responder or prompt_hash_responder()
         self.latency = latency
@@ -105,6 +107,11 @@ class StubOpenAIServer:
         self.api_key = api_key  # None: no key checked
         # a hosted API's rate limits (429 beyond them, x-ratelimit-* headers); None: no limits
         self.buckets = Buckets(limits) if limits is not None else None
+        # a 429 storm: every completion (the one-token check before generation excepted) for
+        # `storm` seconds from the first (< 0: forever) refused with 429 and Retry-After,
+        # unrecorded and unpaid, as a provider does while a quota is spent
+        self.storm, self.storm_retry_after = storm, storm_retry_after
+        self._storm_began: float | None = None
         self.limited = 0  # requests refused with 429 by the limits (not recorded, not paid)
         # (monotonic time, tokens charged) of each admitted request
         self.paid: list[tuple[float, int]] = []
@@ -267,6 +274,15 @@ class StubOpenAIServer:
                 "model_not_found",
             )
         ratelimit_headers: dict[str, str] = {}
+        if self.storm is not None and last_user_text(body) != PREFLIGHT_PROMPT:
+            with self._lock:
+                began = self._storm_began = self._storm_began or time.monotonic()
+                stormy = self.storm < 0 or time.monotonic() - began < self.storm
+                self.limited += stormy
+            if stormy:
+                retry = {"Retry-After": f"{self.storm_retry_after:g}"}
+                return 429, {**_error("Rate limit reached.", "requests", "rate_limit_exceeded"),
+                             HEADERS_KEY: retry}  # fmt: skip
         if self.buckets is not None:
             tokens = request_tokens(body)
             admitted, _, ratelimit_headers = self.buckets.take(tokens)
@@ -401,13 +417,18 @@ def main() -> None:
     parser.add_argument("--rpm", type=int, help="requests per minute (429 beyond)")
     parser.add_argument("--tpm", type=int, help="tokens per minute (429 beyond)")
     parser.add_argument("--minute", type=float, default=60.0, help="real seconds in a minute")
+    parser.add_argument(
+        "--storm", type=float, help="429 every completion for S seconds from the first (-1: all)"
+    )
+    parser.add_argument("--storm-retry-after", type=float, default=1.0)
     args = parser.parse_args()
     limits = None
     if args.rpm or args.tpm:
         limits = RateLimits(args.rpm or 10**9, args.tpm or 10**12, args.minute)
     server = StubOpenAIServer(
-        responder=lambda prompt, body: args.reply, latency=args.latency, limits=limits
-    )
+        responder=lambda prompt, body: args.reply, latency=args.latency, limits=limits,
+        storm=args.storm, storm_retry_after=args.storm_retry_after,
+    )  # fmt: skip
     server.start()
     print(server.base_url, flush=True)
     try:
