@@ -83,3 +83,29 @@ def test_rate_limits_runs_tiny() -> None:
     assert [row[0] for row in rows] == ["lm-eval-judge", "lm-eval-judge-fixed-32"]
     failed = {row[0]: int(row[-3]) for row in rows}
     assert failed["lm-eval-judge"] == 0, result.stdout  # the adaptive judge loses none
+
+
+@pytest.mark.slow
+def test_rate_limits_storms_end_or_recover() -> None:
+    """A storm that never clears leaves every judgment unscored, ours within one budget; a
+    burst that clears scores every one, in both harnesses."""
+    result = subprocess.run(
+        [sys.executable, "benchmarks/rate_limits.py", "--scenarios", "storm-forever,storm-burst",
+         "--storm-judgments", "12", "--storm-budget", "4", "--clients", "lm-eval-judge,care_judge"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    forever, burst = result.stdout.split("storm-burst:")
+    rows = {
+        (part, row[0]): row[1:]
+        for part, text in (("forever", forever), ("burst", burst))
+        for row in (line.split(None, 5) for line in text.splitlines())
+        if row and row[0] in ("lm-eval-judge", "care_judge")
+    }
+    assert rows["forever", "lm-eval-judge"][1:3] == ["0", "12"], result.stdout
+    assert rows["forever", "lm-eval-judge"][-1] == "within budget", result.stdout
+    assert rows["forever", "care_judge"][1:3] == ["0", "12"], result.stdout
+    for client in ("lm-eval-judge", "care_judge"):
+        assert rows["burst", client][1:3] == ["12", "0"], result.stdout
+        assert rows["burst", client][-1] == "every sample scored", result.stdout
+        assert int(rows["burst", client][3]) > 0, result.stdout  # the burst did refuse some
