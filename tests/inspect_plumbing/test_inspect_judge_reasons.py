@@ -357,3 +357,19 @@ def test_credentials_in_the_base_url_are_never_printed(monkeypatch) -> None:
     assert path_problem is not None and "use http://judge.example/v1" in path_problem
     for text in (reason, message, path_problem):
         assert "hunter2pass" not in text and "bob" not in text, text
+
+
+def test_a_judgment_timed_out_in_a_429_storm_names_the_judges_last_answer(tmp_path: Path) -> None:
+    """The reason of a judgment that ran out of `judge_timeout` while the judge kept refusing
+    says what the judge kept answering; before, only "no reply within judge_timeout"."""
+    with (
+        StubOpenAIServer(responder=care_responder) as model_server,
+        StubOpenAIServer(responder=care_responder, storm=-1) as judge,
+    ):
+        log = _run(
+            care(language="zh", per_category=1, judge_preflight=False, judge_timeout=2),
+            model_server, tmp_path, model_roles={"grader": _grader(judge)}, limit=1,
+        )  # fmt: skip
+    [reason] = _unscored_reasons(log)
+    assert "no reply within judge_timeout=2 s" in reason, reason
+    assert "the judge's last answer: HTTP 429 (rate limited)" in reason, reason
