@@ -243,14 +243,15 @@ def outcome_records(
     skipped: list[DamagedLine] | None = None,
 ) -> list[dict[str, Any]]:
     """Every line's outcome record (see `outcome_record`), in file order. With `skipped`, a line
-    that is no JSON object or holds no record is named there and skipped, else an error."""
+    that is no JSON object or whose field holds unreadable text is named there and skipped, else
+    an error; a line without the field's text (e.g. `--predict_only`) has no record to read."""
     records = []
     for number, line in sample_lines(path, error, skipped):
-        if (record := outcome_record(line, field)) is None:
+        if (record := outcome_record(line, field)) is not None:
+            records.append(record)
+        elif isinstance(line.get(field), str):
             why = f"field {field!r} holds no outcome record"
             _damaged(DamagedLine(path, number, why), skipped, error)
-        else:
-            records.append(record)
     return records
 
 

@@ -51,6 +51,8 @@ from inspect_culture.lm_eval_tasks.judge.pacing import (
 from inspect_culture.lm_eval_tasks.judge.settings import DEFAULT_BASE_URL, KNOBS, JudgeSettings
 
 Messages = Sequence[Mapping[str, str]]
+# what a judgment that ended in a rate-limit hold, before any attempt of its own, heard
+RATE_LIMITED = Failure(f"HTTP 429 ({STATUS_WORDS[429]})", True, 429)
 
 
 def served_identity(settings: JudgeSettings) -> str | None:
@@ -259,12 +261,12 @@ class OpenAICompatibleJudge:
         """Attempts until a reply or a final failure, within `max_retries` and `retry_budget`.
         The budget counts the attempts, the backoffs and the rate-limit holds between them
         (`pacing.Budget`; `held_from`: the pacer's `held` when the judgment was queued, so the
-        holds since count too), and is checked before each of those waits: whatever the judge
-        answers, the judgment ends."""
+        holds since, in a storm not yet cleared by a success, count too), and is checked before
+        each of those waits: whatever the judge answers, the judgment ends."""
         settings = self.settings
         start, budget = now(), Budget(settings.retry_budget)
-        if held_from is not None:
-            budget.spend(self.pacer.held(start) - held_from)
+        if held_from is not None:  # the storm it waited through in the queue
+            budget.spend(self.pacer.held_since(held_from))
         attempts, failure, ended, rate_limited = 0, None, "", 0
         chars = sum(len(str(m.get("content") or "")) for m in messages)
         cost = chars / CHARS_PER_TOKEN + settings.max_tokens  # what a provider charges it
@@ -272,14 +274,18 @@ class OpenAICompatibleJudge:
         while True:
             if budget.left() <= 0:  # the waits ate the budget: say so
                 # (before any attempt only rate-limit holds can have spent it)
-                failure = failure or Failure(f"HTTP 429 ({STATUS_WORDS[429]})", True, 429)
+                failure = failure or RATE_LIMITED
                 ended = f"{spent})"
                 break
             try:  # waits for a slot (free) and any Retry-After hold (charged to the budget)
                 sent_at = await self.pacer.acquire(budget)
             except HoldPastBudget as held:
-                failure = failure or Failure(f"HTTP 429 ({STATUS_WORDS[429]})", True, 429)
-                ended = f"{spent}; the server asked to wait {held.hold:.3g} s)"
+                failure = failure or RATE_LIMITED
+                left = max(0.0, budget.left())
+                ended = (
+                    f" (judge_retry_budget of {settings.retry_budget:g} s: {left:.1f} s left, "
+                    f"a rate-limit hold of {held.hold:.1f} s to go)"
+                )
                 break
             attempts += 1
             limit = min(settings.timeout, max(budget.left(), 0.001))

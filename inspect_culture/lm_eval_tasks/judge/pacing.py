@@ -119,9 +119,16 @@ class Pacer:
         self._timer: asyncio.TimerHandle | None = None  # wakes the queue when a hold ends
         self._timer_loop: Any = None
         self._changed: asyncio.Future[None] | None = None  # set when a new hold starts
+        self.held_at_success = 0.0  # `held` at the last success: the storm before it is over
 
     def _slots(self) -> int:
         return max(FLOOR, int(self.limit)) - self.in_flight
+
+    def held_since(self, mark: float) -> float:
+        """The holds a judgment queued at `held` = `mark` has waited through in the storm still
+        going on: none before the last success counts, so a healthy run's last judgments do not
+        pay for its earlier, cleared storms."""
+        return self.held(now()) - max(mark, self.held_at_success)
 
     def held(self, at: float) -> float:
         """Seconds of `Retry-After` holds up to `at`: the difference over a wait is the hold
@@ -236,6 +243,7 @@ class Pacer:
     def succeeded(self, headers: Mapping[str, str] | None, cost: float = 0.0) -> None:
         """A reply: grow while the quota left covers every call in flight and one more (`cost`:
         the tokens a call is charged); without such headers, back up to the start."""
+        self.held_at_success = self.held(now())
         if not self.adaptive:
             return
         quota = quota_of(headers)
