@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import anyio
@@ -159,8 +159,8 @@ def require_grader(
         jury = _jury_and_probes(self_grade, constraint, verdict_format)
         graders = [grader for _, grader, _ in jury]
         _say_costs(task_label, graders, judge_calls if len(jury) > 1 or rejudging else 0)
-        if judge_timeout is None and (dead := dead_quota_text(task_label, _limits(graders))):
-            _say_once(f"{task_label} 429", dead)
+        if judge_timeout is None:
+            _say_once(f"{task_label} 429", lambda: dead_quota_text(task_label, _limits(graders)))
         if not judge_preflight:
             return state
         for role, grader, probe in jury:  # every judge of a jury, before any generation
@@ -183,7 +183,7 @@ def _say_costs(task_label: str, graders: list[Model], calls: int) -> None:
         cached = None if reply_cache() is not None else 0
         judges = [str(grader) for grader in graders]
         suffix = " per epoch (fewer with --limit)"
-        _say_once(task_label, judge_calls_text(task_label, calls, judges, suffix, cached))
+        _say_once(task_label, lambda: judge_calls_text(task_label, calls, judges, suffix, cached))
 
 
 def _limits(graders: list[Model]) -> list[tuple[Model, float | None, float | None]]:
@@ -191,12 +191,14 @@ def _limits(graders: list[Model]) -> list[tuple[Model, float | None, float | Non
     return [(g, judgment_timeout(g, None), judge_config(g).attempt_timeout) for g in graders]
 
 
-def _say_once(what: str, text: str) -> None:
-    """`text`, once per eval and `what`, before any generation."""
+def _say_once(what: str, text: Callable[[], str | None]) -> None:
+    """`text()`, once per eval and `what`, before any generation (made only then: this runs for
+    every sample)."""
     said = _SAID.setdefault(asyncio.get_running_loop(), set())
     if what not in said:
         said.add(what)
-        print(text, file=sys.stderr, flush=True)
+        if words := text():
+            print(words, file=sys.stderr, flush=True)
 
 
 def checked_grader(
