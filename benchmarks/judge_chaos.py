@@ -104,7 +104,7 @@ STORM_CHECKS = (
     "storm outlasted the budget",
     "unscored after the storm cleared",
 )
-STORM_MARGIN = 6.0  # seconds beyond the budget: the last attempt and the writing of results
+STORM_MARGIN = 10.0  # seconds beyond the budget: the last attempt, writing results, a busy machine
 
 
 # ------------------------------------------------------------------------------ the judge stub
