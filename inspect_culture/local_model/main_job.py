@@ -267,7 +267,8 @@ def main_job(
     constrained = (
         f"The judge's decoding was constrained (judge_constraint={judge_constraint}, a GBNF "
         "grammar): each reply is a short commentary, then 'Rating: [[n]]' as the paper asks, so "
-        "no sample is left unscored. This deviates from the paper's protocol (docs/judge.md).\n"
+        "no sample is left unscored. This deviates from the paper's protocol "
+        "(docs/judge-reference.md).\n"
         if judge_constraint != "none"
         else "The judge was left free (the paper's protocol): replies without 'Rating: [[n]]' "
         "are counted as unscored, never as 0.\n"

@@ -1,5 +1,6 @@
 """benchmarks/judge_throughput.py runs (small) and prints its ratios: the full-size commands in
-docs/judge.md need a quiet machine, so the suite runs the script at a tenth of a second."""
+docs/judge-reference.md need a quiet machine, so the suite runs the script at a tenth of a
+second."""
 
 import subprocess
 import sys
