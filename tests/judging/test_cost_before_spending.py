@@ -7,6 +7,7 @@ answers 429 forever would hold each judgment when no limit of the user's bounds 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +138,9 @@ def test_lm_eval_announcement_with_a_warm_cache_is_an_upper_bound(
     said = capsys.readouterr().err
     assert "care_zh: 300 judge calls to judge (fewer with --limit): at most 300 to make (" in said
     assert "judge cache" in said.split("at most 300 to make", 1)[1].splitlines()[0]
+    # once the answers exist, each batch says exactly what the cache answers
+    exact = re.findall(r"Judging care_zh \(judge\): (\d+) judge calls to judge: (.*)", said)
+    assert exact and all(rest == f"0 to make, {n} cached" for n, rest in exact), exact
 
 
 def test_lm_eval_announcement_with_the_cache_off_is_exact_about_it(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import sys
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import KW_ONLY, dataclass, field, replace
@@ -30,6 +31,7 @@ from inspect_culture.judging.constraints import (
     reply_text,
     request_fields,
 )
+from inspect_culture.judging.jury import judge_calls_text
 from inspect_culture.judging.preflight import PREFLIGHT_PROMPT, PREFLIGHT_TIMEOUT, check_outcome
 from inspect_culture.judging.protocol import JudgeReply
 from inspect_culture.judging.reasons import (
@@ -159,14 +161,19 @@ class OpenAICompatibleJudge:
         `judge_retry_budget`, not one budget per wave of workers."""
         fmts = verdict_formats(self.settings, len(batch), formats)
         held_from = self.pacer.held(now())
-        results: list[JudgeReply] = [JudgeReply(None)] * len(batch)
-        todo = iter(range(len(batch)))  # shared: each index goes to exactly one worker
-        with tqdm(total=len(batch), desc=label, unit="judgment") as progress:
+        results = [self._cached(messages, fmt) for messages, fmt in zip(batch, fmts, strict=True)]
+        asked = [i for i, hit in enumerate(results) if hit is None]
+        if len(asked) < len(batch):  # what was said before the answers existed was "at most"
+            cached = len(batch) - len(asked)
+            said = judge_calls_text(label, len(batch), [self.settings.model], cached=cached)
+            print(said, file=sys.stderr, flush=True)
+        todo = iter(asked)  # shared: each index goes to exactly one worker
+        with tqdm(total=len(asked), desc=label, unit="judgment") as progress:
             async with self._client() as client:
                 workers: list[asyncio.Task[None]] = []
 
                 def more_workers() -> None:
-                    while len(workers) < min(int(self.pacer.limit), len(batch)):
+                    while len(workers) < min(int(self.pacer.limit), len(asked)):
                         workers.append(asyncio.ensure_future(worker()))
 
                 async def worker() -> None:
@@ -186,7 +193,7 @@ class OpenAICompatibleJudge:
                 finally:
                     for task in workers:
                         task.cancel()
-        return results
+        return [result or JudgeReply(None) for result in results]
 
     async def _judge_one(
         self,
@@ -195,15 +202,25 @@ class OpenAICompatibleJudge:
         fmt: VerdictFormat | None,
         held_from: float | None = None,
     ) -> JudgeReply:
-        """A cached reply, else the judge's (kept in the cache when there is one)."""
-        key, judge = cache_key(self.settings, messages), served_identity(self.settings)
-        if (hit := self.cache.get(key, judge) if self.cache is not None else None) is not None:
-            return readable(JudgeReply(hit, cached=True), fmt, self.settings.constraint)
+        """The judge's reply (kept in the cache when there is one); `judge_all` has looked in the
+        cache first (`_cached`)."""
         result = await self._call_with_retries(client, messages, fmt, held_from)
         if self.cache is not None and result.text is not None:
             # committed at once: a killed `culture-evals judge` resumes without asking again
+            key, judge = cache_key(self.settings, messages), served_identity(self.settings)
             self.cache.put(key, result.text, judge, secrets=self.settings.secrets(), at_once=True)
         return readable(result, fmt, self.settings.constraint)
+
+    def _cached(self, messages: Messages, fmt: VerdictFormat | None) -> JudgeReply | None:
+        """The cached reply to `messages`, or None (none, or the cache is off)."""
+        if self.cache is None:
+            return None
+        hit = self.cache.get(cache_key(self.settings, messages), served_identity(self.settings))
+        return (
+            None
+            if hit is None
+            else readable(JudgeReply(hit, cached=True), fmt, self.settings.constraint)
+        )
 
     async def learn_identity(self) -> str | None:
         """The checkpoint served as the judge's model, kept with cached replies: another misses."""
