@@ -1,5 +1,6 @@
 """The papers' published numbers (`published/*.json`, each with its source and verbatim quote) as
-table rows; strict validation names the file, row and field of any error in a `ValueError`."""
+table rows; validation (a JSON Schema, then each row against its table) names the file, row and
+field of any error in a `ValueError`."""
 
 from __future__ import annotations
 
@@ -8,27 +9,17 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
+import jsonschema
+
+from inspect_culture.datasets_hub.validation import load_schema
 from inspect_culture.report.model import Cell, Row
 from inspect_culture.report.section import all_layouts, sections
 
 PUBLISHED_DIR = Path(__file__).with_name("published")
-
-_FILE_KEYS = {"benchmark", "paper", "cite", "paper_file", "rows", "human_baselines", "notes"}
-_REQUIRED_ENTRY_KEYS = (
-    "table",
-    "model",
-    "group",
-    "values",
-    "printed",
-    "source",
-    "settings",
-    "quote",
-)
-_ENTRY_KEYS = {*_REQUIRED_ENTRY_KEYS, "note", "human", "metric"}
 
 
 @dataclass(frozen=True)
@@ -117,7 +108,8 @@ def _resolve(benchmark_file: str | Path) -> Path:
     return PUBLISHED_DIR / name
 
 
-# -- validation: a failed check is a ValueError "<file>: <field>: <message>" ------------------
+# -- validation: the schema (schemas/published.schema.json) checks each file's shape, then each
+# row is checked against its table; a failure is a ValueError "<file>: <field>: <message>" -------
 
 
 def _check(ok: object, file: str, field: str, message: str) -> None:
@@ -131,105 +123,101 @@ def _load_file(path: Path) -> PublishedFile:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{file}: cannot read published JSON ({exc})") from None
-    _check(isinstance(data, dict), file, "(top level)", "must be a JSON object")
-    unknown = set(data) - _FILE_KEYS
-    _check(not unknown, file, ", ".join(sorted(unknown)), "unknown top-level field")
-    header = {k: _text(data.get(k), file, k) for k in ("benchmark", "paper", "cite", "paper_file")}
-    rows, humans = data.get("rows"), data.get("human_baselines", [])
-    _check(isinstance(rows, list) and rows, file, "rows", "must be a non-empty list")
-    _check(isinstance(humans, list), file, "human_baselines", "must be a list")
-    notes = data.get("notes", [])
-    ok = isinstance(notes, list) and all(isinstance(n, str) for n in notes)
-    _check(ok, file, "notes", "must be a list of strings")
-    cite = header["cite"]
+    _check_shape(data, file)
+    cite, humans = data["cite"], data.get("human_baselines", [])
     return PublishedFile(
         path=path,
-        **header,
-        rows=tuple(_entry(r, file, f"rows[{i}]", cite, False) for i, r in enumerate(rows)),
+        **{key: data[key] for key in ("benchmark", "paper", "cite", "paper_file")},
+        rows=tuple(_entry(r, file, f"rows[{i}]", cite, False) for i, r in enumerate(data["rows"])),
         human_baselines=tuple(
             _entry(r, file, f"human_baselines[{i}]", cite, True) for i, r in enumerate(humans)
         ),
-        notes=tuple(notes),
+        notes=tuple(data.get("notes", [])),
     )
 
 
-def _entry(raw: Any, file: str, at: str, cite: str, baseline: bool) -> PublishedEntry:
-    _check(isinstance(raw, dict), file, at, "must be a JSON object")
+@cache
+def _validator() -> jsonschema.protocols.Validator:
+    """Draft 2020-12, except that a whole number written as a float (`12.0`) is no page number."""
+    base = jsonschema.Draft202012Validator
+    checker = base.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)
+    )
+    strict = jsonschema.validators.extend(base, type_checker=checker)
+    return strict(load_schema("inspect_culture.report", "published"))
+
+
+def _check_shape(data: Any, file: str) -> None:
+    """The first schema violation (by its place in the file), worded by the schema."""
+    errors = _validator().iter_errors(data)
+    first = min(
+        errors, key=lambda e: [(isinstance(p, str), p) for p in e.absolute_path], default=None
+    )
+    if first is not None:
+        field, message = _worded(first)
+        raise ValueError(f"{file}: {field}: {message}")
+
+
+def _worded(error: jsonschema.ValidationError) -> tuple[str, str]:
+    """The field an error names and its message. The schema's `errorMessage`, a string, words
+    any failure of its value; an object words the keywords it names."""
+    path = list(error.absolute_path)
+    worded = error.schema.get("errorMessage") if isinstance(error.schema, dict) else None
+    if isinstance(worded, str):
+        return _field(path), worded.replace("{value!r}", repr(error.instance))
+    worded = (worded or {}).get(error.validator)
+    if error.validator == "required":
+        missing = next(key for key in error.validator_value if key not in error.instance)
+        return _field([*path, missing]), worded or "missing"
+    if error.validator == "additionalProperties":
+        unknown = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        return _field([*path, unknown[0]]), worded or "unknown field"
+    return _field(path), worded or error.message
+
+
+def _field(path: list[str | int]) -> str:
+    """["rows", 2, "values", "overall"] -> "rows[2].values.overall"."""
+    text = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+    return text.removeprefix(".") or "(top level)"
+
+
+def _entry(raw: dict[str, Any], file: str, at: str, cite: str, baseline: bool) -> PublishedEntry:
+    """One row, its shape already checked, against its table's groups and columns."""
 
     def check(ok: object, field: str, message: str) -> None:
         _check(ok, file, f"{at}.{field}", message)
 
-    for key in _REQUIRED_ENTRY_KEYS:
-        check(key in raw, key, "missing")
-    unknown = sorted(set(raw) - _ENTRY_KEYS)
-    check(not unknown, unknown[0] if unknown else "", "unknown field")
-
     table, layouts = raw["table"], all_layouts()
     check(table in layouts, "table", f"unknown table {table!r} (tables: {', '.join(layouts)})")
-    layout = layouts[table]
-    model = _text(raw["model"], file, f"{at}.model")
-    group = raw["group"]
+    layout, group = layouts[table], raw["group"]
     if layout.groups:
         why = f"{group!r} is not a group of table {table!r} (groups: {', '.join(layout.groups)})"
         check(group in layout.groups, "group", why)
     else:
         check(group is None, "group", f"table {table!r} has no groups; must be null")
-
     columns = [c.key for c in layout.columns]
-    values = raw["values"]
-    check(isinstance(values, dict) and values, "values", "must be a non-empty object")
+    values, printed = raw["values"], raw["printed"]
     for key, value in values.items():
         why = f"{key!r} is not a column of table {table!r} (columns: {', '.join(columns)})"
         check(key in columns, f"values.{key}", why)
-        ok = not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
-        check(ok, f"values.{key}", f"must be a finite number, got {value!r}")
-
-    printed = raw["printed"]
-    ok = isinstance(printed, dict) and set(printed) == set(values)
-    check(ok, "printed", "must give a string for exactly the keys of values")
-    parts = [raw["quote"]] if isinstance(raw["quote"], str) else raw["quote"]
-    ok = isinstance(parts, list) and parts and all(isinstance(p, str) and p for p in parts)
-    check(ok, "quote", "must be a non-empty string or list of strings")
-    for key, text in printed.items():
-        ok = isinstance(text, str) and _NUMBER.fullmatch(text)
-        check(ok, f"printed.{key}", f"must be a number as printed, got {text!r}")
-        why = f"{text!r} is not the value {values[key]!r}"
-        check(float(text) == values[key], f"printed.{key}", why)
-        # as a whole number: "0.1" is not in "0.10" or "-0.1"
-        in_quote = re.search(rf"(?<![\d.\-]){re.escape(text)}(?![\d])", " ".join(parts))
-        check(in_quote, f"printed.{key}", f"{text!r} does not occur in the quote")
-
-    source = raw["source"]
-    ok = isinstance(source, dict) and set(source) == {"where", "page"}
-    check(ok, "source", 'must be {"where": ..., "page": ...}')
-    where_text = _text(source["where"], file, f"{at}.source.where")
-    page = source["page"]
-    ok = page is None or (not isinstance(page, bool) and isinstance(page, int) and page >= 1)
-    check(ok, "source.page", f"must be a page number or null, got {page!r}")
-
-    settings = raw["settings"]
-    ok = isinstance(settings, dict) and all(
-        isinstance(k, str) and isinstance(v, str) and v for k, v in settings.items()
+        check(math.isfinite(value), f"values.{key}", f"must be a finite number, got {value!r}")
+    check(
+        set(printed) == set(values), "printed", "must give a string for exactly the keys of values"
     )
-    check(ok, "settings", "must map names to non-empty strings")
+    parts = [raw["quote"]] if isinstance(raw["quote"], str) else raw["quote"]
+    for key, text in printed.items():
+        error = _printed_error(text, values[key], " ".join(parts))
+        check(error is None, f"printed.{key}", str(error))
 
-    human = raw.get("human", False)
-    check(isinstance(human, bool), "human", "must be true or false")
-    metric = raw.get("metric")
-    if baseline:
-        metric = _text(metric, file, f"{at}.metric")
-    else:
-        check(metric is None, "metric", "only human_baselines name their own metric")
-    note = raw.get("note", "")
-    check(isinstance(note, str), "note", "must be a string")
-
+    source, settings = raw["source"], raw["settings"]
+    page = source["page"]
     row = Row(
-        model=model,
+        model=raw["model"],
         cells={c: Cell(float(values[c]) if c in values else None) for c in columns},
         kind="published",
         group=group,
         setting="; ".join(f"{k}: {v}" for k, v in settings.items()),
-        source=f"{cite}, {where_text}" + (f", p. {page}" if page is not None else ""),
+        source=f"{cite}, {source['where']}" + (f", p. {page}" if page is not None else ""),
     )
     return PublishedEntry(
         table=table,
@@ -237,17 +225,24 @@ def _entry(raw: Any, file: str, at: str, cite: str, baseline: bool) -> Published
         settings=dict(settings),
         printed=dict(printed),
         quote=tuple(parts),
-        where=where_text,
+        where=source["where"],
         page=page,
-        human=human or baseline,
-        metric=metric,
-        note=note,
+        human=raw.get("human", False) or baseline,
+        metric=raw.get("metric"),
+        note=raw.get("note", ""),
     )
 
 
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
-def _text(raw: Any, file: str, at: str) -> str:
-    _check(isinstance(raw, str) and raw.strip(), file, at, "must be a non-empty string")
-    return raw
+def _printed_error(text: str, value: float, quote: str) -> str | None:
+    """What is wrong with a number as the paper prints it: not a number, not the value, or not in
+    the quote as a whole number ("0.1" is not in "0.10" or "-0.1")."""
+    if not _NUMBER.fullmatch(text):
+        return f"must be a number as printed, got {text!r}"
+    if float(text) != value:
+        return f"{text!r} is not the value {value!r}"
+    if not re.search(rf"(?<![\d.\-]){re.escape(text)}(?![\d])", quote):
+        return f"{text!r} does not occur in the quote"
+    return None

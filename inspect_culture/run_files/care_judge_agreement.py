@@ -74,23 +74,18 @@ def read_care_judgements(path: str | Path) -> CareJudgements:
 
 
 def weighted_kappa(a: Sequence[int], b: Sequence[int], scale: Sequence[int] = SCALE) -> float:
-    """Cohen's kappa with quadratic weights; NaN when the expected disagreement is zero."""
+    """Cohen's kappa with quadratic weights over `scale` (scikit-learn's); NaN when the expected
+    disagreement is zero: no ratings, or one and the same rating from both judges throughout."""
     if len(a) != len(b):
         raise ValueError(f"length mismatch: {len(a)} vs {len(b)}")
-    if not a:
-        return math.nan
     values = list(scale)
-    k, n = len(values), len(a)
-    index = {v: i for i, v in enumerate(values)}
-    observed = [[0.0] * k for _ in range(k)]
-    for x, y in zip(a, b, strict=True):
-        observed[index[x]][index[y]] += 1 / n
-    rows = [sum(row) for row in observed]
-    cols = [sum(observed[i][j] for i in range(k)) for j in range(k)]
-    weight = [[(i - j) ** 2 / (k - 1) ** 2 for j in range(k)] for i in range(k)]
-    seen = sum(weight[i][j] * observed[i][j] for i in range(k) for j in range(k))
-    chance = sum(weight[i][j] * rows[i] * cols[j] for i in range(k) for j in range(k))
-    return math.nan if chance == 0 else 1 - seen / chance
+    if outside := sorted(set(a).union(b).difference(values)):
+        raise ValueError(f"ratings {outside} are not on the scale {values}")
+    if len(set(a).union(b)) < 2:  # scikit-learn would warn, and older releases divide by zero
+        return math.nan
+    from sklearn.metrics import cohen_kappa_score  # slow to import: only when agreement is asked
+
+    return float(cohen_kappa_score(a, b, labels=values, weights="quadratic"))
 
 
 def rating_agreement(a: Sequence[float], b: Sequence[float]) -> dict[str, float]:

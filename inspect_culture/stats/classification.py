@@ -1,5 +1,6 @@
 """Classification metrics where an unparsed prediction (None) is wrong (a false negative for its
-gold label, a false positive for none); zero divisions give 0.0, as scikit-learn."""
+gold label, a false positive for none); zero divisions give 0.0. scikit-learn computes them; it is
+imported where a metric is computed, never when a task loads (it takes about a second)."""
 
 from __future__ import annotations
 
@@ -21,19 +22,35 @@ def _ratio(numerator: float, denominator: float) -> float:
     return numerator / denominator if denominator else 0.0
 
 
+def _codes(
+    golds: Sequence[str], preds: Sequence[str | None], labels: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each label's index; -1 for None or a value outside `labels`, which counts for no label
+    (scikit-learn cannot sort None among strings)."""
+    codes = {label: i for i, label in enumerate(labels)}
+    gold = np.array([codes.get(g, -1) for g in golds], dtype=int)
+    pred = np.array([-1 if p is None else codes.get(p, -1) for p in preds], dtype=int)
+    return gold, pred
+
+
 def per_label_scores(
     golds: Sequence[str], preds: Sequence[str | None], labels: Sequence[str]
 ) -> dict[str, LabelScores]:
+    """Precision, recall, F1 and support of each of `labels`, present in the data or not."""
     if len(golds) != len(preds):
         raise ValueError(f"length mismatch: {len(golds)} vs {len(preds)}")
-    scores = {}
-    for label in labels:
-        tp = sum(g == label and p == label for g, p in zip(golds, preds))
-        support = sum(g == label for g in golds)
-        precision, recall = _ratio(tp, sum(p == label for p in preds)), _ratio(tp, support)
-        f1 = _ratio(2 * precision * recall, precision + recall)
-        scores[label] = LabelScores(precision, recall, f1, support)
-    return scores
+    if not golds or not labels:  # scikit-learn refuses empty input; every count is 0
+        return {label: LabelScores(0.0, 0.0, 0.0, 0) for label in labels}
+    from sklearn.metrics import precision_recall_fscore_support
+
+    gold, pred = _codes(golds, preds, labels)
+    precision, recall, f1, support = precision_recall_fscore_support(
+        gold, pred, labels=list(range(len(labels))), average=None, zero_division=0.0
+    )
+    return {
+        label: LabelScores(float(precision[i]), float(recall[i]), float(f1[i]), int(support[i]))
+        for i, label in enumerate(labels)
+    }
 
 
 def macro_f1(golds: Sequence[str], preds: Sequence[str | None], labels: Sequence[str]) -> float:
@@ -44,10 +61,9 @@ def macro_f1(golds: Sequence[str], preds: Sequence[str | None], labels: Sequence
 def resampled_macro_f1(
     golds: Sequence[str], preds: Sequence[str | None], labels: Sequence[str]
 ) -> Callable[[np.ndarray], np.ndarray]:
-    """`macro_f1`, same rules, of each row of a (resamples, n) index array: fast bootstraps."""
-    codes = {label: i for i, label in enumerate(labels)}
-    gold = np.array([codes.get(g, -1) for g in golds])
-    pred = np.array([-2 if p is None else codes.get(p, -2) for p in preds])
+    """`macro_f1`, same rules, of each row of a (resamples, n) index array: the report's
+    bootstraps, in numpy (scikit-learn scores one resample per call)."""
+    gold, pred = _codes(golds, preds, labels)
 
     def statistic(indices: np.ndarray) -> np.ndarray:
         g, p = gold[indices], pred[indices]
