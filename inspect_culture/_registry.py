@@ -1,12 +1,7 @@
 """Inspect AI entry point: registers every benchmark's tasks and judge scorers, so that e.g.
 `inspect score LOG --scorer inspect_culture/care_judge` works from any directory (docs/judge.md)."""
 
-from functools import partial
-
-from inspect_ai._util import (
-    registry,
-)  # inspect-evals-lint: ignore[private_api_imports] -- no public way to register a scorer alias
-
+from inspect_culture.inspect_plumbing.compat import register_scorer_alias
 from inspect_culture.registry import benchmarks
 
 _OBJECTS = {name: found for b in benchmarks() for name, found in b.inspect_objects().items()}
@@ -18,9 +13,4 @@ globals().update({name: _OBJECTS[name] for name in __all__})
 # Logs store a scorer's name without its package (`care_judge`) and `inspect score LOG` looks it
 # up as it is: each judge scorer is registered under that name too, unless something else is.
 for _name in (name for b in benchmarks() for name in b.judge_scorers):
-    if registry.registry_lookup("scorer", _name) is None:
-        _factory = _OBJECTS[_name]
-        _info = registry.RegistryInfo(
-            type="scorer", name=_name, metadata=registry.registry_info(_factory).metadata
-        )
-        registry.registry_add(partial(_factory), _info)
+    register_scorer_alias(_name, _OBJECTS[_name])

@@ -22,6 +22,7 @@ from inspect_culture import registry
 from inspect_culture.cli import main
 from inspect_culture.inspect_plumbing.roles import prerequisite_error
 from inspect_culture.lm_eval_tasks import include_path
+from inspect_culture.lm_eval_tasks.cli_errors import ONE_LINE_ERRORS
 from inspect_culture.lm_eval_tasks.judge import batch
 from inspect_culture.lm_eval_tasks.judge.known_keys import JUDGING_OPTIONS
 from inspect_culture.lm_eval_tasks.judge.settings import JUDGE_KEYS, REPEAT_KEYS
@@ -119,7 +120,7 @@ def test_lm_eval_refuses_each_bad_option_in_one_line(
             continue
         except Exception as exc:  # noqa: BLE001 - every refusal is checked below
             refusals.append(f"{task}: {type(exc).__name__}: {exc}")
-            assert isinstance(exc, batch.ONE_LINE_ERRORS), refusals[-1]
+            assert isinstance(exc, ONE_LINE_ERRORS), refusals[-1]
             assert "\n" not in str(exc).strip(), refusals[-1]
             named = str(value) if option in FILE_OPTIONS else option
             if named in str(exc):

@@ -8,12 +8,10 @@ from collections.abc import Mapping
 from typing import NoReturn
 from urllib.parse import urlparse
 
-from inspect_ai._util.registry import (
-    registry_unqualified_name,
-)  # inspect-evals-lint: ignore[private_api_imports] -- a reducer's name has no public accessor
 from inspect_ai.model import Model, model_roles
 from inspect_ai.util import display_type
 
+from inspect_culture.inspect_plumbing.compat import eval_epochs_reducers, registry_name
 from inspect_culture.inspect_plumbing.roles import GRADER_ROLE, prerequisite_error
 from inspect_culture.judging.jury import RepeatedJudgeError, refuse_repeated_judges
 
@@ -41,13 +39,7 @@ def refuse_role_credentials() -> None:
 def refuse_other_reducers() -> None:
     """Our metrics average each question's epochs themselves (`scores="unreduced"`), so a
     reducer other than the mean would be silently ignored: refuse it."""
-    frame = sys._getframe(1)
-    while frame is not None and not (
-        frame.f_globals.get("__name__") == "inspect_ai._eval.eval" and "epochs" in frame.f_locals
-    ):
-        frame = frame.f_back
-    reducers = getattr(frame.f_locals["epochs"], "reducer", None) if frame else None
-    names = [registry_unqualified_name(r) for r in reducers or ()]
+    names = [registry_name(r) for r in eval_epochs_reducers() or ()]
     if names and names != ["mean"]:
         refuse(
             f"--epochs-reducer {','.join(names)}: this task's metrics average each question's "

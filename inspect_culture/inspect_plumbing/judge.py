@@ -21,9 +21,6 @@ from inspect_ai.model import (
     get_model,
     model_roles,
 )
-from inspect_ai.model._model import (
-    active_model,
-)  # inspect-evals-lint: ignore[private_api_imports] -- set while eval builds tasks, the only sign of it
 from inspect_ai.scorer import Score
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema
@@ -34,6 +31,7 @@ from inspect_culture.inspect_plumbing.build_checks import (
     refuse_repeated_roles,
     refuse_role_credentials,
 )
+from inspect_culture.inspect_plumbing.compat import active_model
 from inspect_culture.inspect_plumbing.engines import apply_engine_defaults
 from inspect_culture.inspect_plumbing.failures import (
     ATTEMPTS,

@@ -1,15 +1,14 @@
 """Live or final metrics, and the honest-exit banner. Inspect calls a metric with the same
-arguments for its live display (`update_metrics_display_fn`) and for the log, so only the call
-stack tells them apart; if Inspect renames that function, every computation is the final one."""
+arguments for its live display and for the log; only Inspect's internals tell them apart
+(`compat.is_live_refresh`): if a release changes them, every computation is the final one."""
 
 from __future__ import annotations
 
 import logging
 import sys
 from collections.abc import Callable, Collection, Sized
-from itertools import islice
-from traceback import walk_stack
 
+from inspect_culture.inspect_plumbing.compat import is_live_refresh
 from inspect_culture.judging.reasons import HOW_TO_JUDGE, all_unscored_alarm, judge_later_note
 
 log = logging.getLogger(__name__)
@@ -21,16 +20,6 @@ _judge_later_seen = False
 def note_judge_later() -> None:
     global _judge_later_seen
     _judge_later_seen = True
-
-
-def is_live_refresh(max_depth: int = 12) -> bool:
-    """True when the metric is being computed for Inspect's live display, not for the log."""
-    return any(
-        frame.f_code.co_name in {"compute", "update_metrics_display_fn"}
-        and frame.f_globals.get("__name__") == "inspect_ai._eval.task.run"
-        and "next_compute_time" in frame.f_code.co_freevars
-        for frame, _ in islice(walk_stack(sys._getframe(1)), max_depth)
-    )
 
 
 def judged_metrics(

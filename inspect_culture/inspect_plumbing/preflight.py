@@ -11,10 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
-from inspect_ai.model._generate_config import (
-    active_generate_config,
-)  # inspect-evals-lint: ignore[private_api_imports] -- the eval's --timeout/--max-retries, which a role inherits
 
+from inspect_culture.inspect_plumbing.compat import active_generate_config
 from inspect_culture.inspect_plumbing.failures import (
     endpoint,
     guard_secrets,

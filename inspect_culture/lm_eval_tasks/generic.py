@@ -16,10 +16,12 @@ from inspect_culture import registry
 from inspect_culture.benchmarks.contract import SimpleBenchmark
 from inspect_culture.judging.jury import JURY_KEY
 from inspect_culture.judging.jury_agreement import VoteKind, jury_metrics
+from inspect_culture.lm_eval_tasks.cli_errors import one_line_in_cli
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 from inspect_culture.lm_eval_tasks.yaml_generation import Dumper, Function
 
 
+@one_line_in_cli
 def load_docs(benchmark: str, **metadata: Any) -> dict[str, datasets.Dataset]:
     """`custom_dataset`: the benchmark's records with the messages both harnesses send."""
     entry = registry.benchmark(benchmark)

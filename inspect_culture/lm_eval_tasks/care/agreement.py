@@ -14,6 +14,7 @@ from inspect_culture.benchmarks.care.metrics import judge_agreement
 from inspect_culture.benchmarks.care.parse import judge_record
 from inspect_culture.benchmarks.care.prompts import judge_prompt
 from inspect_culture.benchmarks.care.ratings import load_care_ratings
+from inspect_culture.lm_eval_tasks.cli_errors import one_line_in_cli
 from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 from inspect_culture.lm_eval_tasks.yaml_generation import generation_template
@@ -51,6 +52,7 @@ def agreement_template() -> dict[str, Any]:
     return template
 
 
+@one_line_in_cli
 def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
     """Every human-rated response of the variant's language (None: all) as its judge prompt."""
     language, name = variant["language"], task_name(variant["language"])

@@ -16,6 +16,7 @@ from inspect_culture.benchmarks.care.prompts import generation_messages
 from inspect_culture.benchmarks.choices import check_fixed
 from inspect_culture.judging.jury import DEFAULT_RATING_RULE
 from inspect_culture.lm_eval_tasks.care._generate_configs import template
+from inspect_culture.lm_eval_tasks.cli_errors import one_line_in_cli
 from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.batch import (
     announce_judge_calls,
@@ -27,6 +28,7 @@ from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 from inspect_culture.registry import benchmark
 
 
+@one_line_in_cli
 def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
     """`custom_dataset` of every task: language and prompting are fixed by its `variant`."""
     language, prompting = variant["language"], variant["prompting"]

@@ -12,6 +12,7 @@ from inspect_culture.benchmarks.cqbench.data import load_cqbench
 from inspect_culture.benchmarks.cqbench.metrics import ad_metrics, vs_metrics
 from inspect_culture.benchmarks.cqbench.parse import score_ad, score_vs
 from inspect_culture.benchmarks.cqbench.prompts import task_messages
+from inspect_culture.lm_eval_tasks.cli_errors import one_line_in_cli
 from inspect_culture.lm_eval_tasks.cqbench._generate_configs import template
 from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
@@ -25,6 +26,7 @@ def check_cqbench_keys(name: str, family: str, metadata: dict[str, Any]) -> None
     check_metadata_keys(name, metadata, options=options, yaml_metadata=template(family)["metadata"])
 
 
+@one_line_in_cli
 def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
     """`custom_dataset` of the AD and VS tasks; `variant` fixes family, setting and reasoning."""
     task, setting, reasoning = variant["family"], variant["setting"], variant["reasoning"]

@@ -20,6 +20,7 @@ from inspect_culture.benchmarks.cqbench.prompts import (
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
 from inspect_culture.judging.jury import JURY_KEY
 from inspect_culture.judging.jury_agreement import jury_metrics
+from inspect_culture.lm_eval_tasks.cli_errors import one_line_in_cli
 from inspect_culture.lm_eval_tasks.cqbench.utils import check_cqbench_keys
 from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.batch import (
@@ -52,6 +53,7 @@ def _doc(record: dict[str, Any], messages: list[dict[str, str]], **extra: Any) -
     }
 
 
+@one_line_in_cli
 def load_summary_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
     """Step 1: one doc per story, asking for the summary of its themes."""
     loaded, _ = load_ve_stories(_setting("ve_summary", variant, metadata))
@@ -60,6 +62,7 @@ def load_summary_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, 
     return {"test": datasets.Dataset.from_list(docs)}
 
 
+@one_line_in_cli
 def load_extraction_docs(
     variant: Mapping[str, Any], **metadata: Any
 ) -> dict[str, datasets.Dataset]:

@@ -17,6 +17,7 @@ from inspect_culture.benchmarks.culturesynth.judging import (
 )
 from inspect_culture.benchmarks.culturesynth.metrics import culturesynth_metrics
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
+from inspect_culture.lm_eval_tasks.cli_errors import one_line_in_cli
 from inspect_culture.lm_eval_tasks.culturesynth._generate_configs import ANSWERS, JUDGED, template
 from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.batch import (
@@ -49,6 +50,7 @@ def _language(kind: str, variant: Mapping[str, Any], metadata: dict[str, Any]) -
     return language
 
 
+@one_line_in_cli
 def load_answer_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
     """Generation only (the baseline model's run): no judge, no baseline needed."""
     records, provenance = _records(_language(ANSWERS, variant, metadata))
@@ -56,6 +58,7 @@ def load_answer_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
     return {"test": datasets.Dataset.from_list(docs)}
 
 
+@one_line_in_cli
 def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
     """Every question with the baseline's answer (None: counted as n_missing_baseline)."""
     language = _language(JUDGED, variant, metadata)

@@ -12,15 +12,10 @@ from contextvars import ContextVar
 from dataclasses import replace
 from functools import partial
 from itertools import islice
-from pathlib import Path
-from types import TracebackType
 from typing import Any
 
-from inspect_culture.benchmarks.choices import BenchmarkOptionError
-from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.constraints import (
-    JudgeConstraintError,
     VerdictFormat,
     constraint_record,
 )
@@ -158,28 +153,6 @@ def announce_judge_calls(task: str, requests_each: int, ids: Iterable[object]) -
         print(
             judge_calls_text(task, calls, models, " (fewer with --limit)", cached), file=sys.stderr
         )
-
-
-# What a task's loader refuses with a message that says it all: a bad option (a benchmark's, or
-# the judge's) or unusable data. The `lm_eval` CLI prints these as their message alone, not
-# after a 45-line traceback.
-ONE_LINE_ERRORS = (
-    BenchmarkOptionError,
-    JudgeConfigError,
-    JudgeConstraintError,
-    DatasetUnavailableError,
-    DataValidationError,
-)
-if Path(sys.argv[0]).name in ("lm_eval", "lm-eval") or sys.argv[0].endswith("lm_eval/__main__.py"):
-    _previous_hook = sys.excepthook
-
-    def _hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
-        if isinstance(exc, ONE_LINE_ERRORS):
-            print(f"\n{kind.__name__}: {exc}", file=sys.stderr)
-        else:
-            _previous_hook(kind, exc, tb)
-
-    sys.excepthook = _hook
 
 
 @contextmanager

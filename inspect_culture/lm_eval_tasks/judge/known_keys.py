@@ -4,12 +4,11 @@ keys, `--metadata` and the model arguments, so a misspelt key would otherwise be
 from __future__ import annotations
 
 import difflib
-import sys
 from collections.abc import Callable, Collection, Iterable, Mapping
-from types import FrameType
 from typing import Any
 
 from inspect_culture.judging.jury import rating_rule
+from inspect_culture.lm_eval_tasks.compat import simple_evaluate_call
 from inspect_culture.lm_eval_tasks.judge.settings import JUDGE_KEYS, REPEAT_KEYS, JudgeConfigError
 from inspect_culture.registry import benchmarks
 
@@ -68,16 +67,3 @@ def check_judging_keys(metadata: Mapping[str, Any]) -> dict[str, Any]:
             )
         raise JudgeConfigError(unknown_key(key, known, fixed))
     return {key: check(metadata[key]) for key, check in JUDGING_OPTIONS.items() if key in metadata}
-
-
-def simple_evaluate_call() -> dict[str, Any] | None:
-    """The arguments of the `lm_eval.evaluator.simple_evaluate` call loading this task, or None."""
-    frame: FrameType | None = sys._getframe(1)
-    while frame is not None:
-        if (
-            frame.f_code.co_name == "simple_evaluate"
-            and frame.f_globals.get("__name__") == "lm_eval.evaluator"
-        ):
-            return frame.f_locals
-        frame = frame.f_back
-    return None

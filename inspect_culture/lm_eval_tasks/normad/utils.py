@@ -14,6 +14,7 @@ from inspect_culture.benchmarks.normad.data import load_normad
 from inspect_culture.benchmarks.normad.metrics import normad_metrics
 from inspect_culture.benchmarks.normad.parse import score_answer
 from inspect_culture.benchmarks.normad.prompts import render_prompt
+from inspect_culture.lm_eval_tasks.cli_errors import one_line_in_cli
 from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 from inspect_culture.lm_eval_tasks.normad._generate_configs import template
@@ -22,6 +23,7 @@ from inspect_culture.registry import benchmark
 logger = logging.getLogger(__name__)
 
 
+@one_line_in_cli
 def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
     """`custom_dataset` of every task: its `variant` fixes the context; the parser is an option."""
     context = variant["context"]

@@ -1,0 +1,78 @@
+"""Every use of Inspect AI's internals, in one place (docs/architecture.md, "Harness internals").
+Each is here because no public API does the job; each has a test in tests/test_compat.py that
+fails when a supported release (the floor or the newest, scripts/compat) changes it."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from functools import partial
+from itertools import islice
+from traceback import walk_stack
+from typing import Any
+
+from inspect_ai._util import (
+    registry,
+)  # inspect-evals-lint: ignore[private_api_imports] -- no public way to register a scorer alias
+from inspect_ai.model import GenerateConfig, Model
+from inspect_ai.model._generate_config import (
+    active_generate_config as _active_generate_config,
+)  # inspect-evals-lint: ignore[private_api_imports] -- the eval's --timeout/--max-retries
+from inspect_ai.model._model import (
+    active_model as _active_model,
+)  # inspect-evals-lint: ignore[private_api_imports] -- set while eval builds tasks
+
+
+def active_model() -> Model | None:
+    """The model Inspect's eval is running, None outside one: set while eval builds the tasks,
+    the only sign that a task is being built by eval (`get_model()` makes one up instead)."""
+    return _active_model()
+
+
+def active_generate_config() -> GenerateConfig:
+    """The eval's generation settings (its --timeout, --max-retries), which a role model
+    inherits; a model's public `config` holds only its own."""
+    return _active_generate_config()
+
+
+def registry_name(obj: object) -> str:
+    """A registered object's name without its package (a reducer's, e.g. `mean`): the registry
+    has no public accessor for it."""
+    return registry.registry_unqualified_name(obj)
+
+
+def register_scorer_alias(name: str, factory: Callable[..., Any]) -> bool:
+    """Register scorer `factory` under the bare `name` too (logs store a scorer's name without
+    its package and `inspect score LOG` looks it up as it is), unless something else holds the
+    name: False then. Inspect registers only under the package-qualified name publicly."""
+    if registry.registry_lookup("scorer", name) is not None:
+        return False
+    info = registry.RegistryInfo(
+        type="scorer", name=name, metadata=registry.registry_info(factory).metadata
+    )
+    registry.registry_add(partial(factory), info)
+    return True
+
+
+def eval_epochs_reducers() -> list[object] | None:
+    """The `--epochs-reducer` reducers of the `eval()` building this task, or None outside one.
+    Inspect passes them to the task only after it is built; a task builder has no public view."""
+    frame = sys._getframe(1)
+    while frame is not None and not (
+        frame.f_globals.get("__name__") == "inspect_ai._eval.eval" and "epochs" in frame.f_locals
+    ):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    return list(getattr(frame.f_locals["epochs"], "reducer", None) or ())
+
+
+def is_live_refresh(max_depth: int = 12) -> bool:
+    """True when a metric is being computed for Inspect's live display, not for the log: Inspect
+    calls a metric with the same arguments for both (`update_metrics_display_fn`)."""
+    return any(
+        frame.f_code.co_name in {"compute", "update_metrics_display_fn"}
+        and frame.f_globals.get("__name__") == "inspect_ai._eval.task.run"
+        and "next_compute_time" in frame.f_code.co_freevars
+        for frame, _ in islice(walk_stack(sys._getframe(1)), max_depth)
+    )

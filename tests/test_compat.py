@@ -1,0 +1,214 @@
+"""Each use of a harness's internals (`inspect_plumbing/compat.py`, `lm_eval_tasks/compat.py`)
+does what we use it for: these fail when a supported release changes one (the compatibility
+matrix runs them at the floor and at the newest releases, scripts/compat). No other module of
+the package reads a harness's internals, and none replaces `sys.excepthook`."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from inspect_culture.benchmarks.choices import BenchmarkOptionError
+from inspect_culture.inspect_plumbing import compat as inspect_compat
+from inspect_culture.lm_eval_tasks import compat as lm_eval_compat
+from inspect_culture.lm_eval_tasks.cli_errors import one_line_in_cli
+from tests.support.harness_runs import run_lm_eval
+from tests.support.openai_stub import StubOpenAIServer, care_responder
+
+PACKAGE = Path(__file__).resolve().parents[1] / "inspect_culture"
+COMPAT = {PACKAGE / "inspect_plumbing" / "compat.py", PACKAGE / "lm_eval_tasks" / "compat.py"}
+HARNESSES = ("inspect_ai", "lm_eval")
+# What reads the interpreter's frames or replaces its error printing
+FRAME_NAMES = {"_getframe", "walk_stack", "currentframe", "f_back", "f_locals", "excepthook"}
+
+
+# --- Inspect ---------------------------------------------------------------------------------
+
+
+def test_registry_name_is_a_reducers_bare_name() -> None:
+    from inspect_ai import Epochs
+
+    reducers = Epochs(2, ["max", "mean"]).reducer or []
+    assert [inspect_compat.registry_name(r) for r in reducers] == ["max", "mean"]
+
+
+def test_a_scorer_alias_is_found_by_its_bare_name() -> None:
+    from inspect_ai._util.registry import registry_lookup
+    from inspect_ai.scorer import Score, accuracy, scorer
+
+    @scorer(metrics=[accuracy()], name="tests_compat/alias_probe")
+    def alias_probe():  # type: ignore[no-untyped-def]
+        async def score(state, target):  # type: ignore[no-untyped-def]
+            return Score(value=1)
+
+        return score
+
+    assert registry_lookup("scorer", "alias_probe_compat") is None
+    assert inspect_compat.register_scorer_alias("alias_probe_compat", alias_probe)
+    found = registry_lookup("scorer", "alias_probe_compat")
+    assert found is not None and callable(found())
+    assert not inspect_compat.register_scorer_alias("alias_probe_compat", alias_probe)
+
+
+def test_a_task_builder_and_a_solver_see_what_eval_was_given(tmp_path: Path) -> None:
+    """While eval builds a task: the model it runs and its `--epochs-reducer`; while a sample
+    runs: the eval's generation settings (`--max-retries`), which a role model inherits."""
+    from inspect_ai import Epochs, Task, eval, task
+    from inspect_ai.dataset import Sample
+    from inspect_ai.solver import Generate, TaskState, solver
+
+    seen: dict[str, Any] = {}
+
+    @solver(name="tests_compat/config_probe")
+    def config_probe():  # type: ignore[no-untyped-def]
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            seen["max_retries"] = inspect_compat.active_generate_config().max_retries
+            return state
+
+        return solve
+
+    @task(name="tests_compat_build_probe")
+    def probe() -> Task:
+        seen["reducers"] = inspect_compat.eval_epochs_reducers()
+        seen["model"] = inspect_compat.active_model()
+        return Task(dataset=[Sample(input="x", target="y")], solver=config_probe())
+
+    assert inspect_compat.active_model() is None  # outside an eval
+    assert inspect_compat.eval_epochs_reducers() is None
+    [log] = eval(
+        probe, model="mockllm/model", epochs=Epochs(1, "max"), max_retries=3,
+        display="none", log_dir=str(tmp_path),
+    )  # fmt: skip
+    assert log.status == "success", log.error
+    assert [inspect_compat.registry_name(r) for r in seen["reducers"]] == ["max"]
+    assert str(seen["model"]) == "mockllm/model"
+    assert seen["max_retries"] == 3
+
+
+def test_a_metric_tells_the_live_display_from_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inspect_ai import Task, eval
+    from inspect_ai._eval.task import run as inspect_run
+    from inspect_ai.dataset import Sample
+    from inspect_ai.scorer import Score, metric, scorer
+
+    live: list[bool] = []
+
+    @metric(name="tests_compat/live_probe")
+    def live_probe():  # type: ignore[no-untyped-def]
+        def compute(scores: list[Any]) -> float:
+            live.append(inspect_compat.is_live_refresh())
+            return float(len(scores))
+
+        return compute
+
+    @scorer(metrics=[live_probe()], name="tests_compat/live_scorer")
+    def live_scorer():  # type: ignore[no-untyped-def]
+        async def score(state, target):  # type: ignore[no-untyped-def]
+            return Score(value=1)
+
+        return score
+
+    # refresh the live metrics after every sample (Inspect waits 0.9 s between refreshes)
+    defaults = inspect_run.update_metrics_display_fn.__defaults__ or ()
+    monkeypatch.setattr(
+        inspect_run.update_metrics_display_fn, "__defaults__", (defaults[0], 0.0, *defaults[2:])
+    )
+    samples = [Sample(input=f"q{i}", target="a") for i in range(3)]
+    task = Task(dataset=samples, scorer=live_scorer())
+    [log] = eval(task, model="mockllm/model", display="none", log_dir=str(tmp_path), max_samples=1)
+    assert log.status == "success", log.error
+    assert True in live and live[-1] is False  # live refreshes, then the log's computation
+    assert not inspect_compat.is_live_refresh()
+
+
+# --- lm-eval ---------------------------------------------------------------------------------
+
+
+def test_a_loader_sees_the_simple_evaluate_call_loading_it(
+    monkeypatch: pytest.MonkeyPatch, full_mirror: Path
+) -> None:
+    from inspect_culture.lm_eval_tasks.judge import known_keys
+
+    calls: list[dict[str, Any] | None] = []
+
+    def recording() -> dict[str, Any] | None:
+        calls.append(lm_eval_compat.simple_evaluate_call())
+        return calls[-1]
+
+    monkeypatch.setattr(known_keys, "simple_evaluate_call", recording)
+    with StubOpenAIServer(responder=care_responder) as model:
+        run_lm_eval(model, ["normad_none"], limit=1, predict_only=True)
+    assert calls and calls[0] is not None
+    assert calls[0]["predict_only"] is True
+    assert calls[0]["model_args"]["base_url"] == f"{model.base_url}/chat/completions"
+    assert lm_eval_compat.simple_evaluate_call() is None  # outside a run
+
+
+# --- the lm_eval command line's one-line refusals, without a replaced hook ---------------------
+
+
+@one_line_in_cli
+def _refusing_loader(**metadata: Any) -> None:
+    raise BenchmarkOptionError("parser='foo' is not supported; allowed values: strict, upstream")
+
+
+def test_the_lm_eval_command_line_ends_with_the_refusal_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    hook = sys.excepthook
+    monkeypatch.setattr(sys, "argv", ["/venv/bin/lm_eval", "--tasks", "normad_none"])
+    with pytest.raises(SystemExit) as stopped:
+        _refusing_loader(parser="foo")
+    assert str(stopped.value.code).strip() == (
+        "BenchmarkOptionError: parser='foo' is not supported; allowed values: strict, upstream"
+    )
+    assert sys.excepthook is hook
+
+
+def test_a_library_caller_gets_the_refusal_itself() -> None:
+    with pytest.raises(BenchmarkOptionError, match="parser='foo'"):
+        _refusing_loader(parser="foo")
+
+
+# --- nowhere else ----------------------------------------------------------------------------
+
+
+def _private(module: str) -> bool:
+    """A harness module whose dotted name has a part starting with `_` (`inspect_ai._util`)."""
+    parts = module.split(".")
+    return parts[0] in HARNESSES and any(p.startswith("_") for p in parts[1:])
+
+
+def _internals_read(path: Path) -> list[str]:
+    """Where `path` imports a harness's private module or reads the interpreter's frames."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            names = []
+        found += [f"{path.name}:{node.lineno} imports {n}" for n in names if _private(n)]
+        if isinstance(node, ast.Attribute | ast.Name | ast.alias):
+            name = getattr(node, "attr", None) or getattr(node, "id", None) or node.name  # type: ignore[union-attr]
+            if name in FRAME_NAMES:
+                found.append(f"{path.name}:{node.lineno} uses {name}")
+    return found
+
+
+def test_only_the_compat_modules_read_a_harness_internals() -> None:
+    found = [
+        line
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path not in COMPAT
+        for line in _internals_read(path)
+    ]
+    assert found == [], found
+    assert all(_internals_read(path) for path in COMPAT)  # the check sees what they do
