@@ -1,2 +1,2 @@
 """Inspect-only plumbing the task files share: judge calls, model roles, chat messages, setup
-errors and engine defaults. Harness-agnostic logic stays in `scorers`."""
+errors and engine defaults. Harness-free logic stays in `benchmarks/` and `judging/`."""

@@ -1,4 +1,4 @@
-"""Chat messages built by `scorers` (plain role/content dicts) as Inspect chat messages."""
+"""Chat messages the harness-free judging builds (role/content dicts) as Inspect chat messages."""
 
 from __future__ import annotations
 

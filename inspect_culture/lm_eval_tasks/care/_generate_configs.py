@@ -20,7 +20,7 @@ GENERATOR = "python -m inspect_culture.lm_eval_tasks.care._generate_configs"
 TEMPLATE_NOTE = """Shared settings of the CARE tasks. Not indexed (no .yaml suffix); included by
 each task, which fixes language and prompting (dataset_kwargs.variant). Per-category ratings:
 `culture-evals report` of a --log_samples run. description: the prompting's system prompt (empty for zero-shot), a system message
-under --apply_chat_template. Generation: paper App. B (scorers.care.spec.GENERATION).
+under --apply_chat_template. Generation: paper App. B (benchmarks.care.spec.GENERATION).
 judge_mapping: paper (rubric by content), or by file name with
 --metadata '{"judge_mapping": "upstream"}'."""
 
