@@ -54,9 +54,9 @@ def _pair(values: Any, where: str) -> tuple[int | None, str]:
 
 def _inspect_outcomes(run: runs.RunFile) -> tuple[str, RunOutcomes]:
     """(target model, its outcomes); with no grader role the task graded itself (self_grade)."""
-    log = runs.read_inspect_log(run)
+    log = runs.log_with_samples(run)
     found = RunOutcomes(
-        runs.role_model((log.eval.model_roles or {}).get(GRADER_ROLE)) or log.eval.model
+        runs.role_model_names((log.eval.model_roles or {}).get(GRADER_ROLE)) or log.eval.model
     )
     for sample in log.samples:
         score = (sample.scores or {}).get(runs.SCORER)

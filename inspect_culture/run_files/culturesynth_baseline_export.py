@@ -39,7 +39,7 @@ def _source(
 
 def _inspect_answers(run: runs.RunFile, role: str | None) -> _Harvest:
     """The evaluated model's answers, or with `role` the baseline answers a judged log recorded."""
-    log = runs.read_inspect_log(run)
+    log = runs.log_with_samples(run)
     if role is not None and run.task != runs.INSPECT_JUDGED_TASK:
         raise RunsError(
             f"{run.path}: --role {role} needs a culturesynth log (task {run.task} has no "
@@ -73,7 +73,9 @@ def _inspect_answers(run: runs.RunFile, role: str | None) -> _Harvest:
         model = log.eval.model
         settings = _non_none(log.eval.model_generate_config.merge(log.plan.config))
     else:
-        model = next(iter(models), None) or runs.role_model((log.eval.model_roles or {}).get(role))
+        model = next(iter(models), None) or runs.role_model_names(
+            (log.eval.model_roles or {}).get(role)
+        )
         settings = _role_settings(log, role)
     dataset = (log.eval.metadata or {}).get("dataset") or {}
     dataset_sha256 = dataset.get("sha256") if isinstance(dataset, dict) else None

@@ -124,7 +124,8 @@ def _explicit_file(path: Path) -> list[RunFile]:
     return [RunFile(path, INSPECT, found_task[0])]
 
 
-def read_inspect_log(run: RunFile) -> Any:
+def log_with_samples(run: RunFile) -> Any:
+    """The Inspect log of `run`, refused in one line when unreadable or without samples."""
     try:
         log = read_log(run.path)
     except UnreadableLog as exc:  # one line for the user, never a traceback
@@ -137,7 +138,8 @@ def read_inspect_log(run: RunFile) -> Any:
     return log
 
 
-def role_model(config: Any) -> str | None:
+def role_model_names(config: Any) -> str | None:
+    """The model (or models, joined) a log's role config names; None when none."""
     if config is None:
         return None
     configs = config if isinstance(config, list) else [config]
