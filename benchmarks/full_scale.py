@@ -198,7 +198,7 @@ from inspect_ai import score
 from inspect_ai._util.registry import registry_lookup
 from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import get_model
-from inspect_culture.registry import benchmarks
+from inspect_culture.benchmark_registry import benchmarks
 spec = json.loads(sys.argv[1])
 judges = {name for b in benchmarks() for name in b.judge_scorers}
 grader = get_model("openai-api/stub/judge", base_url=spec["judge_url"])

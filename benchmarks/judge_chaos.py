@@ -406,7 +406,7 @@ def _blank_reason():
 
 def _wave_budget():
     """Queued judgments are not charged the holds they wait through: one budget per wave."""
-    from inspect_culture.lm_eval_tasks.judge.client import OpenAICompatibleJudge
+    from inspect_culture.judging.http_client import OpenAICompatibleJudge
 
     judge_one = OpenAICompatibleJudge._judge_one
 

@@ -210,7 +210,7 @@ def inspect_api_path(n: int, latency: float, concurrency: int) -> Timer:
 
     from inspect_culture.benchmarks.care.data import load_care
     from inspect_culture.benchmarks.care.prompts import judge_prompt
-    from inspect_culture.inspect_plumbing.judge import JUDGE_CONFIG
+    from inspect_culture.inspect_adapter.judge import JUDGE_CONFIG
 
     records = load_care("zh").records
     nonce = time.time_ns()

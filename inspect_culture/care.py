@@ -24,17 +24,17 @@ from inspect_culture.benchmarks.care.judging import CareJudging, care_rating_for
 from inspect_culture.benchmarks.care.metrics import care_metrics
 from inspect_culture.benchmarks.care.prompts import JUDGE_FILES, generation_messages
 from inspect_culture.benchmarks.care.spec import CareOutcome
-from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
-from inspect_culture.inspect_plumbing.judge import (
+from inspect_culture.inspect_adapter.errors import scorer_setup_errors, task_setup_errors
+from inspect_culture.inspect_adapter.judge import (
     checked_grader,
     explanation_of,
     judge_sample,
     judged_score,
     judges_shown,
 )
-from inspect_culture.inspect_plumbing.live import judged_metrics
-from inspect_culture.inspect_plumbing.messages import to_chat_messages
-from inspect_culture.inspect_plumbing.params import as_bool, as_optional_int, as_optional_seconds
+from inspect_culture.inspect_adapter.live import judged_metrics
+from inspect_culture.inspect_adapter.messages import to_chat_messages
+from inspect_culture.inspect_adapter.params import as_bool, as_optional_int, as_optional_seconds
 from inspect_culture.judging.constraints import constraint_record
 from inspect_culture.judging.jury import DEFAULT_RATING_RULE, JURY_KEY
 from inspect_culture.judging.jury_agreement import with_jury
@@ -67,7 +67,7 @@ def care(
             that every reply ends in "Rating: [[n]]": regex (vLLM), grammar (llama.cpp) or
             json_schema (OpenAI-style); a documented deviation, for small local judges.
         self_grade, judge_preflight, judge_timeout, judge_later: the judge parameters of every
-            judged task (`inspect_plumbing/judge.py`, docs/judge.md).
+            judged task (`inspect_adapter/judge.py`, docs/judge.md).
         jury_rule: with a jury (--model-role grader_2=... and more), the rating of an answer is
             the mean of its judges' ratings (default) or their median (docs/judge.md, "Juries").
         judge_repeats, rejudge_fraction: judge each answer judge_repeats times (default 1), or

@@ -21,8 +21,8 @@ from inspect_culture.benchmarks.care.metrics import judge_agreement
 from inspect_culture.benchmarks.care.parse import judge_record
 from inspect_culture.benchmarks.care.prompts import judge_prompt
 from inspect_culture.benchmarks.care.ratings import load_care_ratings
-from inspect_culture.inspect_plumbing.engines import engine_defaults
-from inspect_culture.inspect_plumbing.errors import task_setup_errors
+from inspect_culture.inspect_adapter.engines import engine_defaults
+from inspect_culture.inspect_adapter.errors import task_setup_errors
 
 
 @task

@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from inspect_culture import __version__
-from inspect_culture.catalog import all_tasks
 from inspect_culture.datasets_hub.errors import DataValidationError
 from inspect_culture.lm_eval_tasks import include_path
 from inspect_culture.run_files import RunsError
 from inspect_culture.run_files import report_to_stderr as _warn
-from inspect_culture.run_files.agreement import agreement_modules
+from inspect_culture.run_files.judge_comparison import agreement_modules
+from inspect_culture.task_catalogue import all_tasks
 
 if TYPE_CHECKING:
     from inspect_culture.report.drawing_helper import DrawingHelper
@@ -111,7 +111,7 @@ def _cmd_baseline_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_agreement(args: argparse.Namespace) -> int:
-    from inspect_culture.run_files.agreement import agreement
+    from inspect_culture.run_files.judge_comparison import agreement
 
     try:
         table, warnings = agreement(args.benchmark, args.a, args.b)
@@ -128,10 +128,10 @@ def _cmd_judge(args: argparse.Namespace) -> int:
 
     from lm_eval.utils import make_table
 
-    from inspect_culture.judge_later.errors import JudgeLaterError
-    from inspect_culture.judge_later.openai_batch import BatchOptions
-    from inspect_culture.judge_later.run import BATCH_STATE_DIR, judge_outputs
-    from inspect_culture.lm_eval_tasks.judge.settings import JUDGE_KEYS, REPEAT_KEYS, SWITCHES
+    from inspect_culture.judge_command.errors import JudgeLaterError
+    from inspect_culture.judge_command.openai_batch import BatchOptions
+    from inspect_culture.judge_command.run import BATCH_STATE_DIR, judge_outputs
+    from inspect_culture.judging.options import JUDGE_KEYS, REPEAT_KEYS, SWITCHES
 
     if args.poll_interval <= 0 or args.max_rounds < 1:
         raise SystemExit("culture-evals judge: --poll-interval must be > 0, --max-rounds >= 1")

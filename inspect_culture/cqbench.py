@@ -36,18 +36,18 @@ from inspect_culture.benchmarks.cqbench.judging import VeJudging, ve_scores_form
 from inspect_culture.benchmarks.cqbench.metrics import ad_metrics, ve_metrics, vs_metrics
 from inspect_culture.benchmarks.cqbench.parse import score_ad, score_vs
 from inspect_culture.benchmarks.cqbench.prompts import task_messages, ve_extraction_messages
-from inspect_culture.inspect_plumbing.engines import engine_defaults
-from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
-from inspect_culture.inspect_plumbing.judge import (
+from inspect_culture.inspect_adapter.engines import engine_defaults
+from inspect_culture.inspect_adapter.errors import scorer_setup_errors, task_setup_errors
+from inspect_culture.inspect_adapter.judge import (
     checked_grader,
     explanation_of,
     judge_sample,
     judged_score,
     judges_shown,
 )
-from inspect_culture.inspect_plumbing.live import judged_metrics
-from inspect_culture.inspect_plumbing.messages import to_chat_messages
-from inspect_culture.inspect_plumbing.params import as_bool, as_optional_seconds
+from inspect_culture.inspect_adapter.live import judged_metrics
+from inspect_culture.inspect_adapter.messages import to_chat_messages
+from inspect_culture.inspect_adapter.params import as_bool, as_optional_seconds
 from inspect_culture.judging.constraints import constraint_record
 from inspect_culture.judging.jury import JURY_KEY
 from inspect_culture.judging.jury_agreement import with_jury
@@ -222,7 +222,7 @@ def cqbench_ve(
             that every reply ends in its `[Final answer]:` block: regex (vLLM), grammar
             (llama.cpp) or json_schema (OpenAI-style); a documented deviation.
         self_grade, judge_preflight, judge_timeout, judge_later: the judge parameters of every
-            judged task (`inspect_plumbing/judge.py`, docs/judge.md).
+            judged task (`inspect_adapter/judge.py`, docs/judge.md).
         judge_repeats, rejudge_fraction: judge each story judge_repeats times (default 1), or
             only a fraction of them chosen by id; each gold value's score is then the majority
             of its judgings (docs/judge.md, "How much to trust a judged number").

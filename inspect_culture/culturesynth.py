@@ -33,10 +33,10 @@ from inspect_culture.benchmarks.culturesynth.judging import (
 )
 from inspect_culture.benchmarks.culturesynth.metrics import culturesynth_metrics
 from inspect_culture.benchmarks.culturesynth.prompts import answer_messages
-from inspect_culture.inspect_plumbing.engines import engine_defaults
-from inspect_culture.inspect_plumbing.errors import scorer_setup_errors, task_setup_errors
-from inspect_culture.inspect_plumbing.failures import judge_failure_reason, output_error_reason
-from inspect_culture.inspect_plumbing.judge import (
+from inspect_culture.inspect_adapter.engines import engine_defaults
+from inspect_culture.inspect_adapter.errors import scorer_setup_errors, task_setup_errors
+from inspect_culture.inspect_adapter.failures import judge_failure_reason, output_error_reason
+from inspect_culture.inspect_adapter.judge import (
     attempts_of,
     bounded_generate,
     checked_grader,
@@ -46,11 +46,11 @@ from inspect_culture.inspect_plumbing.judge import (
     judgment_timeout,
     replies_shown,
 )
-from inspect_culture.inspect_plumbing.live import judged_metrics
-from inspect_culture.inspect_plumbing.messages import to_chat_messages
-from inspect_culture.inspect_plumbing.params import as_bool, as_optional_seconds
-from inspect_culture.inspect_plumbing.preflight import preflight
-from inspect_culture.inspect_plumbing.roles import BASELINE_ROLE, prerequisite_error, role_model
+from inspect_culture.inspect_adapter.live import judged_metrics
+from inspect_culture.inspect_adapter.messages import to_chat_messages
+from inspect_culture.inspect_adapter.params import as_bool, as_optional_seconds
+from inspect_culture.inspect_adapter.preflight import preflight
+from inspect_culture.inspect_adapter.roles import BASELINE_ROLE, prerequisite_error, role_model
 from inspect_culture.judging.constraints import constraint_record
 from inspect_culture.judging.jury import JURY_KEY
 from inspect_culture.judging.jury_agreement import with_jury
@@ -111,7 +111,7 @@ def culturesynth(
             that every reply ends in [[A]], [[B]] or [[C]]: regex (vLLM), grammar (llama.cpp)
             or json_schema (OpenAI-style); a documented deviation.
         self_grade, judge_preflight, judge_timeout, judge_later: the judge parameters of every
-            judged task (`inspect_plumbing/judge.py`, docs/judge.md); the preflight and
+            judged task (`inspect_adapter/judge.py`, docs/judge.md); the preflight and
             judge_timeout apply to the `baseline` role too, when it answers.
         judge_repeats, rejudge_fraction: judge each answer judge_repeats times (default 1), or
             only a fraction of them chosen by id; the net win rate's interval then includes the

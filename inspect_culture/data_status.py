@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from inspect_culture.benchmark_registry import Benchmark, benchmarks, resolve
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, MIRROR_RULE, mirror_dir
 from inspect_culture.datasets_hub.resolve import cache_path, locate, mirror_path, mirror_relpath
 from inspect_culture.datasets_hub.sources import PackagedSource
-from inspect_culture.registry import Benchmark, benchmarks, resolve
 
 
 def _selected(names: Sequence[str] | None) -> list[Benchmark]:

@@ -32,8 +32,8 @@ from inspect_culture.benchmarks.normad.data import load_normad
 from inspect_culture.benchmarks.normad.metrics import normad_metrics
 from inspect_culture.benchmarks.normad.parse import score_answer
 from inspect_culture.benchmarks.normad.prompts import render_prompt
-from inspect_culture.inspect_plumbing.engines import engine_defaults
-from inspect_culture.inspect_plumbing.errors import task_setup_errors
+from inspect_culture.inspect_adapter.engines import engine_defaults
+from inspect_culture.inspect_adapter.errors import task_setup_errors
 
 
 @task

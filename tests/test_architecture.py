@@ -11,8 +11,8 @@ from pathlib import Path
 import grimp
 import pytest
 
+from inspect_culture.benchmark_registry import benchmarks
 from inspect_culture.lm_eval_tasks import include_path
-from inspect_culture.registry import benchmarks
 from tests.support.openai_stub import StubOpenAIServer, care_responder
 
 ROOT = Path(__file__).resolve().parents[1]

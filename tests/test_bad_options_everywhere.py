@@ -18,14 +18,14 @@ from typing import Any
 import pytest
 import yaml
 
-from inspect_culture import registry
+from inspect_culture import benchmark_registry
 from inspect_culture.cli import main
-from inspect_culture.inspect_plumbing.roles import prerequisite_error
+from inspect_culture.inspect_adapter.roles import prerequisite_error
+from inspect_culture.judging.options import JUDGE_KEYS, REPEAT_KEYS
 from inspect_culture.lm_eval_tasks import include_path
 from inspect_culture.lm_eval_tasks.cli_errors import ONE_LINE_ERRORS
 from inspect_culture.lm_eval_tasks.judge import batch
 from inspect_culture.lm_eval_tasks.judge.known_keys import JUDGING_OPTIONS
-from inspect_culture.lm_eval_tasks.judge.settings import JUDGE_KEYS, REPEAT_KEYS
 from tests.support.openai_stub import StubOpenAIServer, care_responder
 
 # "bogus" is a value no option takes, but for these: any text names a model
@@ -48,7 +48,7 @@ def assert_one_line_naming(message: str, option: str, value: Any) -> None:
 
 def test_the_file_options_are_options() -> None:
     """The one hand-written list here cannot go stale."""
-    known = {key for b in registry.benchmarks() for key in b.lm_eval_options}
+    known = {key for b in benchmark_registry.benchmarks() for key in b.lm_eval_options}
     assert known >= FILE_OPTIONS
 
 
@@ -58,7 +58,7 @@ def test_the_file_options_are_options() -> None:
 def _inspect_cases() -> list[Any]:
     return [
         pytest.param(b.name, name, option, id=f"{name}-{option}")
-        for b in registry.benchmarks()
+        for b in benchmark_registry.benchmarks()
         for name, made in b.inspect_objects().items()
         for option in inspect.signature(made).parameters
     ]
@@ -69,7 +69,7 @@ def test_inspect_refuses_each_bad_parameter_in_one_line(
     full_mirror: Path, benchmark: str, name: str, option: str
 ) -> None:
     """Inspect prints its PrerequisiteError (the task's and the scorer's setup errors) alone."""
-    made = registry.benchmark(benchmark).inspect_objects()[name]
+    made = benchmark_registry.benchmark(benchmark).inspect_objects()[name]
     value = yaml.safe_load(str(bad_value(option)))  # what `-T option=value` hands the task
     with pytest.raises(prerequisite_error()) as raised:
         made(**{option: value})
@@ -81,14 +81,14 @@ def test_inspect_refuses_each_bad_parameter_in_one_line(
 
 def _lm_eval_cases() -> list[Any]:
     cases = []
-    for b in registry.benchmarks():
+    for b in benchmark_registry.benchmarks():
         judge_keys = (*JUDGE_KEYS, *REPEAT_KEYS) if b.lm_eval_judged else ()
         for option in dict.fromkeys((*b.lm_eval_options, *judge_keys)):
             cases.append(pytest.param(b.name, option, id=f"{b.name}-{option}"))
     return cases
 
 
-def _lm_eval_tasks(benchmark: registry.Benchmark) -> list[str]:
+def _lm_eval_tasks(benchmark: benchmark_registry.Benchmark) -> list[str]:
     from lm_eval.tasks import TaskManager
 
     folder = include_path() / benchmark.lm_eval_folder
@@ -105,7 +105,7 @@ def test_lm_eval_refuses_each_bad_option_in_one_line(
     from lm_eval.tasks import TaskManager, get_task_dict
 
     monkeypatch.setattr(batch, "run_judges", lambda: True)  # as in a run that judges
-    found = registry.benchmark(benchmark)
+    found = benchmark_registry.benchmark(benchmark)
     value = bad_value(option)
     metadata = {**(JUDGE if found.lm_eval_judged else {}), option: value}
     if option == "judge_models":
@@ -183,7 +183,7 @@ def test_culture_evals_judge_refuses_each_bad_option_in_one_line(
 
 
 def _fixed_by_generation() -> list[str]:
-    options = {key for b in registry.benchmarks() for key in b.lm_eval_options}
+    options = {key for b in benchmark_registry.benchmarks() for key in b.lm_eval_options}
     return sorted(options - set(JUDGE_LATER_KEYS))
 
 

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from inspect_culture.catalog import all_tasks
 from inspect_culture.cli import main
 from inspect_culture.lm_eval_tasks import include_path
+from inspect_culture.task_catalogue import all_tasks
 
 
 def test_catalog_covers_every_lm_eval_yaml() -> None:
@@ -20,7 +20,7 @@ def test_catalog_covers_every_lm_eval_yaml() -> None:
 
 
 def test_catalog_covers_every_inspect_task() -> None:
-    import inspect_culture._registry as registry
+    import inspect_culture.inspect_entry_point as registry
 
     names = {f"inspect_culture/{name}" for name in registry.__all__}
     assert {e.name for e in all_tasks() if e.harness == "inspect"} == names

@@ -1,4 +1,4 @@
-"""Each use of a harness's internals (`inspect_plumbing/compat.py`, `lm_eval_tasks/compat.py`)
+"""Each use of a harness's internals (`inspect_adapter/compat.py`, `lm_eval_tasks/compat.py`)
 does what we use it for: these fail when a supported release changes one (the compatibility
 matrix runs them at the floor and at the newest releases, scripts/compat). No other module of
 the package reads a harness's internals, and none replaces `sys.excepthook`."""
@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 
 from inspect_culture.benchmarks.choices import BenchmarkOptionError
-from inspect_culture.inspect_plumbing import compat as inspect_compat
+from inspect_culture.inspect_adapter import compat as inspect_compat
 from inspect_culture.lm_eval_tasks import compat as lm_eval_compat
 from inspect_culture.lm_eval_tasks.cli_errors import one_line_in_cli
 from tests.support.harness_runs import run_lm_eval
 from tests.support.openai_stub import StubOpenAIServer, care_responder
 
 PACKAGE = Path(__file__).resolve().parents[1] / "inspect_culture"
-COMPAT = {PACKAGE / "inspect_plumbing" / "compat.py", PACKAGE / "lm_eval_tasks" / "compat.py"}
+COMPAT = {PACKAGE / "inspect_adapter" / "compat.py", PACKAGE / "lm_eval_tasks" / "compat.py"}
 HARNESSES = ("inspect_ai", "lm_eval")
 # What reads the interpreter's frames or replaces its error printing
 FRAME_NAMES = {"_getframe", "walk_stack", "currentframe", "f_back", "f_locals", "excepthook"}

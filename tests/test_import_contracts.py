@@ -35,12 +35,12 @@ def test_the_contracts_hold(tmp_path: Path) -> None:
     ("importer", "imported", "contract"),
     [
         ("report", "inspect_culture.lm_eval_tasks", "The report imports no lm-eval adapter"),
-        ("report", "inspect_culture.judge_later", "The report and culture-evals judge are independent"),
-        ("judge_later", "inspect_culture.report", "The report and culture-evals judge are independent"),
-        ("judge_later", "inspect_culture.care", "The report and culture-evals judge import no Inspect"),
-        ("lm_eval_tasks", "inspect_culture.inspect_plumbing", "The lm-eval adapter imports neither"),
-        ("inspect_plumbing", "inspect_culture.report", "The Inspect adapter imports neither"),
-        ("inspect_plumbing", "inspect_culture.cli", "The Inspect adapter imports neither"),
+        ("report", "inspect_culture.judge_command", "The report and culture-evals judge are independent"),
+        ("judge_command", "inspect_culture.report", "The report and culture-evals judge are independent"),
+        ("judge_command", "inspect_culture.care", "The report and culture-evals judge import no Inspect"),
+        ("lm_eval_tasks", "inspect_culture.inspect_adapter", "The lm-eval adapter imports neither"),
+        ("inspect_adapter", "inspect_culture.report", "The Inspect adapter imports neither"),
+        ("inspect_adapter", "inspect_culture.cli", "The Inspect adapter imports neither"),
     ],
 )  # fmt: skip
 def test_a_planted_import_breaks_its_contract(

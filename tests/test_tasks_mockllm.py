@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-import inspect_culture._registry as registry
-from inspect_culture.registry import benchmarks
+import inspect_culture.inspect_entry_point as registry
+from inspect_culture.benchmark_registry import benchmarks
 
 EVAL_YAML = Path(registry.__file__).with_name("eval.yaml")
 
@@ -70,7 +70,7 @@ def test_every_task_runs_end_to_end_on_the_mock_model(
     name: str, full_mirror: Path, tmp_path: Path
 ) -> None:
     """Each task the entry point registers (`inspect eval inspect_culture/<name>` by name is
-    tests/inspect_plumbing/test_inspect_cli.py's job: in one process the name depends on import order).
+    tests/inspect_adapter/test_inspect_cli.py's job: in one process the name depends on import order).
     The mock model's fixed reply is no answer and no verdict: answers count as unparsed, judged
     samples are unscored with a reason in words, and the run still succeeds."""
     from inspect_ai import eval as inspect_eval

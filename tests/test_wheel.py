@@ -93,7 +93,7 @@ def check_installed(python: Path, cwd: Path) -> None:
         *("care.json", "cqbench.json", "culturesynth.json", "normad.json"),
         *("report.css", "report.html.j2"),
     ]
-    assert "inspect_ai:inspect_culture=inspect_culture._registry" in found["entry_points"]
+    assert "inspect_ai:inspect_culture=inspect_culture.inspect_entry_point" in found["entry_points"]
     assert "console_scripts:culture-evals=inspect_culture.cli:run" in found["entry_points"]
     # everything installed is under inspect_culture/, its dist-info, or the bin/ scripts
     installed_roots = {

@@ -1,1 +1,1 @@
-"""The benchmarks, one harness-free folder each; `inspect_culture.registry` lists them."""
+"""The benchmarks, one harness-free folder each; `inspect_culture.benchmark_registry` lists them."""

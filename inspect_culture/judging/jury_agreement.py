@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from inspect_culture.judging.jury import by_position
-from inspect_culture.stats.rater_agreement import fleiss_kappa, krippendorff_alpha
+from inspect_culture.stats.chance_corrected_agreement import fleiss_kappa, krippendorff_alpha
 
 VoteKind = Literal["interval", "nominal"]
 AGREEMENT_NAME: dict[VoteKind, str] = {"interval": "judges_alpha", "nominal": "judges_kappa"}

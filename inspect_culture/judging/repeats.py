@@ -1,5 +1,5 @@
 """Re-judging: the same answers judged again, so the interval can say how much of its width the
-judge makes (`stats/judge_noise.py`). Written once, so both harnesses pick the same answers, send
+judge makes (`judging/noise.py`). Written once, so both harnesses pick the same answers, send
 the same seeds and combine alike.
 
 - `judge_repeats=k` judges each chosen answer k times; judging r sends the judge seed plus r-1,

@@ -13,7 +13,7 @@ from typing import ParamSpec, TypeVar
 from inspect_culture.benchmarks.choices import BenchmarkOptionError
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.judging.constraints import JudgeConstraintError
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError
+from inspect_culture.judging.options import JudgeConfigError
 
 # What a task's loader refuses with a message that says it all: a bad option (a benchmark's, or
 # the judge's) or unusable data.

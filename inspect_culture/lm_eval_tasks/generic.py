@@ -12,7 +12,7 @@ from typing import Any
 import datasets
 import yaml
 
-from inspect_culture import registry
+from inspect_culture import benchmark_registry
 from inspect_culture.benchmarks.contract import SimpleBenchmark
 from inspect_culture.judging.jury import JURY_KEY
 from inspect_culture.judging.jury_agreement import VoteKind, jury_metrics
@@ -24,7 +24,7 @@ from inspect_culture.lm_eval_tasks.yaml_generation import Dumper, Function
 @one_line_in_cli
 def load_docs(benchmark: str, **metadata: Any) -> dict[str, datasets.Dataset]:
     """`custom_dataset`: the benchmark's records with the messages both harnesses send."""
-    entry = registry.benchmark(benchmark)
+    entry = benchmark_registry.benchmark(benchmark)
     check_metadata_keys(benchmark, metadata, options=entry.lm_eval_options)
     contract: SimpleBenchmark = entry.simple()
     docs = []
@@ -36,7 +36,7 @@ def load_docs(benchmark: str, **metadata: Any) -> dict[str, datasets.Dataset]:
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
-    contract: SimpleBenchmark = registry.benchmark(doc["benchmark"]).simple()
+    contract: SimpleBenchmark = benchmark_registry.benchmark(doc["benchmark"]).simple()
     outcome = contract.parse(json.loads(doc["record"]), results[0])
     return {
         name: {"benchmark": doc["benchmark"], "metric": name, "outcome": outcome}
@@ -54,7 +54,7 @@ def aggregate(items: list[dict[str, Any]]) -> float:
 
 @lru_cache(maxsize=8)
 def _scores(benchmark: str, outcomes: str) -> dict[str, float]:
-    return registry.benchmark(benchmark).simple().score(json.loads(outcomes))
+    return benchmark_registry.benchmark(benchmark).simple().score(json.loads(outcomes))
 
 
 class OutcomeMetrics:
@@ -87,11 +87,11 @@ class OutcomeMetrics:
 
 def task_config(name: str) -> dict[str, Any]:
     """The lm-eval task of benchmark `name`, everything read from its contract."""
-    contract: SimpleBenchmark = registry.benchmark(name).simple()
+    contract: SimpleBenchmark = benchmark_registry.benchmark(name).simple()
     aggregation, lower = Function(f"{__name__}.aggregate"), contract.lower_is_better
     return {
         "task": name,
-        "task_alias": registry.benchmark(name).title,
+        "task_alias": benchmark_registry.benchmark(name).title,
         "dataset_path": "",
         "custom_dataset": Function(f"{__name__}.load_docs"),
         "dataset_kwargs": {"benchmark": name},

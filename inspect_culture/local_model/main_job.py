@@ -67,7 +67,7 @@ def run_inspect(
     from inspect_ai.model import GenerateConfig, get_model
 
     from inspect_culture.care import care
-    from inspect_culture.inspect_plumbing.roles import GRADER_ROLE
+    from inspect_culture.inspect_adapter.roles import GRADER_ROLE
 
     os.environ.setdefault(KEY_VARIABLE, "local")  # Inspect wants a key even for a local server
     local = partial(get_model, f"openai-api/local/{MODEL_ALIAS}", base_url=base_url)

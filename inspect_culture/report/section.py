@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from functools import cache, partial
 from typing import Any
 
-from inspect_culture import registry
-from inspect_culture.registry import Benchmark
+from inspect_culture import benchmark_registry
+from inspect_culture.benchmark_registry import Benchmark
 from inspect_culture.report.model import Column, RunInfo, Table
 
 TableBuilder = Callable[[Sequence[RunInfo], list[str]], list[Table]]
@@ -113,7 +113,7 @@ class ReportSection:
 
     def temperature(self) -> float | None:
         """The answers' sampling temperature, read only when a warning needs it."""
-        return registry.resolve(self.generation).temperature if self.generation else None
+        return benchmark_registry.resolve(self.generation).temperature if self.generation else None
 
 
 def pairs_figure(spec: JurySpec, heatmap: Callable[..., Any], name: str) -> tuple[str, Drawer]:
@@ -137,7 +137,7 @@ def figure(table: str, kind: Callable[..., Any], **options: Any) -> tuple[str, D
 def section(benchmark: Benchmark) -> ReportSection:
     """The benchmark's own section, or the generic one."""
     if benchmark.report:
-        found = registry.resolve(benchmark.report)
+        found = benchmark_registry.resolve(benchmark.report)
         if not isinstance(found, ReportSection):
             raise TypeError(f"{benchmark.report} is not a ReportSection")
         return found
@@ -146,7 +146,7 @@ def section(benchmark: Benchmark) -> ReportSection:
 
 def sections() -> list[tuple[Benchmark, ReportSection]]:
     """Every benchmark with its section, in the registry's (the report's) order."""
-    return [(b, section(b)) for b in registry.benchmarks()]
+    return [(b, section(b)) for b in benchmark_registry.benchmarks()]
 
 
 def section_of(title: str) -> ReportSection | None:
@@ -156,13 +156,19 @@ def section_of(title: str) -> ReportSection | None:
 
 def inspect_owner(task: str) -> tuple[Benchmark, ReportSection] | None:
     """The benchmark one of whose Inspect tasks is `task`; None for a task not ours."""
-    owner = next((b for b in registry.benchmarks() if task in b.inspect_task_names()), None)
+    owner = next(
+        (b for b in benchmark_registry.benchmarks() if task in b.inspect_task_names()), None
+    )
     return None if owner is None else (owner, section(owner))
 
 
 def lm_eval_owner(task: str) -> tuple[Benchmark, ReportSection] | None:
     """The benchmark whose lm-eval task names `task` starts with (the longest such name)."""
-    owners = [b for b in registry.benchmarks() if task == b.name or task.startswith(b.name + "_")]
+    owners = [
+        b
+        for b in benchmark_registry.benchmarks()
+        if task == b.name or task.startswith(b.name + "_")
+    ]
     owner = max(owners, key=lambda b: len(b.name), default=None)
     return None if owner is None else (owner, section(owner))
 

@@ -36,7 +36,7 @@ def judgments_by_question(
     """Each question's scored answers (one per epoch), each with its judgings' values (or its
     value when judged once), by `question_id`, sorted so that the order the harness delivered
     them in does not matter; {} when no answer was re-judged, so the one-level interval stands
-    (`stats/judge_noise.py`)."""
+    (`judging/noise.py`)."""
     if not any(len(o.judgments) > 1 for o in outcomes):
         return {}
     found: dict[Hashable, list[list[float]]] = defaultdict(list)

@@ -15,10 +15,10 @@ import pytest
 import yaml
 from inspect_ai.model import ModelAPI
 
-from inspect_culture import registry
+from inspect_culture import benchmark_registry
 from inspect_culture.benchmarks.contract import SimpleBenchmark
 from inspect_culture.cli import main
-from inspect_culture.inspect_plumbing.generic_task import simple_task
+from inspect_culture.inspect_adapter.generic_task import simple_task
 from inspect_culture.lm_eval_tasks import generic
 from inspect_culture.report.records import clear_cache
 from inspect_culture.run_files.lm_eval_outputs import save_lm_eval_outputs
@@ -47,16 +47,18 @@ def respond(prompt: str, body: dict[str, Any]) -> str:
     return next(answer for country, answer in ANSWERS.items() if country in prompt)
 
 
-def toy_entry(lm_eval_folder: Path) -> registry.Benchmark:
+def toy_entry(lm_eval_folder: Path) -> benchmark_registry.Benchmark:
     """The toy's one registry entry: its folder, and the generic adapters for both harnesses."""
-    return registry.Benchmark(
+    return benchmark_registry.Benchmark(
         name="toy",
         title="Toy greetings",
         package="tests.extend.toy_bench",
         source="",
         load_all="tests.extend.toy_bench.data:load_toy",
-        inspect_module="inspect_culture.inspect_plumbing.generic_task",
-        inspect_tasks=(registry.InspectTask("toy", "Toy greetings, answered in one word"),),
+        inspect_module="inspect_culture.inspect_adapter.generic_task",
+        inspect_tasks=(
+            benchmark_registry.InspectTask("toy", "Toy greetings, answered in one word"),
+        ),
         lm_eval_folder=str(lm_eval_folder),  # where generic.write_config put its YAML
         contract="tests.extend.toy_bench:TOY",
     )
@@ -66,13 +68,13 @@ def toy_entry(lm_eval_folder: Path) -> registry.Benchmark:
 def toy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Registers the toy, writes its lm-eval YAML; yields the YAML's folder."""
     folder = tmp_path_factory.mktemp("toy") / "lm_eval_tasks"
-    registry.register(toy_entry(folder))
+    benchmark_registry.register(toy_entry(folder))
     clear_cache()
     try:
         generic.write_config("toy", folder)
         yield folder
     finally:
-        registry.unregister("toy")
+        benchmark_registry.unregister("toy")
         clear_cache()
 
 
@@ -103,7 +105,9 @@ def runs(toy: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
         patch.setenv("INSPECT_CACHE_DIR", str(folder / "inspect_cache"))
         patch.setenv("HF_DATASETS_CACHE", str(folder / "hf_cache"))
         patch.setattr(ModelAPI, "count_text_tokens", _offline_token_estimate)
-        task = registry.benchmark("toy").inspect_objects()["toy"]  # through the registry alone
+        task = benchmark_registry.benchmark("toy").inspect_objects()[
+            "toy"
+        ]  # through the registry alone
         log = inspect_eval_on_stub(task(), server, folder / "inspect")
         inspect_bodies = [body for body in server.requests if "messages" in body]
         server.requests.clear()
@@ -243,4 +247,4 @@ def test_messages_of_another_shape_are_refused_in_one_line() -> None:
 
 def test_a_benchmark_without_a_contract_is_not_run_by_the_generic_adapters() -> None:
     with pytest.raises(ValueError, match="normad: its registry entry names no SimpleBenchmark"):
-        registry.benchmark("normad").simple()
+        benchmark_registry.benchmark("normad").simple()

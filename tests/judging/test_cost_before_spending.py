@@ -146,9 +146,9 @@ def test_lm_eval_announcement_with_a_warm_cache_is_an_upper_bound(
 def test_lm_eval_announcement_with_the_cache_off_is_exact_about_it(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from inspect_culture.judging.options import resolve_jury_settings
     from inspect_culture.judging.repeats import Repeats
     from inspect_culture.lm_eval_tasks.judge.batch import announce_judge_calls, use_task_judge
-    from inspect_culture.lm_eval_tasks.judge.settings import resolve_jury_settings
 
     monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
     jury = resolve_jury_settings({"judge_models": "a,b", "judge_base_url": "http://127.0.0.1:1/v1"})
@@ -210,7 +210,7 @@ def test_inspect_says_the_dead_quota_cost_once_when_nothing_bounds_it(
 def test_dead_quota_cost_follows_the_settings() -> None:
     """Inspect retries a 429 until its `timeout` or `max_retries` (forever without either), waiting
     3 s doubling plus up to 3 s; the judge layer's 600 s (none batched) ends a judgment first."""
-    from inspect_culture.inspect_plumbing.preflight import dead_quota_text
+    from inspect_culture.inspect_adapter.preflight import dead_quota_text
 
     plain = get_model("mockllm/judge")
     assert "600 s" in (dead_quota_text("t", [(plain, 600.0, 120)]) or "")

@@ -14,9 +14,9 @@ from inspect_ai.model import ModelOutput, get_model
 
 from inspect_culture.care import care
 from inspect_culture.cli import main
-from inspect_culture.inspect_plumbing.roles import prerequisite_error
+from inspect_culture.inspect_adapter.roles import prerequisite_error
 from inspect_culture.judging.jury import RepeatedJudgeError, refuse_repeated_judges
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, resolve_jury_settings
+from inspect_culture.judging.options import JudgeConfigError, resolve_jury_settings
 from tests.support.harness_runs import registered_task_name, run_lm_eval
 from tests.support.openai_stub import StubOpenAIServer, care_responder
 

@@ -25,7 +25,7 @@ from inspect_culture.judging.constraints import (
     reply_text,
     request_fields,
 )
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, resolve_judge_settings
+from inspect_culture.judging.options import JudgeConfigError, resolve_judge_settings
 
 
 def test_commentary_bound_leaves_room_for_the_verdict_at_four_tokens_per_character() -> None:

@@ -15,7 +15,7 @@ from inspect_culture.benchmarks.care.judging import care_rating_format
 from inspect_culture.benchmarks.care.parse import parse_rating
 from inspect_culture.care import care
 from inspect_culture.judging.constraints import PROBE_MESSAGES, reply_text
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError
+from inspect_culture.judging.options import JudgeConfigError
 from tests.support.harness_runs import (
     inspect_eval_on_stub,
     lm_eval_all_metrics,

@@ -14,7 +14,7 @@ import pytest
 from inspect_ai.model import get_model
 
 from inspect_culture.care import care
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, resolve_jury_settings
+from inspect_culture.judging.options import JudgeConfigError, resolve_jury_settings
 from tests.support.harness_runs import inspect_eval_on_stub, lm_eval_all_metrics, run_lm_eval
 from tests.support.openai_stub import StubOpenAIServer, care_responder
 
@@ -100,7 +100,7 @@ def test_jury_settings_are_checked() -> None:
 
 
 def test_credentials_in_any_jury_url_are_refused() -> None:
-    from inspect_culture.lm_eval_tasks.judge.settings import refuse_written_credentials
+    from inspect_culture.judging.options import refuse_written_credentials
 
     for urls in ("http://h1/v1,http://u:p@h2/v1", ["http://h1/v1", "http://u:p@h2/v1"]):
         with pytest.raises(JudgeConfigError, match="carries credentials") as caught:

@@ -9,6 +9,7 @@ import pytest
 from inspect_culture.benchmarks.care.judging import CareJudging
 from inspect_culture.benchmarks.care.spec import CareOutcome
 from inspect_culture.judging.jury import JURY_KEY, jury_outcome
+from inspect_culture.judging.options import JudgeConfigError, resolve_repeats
 from inspect_culture.judging.protocol import JudgeReply
 from inspect_culture.judging.repeats import (
     JUDGMENTS_FIELD,
@@ -19,7 +20,6 @@ from inspect_culture.judging.repeats import (
     repeat_seed,
     repeated_outcome,
 )
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, resolve_repeats
 from tests.judging.test_jury import CARE_ITEM, FAILED, _care
 
 

@@ -4,8 +4,8 @@ from pathlib import Path
 import pytest
 
 from inspect_culture.judging.cache import JudgeCache
-from inspect_culture.lm_eval_tasks.judge.client import OpenAICompatibleJudge
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeSettings
+from inspect_culture.judging.http_client import OpenAICompatibleJudge
+from inspect_culture.judging.options import JudgeSettings
 from tests.support.openai_stub import StubOpenAIServer
 
 

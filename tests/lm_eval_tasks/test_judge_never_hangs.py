@@ -26,10 +26,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from inspect_culture.judging.http_client import OpenAICompatibleJudge
+from inspect_culture.judging.options import JudgeSettings
+from inspect_culture.judging.pacing import FLOOR, Pacer, now
 from inspect_culture.judging.reasons import HTTPFailure
-from inspect_culture.lm_eval_tasks.judge.client import OpenAICompatibleJudge
-from inspect_culture.lm_eval_tasks.judge.pacing import FLOOR, Pacer, now
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeSettings
 from tests.support.virtual_clock import Hang, run_virtual
 
 MARGIN = 0.01  # seconds beyond the budget: float rounding of the virtual clock

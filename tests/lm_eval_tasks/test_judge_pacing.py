@@ -7,9 +7,9 @@ import asyncio
 
 import pytest
 
-from inspect_culture.lm_eval_tasks.judge.client import OpenAICompatibleJudge
-from inspect_culture.lm_eval_tasks.judge.pacing import Pacer, quota_of
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, resolve_judge_settings
+from inspect_culture.judging.http_client import OpenAICompatibleJudge
+from inspect_culture.judging.options import JudgeConfigError, resolve_judge_settings
+from inspect_culture.judging.pacing import Pacer, quota_of
 from tests.support.openai_stub import StubOpenAIServer
 from tests.support.rate_limits import Buckets, RateLimits, duration, request_tokens
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from inspect_culture.judging.http_client import PREFLIGHT_PROMPT
+from inspect_culture.judging.options import JudgeConfigError, resolve_judge_settings
 from inspect_culture.lm_eval_tasks import include_path
 from inspect_culture.lm_eval_tasks.cqbench import utils as cqbench
 from inspect_culture.lm_eval_tasks.judge import batch
-from inspect_culture.lm_eval_tasks.judge.client import PREFLIGHT_PROMPT
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, resolve_judge_settings
 from inspect_culture.lm_eval_tasks.normad import utils as normad
 from tests.support.harness_runs import run_lm_eval
 from tests.support.openai_stub import StubOpenAIServer, care_responder, last_user_text
@@ -295,9 +295,9 @@ def test_rate_limited_constraint_probe_passes_the_check(
 
 
 def test_credentials_in_judge_base_url_are_never_shown() -> None:
+    from inspect_culture.judging.options import KNOBS
     from inspect_culture.judging.preflight import check_outcome
     from inspect_culture.judging.reasons import Failure
-    from inspect_culture.lm_eval_tasks.judge.settings import KNOBS
 
     settings = resolve_judge_settings(
         {"judge_model": "j", "judge_base_url": "https://bob:hunter2pass@judge.example/v1"}, {}
@@ -319,7 +319,7 @@ def test_credentials_in_judge_base_url_reach_the_judge_but_not_the_samples(
     again for the cache."""
     import base64
 
-    from inspect_culture.lm_eval_tasks.judge.client import served_identity
+    from inspect_culture.judging.http_client import served_identity
 
     monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", str(tmp_path / "judge_cache.sqlite"))
     with (

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from inspect_culture.benchmarks.care.judging import care_rating_format
+from inspect_culture.judging.http_client import OpenAICompatibleJudge
+from inspect_culture.judging.options import JudgeSettings
 from inspect_culture.judging.protocol import JudgeReply, JudgeRequest, user_message
 from inspect_culture.judging.reasons import all_unscored_alarm, retry_after
 from inspect_culture.lm_eval_tasks.judge import batch
-from inspect_culture.lm_eval_tasks.judge.client import OpenAICompatibleJudge
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeSettings
 from tests.support.harness_runs import lm_eval_metrics, run_lm_eval
 from tests.support.openai_stub import StubOpenAIServer, care_responder
 
@@ -96,7 +96,7 @@ def test_a_spent_budget_ends_unscored_saying_so() -> None:
 def test_a_wait_that_wakes_past_the_budget_is_reported_as_spent(monkeypatch) -> None:
     """The backoff fitted in the budget, but the event loop woke after its end: no attempt with
     no time left (it would be misreported as a timeout); the reason says the budget is spent."""
-    import inspect_culture.lm_eval_tasks.judge.client as client_module
+    import inspect_culture.judging.http_client as client_module
 
     reads = []
 

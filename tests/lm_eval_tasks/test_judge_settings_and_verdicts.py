@@ -1,7 +1,7 @@
 import pytest
 
 from inspect_culture.benchmarks.care.parse import parse_rating
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError, resolve_judge_settings
+from inspect_culture.judging.options import JudgeConfigError, resolve_judge_settings
 
 
 @pytest.mark.parametrize(
@@ -84,8 +84,8 @@ def test_a_null_seed_reaches_the_scoring_calls(monkeypatch: pytest.MonkeyPatch) 
 def test_inspect_judge_caps_replies_like_lm_eval_unless_the_grader_says_otherwise() -> None:
     from inspect_ai.model import GenerateConfig, get_model
 
-    from inspect_culture.inspect_plumbing.judge import judge_config
-    from inspect_culture.lm_eval_tasks.judge.settings import JudgeSettings
+    from inspect_culture.inspect_adapter.judge import judge_config
+    from inspect_culture.judging.options import JudgeSettings
 
     default = judge_config(get_model("mockllm/model"))
     assert default.max_tokens == JudgeSettings(model="m", base_url=None).max_tokens == 1024

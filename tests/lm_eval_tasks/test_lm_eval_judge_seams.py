@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from inspect_culture.judging.options import JudgeConfigError
 from inspect_culture.lm_eval_tasks import include_path
 from inspect_culture.lm_eval_tasks.judge import batch
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError
 from tests.support.culturesynth_data import write_stub_baseline
 from tests.support.harness_runs import run_lm_eval
 from tests.support.openai_stub import StubOpenAIServer, care_responder

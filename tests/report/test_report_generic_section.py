@@ -14,32 +14,32 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.scorer import match
 
-from inspect_culture import registry
+from inspect_culture import benchmark_registry
 from inspect_culture.cli import main
 from inspect_culture.report.published import published_rows
 from inspect_culture.report.records import clear_cache
 from inspect_culture.report.section import all_layouts
 
-TOY = registry.Benchmark(
+TOY = benchmark_registry.Benchmark(
     name="toy",
     title="Toy",
     package="tests.report",
     source="",
     load_all="",
     inspect_module="tests.report",
-    inspect_tasks=(registry.InspectTask("toy", "a toy task"),),
+    inspect_tasks=(benchmark_registry.InspectTask("toy", "a toy task"),),
     lm_eval_folder="toy",
 )
 
 
 @pytest.fixture
-def toy() -> Iterator[registry.Benchmark]:
-    registry.register(TOY)
+def toy() -> Iterator[benchmark_registry.Benchmark]:
+    benchmark_registry.register(TOY)
     clear_cache()
     try:
         yield TOY
     finally:
-        registry.unregister(TOY.name)
+        benchmark_registry.unregister(TOY.name)
 
 
 def _inspect_log(log_dir: Path) -> Path:
@@ -73,7 +73,7 @@ def _lm_eval_results(folder: Path) -> Path:
 
 
 def test_a_benchmark_without_a_section_gets_a_generic_table(
-    toy: registry.Benchmark, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    toy: benchmark_registry.Benchmark, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     log = _inspect_log(tmp_path / "logs")
     results = _lm_eval_results(tmp_path / "lm_eval")
@@ -101,4 +101,9 @@ def test_a_benchmark_without_a_section_gets_a_generic_table(
 
 def test_the_toy_leaves_with_its_fixture() -> None:
     assert "toy" not in all_layouts()
-    assert [b.name for b in registry.benchmarks()] == ["normad", "care", "culturesynth", "cqbench"]
+    assert [b.name for b in benchmark_registry.benchmarks()] == [
+        "normad",
+        "care",
+        "culturesynth",
+        "cqbench",
+    ]

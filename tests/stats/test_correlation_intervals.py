@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from inspect_culture.stats.agreement import correlation_intervals
 from inspect_culture.stats.bootstrap import percentile_interval
+from inspect_culture.stats.human_agreement import correlation_intervals
 
 
 def test_intervals_are_the_percentiles_of_the_seeded_resamples() -> None:

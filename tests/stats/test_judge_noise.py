@@ -11,14 +11,14 @@ import math
 import numpy as np
 import pytest
 
-from inspect_culture.stats.bootstrap import bootstrap_mean_interval, bootstrap_means
-from inspect_culture.stats.judge_noise import (
+from inspect_culture.judging.noise import (
     interval_metrics,
     noise_interval,
     pooled_within_variance,
     shrink_factor,
     two_level_means,
 )
+from inspect_culture.stats.bootstrap import bootstrap_mean_interval, bootstrap_means
 
 # one answer a question, judged twice ([1, 3], [5, 7]) or once ([4], [8]); values: the means
 VALUES = [2.0, 4.0, 6.0, 8.0]

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from inspect_culture.run_files.care_judge_agreement import weighted_kappa
+from inspect_culture.run_files.care_judge_comparison import weighted_kappa
 
 ROOT = Path(__file__).resolve().parents[2]
 
 # every module a task or an lm-eval config loads that computes a classification metric
 _PROBE = """
 import sys
-import inspect_culture._registry, inspect_culture.normad, inspect_culture.cqbench
+import inspect_culture.inspect_entry_point, inspect_culture.normad, inspect_culture.cqbench
 import inspect_culture.lm_eval_tasks.normad.utils, inspect_culture.lm_eval_tasks.cqbench.utils
-import inspect_culture.run_files.care_judge_agreement
+import inspect_culture.run_files.care_judge_comparison
 from inspect_culture.benchmarks.normad.metrics import normad_metrics
 from inspect_culture.benchmarks.normad.spec import NormadOutcome
 loaded = sorted(m for m in sys.modules if m.split(".")[0] == "sklearn")

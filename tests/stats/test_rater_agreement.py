@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from inspect_culture.stats.rater_agreement import fleiss_kappa, krippendorff_alpha
+from inspect_culture.stats.chance_corrected_agreement import fleiss_kappa, krippendorff_alpha
 
 
 def test_alpha_by_hand() -> None:

@@ -9,10 +9,10 @@ from itertools import groupby
 from typing import TypeVar
 
 from inspect_culture.benchmarks.care.spec import AgreementOutcome, CareOutcome
-from inspect_culture.stats.agreement import agreement_metrics
+from inspect_culture.judging.noise import interval_metrics
 from inspect_culture.stats.bootstrap import bootstrap_mean_interval
 from inspect_culture.stats.epochs import grouped, judgments_by_question, mean, per_question_means
-from inspect_culture.stats.judge_noise import interval_metrics
+from inspect_culture.stats.human_agreement import agreement_metrics
 
 _Outcome = TypeVar("_Outcome", CareOutcome, AgreementOutcome)
 
@@ -21,7 +21,7 @@ def care_metrics(
     outcomes: Sequence[CareOutcome], *, seed: int = 0, resamples: int = 1000
 ) -> dict[str, float]:
     """Mean rating overall, per category and per geographic scope, with bootstrap intervals;
-    when answers were re-judged, two-level intervals (`stats/judge_noise.py`)."""
+    when answers were re-judged, two-level intervals (`judging/noise.py`)."""
     questions = _per_question(outcomes, lambda o: o.rating)
     scored = [(o, m) for o, m in questions if m is not None]
     judged = judgments_by_question(outcomes, lambda o: o.rating)
@@ -45,7 +45,7 @@ def care_metrics(
 
 
 def judge_agreement(outcomes: Sequence[AgreementOutcome]) -> dict[str, float]:
-    """Judge vs human ratings (`stats.agreement`), one pair per response (epochs averaged)."""
+    """Judge vs human ratings (`stats.human_agreement`), one pair per response (epochs averaged)."""
     questions = _per_question(outcomes, lambda o: o.judge_rating)
     return agreement_metrics([(m, o.human_rating, o.category) for o, m in questions])
 

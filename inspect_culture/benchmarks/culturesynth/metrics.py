@@ -13,9 +13,9 @@ from inspect_culture.benchmarks.culturesynth.spec import (
     language_slug,
     topic_slug,
 )
+from inspect_culture.judging.noise import interval_metrics
 from inspect_culture.stats.bootstrap import bootstrap_mean_interval
 from inspect_culture.stats.epochs import grouped, judgments_by_question, per_question_means
-from inspect_culture.stats.judge_noise import interval_metrics
 
 
 def net_win_rate(outcomes: Sequence[float]) -> float:

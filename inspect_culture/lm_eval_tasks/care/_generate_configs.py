@@ -7,7 +7,7 @@ from typing import Any
 from inspect_culture.benchmarks.care import spec
 from inspect_culture.benchmarks.care.source import CARE
 from inspect_culture.datasets_hub.languages import LANGUAGES
-from inspect_culture.lm_eval_tasks.care.agreement import agreement_template, task_name
+from inspect_culture.lm_eval_tasks.care.human_agreement import agreement_template, task_name
 from inspect_culture.lm_eval_tasks.yaml_generation import (
     family_files,
     generation_template,

@@ -8,6 +8,7 @@ from typing import Any
 
 import datasets
 
+from inspect_culture.benchmark_registry import benchmark
 from inspect_culture.benchmarks.care import spec
 from inspect_culture.benchmarks.care.data import first_per_category, load_care
 from inspect_culture.benchmarks.care.judging import CareJudging, care_rating_format
@@ -25,7 +26,6 @@ from inspect_culture.lm_eval_tasks.judge.batch import (
     resolve_task_judge,
 )
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
-from inspect_culture.registry import benchmark
 
 
 @one_line_in_cli

@@ -8,6 +8,7 @@ from typing import Any
 
 import datasets
 
+from inspect_culture.benchmark_registry import benchmark
 from inspect_culture.benchmarks.culturesynth import spec
 from inspect_culture.benchmarks.culturesynth.baseline_responses import read_baseline_responses
 from inspect_culture.benchmarks.culturesynth.data import load_culturesynth
@@ -28,7 +29,6 @@ from inspect_culture.lm_eval_tasks.judge.batch import (
     resolve_task_judge,
 )
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
-from inspect_culture.registry import benchmark
 
 _FIELDS = ("id", "question", "answer", "language", "primary_topic", "secondary_topic")
 VERSIONS = {

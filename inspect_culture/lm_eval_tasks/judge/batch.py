@@ -19,6 +19,7 @@ from inspect_culture.judging.constraints import (
     VerdictFormat,
     constraint_record,
 )
+from inspect_culture.judging.http_client import OpenAICompatibleJudge, run_sync
 from inspect_culture.judging.jury import (
     JURY_KEY,
     JuryJudging,
@@ -26,6 +27,16 @@ from inspect_culture.judging.jury import (
     jury_label,
 )
 from inspect_culture.judging.jury_agreement import jury_text
+from inspect_culture.judging.noise import judge_noise_text
+from inspect_culture.judging.options import (
+    JudgeConfigError,
+    JudgeSettings,
+    check_switch,
+    preflight_on,
+    refuse_written_credentials,
+    resolve_jury_settings,
+    resolve_repeats,
+)
 from inspect_culture.judging.protocol import JudgeReply, JudgeRequest
 from inspect_culture.judging.reasons import (
     HOW_TO_JUDGE,
@@ -40,18 +51,7 @@ from inspect_culture.judging.repeats import (
     judgings_outcome,
     repeat_seed,
 )
-from inspect_culture.lm_eval_tasks.judge.client import OpenAICompatibleJudge, run_sync
 from inspect_culture.lm_eval_tasks.judge.known_keys import simple_evaluate_call
-from inspect_culture.lm_eval_tasks.judge.settings import (
-    JudgeConfigError,
-    JudgeSettings,
-    check_switch,
-    preflight_on,
-    refuse_written_credentials,
-    resolve_jury_settings,
-    resolve_repeats,
-)
-from inspect_culture.stats.judge_noise import judge_noise_text
 
 # A task's judges: one, or a jury (`judge_models`), in the order given
 Jury = tuple[JudgeSettings, ...]

@@ -7,10 +7,10 @@ import difflib
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
+from inspect_culture.benchmark_registry import benchmarks
 from inspect_culture.judging.jury import rating_rule
+from inspect_culture.judging.options import JUDGE_KEYS, REPEAT_KEYS, JudgeConfigError
 from inspect_culture.lm_eval_tasks.compat import simple_evaluate_call
-from inspect_culture.lm_eval_tasks.judge.settings import JUDGE_KEYS, REPEAT_KEYS, JudgeConfigError
-from inspect_culture.registry import benchmarks
 
 NEAR_MISS = 0.8  # difflib ratio above which an unknown key is taken for a misspelling
 # Keys lm-eval itself puts into a task's metadata (tasks/_factory.py, api/task.py).

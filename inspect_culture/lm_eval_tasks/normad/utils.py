@@ -8,6 +8,7 @@ from typing import Any
 
 import datasets
 
+from inspect_culture.benchmark_registry import benchmark
 from inspect_culture.benchmarks.choices import check_fixed
 from inspect_culture.benchmarks.normad import spec
 from inspect_culture.benchmarks.normad.data import load_normad
@@ -18,7 +19,6 @@ from inspect_culture.lm_eval_tasks.cli_errors import one_line_in_cli
 from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 from inspect_culture.lm_eval_tasks.normad._generate_configs import template
-from inspect_culture.registry import benchmark
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """A benchmark's "Judges" tables: for each run a jury judged, each judge's mean and failures and
 how far the judges agree (`judging/jury_agreement.py`, the function both harnesses use); for each
-re-judged run, its interval with and without the judge's noise (`stats/judge_noise.py`)."""
+re-judged run, its interval with and without the judge's noise (`judging/noise.py`)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from inspect_culture.benchmarks.care.prompts import RESPONSE_CLOSE, RESPONSE_OPE
 from inspect_culture.benchmarks.care.ratings import load_care_ratings
 from inspect_culture.care_agreement import agreement, care_judge_agreement, record_to_sample
 from inspect_culture.datasets_hub import DatasetUnavailableError, DataValidationError
-from inspect_culture.stats.agreement import agreement_metrics, correlations, histogram
+from inspect_culture.stats.human_agreement import agreement_metrics, correlations, histogram
 
 RATINGS = Path(__file__).parents[2] / "data" / "care_ratings"
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 import inspect_culture.benchmarks.care.data as care_data
+from inspect_culture.benchmark_registry import benchmark
 from inspect_culture.benchmarks.care.data import load_care
 from inspect_culture.benchmarks.care.prompts import (
     PROMPT_TEXTS,
@@ -24,7 +25,6 @@ from inspect_culture.data_status import verify
 from inspect_culture.datasets_hub import DataValidationError
 from inspect_culture.datasets_hub.languages import LANGUAGES
 from inspect_culture.datasets_hub.validation import load_schema
-from inspect_culture.registry import benchmark
 
 # git blob ids of the upstream files (Guochry/CARE @ d614cfe, shared/upstream/care/SOURCE.md)
 BLOB_IDS = {

@@ -8,9 +8,9 @@ import pytest
 
 from inspect_culture.benchmarks.care.prompts import RESPONSE_CLOSE, RESPONSE_OPEN
 from inspect_culture.care import care
-from inspect_culture.inspect_plumbing.judge import NO_GRADER
+from inspect_culture.inspect_adapter.judge import NO_GRADER
+from inspect_culture.judging.options import JudgeConfigError
 from inspect_culture.lm_eval_tasks.care.utils import load_docs
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError
 from tests.support.harness_runs import (
     inspect_eval_on_stub,
     lm_eval_all_metrics,

@@ -12,7 +12,7 @@ from inspect_ai.scorer import SampleScore
 from inspect_culture.benchmarks.care import spec
 from inspect_culture.benchmarks.care.data import load_care
 from inspect_culture.care import care, care_breakdown, care_judge, record_to_sample
-from inspect_culture.inspect_plumbing.errors import ScorerSetupError
+from inspect_culture.inspect_adapter.errors import ScorerSetupError
 from tests.benchmarks.care.test_care_metrics import metric_names
 
 

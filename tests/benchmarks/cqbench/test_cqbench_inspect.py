@@ -27,7 +27,7 @@ from inspect_culture.cqbench import (
     ve_breakdown,
     vs_breakdown,
 )
-from inspect_culture.inspect_plumbing.errors import ScorerSetupError
+from inspect_culture.inspect_adapter.errors import ScorerSetupError
 from tests.support.cqbench_data import install_folder_mirror
 
 

@@ -14,7 +14,7 @@ import pytest
 from inspect_culture.cqbench import cqbench_ve
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
 from inspect_culture.judging.defaults import DEFAULT_SEED
-from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError
+from inspect_culture.judging.options import JudgeConfigError
 from tests.support.cqbench_data import use_zip_mirror
 from tests.support.harness_runs import (
     inspect_eval_on_stub,

@@ -175,7 +175,7 @@ def test_inspect_language_filter(mirror: Path, tmp_path: Path) -> None:
 
 def test_no_baseline_or_no_judge_fails_before_generation(mirror: Path, tmp_path: Path) -> None:
     from inspect_culture.culturesynth import culturesynth
-    from inspect_culture.lm_eval_tasks.judge.settings import JudgeConfigError
+    from inspect_culture.judging.options import JudgeConfigError
 
     with StubOpenAIServer(responder=responder) as server:
         log = inspect_eval_on_stub(
@@ -218,7 +218,7 @@ def test_inspect_baseline_role_is_cached_across_target_models(mirror: Path, tmp_
     from inspect_ai.model import get_model
 
     from inspect_culture.culturesynth import culturesynth
-    from inspect_culture.inspect_plumbing.preflight import PREFLIGHT_PROMPT
+    from inspect_culture.inspect_adapter.preflight import PREFLIGHT_PROMPT
 
     def baseline_responder(prompt: str, body: dict[str, Any]) -> str:
         return f"BASELINE answer to {question_of(prompt)}"

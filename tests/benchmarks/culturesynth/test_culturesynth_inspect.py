@@ -22,7 +22,7 @@ from inspect_culture.culturesynth import (
     culturesynth_judge,
     record_to_sample,
 )
-from inspect_culture.inspect_plumbing.errors import ScorerSetupError
+from inspect_culture.inspect_adapter.errors import ScorerSetupError
 from tests.benchmarks.culturesynth.test_culturesynth_scoring import metric_names
 from tests.support.culturesynth_data import (
     MISSING,

@@ -19,8 +19,11 @@ from inspect_culture.benchmarks.culturesynth.baseline_responses import (
 )
 from inspect_culture.benchmarks.culturesynth.spec import PairOutcome
 from inspect_culture.cli import main
-from inspect_culture.run_files.culturesynth_agreement import judge_agreement, read_judged_runs
 from inspect_culture.run_files.culturesynth_baseline_export import export_baseline
+from inspect_culture.run_files.culturesynth_judge_comparison import (
+    judge_agreement,
+    read_judged_runs,
+)
 from inspect_culture.run_files.culturesynth_runs import RunsError
 from tests.support.culturesynth_data import (
     QUESTIONS,

@@ -13,7 +13,7 @@ from inspect_culture.benchmarks.normad import spec
 from inspect_culture.benchmarks.normad.data import load_normad
 from inspect_culture.benchmarks.normad.parse import parse_answer
 from inspect_culture.benchmarks.normad.prompts import render_prompt
-from inspect_culture.inspect_plumbing.errors import PrerequisiteError
+from inspect_culture.inspect_adapter.errors import PrerequisiteError
 from inspect_culture.normad import normad, normad_breakdown, normad_scorer, record_to_sample
 from tests.conftest import NORMAD_SAMPLE
 from tests.support.harness_runs import inspect_eval_on_stub

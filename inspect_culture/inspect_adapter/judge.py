@@ -1,0 +1,464 @@
+"""The judge in Inspect: the `grader` model role, called through Inspect's model API so that
+transcripts, token usage and Inspect's cache apply to judge calls."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import weakref
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import anyio
+from inspect_ai.log import transcript
+from inspect_ai.model import (
+    CachePolicy,
+    ChatMessage,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    ResponseSchema,
+    get_model,
+    model_roles,
+)
+from inspect_ai.scorer import Score
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import JSONSchema
+
+from inspect_culture.inspect_adapter.build_checks import (
+    refuse,
+    refuse_other_reducers,
+    refuse_repeated_roles,
+    refuse_role_credentials,
+)
+from inspect_culture.inspect_adapter.compat import active_model
+from inspect_culture.inspect_adapter.engines import apply_engine_defaults
+from inspect_culture.inspect_adapter.failures import (
+    ATTEMPTS,
+    REFUSED_NOTE,
+    Attempts,
+    judge_failure_reason,
+    model_secrets,
+    output_error_reason,
+)
+from inspect_culture.inspect_adapter.judge_cache import judge_id, learn_identity_once, request_key
+from inspect_culture.inspect_adapter.live import note_judge_later
+from inspect_culture.inspect_adapter.messages import to_chat_messages
+from inspect_culture.inspect_adapter.preflight import (
+    Probe,
+    dead_quota_text,
+    preflight,
+    preflight_at_build,
+)
+from inspect_culture.inspect_adapter.roles import GRADER_ROLE, prerequisite_error, role_model
+from inspect_culture.judging.cache import JudgeCache, JudgeCacheError, identity_of, open_cache
+from inspect_culture.judging.constraints import (
+    JudgeConstraintError,
+    VerdictFormat,
+    reply_text,
+    request_fields,
+)
+from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
+from inspect_culture.judging.jury import (
+    JURY_KEY,
+    JuryJudging,
+    judge_calls_text,
+    jury_label,
+    jury_roles_in_order,
+)
+from inspect_culture.judging.protocol import Item, Judged, JudgeReply
+from inspect_culture.judging.reasons import JUDGE_LATER_REASON
+from inspect_culture.judging.repeats import (
+    ONCE,
+    REPEATS_KEY,
+    Repeats,
+    judgings_outcome,
+    repeat_seed,
+)
+
+JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
+DEFAULT_JUDGE_TIMEOUT = 600.0  # judge_timeout's default; none batched (a batch may take 24 h)
+DEFAULT_ATTEMPT_TIMEOUT = 120  # seconds per attempt, unless the grader role sets attempt_timeout
+JUDGE_CACHE_NOTE = "judging/cache.py; INSPECT_CULTURE_JUDGE_CACHE=off disables it"
+
+_ATTEMPTS_NOTE = "inspect_culture: provider calls made: "
+
+# The judge parameters of every judged task (CARE, CultureSynth-7, CQ-Bench VE):
+#   self_grade: let the evaluated model judge itself when no grader role is bound.
+#   judge_preflight: one one-token request to the grader before any generation; false offline.
+#   judge_timeout: seconds for one judgment, retries included, else unscored (600; none batched).
+#   judge_later: generation only, no grader contacted; `inspect score` judges the log later.
+
+NO_GRADER = (
+    "This task is scored by an LLM judge, and no judge is bound. Bind one with "
+    "--model-role grader=openai/gpt-4o (any provider works, e.g. "
+    "--model-role grader=vllm/Qwen/Qwen2.5-72B-Instruct), or pass -T self_grade=true to let the "
+    "evaluated model judge itself."
+)
+
+
+def grader_model(self_grade: bool, judge_later: bool = False) -> Model | None:
+    """Call while the eval runs (roles bound); None only for judge_later with no grader bound."""
+    if judge_later and not self_grade and model_roles().get(GRADER_ROLE) is None:
+        return None
+    return role_model(GRADER_ROLE, NO_GRADER, default=get_model() if self_grade else None)
+
+
+def jury_roles(self_grade: bool, judge_later: bool = False) -> dict[str, Model]:
+    """Every judge, by role: the grader (the evaluated model with self_grade), then each bound
+    `grader_<n>` role in number order (n >= 2); {} for judge_later with no grader bound."""
+    first = grader_model(self_grade, judge_later)
+    if first is None:
+        return {}
+    others = [role for role in jury_roles_in_order(model_roles()) if role != GRADER_ROLE]
+    if stray := [r for r in model_roles() if r.startswith("grader_") and r not in others]:
+        raise prerequisite_error()(
+            f"model role {stray[0]!r} is no judge of the jury: the grader is the first judge, and "
+            'the others are grader_2, grader_3, ... (docs/judge.md, "Juries")'
+        )
+    jury = {GRADER_ROLE: first, **{role: role_model(role, NO_GRADER) for role in others}}
+    refuse_repeated_roles(jury)  # one model twice: paid twice for one judge's verdicts
+    return jury
+
+
+@solver
+def require_grader(
+    self_grade: bool = False,
+    judge_constraint: str = "none",
+    verdict_format: VerdictFormat | None = None,
+    judge_preflight: bool = True,
+    judge_later: bool = False,
+    required_roles: dict[str, str] | None = None,
+    judge_calls: int = 0,
+    task_label: str = "",
+    rejudging: bool = False,
+    judge_timeout: float | None = None,
+) -> Solver:
+    """The first solver of a judged task, before any generation: the engine defaults
+    (`engines.py`), then fails when a role in `required_roles` is unbound (its message), when no
+    judge is bound, or when the judge cannot answer (`preflight.py`) or ignores the verdict
+    constraint (the constraint probe, then the preflight). judge_preflight false skips both
+    requests; judge_later needs no judge at all. A check already passed when Inspect built the
+    task (`checked_grader`) is not repeated. A run with a jury or re-judging (`rejudging`) says
+    first how many judge calls each judge will get (`judge_calls` per epoch); a run whose
+    judgments no limit of the user's bounds (`judge_timeout`, the -T value, and no `timeout`)
+    says how long a judge answering 429 forever holds each. One solver, not one per check: each
+    solver costs every sample a transcript span and a copy and diff of its state
+    (docs/performance.md)."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        apply_engine_defaults()
+        for role, missing in (required_roles or {}).items():
+            role_model(role, missing)
+        refuse_role_credentials()  # a task built before the eval: its header is written, though
+        if judge_later:
+            return state
+        constraint = judge_constraint if judge_preflight else "none"  # the probe is a preflight
+        jury = _jury_and_probes(self_grade, constraint, verdict_format)
+        graders = [grader for _, grader, _ in jury]
+        _say_costs(task_label, graders, judge_calls if len(jury) > 1 or rejudging else 0)
+        if judge_timeout is None:
+            _say_once(f"{task_label} 429", lambda: dead_quota_text(task_label, _limits(graders)))
+        if not judge_preflight:
+            return state
+        for role, grader, probe in jury:  # every judge of a jury, before any generation
+            if problem := await preflight(grader, role, probe):
+                raise prerequisite_error()(problem)
+            await learn_identity_once(grader)  # the checkpoint the judge cache's replies come from
+        return state
+
+    return solve
+
+
+# what each eval (its event loop: a later loop may reuse a finished one's id) has said
+_SAID: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, set[str]] = weakref.WeakKeyDictionary()
+
+
+def _say_costs(task_label: str, graders: list[Model], calls: int) -> None:
+    """The judge calls each judge gets (`calls` per epoch; 0: nothing to say), once per eval. The
+    requests hold answers not generated yet: the judge cache, when on, may answer some."""
+    if calls:
+        cached = None if reply_cache() is not None else 0
+        judges = [str(grader) for grader in graders]
+        suffix = " per epoch (fewer with --limit)"
+        _say_once(task_label, lambda: judge_calls_text(task_label, calls, judges, suffix, cached))
+
+
+def _limits(graders: list[Model]) -> list[tuple[Model, float | None, float | None]]:
+    """Each judge with its default limits: of a judgment (`judgment_timeout`) and an attempt."""
+    return [(g, judgment_timeout(g, None), judge_config(g).attempt_timeout) for g in graders]
+
+
+def _say_once(what: str, text: Callable[[], str | None]) -> None:
+    """`text()`, once per eval and `what`, before any generation (made only then: this runs for
+    every sample)."""
+    said = _SAID.setdefault(asyncio.get_running_loop(), set())
+    if what not in said:
+        said.add(what)
+        if words := text():
+            print(words, file=sys.stderr, flush=True)
+
+
+def checked_grader(
+    self_grade: bool,
+    judge_constraint: str,
+    verdict_format: VerdictFormat | None,
+    judge_preflight: bool,
+    judge_later: bool,
+    required_roles: dict[str, str] | None = None,
+    judge_calls: int = 0,
+    task_label: str = "",
+    rejudging: bool = False,
+    judge_timeout: float | None = None,
+) -> Solver:
+    """`require_grader`, its checks made now when `inspect eval` is building the task (before any
+    log exists), with the refusals only a build can make (`build_checks.py`)."""
+    grader_solver = require_grader(
+        self_grade,
+        judge_constraint,
+        verdict_format,
+        judge_preflight,
+        judge_later,
+        required_roles,
+        judge_calls,
+        task_label,
+        rejudging,
+        judge_timeout,
+    )
+    if active_model() is None:  # not built by Inspect's eval: checked at the first sample
+        return grader_solver
+    refuse_role_credentials()
+    refuse_other_reducers()
+    if not judge_later:
+        constraint = judge_constraint if judge_preflight else "none"
+        for role, grader, probe in _jury_and_probes(self_grade, constraint, verdict_format):
+            if judge_preflight and (problem := preflight_at_build(grader, role, probe)):
+                refuse(problem)
+    return grader_solver
+
+
+def _jury_and_probes(
+    self_grade: bool, judge_constraint: str, verdict_format: VerdictFormat | None
+) -> list[tuple[str, Model, Probe | None]]:
+    """Each judge by role (fails when no grader is bound), the cache opened, and each judge's
+    constraint probe if any."""
+    try:
+        open_cache()
+        jury = []
+        for role, grader in jury_roles(self_grade).items():
+            if judge_constraint == "none" or verdict_format is None:
+                jury.append((role, grader, None))
+                continue
+            config = judge_config(grader, verdict_format, judge_constraint)
+            jury.append((role, grader, Probe(verdict_format, judge_constraint, config)))
+        return jury
+    except (JudgeCacheError, JudgeConstraintError) as exc:
+        raise prerequisite_error()(str(exc)) from None
+
+
+def judge_config(
+    grader: Model, verdict_format: VerdictFormat | None = None, constraint: str = "none"
+) -> GenerateConfig:
+    """Temperature 0 and a fixed seed always; the reply cap from the grader's own config when it
+    sets one (a thinking judge needs more than the default); the verdict constraint if asked."""
+    own = grader.config
+    # the role's batch mode is kept so that nothing merged later drops it (a role model does not
+    # inherit the eval's --batch); a hung attempt is retried, as in lm-eval, unless batched
+    attempt = DEFAULT_ATTEMPT_TIMEOUT if own.attempt_timeout is None and not own.batch else None
+    role = GenerateConfig(max_tokens=own.max_tokens, batch=own.batch, attempt_timeout=attempt)
+    config = JUDGE_CONFIG.merge(role)
+    if constraint == "none" or verdict_format is None:
+        return config
+    fields = request_fields(verdict_format, constraint, config.max_tokens or DEFAULT_MAX_TOKENS)
+    if "response_format" not in fields:
+        return config.merge(GenerateConfig(extra_body=fields["extra_body"]))
+    if "maxLength" in (getattr(grader.api, "schema_exclude_fields", None) or ()):
+        # Inspect's OpenAI-compatible providers drop the schema's `maxLength`, the bound that
+        # makes the verdict certain: send it as it is, as the lm-eval judge does
+        return config.merge(GenerateConfig(extra_body=fields))
+    spec = fields["response_format"]["json_schema"]
+    schema = ResponseSchema(
+        name=spec["name"],
+        json_schema=JSONSchema.model_validate(spec["schema"]),
+        strict=spec["strict"],
+    )
+    return config.merge(GenerateConfig(response_schema=schema))
+
+
+def reply_cache() -> JudgeCache | None:
+    """The shared judge cache (tests patch it); None when off or unopenable (said before)."""
+    try:
+        return open_cache()
+    except JudgeCacheError:
+        return None
+
+
+def judgment_timeout(model: Model, timeout: float | None) -> float | None:
+    """The wall-clock limit of one call: the one given, else 600 s (none for a batch role)."""
+    return timeout if timeout is not None or model.config.batch else DEFAULT_JUDGE_TIMEOUT
+
+
+async def bounded_generate(
+    model: Model,
+    prompt: str | list[ChatMessage],
+    config: GenerateConfig,
+    timeout: float | None,
+    cache: bool | CachePolicy | None = None,
+) -> ModelOutput:
+    """`model.generate` within `timeout` seconds (None: no limit) from the first call reaching
+    the provider (not the max_connections queue); a failure notes the attempts it made."""
+    cached = {} if cache is None else {"cache": cache}
+    ended = False
+
+    def start_clock() -> None:
+        # a call after this judgment ended (from a task that copied its context) has no clock
+        if timeout is not None and not ended:
+            deadline.deadline = anyio.current_time() + timeout
+
+    attempts = Attempts(start_clock)
+    token = ATTEMPTS.set(attempts)
+    try:
+        # anyio's scope, not asyncio.timeout (Python 3.11+): TimeoutError once the deadline set
+        # by the first provider call passes (anyio comes with inspect-ai, which requires 4.14)
+        with anyio.fail_after(None) as deadline:
+            return await model.generate(prompt, config=config, **cached)
+    except Exception as exc:
+        # HTTP requests sent when known, else provider calls: the attempts a reason names
+        notes = [f"{_ATTEMPTS_NOTE}{attempts.requests or attempts.count}"]
+        notes += [f"{REFUSED_NOTE}{attempts.refused}"] if attempts.refused else []
+        # (PEP 678's notes by hand: Python 3.10 has no add_note)
+        exc.__notes__ = [*getattr(exc, "__notes__", []), *notes]
+        raise
+    finally:
+        ended = True
+        ATTEMPTS.reset(token)
+
+
+def attempts_of(exc: BaseException) -> int | None:
+    """The provider calls a failed `bounded_generate` made (its note on the exception)."""
+    for note in getattr(exc, "__notes__", ()):
+        if note.startswith(_ATTEMPTS_NOTE):
+            return int(note.removeprefix(_ATTEMPTS_NOTE)) or None
+    return None
+
+
+async def judge_reply(
+    grader: Model | None,
+    prompt: str | list[ChatMessage],
+    verdict_format: VerdictFormat | None = None,
+    constraint: str = "none",
+    timeout: float | None = None,
+    judging: int = 1,
+) -> tuple[str | None, str | None]:
+    """(reply, error) of one judge call with the judge's config, cache and `judgment_timeout`;
+    a failure becomes a reason in words (never the error body), so the run goes on. Judging r
+    of a re-judged answer sends the judge seed plus r-1 (`judging/repeats.py`)."""
+    if grader is None:
+        note_judge_later()
+        return None, JUDGE_LATER_REASON
+    store = reply_cache()
+    identity = identity_of(judge_id(grader)) if store is not None else None
+    limit = judgment_timeout(grader, timeout)
+    try:
+        config = judge_config(grader, verdict_format, constraint)
+        if judging > 1:
+            config = config.merge(GenerateConfig(seed=repeat_seed(config.seed, judging)))
+        key = request_key(grader, prompt, config, constraint) if store is not None else ""
+        cached = store.get(key, identity) if store is not None else None
+        if cached is not None:
+            transcript().info(f"judge reply from the judge cache ({JUDGE_CACHE_NOTE})")
+            completion, error = cached, None
+        else:
+            output = await bounded_generate(grader, prompt, config, limit)
+            completion = output.completion  # redacted by `guard_secrets`, as the transcript
+            error = output_error_reason(output.error, grader) if output.error else None
+            if store is not None and error is None and completion.strip():
+                store.put(key, completion, identity, secrets=model_secrets(grader))
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
+        # a batch grader's HTTP requests are the batcher's (uploads, polls), not attempts
+        attempts = None if grader.config.batch else attempts_of(exc)
+        return None, judge_failure_reason(exc, grader, limit, attempts)
+    if verdict_format is None:
+        return completion, error
+    return reply_text(verdict_format, constraint, completion), error
+
+
+async def judge_sample(
+    judging: JuryJudging,
+    item: Item,
+    answer: str | None,
+    spec: Any,
+    timeout: float | None,
+    later: bool,
+    rule: str = "majority",
+    repeats: Repeats = ONCE,
+) -> tuple[dict[str, Model], Judged, dict[str, list[JudgeReply]]]:
+    """The judges by name (none without a request), the outcome, and each judge's replies to the
+    benchmark's judge requests for one answer, all sent concurrently; a jury's outcome by `rule`
+    (`judging/jury.py`), judged again as `repeats` says (`judging/repeats.py`). `spec`: the
+    validated options (self_grade, judge_constraint)."""
+    requests = judging.requests(item, answer)
+    jury = jury_roles(spec.self_grade, later) if requests else {}
+    graders: list[Model | None] = list(jury.values()) or [None]
+    constraint = spec.judge_constraint
+    judgings = range(1, (repeats.of(item["id"]) if jury else 1) + 1)
+
+    async def replies_of(grader: Model | None, r: int) -> list[JudgeReply]:
+        results = await asyncio.gather(
+            *(
+                judge_reply(
+                    grader, to_chat_messages(q.messages), q.verdict_format, constraint, timeout, r
+                )
+                for q in requests
+            )
+        )
+        return [JudgeReply(text, error) for text, error in results]
+
+    calls = [(r, g) for r in judgings for g in graders]
+    replies_flat = await asyncio.gather(*(replies_of(g, r) for r, g in calls))
+    names = [f"judge_{k}" for k in range(1, len(graders) + 1)]
+    per_judging = [
+        dict(zip(names, replies_flat[(r - 1) * len(graders) : r * len(graders)])) for r in judgings
+    ]
+    judged = judgings_outcome(judging, item, answer, per_judging, rule)
+    shown = {
+        (name if r == 1 else f"{name}, judging {r}"): replies
+        for r, replies_by_name in zip(judgings, per_judging)
+        for name, replies in replies_by_name.items()
+    }
+    named = {name: model for name, model in zip(names, jury.values())}
+    return named, judged, shown
+
+
+def judges_shown(judges: Mapping[str, Model], judged: Judged) -> dict[str, Any]:
+    """What a score's metadata says of its judges: the model, or for a jury each judge's model
+    and its value, votes and reason (`jury`)."""
+    if not judges:
+        return {"judge_model": "none (judge_later)"}
+    repeats = {REPEATS_KEY: judged.details[REPEATS_KEY]} if REPEATS_KEY in judged.details else {}
+    if len(judges) == 1:
+        return {"judge_model": str(next(iter(judges.values()))), **repeats}
+    models = {name: str(model) for name, model in judges.items()}
+    label = jury_label(list(models.values()))  # as the report names a jury
+    jury = {JURY_KEY: judged.details[JURY_KEY]} if JURY_KEY in judged.details else {}
+    return {"judge_model": label, "judge_models": models, **jury, **repeats}
+
+
+def explanation_of(replies: Mapping[str, list[JudgeReply]]) -> str | None:
+    """A lone reply as it is; several, one after another."""
+    shown = replies_shown(replies)
+    return shown[0] if len(shown) == 1 else "\n\n---\n\n".join(r or "" for r in shown)
+
+
+def replies_shown(replies: Mapping[str, list[JudgeReply]]) -> list[str | None]:
+    """Every reply's text, judge by judge; a jury's each headed by its judge's name."""
+    if len(replies) == 1:
+        return [r.text for r in next(iter(replies.values()))]
+    return [f"[{name}] {r.text or r.error or ''}" for name, rs in replies.items() for r in rs]
+
+
+def judged_score(judged: Judged, **shown: Any) -> Score:
+    """The sample's score: its value, or unscored with the benchmark's reason (never 0)."""
+    if judged.value is None:
+        return Score.unscored(reason=judged.reason, **shown)
+    return Score(value=judged.value, **shown)

@@ -1,0 +1,209 @@
+"""`culture-evals judge`: an lm-eval folder's judged tasks, one results file per one read."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from contextlib import nullcontext
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from inspect_culture import __version__
+from inspect_culture.benchmark_registry import Benchmark, benchmarks
+from inspect_culture.benchmarks.choices import BenchmarkOptionError
+from inspect_culture.judge_command.errors import JudgeLaterError
+from inspect_culture.judge_command.openai_batch import BatchJudge, BatchOptions
+from inspect_culture.judge_command.rejudge import (
+    SavedTask,
+    TaskJudgement,
+    check_task,
+    judge_task,
+    read_samples,
+)
+from inspect_culture.judge_command.tasks import JudgedTask, judged_task
+from inspect_culture.judge_command.write import judged_results, write_run
+from inspect_culture.judging.cache import open_cache
+from inspect_culture.judging.jury import judge_calls_text
+from inspect_culture.judging.options import (
+    JudgeConfigError,
+    check_switch,
+    preflight_on,
+    resolve_jury_settings,
+    resolve_repeats,
+)
+from inspect_culture.judging.repeats import ONCE, Repeats
+from inspect_culture.lm_eval_tasks.judge.batch import (
+    Jury,
+    check_judge,
+    check_judge_config,
+    public_settings,
+    use_judge_backend,
+)
+from inspect_culture.lm_eval_tasks.judge.known_keys import check_judging_keys
+from inspect_culture.run_files.lm_eval_outputs import LmEvalRun, find_runs
+
+BATCH_STATE_DIR = ".judge_batches"  # in the output folder: batch ids of interrupted waits
+
+
+@dataclass
+class JudgeSummary:
+    written: list[Path] = field(default_factory=list)
+    tasks: list[TaskJudgement] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # "task: why"
+    batch: list[dict[str, Any]] = field(default_factory=list)  # the Batch API batches
+    calls: list[str] = field(default_factory=list)  # per task: the judge calls each judge gets
+
+
+def _plan(
+    run: LmEvalRun,
+    metadata: Mapping[str, Any],
+    judges: dict[str, Jury],
+    summary: JudgeSummary,
+    dry_run: bool = False,
+    repeats: Repeats = ONCE,
+    judging: Mapping[str, Any] | None = None,
+) -> tuple[LmEvalRun, list[tuple[SavedTask, dict[str, Any], JudgedTask, Jury]]]:
+    """judge_task's arguments for each judged task of the run, checked before any judge call;
+    the `judging` options given win over those the run saved in its docs."""
+    tasks = []
+    for task, config in run.results["configs"].items():
+        if (found := judged_task(task)) is None:
+            summary.skipped.append(f"{task}: has no judge")
+            continue
+        if task not in run.samples:
+            summary.skipped.append(
+                f"{task}: no samples_{task}_{run.stamp}.jsonl beside {run.results_path} "
+                "(rerun lm_eval with --log_samples)"
+            )
+            continue
+        saved = _with_options(read_samples(task, run.samples[task]), judging or {})
+        summary.skipped.extend(map(str, saved.skipped))  # damaged lines: the rest is judged
+        fmt = found.probe_format.name
+        if fmt not in judges:  # the judge, resolved (and probed) once per verdict format
+            try:  # a dry run asks no judge anything, not even the preflight
+                judge = (
+                    check_judge_config(metadata)
+                    if dry_run
+                    else check_judge(metadata, found.probe_format)
+                )
+            except JudgeConfigError as exc:
+                raise JudgeLaterError(str(exc)) from None
+            assert judge is not None  # judge_outputs drops judge_later
+            judges[fmt] = judge
+        calls = check_task(saved, config, found, judges[fmt], repeats)
+        models = [judge.model for judge in judges[fmt]]
+        label = f"{saved.task} ({saved.path.name})"
+        summary.calls.append(judge_calls_text(label, calls.each, models, cached=calls.cached))
+        tasks.append((saved, config, found, judges[fmt]))
+    return run, tasks
+
+
+def _checked_options(
+    metadata: Mapping[str, Any],
+) -> tuple[dict[str, Any], dict[str, Any], Repeats]:
+    """Every option checked, none ignored: the judge's, re-judging's and the judging options
+    (`known_keys.JUDGING_OPTIONS`, returned apart); `judge_later` is checked and dropped (this
+    command is the later judging); any other key is refused."""
+    try:
+        judging = check_judging_keys(metadata)
+        check_switch("judge_later", metadata.get("judge_later", False))
+        options = {k: v for k, v in metadata.items() if k != "judge_later"}
+        resolve_jury_settings(options)
+        preflight_on(options)
+        return options, judging, resolve_repeats(options)
+    except (JudgeConfigError, BenchmarkOptionError) as exc:
+        raise JudgeLaterError(str(exc)) from None
+
+
+def _with_options(saved: SavedTask, judging: Mapping[str, Any]) -> SavedTask:
+    """The saved docs with the judging options given that the task's benchmark reads (its
+    `judge_filter` reads them from the docs), so they are judged, and written, with them."""
+    read = {key for b in benchmarks() if _judges(b, saved.task) for key in b.lm_eval_options}
+    given = {key: value for key, value in judging.items() if key in read}
+    if not given:
+        return saved
+    lines = [
+        {**line, "doc": {**line["doc"], **given}} if isinstance(line.get("doc"), dict) else line
+        for line in saved.lines
+    ]
+    return replace(saved, lines=lines)
+
+
+def _judges(benchmark: Benchmark, task: str) -> bool:
+    """Whether `task` is one of the benchmark's judged lm-eval tasks."""
+    return any(re.fullmatch(family.pattern, task) for family in benchmark.lm_eval_judged)
+
+
+def judge_outputs(
+    source: Path,
+    output: Path,
+    metadata: Mapping[str, Any],
+    *,
+    batch: BatchOptions | None = None,
+    say: Callable[[str], None] = print,
+    dry_run: bool = False,
+) -> JudgeSummary:
+    """Judge every judged task under `source` with `metadata`'s `judge_*` judge, into `output`."""
+    source, output = source.expanduser(), output.expanduser()
+    if output.resolve() == (source if source.is_dir() else source.parent).resolve():
+        raise JudgeLaterError(f"-o {output}: must differ from the run folder it reads")
+    metadata, judging, repeats = _checked_options(metadata)  # before any file is read
+    if open_cache() is None:
+        say(
+            "the judge cache is off (INSPECT_CULTURE_JUDGE_CACHE=off): an interrupted run will "
+            "send every judge request again"
+        )
+    summary = JudgeSummary()
+    backend = BatchJudge(batch, log=summary.batch) if batch else None
+    judges: dict[str, Jury] = {}  # per verdict format
+    plans = [
+        _plan(run, metadata, judges, summary, dry_run, repeats, judging)
+        for run in find_runs(source, output, JudgeLaterError)
+    ]
+    if dry_run:  # every task checked and counted; no judge call made
+        if not summary.calls:
+            raise JudgeLaterError(
+                f"{source}: no judged task with logged samples; "
+                + ("; ".join(summary.skipped) or "nothing found")
+            )
+        return summary
+    for run, tasks in plans:  # every run's tasks were checked above: no judge call before that
+        if not tasks:
+            continue
+        first_batch = len(summary.batch)  # this run's batches, not the earlier runs'
+        judged: list[TaskJudgement] = []
+        for saved, config, found, judge in tasks:
+            say(f"{saved.task}: judging {len(saved.lines)} samples of {saved.path}")
+            with use_judge_backend(backend) if backend else nullcontext():
+                judged.append(judge_task(saved, config, found, judge, repeats))
+        public = {**public_settings(tasks[0][-1]), **repeats.settings(), **judging}
+        record = {
+            "model": public.get("judge_model"),
+            "base_url": public.get("judge_base_url"),
+            "settings": public,
+            "mode": "openai-batch" if batch else "concurrent",
+            "judged_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "source": str(run.results_path),
+            "tool": f"culture-evals judge {__version__}",
+        }
+        if batch:
+            record["batches"] = [
+                {k: b[k] for k in ("batch_id", "input_file_id", "status")}
+                for b in summary.batch[first_batch:]
+            ]
+        results = judged_results(run.results, judged, record, public)
+        # the output folder mirrors the run's (lm-eval names it after the model)
+        parent = run.results_path.parent
+        folder = output / (parent.relative_to(source) if source.is_dir() else parent.name)
+        stamp = datetime.now().isoformat().replace(":", "-")  # lm-eval's file stamp
+        summary.written.append(write_run(folder, stamp, results, judged))
+        summary.tasks.extend(judged)
+    if not summary.tasks:  # the judged task families, as messages name them ("CARE", ...)
+        labels = ", ".join(family.label for b in benchmarks() for family in b.lm_eval_judged)
+        raise JudgeLaterError(
+            f"{source}: no judged task ({labels}) with logged samples; "
+            + ("; ".join(summary.skipped) or "nothing found")
+        )
+    return summary

@@ -1,0 +1,48 @@
+"""The timing-bound tests that run alone (tests/conftest.py's SERIAL_TESTS) exist, and the
+--serial-tests passes split the suite between them and the rest, with nothing lost."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ALL, SERIAL_TESTS
+
+TESTS = Path(__file__).parent
+ROOT = TESTS.parent
+
+
+def _functions(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+@pytest.mark.parametrize("name", sorted(SERIAL_TESTS))
+def test_every_serial_test_is_found(name: str) -> None:
+    [path] = TESTS.rglob(name)  # one file of that name: a renamed file would run in parallel
+    names = SERIAL_TESTS[name]
+    if names is not ALL:
+        assert names <= _functions(path), names - _functions(path)
+
+
+def _collected(*args: str) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return [line for line in done.stdout.splitlines() if "::" in line]
+
+
+def test_the_two_passes_split_a_file_between_them() -> None:
+    [path] = TESTS.rglob("test_judge_retries.py")
+    target = str(path.relative_to(ROOT))
+    every = _collected(target)
+    alone = _collected(target, "--serial-tests=only")
+    others = _collected(target, "--serial-tests=skip")
+    assert sorted(alone + others) == sorted(every)
+    assert {line.split("::")[1] for line in alone} == SERIAL_TESTS["test_judge_retries.py"]
