@@ -29,13 +29,6 @@ FRAME_NAMES = {"_getframe", "walk_stack", "currentframe", "f_back", "f_locals", 
 # --- Inspect ---------------------------------------------------------------------------------
 
 
-def test_registry_name_is_a_reducers_bare_name() -> None:
-    from inspect_ai import Epochs
-
-    reducers = Epochs(2, ["max", "mean"]).reducer or []
-    assert [inspect_compat.registry_name(r) for r in reducers] == ["max", "mean"]
-
-
 def test_a_scorer_alias_is_found_by_its_bare_name() -> None:
     from inspect_ai._util.registry import registry_lookup
     from inspect_ai.scorer import Score, accuracy, scorer
@@ -55,9 +48,9 @@ def test_a_scorer_alias_is_found_by_its_bare_name() -> None:
 
 
 def test_a_task_builder_and_a_solver_see_what_eval_was_given(tmp_path: Path) -> None:
-    """While eval builds a task: the model it runs and its `--epochs-reducer`; while a sample
-    runs: the eval's generation settings (`--max-retries`), which a role model inherits."""
-    from inspect_ai import Epochs, Task, eval, task
+    """While eval builds a task: the model it runs; while a sample runs: the eval's generation
+    settings (`--max-retries`), which a role model inherits."""
+    from inspect_ai import Task, eval, task
     from inspect_ai.dataset import Sample
     from inspect_ai.solver import Generate, TaskState, solver
 
@@ -73,58 +66,16 @@ def test_a_task_builder_and_a_solver_see_what_eval_was_given(tmp_path: Path) -> 
 
     @task(name="tests_compat_build_probe")
     def probe() -> Task:
-        seen["reducers"] = inspect_compat.eval_epochs_reducers()
         seen["model"] = inspect_compat.active_model()
         return Task(dataset=[Sample(input="x", target="y")], solver=config_probe())
 
     assert inspect_compat.active_model() is None  # outside an eval
-    assert inspect_compat.eval_epochs_reducers() is None
     [log] = eval(
-        probe, model="mockllm/model", epochs=Epochs(1, "max"), max_retries=3,
-        display="none", log_dir=str(tmp_path),
+        probe, model="mockllm/model", max_retries=3, display="none", log_dir=str(tmp_path)
     )  # fmt: skip
     assert log.status == "success", log.error
-    assert [inspect_compat.registry_name(r) for r in seen["reducers"]] == ["max"]
     assert str(seen["model"]) == "mockllm/model"
     assert seen["max_retries"] == 3
-
-
-def test_a_metric_tells_the_live_display_from_the_log(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from inspect_ai import Task, eval
-    from inspect_ai._eval.task import run as inspect_run
-    from inspect_ai.dataset import Sample
-    from inspect_ai.scorer import Score, metric, scorer
-
-    live: list[bool] = []
-
-    @metric(name="tests_compat/live_probe")
-    def live_probe():  # type: ignore[no-untyped-def]
-        def compute(scores: list[Any]) -> float:
-            live.append(inspect_compat.is_live_refresh())
-            return float(len(scores))
-
-        return compute
-
-    @scorer(metrics=[live_probe()], name="tests_compat/live_scorer")
-    def live_scorer():  # type: ignore[no-untyped-def]
-        async def score(state, target):  # type: ignore[no-untyped-def]
-            return Score(value=1)
-
-        return score
-
-    # refresh the live metrics after every sample (Inspect waits 0.9 s between refreshes)
-    defaults = inspect_run.update_metrics_display_fn.__defaults__ or ()
-    monkeypatch.setattr(
-        inspect_run.update_metrics_display_fn, "__defaults__", (defaults[0], 0.0, *defaults[2:])
-    )
-    samples = [Sample(input=f"q{i}", target="a") for i in range(3)]
-    task = Task(dataset=samples, scorer=live_scorer())
-    [log] = eval(task, model="mockllm/model", display="none", log_dir=str(tmp_path), max_samples=1)
-    assert log.status == "success", log.error
-    assert True in live and live[-1] is False  # live refreshes, then the log's computation
-    assert not inspect_compat.is_live_refresh()
 
 
 # --- lm-eval ---------------------------------------------------------------------------------
@@ -212,3 +163,14 @@ def test_only_the_compat_modules_read_a_harness_internals() -> None:
     ]
     assert found == [], found
     assert all(_internals_read(path) for path in COMPAT)  # the check sees what they do
+
+
+def test_no_module_reads_the_interpreters_frames() -> None:
+    """Not even a compat module: a frame is no interface a release keeps."""
+    found = [
+        line
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for line in _internals_read(path)
+        if " uses " in line
+    ]
+    assert found == [], found

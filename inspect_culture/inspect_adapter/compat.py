@@ -4,11 +4,8 @@ fails when a supported release (the floor or the newest, scripts/compat) changes
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from functools import partial
-from itertools import islice
-from traceback import walk_stack
 from typing import Any
 
 from inspect_ai._util import (
@@ -52,27 +49,3 @@ def register_scorer_alias(name: str, factory: Callable[..., Any]) -> bool:
     )
     registry.registry_add(partial(factory), info)
     return True
-
-
-def eval_epochs_reducers() -> list[object] | None:
-    """The `--epochs-reducer` reducers of the `eval()` building this task, or None outside one.
-    Inspect passes them to the task only after it is built; a task builder has no public view."""
-    frame = sys._getframe(1)
-    while frame is not None and not (
-        frame.f_globals.get("__name__") == "inspect_ai._eval.eval" and "epochs" in frame.f_locals
-    ):
-        frame = frame.f_back
-    if frame is None:
-        return None
-    return list(getattr(frame.f_locals["epochs"], "reducer", None) or ())
-
-
-def is_live_refresh(max_depth: int = 12) -> bool:
-    """True when a metric is being computed for Inspect's live display, not for the log: Inspect
-    calls a metric with the same arguments for both (`update_metrics_display_fn`)."""
-    return any(
-        frame.f_code.co_name in {"compute", "update_metrics_display_fn"}
-        and frame.f_globals.get("__name__") == "inspect_ai._eval.task.run"
-        and "next_compute_time" in frame.f_code.co_freevars
-        for frame, _ in islice(walk_stack(sys._getframe(1)), max_depth)
-    )

@@ -56,16 +56,15 @@ def test_an_unbound_role_raises_inspects_prerequisite_error_with_our_message() -
     assert prerequisite_error().__name__ == "PrerequisiteError"
 
 
-def test_live_metrics_skip_the_bootstrap_and_final_metrics_keep_it(
+def test_live_and_final_metrics_are_one_computation(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Inspect's live display refresh gets no bootstrap (one resample, intervals left out);
-    the final metrics are the full computation, equal to calling the metric directly."""
+    """Inspect's live display refreshes and the log get the same full computation (no frame
+    tells them apart), equal to calling the metric directly."""
     from inspect_ai.model import ModelOutput
     from inspect_ai.scorer import SampleScore
 
     import inspect_culture.care as care_module
-    from inspect_culture.inspect_adapter.live import is_live_refresh
 
     calls: list[int] = []
     original = care_module.care_metrics
@@ -94,12 +93,11 @@ def test_live_metrics_skip_the_bootstrap_and_final_metrics_keep_it(
         max_samples=1,
     )
     assert log.status == "success", log.error
-    assert 1 in calls and 1000 in calls  # live refreshes and the final computation
+    assert len(calls) > 1 and set(calls) == {1000}  # live refreshes and the final computation
     metrics = {k: v.value for k, v in log.results.scores[0].metrics.items()}
     assert "rating_ci_low" in metrics
     samples = [SampleScore(score=s.scores["care_judge"], sample_id=s.id) for s in log.samples]
     assert care_module.care_breakdown()(samples) == pytest.approx(metrics)
-    assert not is_live_refresh()
 
 
 def test_judge_cache_serves_a_rerun_and_can_be_switched_off(
