@@ -128,9 +128,8 @@ def _cmd_judge(args: argparse.Namespace) -> int:
 
     from lm_eval.utils import make_table
 
-    from inspect_culture.judge_command.errors import JudgeLaterError
-    from inspect_culture.judge_command.openai_batch import BatchOptions
     from inspect_culture.judge_command.run import BATCH_STATE_DIR, judge_outputs
+    from inspect_culture.judging.openai_batch import BatchOptions, JudgeLaterError
     from inspect_culture.judging.options import JUDGE_KEYS, REPEAT_KEYS, SWITCHES
 
     if args.poll_interval <= 0 or args.max_rounds < 1:

@@ -10,10 +10,10 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from inspect_culture.judge_command.errors import JudgeLaterError
 from inspect_culture.judge_command.tasks import JudgedTask
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.http_client import cache_key, served_identity
+from inspect_culture.judging.openai_batch import JudgeLaterError
 from inspect_culture.judging.options import JudgeConfigError, JudgeSettings
 from inspect_culture.judging.protocol import JudgeReply
 from inspect_culture.judging.repeats import ONCE, Repeats

@@ -13,8 +13,6 @@ from typing import Any
 from inspect_culture import __version__
 from inspect_culture.benchmark_registry import Benchmark, benchmarks
 from inspect_culture.benchmarks.choices import BenchmarkOptionError
-from inspect_culture.judge_command.errors import JudgeLaterError
-from inspect_culture.judge_command.openai_batch import BatchJudge, BatchOptions
 from inspect_culture.judge_command.rejudge import (
     SavedTask,
     TaskJudgement,
@@ -26,6 +24,7 @@ from inspect_culture.judge_command.tasks import JudgedTask, judged_task
 from inspect_culture.judge_command.write import judged_results, write_run
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.jury import judge_calls_text
+from inspect_culture.judging.openai_batch import BatchJudge, BatchOptions, JudgeLaterError
 from inspect_culture.judging.options import (
     JudgeConfigError,
     check_switch,

@@ -270,7 +270,7 @@ def test_requests_over_the_per_file_limit_go_into_several_batches(
 ) -> None:
     """More requests than one input file may hold: split into several batches, created
     together, each request sent once; a rerun with the cache sends nothing."""
-    from inspect_culture.judge_command import openai_batch
+    from inspect_culture.judging import openai_batch
 
     server, gen = generated
     monkeypatch.setattr(openai_batch, "MAX_REQUESTS", 5)
@@ -291,7 +291,7 @@ def test_requests_over_the_per_file_limit_go_into_several_batches(
 def test_a_request_over_the_file_size_limit_stops_before_any_upload(
     generated, tmp_path: Path, monkeypatch
 ) -> None:
-    from inspect_culture.judge_command import openai_batch
+    from inspect_culture.judging import openai_batch
 
     server, gen = generated
     monkeypatch.setattr(openai_batch, "MAX_BYTES", 100)

@@ -15,7 +15,6 @@ import openai
 from tqdm import tqdm
 
 from inspect_culture.datasets_hub.hashing import sha256_text
-from inspect_culture.judge_command.errors import JudgeLaterError
 from inspect_culture.judging.cache import JudgeCache, open_cache
 from inspect_culture.judging.constraints import VerdictFormat
 from inspect_culture.judging.http_client import (
@@ -35,6 +34,12 @@ TERMINAL = ("completed", "failed", "expired", "cancelled")
 RETRY_STATUSES = ("expired", "cancelled")  # a new batch may answer what these left undone
 MAX_REQUESTS = 50_000  # the Batch API's limits per input file: larger sets are split
 MAX_BYTES = 200_000_000  # 200 MB, read as decimal megabytes (the stricter reading)
+
+
+class JudgeLaterError(ValueError):
+    """The one error `culture-evals judge` stops with: unusable input (output folder, samples
+    file, options, batch state) for judging saved generations; its message names the file, line
+    or option."""
 
 
 @dataclass(frozen=True)
