@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 from inspect_ai.model import Model, ModelOutput
 
-from inspect_culture.judging.reasons import HTTPFailure, call_failed, classify
+from inspect_culture.judging.reasons import HTTPFailure, call_failed, classify, first_line
 from inspect_culture.judging.redaction import (
     redact,
     redact_value,
@@ -57,15 +57,22 @@ async def _note_refusal(response: Any) -> None:
         box.refused = classify(HTTPFailure(code, "")).what
 
 
+# what `bounded_generate` notes on a failed judgment's exception (PEP 678 notes)
+ATTEMPTS_NOTE = "inspect_culture: provider calls made: "
 REFUSED_NOTE = "inspect_culture: the judge's last answer: "
 
 
-def refused_of(exc: BaseException) -> str | None:
-    """The last refusal `bounded_generate` noted on a failed judgment's exception, if any."""
+def noted(exc: BaseException, prefix: str) -> str | None:
+    """The note `bounded_generate` made on a failed judgment's exception under `prefix`, if any."""
     for note in getattr(exc, "__notes__", ()):
-        if note.startswith(REFUSED_NOTE):
-            return note.removeprefix(REFUSED_NOTE)
+        if note.startswith(prefix):
+            return note.removeprefix(prefix)
     return None
+
+
+def attempts_of(exc: BaseException) -> int | None:
+    """The provider calls a failed `bounded_generate` made (its note on the exception)."""
+    return int(noted(exc, ATTEMPTS_NOTE) or 0) or None
 
 
 def guard_secrets(model: Model) -> Model:
@@ -154,7 +161,7 @@ def judge_failure_reason(
     role: str = "judge",
 ) -> str:
     """A reason for an unscored sample: what happened, attempts if known, host and model."""
-    refused = refused_of(exc)
+    refused = noted(exc, REFUSED_NOTE)
     exc, retried = unwrap(exc)
     if isinstance(exc, TimeoutError) and timeout is not None:
         heard = f"; the judge's last answer: {refused}" if refused else ""
@@ -166,6 +173,5 @@ def judge_failure_reason(
 
 def output_error_reason(error: str, model: Model) -> str:
     """A reason from an error the provider returned as output (refusal, content filter)."""
-    text = redact(error, model_secrets(model)).strip().splitlines()
-    detail = text[0][:200] if text else "no detail"
+    detail = first_line(error, model_secrets(model)) or "no detail"
     return f"the judge returned an error: {detail}; judge {model} at {host(model)}"

@@ -26,7 +26,7 @@ from inspect_culture.judging.http_client import (
 )
 from inspect_culture.judging.options import JudgeSettings
 from inspect_culture.judging.protocol import JudgeReply
-from inspect_culture.judging.reasons import RETRY_STATUS, classify
+from inspect_culture.judging.reasons import RETRY_STATUS, classify, first_line
 from inspect_culture.judging.redaction import redact
 
 ENDPOINT = "/v1/chat/completions"
@@ -53,8 +53,8 @@ class BatchOptions:
 def api_failure(exc: openai.OpenAIError, settings: JudgeSettings) -> str:
     """A Batch API error in one line: the host, the status and the server's words, no key."""
     what = classify(exc).what.partition(":")[0]  # the words every judge failure is said in
-    detail = redact(str(getattr(exc, "message", "") or exc), settings.secrets()).splitlines()
-    words = f": {detail[0][:200]}" if detail and detail[0] else ""
+    detail = first_line(str(getattr(exc, "message", "") or exc), settings.secrets())
+    words = f": {detail}" if detail else ""
     return (
         f"the Batch API at {settings.endpoint()} failed ({what}{words}); nothing paid for is "
         "lost: the batch ids are saved, so running the same command again resumes"

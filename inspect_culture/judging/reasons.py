@@ -115,9 +115,14 @@ def classify(
         return Failure(within, True)
     if names & _CONNECTION_NAMES:
         return Failure(COULD_NOT_CONNECT, True)
-    first_line = redact(str(exc), secrets).strip().splitlines()
-    detail = f": {first_line[0][:200]}" if first_line else ""
+    detail = f": {line}" if (line := first_line(str(exc), secrets)) else ""
     return Failure(f"{type(exc).__name__}{detail}", False)
+
+
+def first_line(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """An error's first line, redacted, at most 200 characters; "" when it says nothing."""
+    lines = redact(text, secrets).strip().splitlines()
+    return lines[0][:200] if lines else ""
 
 
 def call_failed(

@@ -200,11 +200,11 @@ def test_a_batch_graders_reason_claims_no_attempt_count(monkeypatch) -> None:
     judgment: its reason gives no count, where a plain grader's does."""
     import asyncio
 
-    from inspect_culture.inspect_adapter import judge
+    from inspect_culture.inspect_adapter import failures, judge
 
     async def failing(*_: Any, **__: Any) -> Any:
         exc = ConnectionError("refused")
-        exc.__notes__ = [f"{judge._ATTEMPTS_NOTE}7"]  # (add_note is Python 3.11+)
+        exc.__notes__ = [f"{failures.ATTEMPTS_NOTE}7"]  # (add_note is Python 3.11+)
         raise exc
 
     monkeypatch.setattr(judge, "bounded_generate", failing)
