@@ -8,7 +8,6 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from inspect_culture.report.drawing_helper import DrawingHelper
 from inspect_culture.report.inputs import read_runs
 from inspect_culture.report.model import Cell, Report, ReportDependencyError, Row, RunInfo, Table
 from inspect_culture.report.published import published_settings
@@ -46,15 +45,13 @@ def needs_figures(formats: Sequence[str]) -> bool:
     return bool({"figures", "html", "md"} & set(formats))
 
 
-def write_report(
-    report: Report, out_dir: Path, formats: Sequence[str], helper: DrawingHelper | None = None
-) -> dict[str, Path]:
-    """The outputs asked for; `helper`, a second process, draws half of the figures."""
+def write_report(report: Report, out_dir: Path, formats: Sequence[str]) -> dict[str, Path]:
+    """The outputs asked for."""
     out_dir.mkdir(parents=True, exist_ok=True)
     if needs_figures(formats):
         from inspect_culture.report.figures import draw_figures
 
-        report.figures = draw_figures(report.tables, out_dir / "figures", helper)
+        report.figures = draw_figures(report.tables, out_dir / "figures")
     written = write_outputs(report, out_dir, formats)
     if report.figures:
         written["figures"] = out_dir / "figures"

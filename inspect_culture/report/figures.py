@@ -1,4 +1,9 @@
-"""The figures of `culture-evals report` (PNG and PDF); matplotlib is imported only to draw."""
+"""The figures of `culture-evals report` (PNG and PDF), drawn in the command's own process.
+
+matplotlib is imported only to draw. Each figure is a `matplotlib.figure.Figure` with its own Agg
+canvas, outside pyplot: no backend is chosen with `matplotlib.use`, no figure is left in pyplot's
+registry, and the report's settings (`RC`) hold only while the figures are drawn.
+"""
 
 from __future__ import annotations
 
@@ -13,13 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from inspect_culture.report.model import Cell, Column, Figure, ReportDependencyError, Row, Table
 from inspect_culture.report.render.common import group_text
-from inspect_culture.report.section import Drawer, all_layouts, sections
+from inspect_culture.report.section import all_layouts, sections
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure as MplFigure
-
-    from inspect_culture.report.drawing_helper import DrawingHelper
 
 # Okabe & Ito (2008), colour-blind safe; black last, so that it is the rarest bar colour.
 OKABE_ITO = (
@@ -108,11 +111,8 @@ def model_styles(tables: Sequence[Table]) -> dict[str, ModelStyle]:
     }
 
 
-def draw_figures(
-    tables: Sequence[Table], out_dir: Path, helper: DrawingHelper | None = None
-) -> list[Figure]:
-    """Write `<key>.png` and `<key>.pdf` for each section figure whose table holds a run row;
-    with a `helper` (a second process), it draws every other figure."""
+def draw_figures(tables: Sequence[Table], out_dir: Path) -> list[Figure]:
+    """Write `<key>.png` and `<key>.pdf` for each section figure whose table holds a run row."""
     by_key = {table.key: table for table in reversed(tables)}  # the first table of a key
     plans = [
         (draw, by_key[key])
@@ -123,7 +123,7 @@ def draw_figures(
     if not plans:
         return []
     try:
-        import matplotlib  # noqa: F401 (here, so its absence is one clear line)
+        import matplotlib  # here, so its absence is one clear line
     except ImportError:
         raise ReportDependencyError(
             "figures need matplotlib: pip install 'inspect-culture[report]'"
@@ -131,22 +131,8 @@ def draw_figures(
     harnesses = {row.harness for table in tables for row in _run_rows(table) if row.harness}
     context = _Context(model_styles(tables), len(harnesses) > 1, out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    if helper is None:
-        return [draw_one(plan, context) for plan in plans]
-    # every other figure to the helper, the rest drawn here meanwhile; the order is kept
-    handed = {i: helper.submit(draw_one, plans[i], context) for i in range(1, len(plans), 2)}
-    drawn = {i: draw_one(plan, context) for i, plan in enumerate(plans) if i not in handed}
-    for i, pending in handed.items():  # a figure the helper failed to draw is drawn here
-        drawn[i] = helper.result(pending) or draw_one(plans[i], context)
-    return [drawn[i] for i in range(len(plans))]
-
-
-def draw_one(plan: tuple[Drawer, Table], context: _Context) -> Figure:
-    import matplotlib
-
-    draw, table = plan
     with matplotlib.rc_context(RC):
-        return draw(table, context)
+        return [draw(table, context) for draw, table in plans]
 
 
 def _run_rows(table: Table) -> list[Row]:

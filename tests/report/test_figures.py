@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from inspect_culture.report import figures
-from inspect_culture.report.drawing_helper import DrawingHelper
 from inspect_culture.report.figures import OKABE_ITO, draw_figures
 from inspect_culture.report.model import Cell, Figure, ReportDependencyError, Row, Table
 from inspect_culture.report.section import all_layouts
@@ -167,68 +166,6 @@ def test_reruns_give_identical_files(tmp_path: Path) -> None:
     for one, two in zip(first, second):
         assert one.pdf.read_bytes() == two.pdf.read_bytes()
         assert one.png.read_bytes() == two.png.read_bytes()
-
-
-class _CountingHelper(DrawingHelper):
-    """The real helper process, counting the figures it drew itself."""
-
-    def __init__(self) -> None:
-        super().__init__(warm=("inspect_culture.report.figures",))
-        self.drew: list[str] = []
-
-    def result(self, pending):
-        figure = super().result(pending)
-        self.drew += [figure.key] if figure is not None else []
-        return figure
-
-
-def test_a_helper_process_draws_the_same_files(drawn: dict[str, Figure], tmp_path: Path) -> None:
-    helper = _CountingHelper()
-    try:
-        with_helper = draw_figures(report_tables(), tmp_path, helper)
-    finally:
-        helper.close()
-    assert helper.drew == [f.key for f in with_helper][1::2]  # every other one, by the helper
-    assert [f.key for f in with_helper] == [f.key for f in drawn.values()]  # the report's order
-    for figure in with_helper:
-        assert figure.png.read_bytes() == drawn[figure.key].png.read_bytes(), figure.key
-        assert figure.pdf.read_bytes() == drawn[figure.key].pdf.read_bytes(), figure.key
-
-
-def _fails(*_: object) -> None:
-    raise RuntimeError("a figure that cannot be drawn")
-
-
-def test_a_helper_that_fails_once_is_stopped_and_takes_no_more_work() -> None:
-    helper = DrawingHelper()
-    try:
-        assert helper.result(helper.submit(_fails, 1)) is None
-        assert helper.submit(_fails, 2) is None  # stopped: the command draws the rest itself
-    finally:
-        helper.close()
-
-
-class _FailingHelper:
-    """A helper whose process died: every figure handed to it comes back undrawn."""
-
-    def __init__(self) -> None:
-        self.handed: list[str] = []
-
-    def submit(self, draw, plan, context):
-        self.handed.append(plan[1].key)
-        return plan
-
-    def result(self, pending):
-        return None
-
-
-def test_figures_a_helper_fails_to_draw_are_drawn_here(tmp_path: Path) -> None:
-    failing = _FailingHelper()
-    tables = [t for t in report_tables() if t.key in ("culturesynth_secondary", "cqbench")]
-    drawn_here = draw_figures(tables, tmp_path, failing)
-    assert failing.handed == ["cqbench"]  # every other figure goes to the helper
-    assert [f.key for f in drawn_here] == ["culturesynth_outcomes", "cqbench_tasks"]
-    assert all(f.png.is_file() and f.pdf.is_file() for f in drawn_here)
 
 
 def _colours(tables: list[Table]) -> dict[str, str]:

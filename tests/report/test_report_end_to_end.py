@@ -14,7 +14,6 @@ import pytest
 
 from inspect_culture.cli import EXIT_NOTHING, EXIT_SKIPPED, main
 from inspect_culture.report.build import build_report
-from inspect_culture.report.drawing_helper import DrawingHelper
 from inspect_culture.report.model import Report, Row, Table
 from inspect_culture.report.records import clear_cache
 from tests.support.browser import open_offline
@@ -146,11 +145,7 @@ def test_published_rows_and_judge_warning(report: Report) -> None:
     assert any("judged by" in w and "CARE" in w for w in report.warnings)
 
 
-def test_cli_writes_every_output(real_runs: Path, tmp_path: Path, capsys, monkeypatch) -> None:
-    def no_helper(*_: object) -> None:
-        pytest.fail("main() called from Python started a second process")
-
-    monkeypatch.setattr(DrawingHelper, "start", no_helper)
+def test_cli_writes_every_output(real_runs: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "report"
     code = main(["report", str(real_runs / "inspect"), str(real_runs / "lm_eval"), "-o", str(out)])
     printed = capsys.readouterr()
