@@ -34,27 +34,22 @@ from inspect_culture.inspect_adapter.judge import (
 )
 from inspect_culture.inspect_adapter.live import judged_metrics
 from inspect_culture.inspect_adapter.messages import to_chat_messages
-from inspect_culture.inspect_adapter.params import as_bool, as_optional_int, as_optional_seconds
-from inspect_culture.judging.constraints import constraint_record
+from inspect_culture.inspect_adapter.params import as_optional_int, judge_parameters
 from inspect_culture.judging.jury import DEFAULT_RATING_RULE, JURY_KEY
 from inspect_culture.judging.jury_agreement import with_jury
-from inspect_culture.judging.repeats import check_repeats
+from inspect_culture.judging.options import SCORER, TASK, JudgeOptions
 
 
 @task
+@judge_parameters(TASK)
 def care(
     language: str = "zh",
     prompting: str = "zero_shot",
     judge_mapping: str = spec.DEFAULT_JUDGE_MAPPING,
-    self_grade: bool = False,
     per_category: int | None = None,
-    judge_constraint: str = "none",
-    judge_preflight: bool = True,
-    judge_timeout: float | None = None,
-    judge_later: bool = False,
     jury_rule: str = DEFAULT_RATING_RULE,
-    judge_repeats: int = 1,
-    rejudge_fraction: float = 1.0,
+    *,
+    judge: JudgeOptions,
 ) -> Task:
     """CARE (Guo et al., EMNLP 2025).
 
@@ -67,7 +62,7 @@ def care(
             that every reply ends in "Rating: [[n]]": regex (vLLM), grammar (llama.cpp) or
             json_schema (OpenAI-style); a documented deviation, for small local judges.
         self_grade, judge_preflight, judge_timeout, judge_later: the judge parameters of every
-            judged task (`inspect_adapter/judge.py`, docs/judge.md).
+            judged task (`judging/options.py`, docs/judge.md), as `judge`.
         jury_rule: with a jury (--model-role grader_2=... and more), the rating of an answer is
             the mean of its judges' ratings (default) or their median (docs/judge.md, "Juries").
         judge_repeats, rejudge_fraction: judge each answer judge_repeats times (default 1), or
@@ -76,14 +71,9 @@ def care(
     """
     with task_setup_errors():
         per_category = as_optional_int("per_category", per_category, minimum=1)
-        judge_preflight = as_bool("judge_preflight", judge_preflight)
-        judge_later = as_bool("judge_later", judge_later)
-        judge_timeout = as_optional_seconds("judge_timeout", judge_timeout)
         options = spec.validate(
-            language=language, prompting=prompting, judge_mapping=judge_mapping,
-            self_grade=self_grade, judge_constraint=judge_constraint, jury_rule=jury_rule,
-        )  # fmt: skip
-        repeats = check_repeats(judge_repeats, rejudge_fraction)
+            language=language, prompting=prompting, judge_mapping=judge_mapping, jury_rule=jury_rule
+        )
         loaded = load_care(options.language)
         records = first_per_category(loaded.records, per_category)
     return Task(
@@ -92,43 +82,37 @@ def care(
         ),
         solver=[
             checked_grader(  # also the engine defaults: one solver span a sample
-                options.self_grade,
-                options.judge_constraint,
+                judge,
                 care_rating_format(),
-                judge_preflight,
-                judge_later,
-                judge_calls=repeats.calls(r["id"] for r in records),  # one rating a judging
+                judge_calls=judge.repeats.calls(r["id"] for r in records),  # one rating a judging
                 task_label=f"care_{options.language} ({options.prompting})",
-                rejudging=repeats.k > 1,
-                judge_timeout=judge_timeout,  # unset: the worst case of a 429 is said
             ),
             generate(),
         ],
         scorer=care_judge(
-            options.judge_mapping,
-            options.self_grade,
-            options.judge_constraint,
-            judge_timeout,
-            judge_later,
-            options.jury_rule,
-            repeats.k,
-            repeats.fraction,
+            judge_mapping=options.judge_mapping, jury_rule=options.jury_rule, **judge.scorer_args()
         ),
         config=GenerateConfig(**spec.GENERATION.inspect_config()),
         version=spec.TASK_VERSION,
         metadata={
-            "benchmark": spec.BENCHMARK,
-            "language": options.language,
-            "prompting": options.prompting,
-            "judge_mapping": options.judge_mapping,
-            "judge_files": JUDGE_FILES[options.judge_mapping],
-            **spec.JUDGE_VERSIONS,
+            **_task_metadata(options),
             "dataset": loaded.provenance,
             "per_category": per_category,
-            **constraint_record(options.judge_constraint),
-            **repeats.settings(),
+            **judge.record(),
         },
     )
+
+
+def _task_metadata(options: spec.CareOptions) -> dict[str, Any]:
+    """What the task's metadata says of its benchmark options."""
+    return {
+        "benchmark": spec.BENCHMARK,
+        "language": options.language,
+        "prompting": options.prompting,
+        "judge_mapping": options.judge_mapping,
+        "judge_files": JUDGE_FILES[options.judge_mapping],
+        **spec.JUDGE_VERSIONS,
+    }
 
 
 def record_to_sample(record: dict[str, Any], prompting: str) -> Sample:
@@ -152,56 +136,37 @@ def care_breakdown() -> Metric:
         outcomes = [CareOutcome.from_record(s.score.metadata) for s in scores if s.score.metadata]
         juries = [(s.score.metadata or {}).get(JURY_KEY) for s in scores]
         metrics = with_jury(partial(care_metrics, outcomes), juries, spec.JURY_VOTES)
-        return judged_metrics("care", scores, metrics, spec.UNSCORED_COUNTS)
+        return judged_metrics(scores, metrics, spec.UNSCORED_COUNTS)
 
     return compute
 
 
 @scorer(metrics=[care_breakdown()])
+@judge_parameters(SCORER)
 def care_judge(
     judge_mapping: str = spec.DEFAULT_JUDGE_MAPPING,
-    self_grade: bool = False,
-    judge_constraint: str = "none",
-    judge_timeout: float | None = None,
-    judge_later: bool = False,
     jury_rule: str = DEFAULT_RATING_RULE,
-    judge_repeats: int = 1,
-    rejudge_fraction: float = 1.0,
+    *,
+    judge: JudgeOptions,
 ) -> Scorer:
     """The grader rates the answer 1-10 with the category's rubric; no rating = unscored. A
     jury's rating is the mean (or median) of its judges'."""
     with scorer_setup_errors():
-        options = spec.validate(
-            judge_mapping=judge_mapping,
-            self_grade=self_grade,
-            judge_constraint=judge_constraint,
-            jury_rule=jury_rule,
-        )
-        timeout = as_optional_seconds("judge_timeout", judge_timeout)
-        later = as_bool("judge_later", judge_later)
-        repeats = check_repeats(judge_repeats, rejudge_fraction)
+        options = spec.validate(judge_mapping=judge_mapping, jury_rule=jury_rule)
 
     judging = CareJudging(options.judge_mapping)
 
     async def score(state: TaskState, target: Target) -> Score:
         item = {**state.metadata, "id": str(state.sample_id), "answer": target.text}
         judges, judged, replies = await judge_sample(
-            judging,
-            item,
-            state.output.completion,
-            options,
-            timeout,
-            later,
-            options.jury_rule,
-            repeats,
+            judging, item, state.output.completion, judge, options.jury_rule
         )
         details = {
             **judged.record,
             **judges_shown(judges, judged),
             "judge_mapping": options.judge_mapping,
             **spec.JUDGE_VERSIONS,
-            **constraint_record(options.judge_constraint),
-            **repeats.settings(),
+            **judge.record(),
         }
         return judged_score(judged, explanation=explanation_of(replies), metadata=details)
 

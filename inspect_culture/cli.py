@@ -6,9 +6,10 @@ import argparse
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from inspect_culture import __version__
 from inspect_culture.datasets_hub.errors import DataValidationError
@@ -130,7 +131,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
 
     from inspect_culture.judge_command.run import BATCH_STATE_DIR, judge_outputs
     from inspect_culture.judging.openai_batch import BatchOptions, JudgeLaterError
-    from inspect_culture.judging.options import JUDGE_KEYS, REPEAT_KEYS, SWITCHES
+    from inspect_culture.judging.options import FLAG, declared
 
     if args.poll_interval <= 0 or args.max_rounds < 1:
         raise SystemExit("culture-evals judge: --poll-interval must be > 0, --max-rounds >= 1")
@@ -145,9 +146,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
             raise SystemExit(f"culture-evals judge: --metadata is not JSON ({exc.msg})") from None
         if not isinstance(metadata, dict):
             raise SystemExit("culture-evals judge: --metadata must be a JSON object")
-    options = {
-        key: getattr(args, key) for key in (*JUDGE_KEYS, *REPEAT_KEYS) if key not in SWITCHES
-    }
+    options = {option.name: getattr(args, option.name) for option in declared(FLAG)}
     metadata |= {key: value for key, value in options.items() if value is not None}
     try:
         summary = judge_outputs(
@@ -228,183 +227,280 @@ EXIT_NOTHING = 1  # no input was a finished run of ours: nothing written
 EXIT_SKIPPED = 3  # the report was written, but some inputs were skipped (listed on stderr)
 
 
+# The command line as a table: per subcommand, its parser's words and its arguments' rows (the
+# flags, then add_argument's keywords); `culture-evals judge`'s judge options come from their
+# declaration (`judging/options.py`).
+Row = tuple[tuple[str, ...], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    words: dict[str, str]  # add_parser's help and description
+    rows: tuple[Row | Callable[[], list[Row]], ...] = ()  # a callable: rows made when parsing
+    run: Callable[[argparse.Namespace], int] | None = None
+    actions: tuple[Command, ...] = ()  # subcommands of the subcommand, under args.action
+
+
+def _judge_option_rows() -> list[Row]:
+    from inspect_culture.judging.options import FLAG, declared
+
+    return [
+        (
+            (f"--{o.name.replace('_', '-')}",),
+            {"type": o.flag_type, "help": o.help or f"lm-eval's {o.name}"},
+        )
+        for o in declared(FLAG)
+    ]
+
+
+def _agreement_rows() -> list[Row]:
+    return [
+        (
+            ("--benchmark",),
+            {
+                "choices": ("auto", *agreement_modules()),
+                "default": "auto",
+                "help": "auto (default): CARE when A holds CARE samples files, else CultureSynth-7",
+            },
+        )
+    ]
+
+
+_OUTPUT_DIR: Row = (
+    ("-o", "--output"),
+    {"required": True, "metavar": "OUTDIR", "help": "folder to write"},
+)
+COMMANDS: tuple[Command, ...] = (
+    Command("list", {"help": "every task in both harnesses"}, run=_cmd_list),
+    Command(
+        "lm-eval-path",
+        {"help": "the directory to pass to lm_eval --include_path"},
+        run=_cmd_lm_eval_path,
+    ),
+    Command(
+        "data",
+        {"help": "dataset sources, availability and validation"},
+        (
+            (
+                ("action",),
+                {
+                    "choices": ("info", "verify"),
+                    "help": "info: sources and where the files are; verify: load and validate every record",
+                },
+            ),
+            (("datasets",), {"nargs": "*", "help": "dataset names (default: all)"}),
+        ),
+        _cmd_data,
+    ),
+    Command(
+        "main-job",
+        {"help": "CARE in both harnesses on a local SmolLM2-135M (llama.cpp): a pipeline check"},
+        (
+            (
+                ("--languages",),
+                {"default": "zh,ar,ja", "help": "comma-separated (default zh,ar,ja)"},
+            ),
+            (
+                ("--per-category",),
+                {"type": int, "default": 1, "help": "questions per category (1)"},
+            ),
+            (
+                ("--max-tokens",),
+                {"type": int, "default": 128, "help": "new tokens per answer (128)"},
+            ),
+            (
+                ("--judge-constraint",),
+                {
+                    "choices": ("grammar", "none"),
+                    "default": "grammar",
+                    "help": "grammar (default): the judge's replies always end in 'Rating: [[n]]'; "
+                    "none: the paper's protocol, where a 135M judge leaves most samples unscored",
+                },
+            ),
+            (
+                ("-o", "--output"),
+                {
+                    "metavar": "DIR",
+                    "default": "runs/main-job",
+                    "help": "keep the runs (inspect/, lm_eval/: a rerun replaces them) and the report "
+                    "(report/) here (default: runs/main-job)",
+                },
+            ),
+        ),
+        _cmd_main_job,
+    ),
+    Command(
+        "local-server",
+        {
+            "help": "start the main job's local model (SmolLM2-135M, llama.cpp) on 127.0.0.1 and print "
+            "the --model, --model-role and --metadata arguments to use it in each harness"
+        },
+        ((("--port",), {"type": int, "default": None, "help": "(default: a free port)"}),),
+        _cmd_local_server,
+    ),
+    Command(
+        "baseline",
+        {"help": "CultureSynth-7 baseline answers files"},
+        actions=(
+            Command(
+                "export",
+                {
+                    "help": "write the baseline answers file from Inspect logs or lm-eval samples of the "
+                    "baseline model"
+                },
+                (
+                    (
+                        ("inputs",),
+                        {
+                            "nargs": "+",
+                            "metavar": "INPUT",
+                            "help": "Inspect log (.eval/.json), lm-eval samples or results file, or a folder of them",
+                        },
+                    ),
+                    (
+                        ("-o", "--output"),
+                        {"required": True, "metavar": "FILE", "help": "file to write"},
+                    ),
+                    (
+                        ("--role",),
+                        {
+                            "choices": ("baseline",),
+                            "help": "export the baseline role's answers recorded in Inspect culturesynth logs",
+                        },
+                    ),
+                    (
+                        ("--model",),
+                        {"metavar": "NAME", "help": "the model's name (overrides the runs')"},
+                    ),
+                ),
+                _cmd_baseline_export,
+            ),
+        ),
+    ),
+    Command(
+        "agreement",
+        {
+            "help": "agreement of two judges on the same answers: CultureSynth-7 strict agreement "
+            "(Table 7), CARE rating agreement (exact, within-1, MAD, Pearson, Spearman, weighted kappa)"
+        },
+        (
+            (("a",), {"metavar": "A", "help": "judged run(s) of judge A: a file or a folder"}),
+            (("b",), {"metavar": "B", "help": "judged run(s) of judge B: a file or a folder"}),
+            _agreement_rows,
+        ),
+        _cmd_agreement,
+    ),
+    Command(
+        "judge",
+        {
+            "help": "judge the generations of an lm-eval run made with judge_later and --log_samples",
+            "description": "Judge the CARE, CultureSynth-7 and CQ-Bench VE samples of an lm-eval "
+            "output folder (run with --metadata '{\"judge_later\": true}' --log_samples) and write "
+            "results_<timestamp>.json and samples files in lm-eval's layout. The API key comes only "
+            "from INSPECT_CULTURE_JUDGE_API_KEY or OPENAI_API_KEY. Judgments are cached as they "
+            "return, so an interrupted run resumes without repeating any. Exit code 1 when every "
+            "judged sample ends unscored.",
+        },
+        (
+            (
+                ("source",),
+                {"metavar": "RUN", "help": "lm-eval --output_path folder (or results file)"},
+            ),
+            _OUTPUT_DIR,
+            _judge_option_rows,
+            (
+                ("--metadata",),
+                {
+                    "metavar": "JSON",
+                    "help": "judge keys as in lm_eval --metadata, and jury_rule (options win); any other key "
+                    "is refused",
+                },
+            ),
+            (
+                ("--batch",),
+                {
+                    "action": "store_true",
+                    "help": "use the OpenAI Batch API (about half price, within 24 h); rerun to resume a wait",
+                },
+            ),
+            (
+                ("--dry-run",),
+                {
+                    "action": "store_true",
+                    "help": "check every task and print the judge calls each judge would get; call none",
+                },
+            ),
+            (
+                ("--poll-interval",),
+                {"type": float, "default": 30.0, "help": "seconds between batch polls (30)"},
+            ),
+            (
+                ("--max-rounds",),
+                {
+                    "type": int,
+                    "default": 3,
+                    "help": "batches per task: the first plus retries of what it left undone (3)",
+                },
+            ),
+        ),
+        _cmd_judge,
+    ),
+    Command(
+        "report",
+        {
+            "help": "paper-style tables, figures and published reference rows from finished runs",
+            "description": "Tables in the papers' layouts (95% intervals, n), the papers' published "
+            "numbers beside them, comparability warnings and figures, from Inspect logs and "
+            "lm-eval output folders. Exit code 0: every input used; 1: nothing to report; 3: "
+            "written, but some inputs were skipped (listed on stderr; runs that have no table by "
+            "design, such as judge-agreement runs, are listed but do not count).",
+        },
+        (
+            (
+                ("runs",),
+                {
+                    "nargs": "+",
+                    "metavar": "RUN",
+                    "help": "Inspect log (.eval/.json), lm-eval results_*.json, or a folder of either",
+                },
+            ),
+            _OUTPUT_DIR,
+            (
+                ("--format",),
+                {
+                    "default": "html,md,tex,csv,figures",
+                    "help": "comma-separated: html (report.html), md (report.md), tex (tables.tex), csv "
+                    "(results.csv), figures (figures/*.png and .pdf); default: all",
+                },
+            ),
+        ),
+        _cmd_report,
+    ),
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="culture-evals", description="Cultural-awareness benchmarks for Inspect and lm-eval."
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("list", help="every task in both harnesses").set_defaults(run=_cmd_list)
-    commands.add_parser(
-        "lm-eval-path", help="the directory to pass to lm_eval --include_path"
-    ).set_defaults(run=_cmd_lm_eval_path)
-    data = commands.add_parser("data", help="dataset sources, availability and validation")
-    data.add_argument(
-        "action",
-        choices=("info", "verify"),
-        help="info: sources and where the files are; verify: load and validate every record",
-    )
-    data.add_argument("datasets", nargs="*", help="dataset names (default: all)")
-    data.set_defaults(run=_cmd_data)
-    job = commands.add_parser(
-        "main-job",
-        help="CARE in both harnesses on a local SmolLM2-135M (llama.cpp): a pipeline check",
-    )
-    job.add_argument("--languages", default="zh,ar,ja", help="comma-separated (default zh,ar,ja)")
-    job.add_argument("--per-category", type=int, default=1, help="questions per category (1)")
-    job.add_argument("--max-tokens", type=int, default=128, help="new tokens per answer (128)")
-    job.add_argument(
-        "--judge-constraint",
-        choices=("grammar", "none"),
-        default="grammar",
-        help="grammar (default): the judge's replies always end in 'Rating: [[n]]'; "
-        "none: the paper's protocol, where a 135M judge leaves most samples unscored",
-    )
-    job.add_argument(
-        "-o",
-        "--output",
-        metavar="DIR",
-        default="runs/main-job",
-        help="keep the runs (inspect/, lm_eval/: a rerun replaces them) and the report "
-        "(report/) here (default: runs/main-job)",
-    )
-    job.set_defaults(run=_cmd_main_job)
-    local = commands.add_parser(
-        "local-server",
-        help="start the main job's local model (SmolLM2-135M, llama.cpp) on 127.0.0.1 and print "
-        "the --model, --model-role and --metadata arguments to use it in each harness",
-    )
-    local.add_argument("--port", type=int, default=None, help="(default: a free port)")
-    local.set_defaults(run=_cmd_local_server)
-    baseline = commands.add_parser("baseline", help="CultureSynth-7 baseline answers files")
-    export = baseline.add_subparsers(dest="action", required=True).add_parser(
-        "export",
-        help="write the baseline answers file from Inspect logs or lm-eval samples of the "
-        "baseline model",
-    )
-    export.add_argument(
-        "inputs",
-        nargs="+",
-        metavar="INPUT",
-        help="Inspect log (.eval/.json), lm-eval samples or results file, or a folder of them",
-    )
-    export.add_argument("-o", "--output", required=True, metavar="FILE", help="file to write")
-    export.add_argument(
-        "--role",
-        choices=("baseline",),
-        help="export the baseline role's answers recorded in Inspect culturesynth logs",
-    )
-    export.add_argument("--model", metavar="NAME", help="the model's name (overrides the runs')")
-    export.set_defaults(run=_cmd_baseline_export)
-    agreement = commands.add_parser(
-        "agreement",
-        help="agreement of two judges on the same answers: CultureSynth-7 strict agreement "
-        "(Table 7), CARE rating agreement (exact, within-1, MAD, Pearson, Spearman, weighted kappa)",
-    )
-    agreement.add_argument("a", metavar="A", help="judged run(s) of judge A: a file or a folder")
-    agreement.add_argument("b", metavar="B", help="judged run(s) of judge B: a file or a folder")
-    agreement.add_argument(
-        "--benchmark",
-        choices=("auto", *agreement_modules()),
-        default="auto",
-        help="auto (default): CARE when A holds CARE samples files, else CultureSynth-7",
-    )
-    agreement.set_defaults(run=_cmd_agreement)
-    judge = commands.add_parser(
-        "judge",
-        help="judge the generations of an lm-eval run made with judge_later and --log_samples",
-        description="Judge the CARE, CultureSynth-7 and CQ-Bench VE samples of an lm-eval "
-        "output folder (run with --metadata '{\"judge_later\": true}' --log_samples) and write "
-        "results_<timestamp>.json and samples files in lm-eval's layout. The API key comes only "
-        "from INSPECT_CULTURE_JUDGE_API_KEY or OPENAI_API_KEY. Judgments are cached as they "
-        "return, so an interrupted run resumes without repeating any. Exit code 1 when every "
-        "judged sample ends unscored.",
-    )
-    judge.add_argument(
-        "source", metavar="RUN", help="lm-eval --output_path folder (or results file)"
-    )
-    judge.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="folder to write")
-    for name, kind, text in (
-        ("model", None, "judge model name (or INSPECT_CULTURE_JUDGE_MODEL)"),
-        ("models", None, "a jury: judge model names separated by commas, instead of --judge-model"),
-        (
-            "base-url",
-            None,
-            "OpenAI-compatible API root, e.g. .../v1; for a jury, one for all or "
-            "one per model, separated by commas",
-        ),
-        ("constraint", None, "verdict constraint: none (default), regex, grammar, json_schema"),
-        ("concurrency", int, None),
-        ("max-concurrency", int, None),
-        ("adaptive-concurrency", None, "true (default) or false: follow the judge's rate limits"),
-        ("timeout", float, None),
-        ("max-retries", int, None),
-        ("retry-budget", float, None),
-        ("max-tokens", int, None),
-        ("seed", int, None),
-    ):
-        text = text or f"lm-eval's judge_{name.replace('-', '_')}"
-        judge.add_argument(f"--judge-{name}", type=kind, help=text)
-    judge.add_argument(
-        "--judge-repeats",
-        type=int,
-        help="judge each answer this many times (judging r sends the judge seed plus r-1)",
-    )
-    judge.add_argument(
-        "--rejudge-fraction",
-        type=float,
-        help="re-judge only this share of the answers, chosen by a hash of their ids (1: all)",
-    )
-    judge.add_argument(
-        "--metadata",
-        metavar="JSON",
-        help="judge keys as in lm_eval --metadata, and jury_rule (options win); any other key "
-        "is refused",
-    )
-    judge.add_argument(
-        "--batch",
-        action="store_true",
-        help="use the OpenAI Batch API (about half price, within 24 h); rerun to resume a wait",
-    )
-    judge.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="check every task and print the judge calls each judge would get; call none",
-    )
-    judge.add_argument(
-        "--poll-interval", type=float, default=30.0, help="seconds between batch polls (30)"
-    )
-    judge.add_argument(
-        "--max-rounds",
-        type=int,
-        default=3,
-        help="batches per task: the first plus retries of what it left undone (3)",
-    )
-    judge.set_defaults(run=_cmd_judge)
-    report = commands.add_parser(
-        "report",
-        help="paper-style tables, figures and published reference rows from finished runs",
-        description="Tables in the papers' layouts (95% intervals, n), the papers' published "
-        "numbers beside them, comparability warnings and figures, from Inspect logs and "
-        "lm-eval output folders. Exit code 0: every input used; 1: nothing to report; 3: "
-        "written, but some inputs were skipped (listed on stderr; runs that have no table by "
-        "design, such as judge-agreement runs, are listed but do not count).",
-    )
-    report.add_argument(
-        "runs",
-        nargs="+",
-        metavar="RUN",
-        help="Inspect log (.eval/.json), lm-eval results_*.json, or a folder of either",
-    )
-    report.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="folder to write")
-    report.add_argument(
-        "--format",
-        default="html,md,tex,csv,figures",
-        help="comma-separated: html (report.html), md (report.md), tex (tables.tex), csv "
-        "(results.csv), figures (figures/*.png and .pdf); default: all",
-    )
-    report.set_defaults(run=_cmd_report)
+    _add_commands(parser, "command", COMMANDS)
     return parser
+
+
+def _add_commands(parser: argparse.ArgumentParser, dest: str, commands: Sequence[Command]) -> None:
+    """Each command of the table as a subparser of `parser`, chosen under `dest`."""
+    chooser = parser.add_subparsers(dest=dest, required=True)
+    for command in commands:
+        sub = chooser.add_parser(command.name, **command.words)
+        for row in command.rows:
+            for flags, keywords in row() if callable(row) else [row]:
+                sub.add_argument(*flags, **keywords)
+        if command.actions:
+            _add_commands(sub, "action", command.actions)
+        if command.run is not None:
+            sub.set_defaults(run=command.run)
 
 
 def main(argv: Sequence[str] | None = None, *, drawing_helper: bool = False) -> int:

@@ -47,11 +47,11 @@ from inspect_culture.inspect_adapter.judge import (
 )
 from inspect_culture.inspect_adapter.live import judged_metrics
 from inspect_culture.inspect_adapter.messages import to_chat_messages
-from inspect_culture.inspect_adapter.params import as_bool, as_optional_seconds
+from inspect_culture.inspect_adapter.params import judge_parameters
 from inspect_culture.judging.constraints import constraint_record
 from inspect_culture.judging.jury import JURY_KEY
 from inspect_culture.judging.jury_agreement import with_jury
-from inspect_culture.judging.repeats import check_repeats
+from inspect_culture.judging.options import SCORER, TASK, JudgeOptions
 
 # the record fields each task's scorer (and VE's second step) reads from the sample
 _SAMPLE_FIELDS = {
@@ -203,16 +203,8 @@ def cqbench_vs_scorer(skip_empty: bool = False) -> Scorer:
 
 
 @task
-def cqbench_ve(
-    setting: str = "random",
-    self_grade: bool = False,
-    judge_constraint: str = "none",
-    judge_preflight: bool = True,
-    judge_timeout: float | None = None,
-    judge_later: bool = False,
-    judge_repeats: int = 1,
-    rejudge_fraction: float = 1.0,
-) -> Task:
+@judge_parameters(TASK)
+def cqbench_ve(setting: str = "random", *, judge: JudgeOptions) -> Task:
     """Value extraction: summarize the story's themes, then list its values (two generations,
     as upstream); a judge scores each gold value 1 / 0.5 / 0 against the extracted values.
 
@@ -222,45 +214,27 @@ def cqbench_ve(
             that every reply ends in its `[Final answer]:` block: regex (vLLM), grammar
             (llama.cpp) or json_schema (OpenAI-style); a documented deviation.
         self_grade, judge_preflight, judge_timeout, judge_later: the judge parameters of every
-            judged task (`inspect_adapter/judge.py`, docs/judge.md).
+            judged task (`judging/options.py`, docs/judge.md), as `judge`.
         judge_repeats, rejudge_fraction: judge each story judge_repeats times (default 1), or
             only a fraction of them chosen by id; each gold value's score is then the majority
             of its judgings (docs/judge.md, "How much to trust a judged number").
     """
     with task_setup_errors():
-        repeats = check_repeats(judge_repeats, rejudge_fraction)
-        params = spec.validate(
-            "ve", dict(setting=setting, self_grade=self_grade, judge_constraint=judge_constraint)
-        )
-        judge_preflight = as_bool("judge_preflight", judge_preflight)
-        judge_later = as_bool("judge_later", judge_later)
-        judge_timeout = as_optional_seconds("judge_timeout", judge_timeout)
+        chosen = {"self_grade": judge.self_grade, "judge_constraint": judge.judge_constraint}
+        params = spec.validate("ve", {"setting": setting, **chosen})  # recorded in the metadata
 
     def solver(ids: list[str]) -> list[Solver]:
         return [
             checked_grader(  # also the engine defaults: one solver span a sample
-                params.self_grade,
-                params.judge_constraint,
+                judge,
                 ve_scores_format(2),
-                judge_preflight,
-                judge_later,
-                judge_calls=repeats.calls(ids),  # one judgment a judging of a story
+                judge_calls=judge.repeats.calls(ids),  # one judgment a judging of a story
                 task_label=f"cqbench_ve_{params.setting}",
-                rejudging=repeats.k > 1,
-                judge_timeout=judge_timeout,  # unset: the worst case of a 429 is said
             ),
             ve_two_step(),
         ]
 
-    scorer = cqbench_ve_judge(
-        params.self_grade,
-        params.judge_constraint,
-        judge_timeout,
-        judge_later,
-        repeats.k,
-        repeats.fraction,
-    )
-    return _task(params, scorer, solver)
+    return _task(params, cqbench_ve_judge(**judge.scorer_args()), solver)
 
 
 @solver
@@ -285,38 +259,25 @@ def ve_breakdown() -> Metric:
         outcomes = [spec.VeOutcome.from_record(s.score.metadata or {}) for s in scores]
         juries = [(s.score.metadata or {}).get(JURY_KEY) for s in scores]
         metrics = with_jury(partial(ve_metrics, outcomes), juries, spec.JURY_VOTES)
-        return judged_metrics("cqbench_ve", scores, metrics, spec.UNSCORED_COUNTS, bootstrap=False)
+        return judged_metrics(scores, metrics, spec.UNSCORED_COUNTS)
 
     return compute
 
 
 @scorer(metrics=[ve_breakdown()])
-def cqbench_ve_judge(
-    self_grade: bool = False,
-    judge_constraint: str = "none",
-    judge_timeout: float | None = None,
-    judge_later: bool = False,
-    judge_repeats: int = 1,
-    rejudge_fraction: float = 1.0,
-) -> Scorer:
-    with scorer_setup_errors():
-        params = spec.validate("ve", dict(self_grade=self_grade, judge_constraint=judge_constraint))
-        timeout = as_optional_seconds("judge_timeout", judge_timeout)
-        later = as_bool("judge_later", judge_later)
-        repeats = check_repeats(judge_repeats, rejudge_fraction)
-
+@judge_parameters(SCORER)
+def cqbench_ve_judge(*, judge: JudgeOptions) -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         item = {**state.metadata, "id": str(state.sample_id)}
         judges, judged, replies = await judge_sample(
-            VeJudging(), item, state.output.completion, params, timeout, later, repeats=repeats
+            VeJudging(), item, state.output.completion, judge
         )
         metadata = {
             **judged.record,
             **judged.details,
             **judges_shown(judges, judged),
             "prompt_version": spec.PROMPT_VERSION,
-            **constraint_record(params.judge_constraint),
-            **repeats.settings(),
+            **judge.record(),
         }
         shown = {"answer": judged.details["prediction"], "explanation": explanation_of(replies)}
         return judged_score(judged, metadata=metadata, **shown)

@@ -35,9 +35,12 @@ from inspect_culture.benchmarks.culturesynth.metrics import culturesynth_metrics
 from inspect_culture.benchmarks.culturesynth.prompts import answer_messages
 from inspect_culture.inspect_adapter.engines import engine_defaults
 from inspect_culture.inspect_adapter.errors import scorer_setup_errors, task_setup_errors
-from inspect_culture.inspect_adapter.failures import judge_failure_reason, output_error_reason
-from inspect_culture.inspect_adapter.judge import (
+from inspect_culture.inspect_adapter.failures import (
     attempts_of,
+    judge_failure_reason,
+    output_error_reason,
+)
+from inspect_culture.inspect_adapter.judge import (
     bounded_generate,
     checked_grader,
     judge_sample,
@@ -48,13 +51,12 @@ from inspect_culture.inspect_adapter.judge import (
 )
 from inspect_culture.inspect_adapter.live import judged_metrics
 from inspect_culture.inspect_adapter.messages import to_chat_messages
-from inspect_culture.inspect_adapter.params import as_bool, as_optional_seconds
+from inspect_culture.inspect_adapter.params import judge_parameters
 from inspect_culture.inspect_adapter.preflight import preflight
 from inspect_culture.inspect_adapter.roles import BASELINE_ROLE, prerequisite_error, role_model
-from inspect_culture.judging.constraints import constraint_record
 from inspect_culture.judging.jury import JURY_KEY
 from inspect_culture.judging.jury_agreement import with_jury
-from inspect_culture.judging.repeats import check_repeats
+from inspect_culture.judging.options import SCORER, TASK, JudgeOptions
 
 GENERATION = GenerateConfig(**spec.GENERATION.inspect_config())
 # baseline answers never expire: every model compared with one baseline reuses them
@@ -87,18 +89,14 @@ def _dataset(languages: Sequence[str] | None, name: str) -> tuple[MemoryDataset,
 
 
 @task
+@judge_parameters(TASK)
 def culturesynth(
     language: str | None = None,
     swap: bool = True,
     baseline_responses: str | None = None,
     seed: int = 0,
-    self_grade: bool = False,
-    judge_constraint: str = "none",
-    judge_preflight: bool = True,
-    judge_timeout: float | None = None,
-    judge_later: bool = False,
-    judge_repeats: int = 1,
-    rejudge_fraction: float = 1.0,
+    *,
+    judge: JudgeOptions,
 ) -> Task:
     """CultureSynth-7 (Zhang et al., Findings of EMNLP 2025).
 
@@ -111,18 +109,14 @@ def culturesynth(
             that every reply ends in [[A]], [[B]] or [[C]]: regex (vLLM), grammar (llama.cpp)
             or json_schema (OpenAI-style); a documented deviation.
         self_grade, judge_preflight, judge_timeout, judge_later: the judge parameters of every
-            judged task (`inspect_adapter/judge.py`, docs/judge.md); the preflight and
+            judged task (`judging/options.py`, docs/judge.md), as `judge`; the preflight and
             judge_timeout apply to the `baseline` role too, when it answers.
         judge_repeats, rejudge_fraction: judge each answer judge_repeats times (default 1), or
             only a fraction of them chosen by id; the net win rate's interval then includes the
             judge's noise (docs/judge.md, "How much to trust a judged number").
     """
     with task_setup_errors():
-        settings = spec.validate(language, swap, seed, self_grade, judge_constraint)
-        repeats = check_repeats(judge_repeats, rejudge_fraction)
-        judge_preflight = as_bool("judge_preflight", judge_preflight)
-        judge_later = as_bool("judge_later", judge_later)
-        judge_timeout = as_optional_seconds("judge_timeout", judge_timeout)
+        settings = spec.validate(language, swap, seed)
         dataset, provenance = _dataset(settings.languages, "culturesynth")
         baseline = read_baseline_responses(baseline_responses) if baseline_responses else None
     ids = [str(sample.id) for sample in dataset]
@@ -132,47 +126,46 @@ def culturesynth(
         solver=[
             # the engine defaults, the baseline's source and the judge checks: one solver span
             checked_grader(
-                settings.self_grade,
-                settings.judge_constraint,
+                judge,
                 pairwise_verdict_format(),
-                judge_preflight,
-                judge_later,
                 required_roles=None if baseline else {BASELINE_ROLE: NO_BASELINE},
                 # each question with a baseline answer: both orders with swap, else one
-                judge_calls=repeats.calls(set(ids) - set(missing)) * (2 if settings.swap else 1),
+                judge_calls=judge.repeats.calls(set(ids) - set(missing))
+                * (2 if settings.swap else 1),
                 task_label=f"culturesynth ({language or 'every language'})",
-                rejudging=repeats.k > 1,
-                judge_timeout=judge_timeout,  # unset: the worst case of a 429 is said
             ),
-            baseline_answer(baseline, judge_preflight, judge_timeout),
+            baseline_answer(baseline, judge.judge_preflight, judge.judge_timeout),
             generate(),
         ],
-        scorer=culturesynth_judge(
-            settings.swap,
-            settings.seed,
-            settings.self_grade,
-            settings.judge_constraint,
-            judge_timeout,
-            judge_later,
-            repeats.k,
-            repeats.fraction,
-        ),
+        scorer=culturesynth_judge(swap=settings.swap, seed=settings.seed, **judge.scorer_args()),
         config=GENERATION,
         version=spec.TASK_VERSION,
         metadata={
-            "benchmark": spec.BENCHMARK,
-            "language": language,
-            "swap": settings.swap,
-            "seed": settings.seed,
-            "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
-            "pairwise_parser_version": spec.PAIRWISE_PARSER_VERSION,
-            "dataset": provenance,
-            **(baseline.provenance() if baseline else {"baseline_model_role": BASELINE_ROLE}),
-            "questions_without_baseline": missing,
-            **constraint_record(settings.judge_constraint),
-            **repeats.settings(),
+            **_task_metadata(language, settings, provenance, baseline, missing),
+            **judge.record(),
         },
     )
+
+
+def _task_metadata(
+    language: str | None,
+    settings: spec.Settings,
+    provenance: dict[str, Any],
+    baseline: BaselineResponses | None,
+    missing: list[str],
+) -> dict[str, Any]:
+    """What the task's metadata says of its options, its data and its baseline."""
+    return {
+        "benchmark": spec.BENCHMARK,
+        "language": language,
+        "swap": settings.swap,
+        "seed": settings.seed,
+        "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
+        "pairwise_parser_version": spec.PAIRWISE_PARSER_VERSION,
+        "dataset": provenance,
+        **(baseline.provenance() if baseline else {"baseline_model_role": BASELINE_ROLE}),
+        "questions_without_baseline": missing,
+    }
 
 
 @task
@@ -238,38 +231,23 @@ def culturesynth_breakdown() -> Metric:
         metrics = with_jury(
             partial(culturesynth_metrics, outcomes), juries, spec.JURY_VOTES, spec.JURY_SCALE
         )
-        return judged_metrics("culturesynth", scores, metrics, spec.UNSCORED_COUNTS)
+        return judged_metrics(scores, metrics, spec.UNSCORED_COUNTS)
 
     return compute
 
 
 @scorer(metrics=[culturesynth_breakdown()])
-def culturesynth_judge(
-    swap: bool = True,
-    seed: int = 0,
-    self_grade: bool = False,
-    judge_constraint: str = "none",
-    judge_timeout: float | None = None,
-    judge_later: bool = False,
-    judge_repeats: int = 1,
-    rejudge_fraction: float = 1.0,
-) -> Scorer:
+@judge_parameters(SCORER)
+def culturesynth_judge(swap: bool = True, seed: int = 0, *, judge: JudgeOptions) -> Scorer:
     """Both answer orders (or the coin's one) judged; +1 / 0 / -1 from the target's side."""
     with scorer_setup_errors():
-        settings = spec.validate(
-            swap=swap, seed=seed, self_grade=self_grade, judge_constraint=judge_constraint
-        )
-        timeout = as_optional_seconds("judge_timeout", judge_timeout)
-        later = as_bool("judge_later", judge_later)
-        repeats = check_repeats(judge_repeats, rejudge_fraction)
+        settings = spec.validate(swap=swap, seed=seed)
     judging = CultureSynthJudging(settings.swap, settings.seed)
 
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata
         item = {**meta, "id": str(state.sample_id), "answer": target.text}
-        judges, judged, results = await judge_sample(
-            judging, item, state.output.completion, settings, timeout, later, repeats=repeats
-        )
+        judges, judged, results = await judge_sample(judging, item, state.output.completion, judge)
         replies = replies_shown(results)
         shown_judges = judges_shown(judges, judged) if len(judges) > 1 else {}
         details = {
@@ -279,8 +257,7 @@ def culturesynth_judge(
             "judge_replies": replies,
             "baseline_model": meta.get("baseline_model"),
             "baseline_answer": meta.get("baseline_answer"),
-            **constraint_record(settings.judge_constraint),
-            **repeats.settings(),
+            **judge.record(),
         }
         explanation = "\n\n---\n\n".join(r or "" for r in replies) or judged.reason
         shown = {"answer": state.output.completion, "explanation": explanation}

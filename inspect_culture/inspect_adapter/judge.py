@@ -7,6 +7,7 @@ import asyncio
 import sys
 import weakref
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -33,16 +34,18 @@ from inspect_culture.inspect_adapter.build_checks import (
 )
 from inspect_culture.inspect_adapter.compat import active_model
 from inspect_culture.inspect_adapter.engines import apply_engine_defaults
+from inspect_culture.inspect_adapter.eval_hooks import note_judge_later
 from inspect_culture.inspect_adapter.failures import (
     ATTEMPTS,
+    ATTEMPTS_NOTE,
     REFUSED_NOTE,
     Attempts,
+    attempts_of,
     judge_failure_reason,
     model_secrets,
     output_error_reason,
 )
 from inspect_culture.inspect_adapter.judge_cache import judge_id, learn_identity_once, request_key
-from inspect_culture.inspect_adapter.live import note_judge_later
 from inspect_culture.inspect_adapter.messages import to_chat_messages
 from inspect_culture.inspect_adapter.preflight import (
     Probe,
@@ -66,28 +69,20 @@ from inspect_culture.judging.jury import (
     jury_label,
     jury_roles_in_order,
 )
+from inspect_culture.judging.options import JudgeOptions
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply
 from inspect_culture.judging.reasons import JUDGE_LATER_REASON
-from inspect_culture.judging.repeats import (
-    ONCE,
-    REPEATS_KEY,
-    Repeats,
-    judgings_outcome,
-    repeat_seed,
-)
+from inspect_culture.judging.repeats import REPEATS_KEY, judgings_outcome, repeat_seed
 
+DEFAULT_OPTIONS = JudgeOptions()  # every judge option at its default
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
 DEFAULT_JUDGE_TIMEOUT = 600.0  # judge_timeout's default; none batched (a batch may take 24 h)
 DEFAULT_ATTEMPT_TIMEOUT = 120  # seconds per attempt, unless the grader role sets attempt_timeout
 JUDGE_CACHE_NOTE = "judging/cache.py; INSPECT_CULTURE_JUDGE_CACHE=off disables it"
 
-_ATTEMPTS_NOTE = "inspect_culture: provider calls made: "
 
-# The judge parameters of every judged task (CARE, CultureSynth-7, CQ-Bench VE):
-#   self_grade: let the evaluated model judge itself when no grader role is bound.
-#   judge_preflight: one one-token request to the grader before any generation; false offline.
-#   judge_timeout: seconds for one judgment, retries included, else unscored (600; none batched).
-#   judge_later: generation only, no grader contacted; `inspect score` judges the log later.
+# The judge parameters of every judged task (CARE, CultureSynth-7, CQ-Bench VE) are declared in
+# `judging/options.py` (OPTIONS) and reach the judge as one `JudgeOptions`.
 
 NO_GRADER = (
     "This task is scored by an LLM judge, and no judge is bound. Bind one with "
@@ -123,23 +118,18 @@ def jury_roles(self_grade: bool, judge_later: bool = False) -> dict[str, Model]:
 
 @solver
 def require_grader(
-    self_grade: bool = False,
-    judge_constraint: str = "none",
+    options: JudgeOptions = DEFAULT_OPTIONS,
     verdict_format: VerdictFormat | None = None,
-    judge_preflight: bool = True,
-    judge_later: bool = False,
     required_roles: dict[str, str] | None = None,
     judge_calls: int = 0,
     task_label: str = "",
-    rejudging: bool = False,
-    judge_timeout: float | None = None,
 ) -> Solver:
     """The first solver of a judged task, before any generation: the engine defaults
     (`engines.py`), then fails when a role in `required_roles` is unbound (its message), when no
     judge is bound, or when the judge cannot answer (`preflight.py`) or ignores the verdict
     constraint (the constraint probe, then the preflight). judge_preflight false skips both
     requests; judge_later needs no judge at all. A check already passed when Inspect built the
-    task (`checked_grader`) is not repeated. A run with a jury or re-judging (`rejudging`) says
+    task (`checked_grader`) is not repeated. A run with a jury or re-judging says
     first how many judge calls each judge will get (`judge_calls` per epoch); a run whose
     judgments no limit of the user's bounds (`judge_timeout`, the -T value, and no `timeout`)
     says how long a judge answering 429 forever holds each. One solver, not one per check: each
@@ -148,18 +138,19 @@ def require_grader(
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         apply_engine_defaults()
+        refuse_other_reducers()  # known once the task started (`eval_hooks`)
         for role, missing in (required_roles or {}).items():
             role_model(role, missing)
         refuse_role_credentials()  # a task built before the eval: its header is written, though
-        if judge_later:
+        if options.judge_later:
             return state
-        constraint = judge_constraint if judge_preflight else "none"  # the probe is a preflight
-        jury = _jury_and_probes(self_grade, constraint, verdict_format)
+        jury = _jury_and_probes(options, verdict_format)
         graders = [grader for _, grader, _ in jury]
+        rejudging = options.repeats.k > 1
         _say_costs(task_label, graders, judge_calls if len(jury) > 1 or rejudging else 0)
-        if judge_timeout is None:
+        if options.judge_timeout is None:
             _say_once(f"{task_label} 429", lambda: dead_quota_text(task_label, _limits(graders)))
-        if not judge_preflight:
+        if not options.judge_preflight:
             return state
         for role, grader, probe in jury:  # every judge of a jury, before any generation
             if problem := await preflight(grader, role, probe):
@@ -200,73 +191,62 @@ def _say_once(what: str, text: Callable[[], str | None]) -> None:
 
 
 def checked_grader(
-    self_grade: bool,
-    judge_constraint: str,
+    options: JudgeOptions,
     verdict_format: VerdictFormat | None,
-    judge_preflight: bool,
-    judge_later: bool,
     required_roles: dict[str, str] | None = None,
     judge_calls: int = 0,
     task_label: str = "",
-    rejudging: bool = False,
-    judge_timeout: float | None = None,
 ) -> Solver:
     """`require_grader`, its checks made now when `inspect eval` is building the task (before any
     log exists), with the refusals only a build can make (`build_checks.py`)."""
-    grader_solver = require_grader(
-        self_grade,
-        judge_constraint,
-        verdict_format,
-        judge_preflight,
-        judge_later,
-        required_roles,
-        judge_calls,
-        task_label,
-        rejudging,
-        judge_timeout,
-    )
+    grader_solver = require_grader(options, verdict_format, required_roles, judge_calls, task_label)
     if active_model() is None:  # not built by Inspect's eval: checked at the first sample
         return grader_solver
     refuse_role_credentials()
-    refuse_other_reducers()
-    if not judge_later:
-        constraint = judge_constraint if judge_preflight else "none"
-        for role, grader, probe in _jury_and_probes(self_grade, constraint, verdict_format):
-            if judge_preflight and (problem := preflight_at_build(grader, role, probe)):
+    if not options.judge_later:
+        for role, grader, probe in _jury_and_probes(options, verdict_format):
+            if options.judge_preflight and (problem := preflight_at_build(grader, role, probe)):
                 refuse(problem)
     return grader_solver
 
 
 def _jury_and_probes(
-    self_grade: bool, judge_constraint: str, verdict_format: VerdictFormat | None
+    options: JudgeOptions, verdict_format: VerdictFormat | None
 ) -> list[tuple[str, Model, Probe | None]]:
     """Each judge by role (fails when no grader is bound), the cache opened, and each judge's
-    constraint probe if any."""
+    constraint probe if any (none without the preflight: the probe is one)."""
+    if not options.judge_preflight:
+        options = replace(options, judge_constraint="none")
+    constraint = options.judge_constraint
     try:
         open_cache()
         jury = []
-        for role, grader in jury_roles(self_grade).items():
-            if judge_constraint == "none" or verdict_format is None:
+        for role, grader in jury_roles(options.self_grade).items():
+            if constraint == "none" or verdict_format is None:
                 jury.append((role, grader, None))
                 continue
-            config = judge_config(grader, verdict_format, judge_constraint)
-            jury.append((role, grader, Probe(verdict_format, judge_constraint, config)))
+            config = judge_config(grader, verdict_format, options)
+            jury.append((role, grader, Probe(verdict_format, constraint, config)))
         return jury
     except (JudgeCacheError, JudgeConstraintError) as exc:
         raise prerequisite_error()(str(exc)) from None
 
 
 def judge_config(
-    grader: Model, verdict_format: VerdictFormat | None = None, constraint: str = "none"
+    grader: Model,
+    verdict_format: VerdictFormat | None = None,
+    options: JudgeOptions = DEFAULT_OPTIONS,
 ) -> GenerateConfig:
-    """Temperature 0 and a fixed seed always; the reply cap from the grader's own config when it
-    sets one (a thinking judge needs more than the default); the verdict constraint if asked."""
+    """A fixed seed always, and what the options set of each request (temperature 0 unless
+    told); the reply cap from the grader's own config when it sets one (a thinking judge needs
+    more than the default); the verdict constraint if asked."""
     own = grader.config
     # the role's batch mode is kept so that nothing merged later drops it (a role model does not
     # inherit the eval's --batch); a hung attempt is retried, as in lm-eval, unless batched
     attempt = DEFAULT_ATTEMPT_TIMEOUT if own.attempt_timeout is None and not own.batch else None
     role = GenerateConfig(max_tokens=own.max_tokens, batch=own.batch, attempt_timeout=attempt)
-    config = JUDGE_CONFIG.merge(role)
+    config = JUDGE_CONFIG.merge(GenerateConfig(**options.request_fields())).merge(role)
+    constraint = options.judge_constraint
     if constraint == "none" or verdict_format is None:
         return config
     fields = request_fields(verdict_format, constraint, config.max_tokens or DEFAULT_MAX_TOKENS)
@@ -324,7 +304,7 @@ async def bounded_generate(
             return await model.generate(prompt, config=config, **cached)
     except Exception as exc:
         # HTTP requests sent when known, else provider calls: the attempts a reason names
-        notes = [f"{_ATTEMPTS_NOTE}{attempts.requests or attempts.count}"]
+        notes = [f"{ATTEMPTS_NOTE}{attempts.requests or attempts.count}"]
         notes += [f"{REFUSED_NOTE}{attempts.refused}"] if attempts.refused else []
         # (PEP 678's notes by hand: Python 3.10 has no add_note)
         exc.__notes__ = [*getattr(exc, "__notes__", []), *notes]
@@ -334,23 +314,15 @@ async def bounded_generate(
         ATTEMPTS.reset(token)
 
 
-def attempts_of(exc: BaseException) -> int | None:
-    """The provider calls a failed `bounded_generate` made (its note on the exception)."""
-    for note in getattr(exc, "__notes__", ()):
-        if note.startswith(_ATTEMPTS_NOTE):
-            return int(note.removeprefix(_ATTEMPTS_NOTE)) or None
-    return None
-
-
 async def judge_reply(
     grader: Model | None,
     prompt: str | list[ChatMessage],
     verdict_format: VerdictFormat | None = None,
-    constraint: str = "none",
-    timeout: float | None = None,
+    options: JudgeOptions = DEFAULT_OPTIONS,
     judging: int = 1,
 ) -> tuple[str | None, str | None]:
-    """(reply, error) of one judge call with the judge's config, cache and `judgment_timeout`;
+    """(reply, error) of one judge call with the judge's config (`options`), cache and
+    `judgment_timeout`;
     a failure becomes a reason in words (never the error body), so the run goes on. Judging r
     of a re-judged answer sends the judge seed plus r-1 (`judging/repeats.py`)."""
     if grader is None:
@@ -358,9 +330,10 @@ async def judge_reply(
         return None, JUDGE_LATER_REASON
     store = reply_cache()
     identity = identity_of(judge_id(grader)) if store is not None else None
-    limit = judgment_timeout(grader, timeout)
+    limit = judgment_timeout(grader, options.judge_timeout)
+    constraint = options.judge_constraint
     try:
-        config = judge_config(grader, verdict_format, constraint)
+        config = judge_config(grader, verdict_format, options)
         if judging > 1:
             config = config.merge(GenerateConfig(seed=repeat_seed(config.seed, judging)))
         key = request_key(grader, prompt, config, constraint) if store is not None else ""
@@ -387,28 +360,21 @@ async def judge_sample(
     judging: JuryJudging,
     item: Item,
     answer: str | None,
-    spec: Any,
-    timeout: float | None,
-    later: bool,
+    options: JudgeOptions,
     rule: str = "majority",
-    repeats: Repeats = ONCE,
 ) -> tuple[dict[str, Model], Judged, dict[str, list[JudgeReply]]]:
     """The judges by name (none without a request), the outcome, and each judge's replies to the
     benchmark's judge requests for one answer, all sent concurrently; a jury's outcome by `rule`
-    (`judging/jury.py`), judged again as `repeats` says (`judging/repeats.py`). `spec`: the
-    validated options (self_grade, judge_constraint)."""
+    (`judging/jury.py`), judged again as `options.repeats` says (`judging/repeats.py`)."""
     requests = judging.requests(item, answer)
-    jury = jury_roles(spec.self_grade, later) if requests else {}
+    jury = jury_roles(options.self_grade, options.judge_later) if requests else {}
     graders: list[Model | None] = list(jury.values()) or [None]
-    constraint = spec.judge_constraint
-    judgings = range(1, (repeats.of(item["id"]) if jury else 1) + 1)
+    judgings = range(1, (options.repeats.of(item["id"]) if jury else 1) + 1)
 
     async def replies_of(grader: Model | None, r: int) -> list[JudgeReply]:
         results = await asyncio.gather(
             *(
-                judge_reply(
-                    grader, to_chat_messages(q.messages), q.verdict_format, constraint, timeout, r
-                )
+                judge_reply(grader, to_chat_messages(q.messages), q.verdict_format, options, r)
                 for q in requests
             )
         )

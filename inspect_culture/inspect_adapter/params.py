@@ -1,13 +1,19 @@
 """Strict checks of the Inspect-only task parameters (`-T` values arrive YAML-parsed): a value
-of the wrong kind is refused with the values allowed, never coerced."""
+of the wrong kind is refused with the values allowed, never coerced; and a judged task's (or
+its judge scorer's) judge parameters, from their declaration (`judging/options.py`)."""
 
 from __future__ import annotations
 
-import contextlib
-import math
-from typing import Any
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from inspect_culture.benchmarks.choices import check_bool, is_whole_number_text
+from inspect_culture.inspect_adapter.errors import scorer_setup_errors, task_setup_errors
+from inspect_culture.judging.options import TASK, declared, inspect_options
+
+Made = TypeVar("Made", bound=Callable[..., Any])
 
 as_bool = check_bool  # true or false only (the shared check of both harnesses)
 
@@ -32,18 +38,38 @@ def as_int(name: str, value: Any, minimum: int | None = None, optional: bool = F
     return number
 
 
-def as_optional_seconds(name: str, value: Any) -> float | None:
-    return None if value is None else as_seconds(name, value)
+def judge_parameters(where: str = TASK) -> Callable[[Made], Made]:
+    """The judge parameters of a judged task (TASK) or its judge scorer (SCORER), from their
+    declaration, in place of its `judge` parameter: Inspect reads them in the signature (`-T`,
+    the log's task and scorer arguments, `inspect score`), and the function gets them checked,
+    as one `JudgeOptions` (a bad value: the task's or scorer's setup error naming it)."""
+    errors = task_setup_errors if where == TASK else scorer_setup_errors
+    options = declared(where)
+    judge = [
+        inspect.Parameter(
+            o.name,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=o.default,
+            annotation=o.annotation,
+        )
+        for o in options
+    ]
 
+    def decorate(made: Made) -> Made:
+        own = inspect.signature(made)
+        listed = [judge if p.name == "judge" else [p] for p in own.parameters.values()]
+        signature = own.replace(parameters=[p for group in listed for p in group])
 
-def as_seconds(name: str, value: Any) -> float:
-    """A number of seconds > 0."""
-    number = math.nan
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        number = float(value)
-    elif isinstance(value, str):
-        with contextlib.suppress(ValueError):
-            number = float(value.strip())
-    if not math.isfinite(number) or number <= 0:
-        raise ValueError(f"-T {name}={value!r}: {name} must be a number of seconds > 0")
-    return number
+        @functools.wraps(made)
+        def with_options(*args: Any, **kwargs: Any) -> Any:
+            given = signature.bind(*args, **kwargs).arguments
+            with errors():
+                checked = inspect_options(
+                    {o.name: given.pop(o.name) for o in options if o.name in given}, where
+                )
+            return made(**given, judge=checked)
+
+        with_options.__signature__ = signature  # type: ignore[attr-defined]
+        return with_options  # type: ignore[return-value]
+
+    return decorate

@@ -1,8 +1,13 @@
-"""Judge settings for lm-eval, from task metadata or the environment, checked when the task
-loads. The API key comes only from the environment: lm-eval writes metadata to its results."""
+"""The judge's options, each declared once (`OPTIONS`: default, check, help, where it is taken),
+and the values built from them once per entry point: `JudgeOptions` from an Inspect task's or
+scorer's parameters, `JudgeSettings` (one a judge) from lm-eval's --metadata or the environment,
+checked when the task loads. The API key comes only from the environment: lm-eval writes
+metadata to its results."""
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -10,18 +15,18 @@ from functools import partial
 from typing import Any
 from urllib.parse import urlparse
 
-from inspect_culture.benchmarks.choices import is_whole_number_text
+from inspect_culture.benchmarks.choices import check_bool, is_whole_number_text
 from inspect_culture.judging.cache import OPENAI_BASE_URL, JudgeConfigError, JudgeId, endpoint_key
 from inspect_culture.judging.constraints import (
     CONSTRAINT_VERSION,
-    JudgeConstraintError,
     check_constraint,
+    constraint_record,
 )
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
 from inspect_culture.judging.jury import RepeatedJudgeError, model_names, refuse_repeated_judges
 from inspect_culture.judging.preflight import Knobs, endpoint_problem
 from inspect_culture.judging.redaction import url_secrets, without_userinfo
-from inspect_culture.judging.repeats import Repeats, check_repeats
+from inspect_culture.judging.repeats import MAX_REPEATS, ONCE, Repeats, check_repeats
 
 MODEL_ENV = "INSPECT_CULTURE_JUDGE_MODEL"
 BASE_URL_ENV = "INSPECT_CULTURE_JUDGE_BASE_URL"
@@ -47,30 +52,6 @@ def _positive(key: str, value: Any) -> float:
     return number
 
 
-# The numeric `judge_<name>` metadata options: the JudgeSettings field each sets, and its check.
-NUMERIC: dict[str, Callable[[str, Any], Any]] = {
-    "concurrency": partial(_integer, 1),
-    "max_concurrency": partial(_integer, 1),
-    "timeout": _positive,
-    "max_retries": partial(_integer, 0),
-    "retry_budget": _positive,
-    "max_tokens": partial(_integer, 1),
-    "seed": lambda key, value: None if value is None else _integer(0, key, value),
-}
-SWITCHES = ("judge_later", "judge_preflight")
-# Every judge key a judged task accepts in --metadata (the API key is refused, by design).
-JUDGE_KEYS = (
-    "judge_model",
-    "judge_models",
-    "judge_base_url",
-    "judge_constraint",
-    *(f"judge_{name}" for name in NUMERIC),
-    "judge_adaptive_concurrency",
-    *SWITCHES,
-)
-REPEAT_KEYS = ("judge_repeats", "rejudge_fraction")  # re-judging: `judging/repeats.py`
-
-
 def check_switch(key: str, value: Any) -> bool:
     """A boolean option; "true"/"false" strings too, since --metadata values may be text."""
     if isinstance(value, bool):
@@ -78,6 +59,252 @@ def check_switch(key: str, value: Any) -> bool:
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
     raise JudgeConfigError(f"{key}={value!r}: must be true or false")
+
+
+def _seconds_or_none(key: str, value: Any) -> float | None:
+    """Inspect's judge_timeout: seconds > 0 for one judgment, or None (no limit of the user's)."""
+    number = math.nan
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            number = float(value.strip())
+    if value is not None and (not math.isfinite(number) or number <= 0):
+        raise ValueError(f"-T {key}={value!r}: {key} must be a number of seconds > 0")
+    return None if value is None else number
+
+
+def _constraint(key: str, value: Any) -> str:
+    return check_constraint(value)
+
+
+def _repeats(key: str, value: Any) -> int:
+    return check_repeats(value).k  # with rejudge_fraction: checked as a pair by `check_repeats`
+
+
+def _fraction(key: str, value: Any) -> float:
+    return check_repeats(MAX_REPEATS, value).fraction
+
+
+# Where an option is taken: Inspect's judged tasks (`-T`) and their judge scorers (`-S`, and the
+# arguments a log records for `inspect score`), lm-eval's `--metadata` (and `culture-evals judge
+# --metadata`), and a `culture-evals judge --<name>` flag.
+TASK, SCORER, METADATA, FLAG = "task", "scorer", "metadata", "flag"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One judge option, declared once: its key, its default, its check (key and value in, the
+    value checked out, or an error naming the key), its one-line help (for the flag: None says
+    "lm-eval's <key>"), where it is taken, and what it sets: a `JudgeSettings` field (`field`)
+    and, in both harnesses, a field of each judge request (`sends`)."""
+
+    name: str
+    default: Any
+    check: Callable[[str, Any], Any]
+    help: str | None
+    takes: frozenset[str]
+    annotation: str = "Any"  # the Inspect parameter's type
+    flag_type: Callable[[str], Any] | None = None
+    field: str | None = None
+    sends: str | None = None
+
+
+def _option(
+    name: str,
+    default: Any,
+    check: Callable[[str, Any], Any],
+    help: str | None,
+    *takes: str,
+    **more: Any,
+) -> Option:
+    return Option(name, default, check, help, frozenset(takes), **more)
+
+
+def _seed(key: str, value: Any) -> int | None:
+    return None if value is None else _integer(0, key, value)
+
+
+def _text(key: str, value: Any) -> Any:
+    return value  # a model name or URL: checked with the judge (`resolve_jury_settings`)
+
+
+INSPECT = (TASK, SCORER)
+# Two options of one name differ by harness: Inspect's judge_timeout bounds a judgment, lm-eval's
+# an attempt; Inspect's switches say what -T allows, lm-eval's what --metadata does.
+OPTIONS: tuple[Option, ...] = (
+    _option(
+        "self_grade",
+        False,
+        check_bool,
+        "let the evaluated model judge itself when no grader role is bound",
+        *INSPECT,
+        annotation="bool",
+    ),
+    _option("judge_model", None, _text, f"judge model name (or {MODEL_ENV})", METADATA, FLAG),
+    _option(
+        "judge_models",
+        None,
+        _text,
+        "a jury: judge model names separated by commas, instead of --judge-model",
+        METADATA,
+        FLAG,
+    ),
+    _option(
+        "judge_base_url",
+        None,
+        _text,
+        "OpenAI-compatible API root, e.g. .../v1; for a jury, one for all or one per model, "
+        "separated by commas",
+        METADATA,
+        FLAG,
+    ),
+    _option(
+        "judge_constraint",
+        "none",
+        _constraint,
+        "verdict constraint: none (default), regex, grammar, json_schema",
+        *INSPECT,
+        METADATA,
+        FLAG,
+        annotation="str",
+        field="constraint",
+    ),
+    _option(
+        "judge_preflight",
+        True,
+        check_bool,
+        "one one-token request to the grader before any generation; false offline",
+        TASK,
+        annotation="bool",
+    ),
+    _option(
+        "judge_timeout",
+        None,
+        _seconds_or_none,
+        "seconds for one judgment, retries included, else unscored (600; none batched)",
+        *INSPECT,
+        annotation="float | None",
+    ),
+    _option(
+        "judge_later",
+        False,
+        check_bool,
+        "generation only, no grader contacted; `inspect score` judges the log later",
+        *INSPECT,
+        annotation="bool",
+    ),
+    _option(
+        "judge_concurrency",
+        32,  # calls in flight at the start (all the time, when not adaptive)
+        partial(_integer, 1),
+        None,
+        METADATA,
+        FLAG,
+        flag_type=int,
+        field="concurrency",
+    ),
+    _option(
+        "judge_max_concurrency",
+        256,
+        partial(_integer, 1),
+        None,
+        METADATA,
+        FLAG,
+        flag_type=int,
+        field="max_concurrency",
+    ),
+    _option(
+        "judge_adaptive_concurrency",
+        True,  # follow the judge's rate limits (429, x-ratelimit-*) from 1 to max_concurrency
+        check_switch,
+        "true (default) or false: follow the judge's rate limits",
+        METADATA,
+        FLAG,
+        field="adaptive_concurrency",
+    ),
+    _option(
+        "judge_timeout",
+        120.0,  # seconds, one attempt
+        _positive,
+        None,
+        METADATA,
+        FLAG,
+        flag_type=float,
+        field="timeout",
+    ),
+    _option(
+        "judge_max_retries",
+        10,
+        partial(_integer, 0),
+        None,
+        METADATA,
+        FLAG,
+        flag_type=int,
+        field="max_retries",
+    ),
+    _option(
+        "judge_retry_budget",
+        300.0,  # seconds, one judgment: every attempt and wait
+        _positive,
+        None,
+        METADATA,
+        FLAG,
+        flag_type=float,
+        field="retry_budget",
+    ),
+    _option(
+        "judge_max_tokens",
+        DEFAULT_MAX_TOKENS,
+        partial(_integer, 1),
+        None,
+        METADATA,
+        FLAG,
+        flag_type=int,
+        field="max_tokens",
+    ),
+    _option("judge_seed", DEFAULT_SEED, _seed, None, METADATA, FLAG, flag_type=int, field="seed"),
+    _option("judge_later", False, check_switch, None, METADATA),
+    _option("judge_preflight", True, check_switch, None, METADATA),
+    _option(
+        "judge_repeats",
+        1,
+        _repeats,
+        "judge each answer this many times (judging r sends the judge seed plus r-1)",
+        *INSPECT,
+        METADATA,
+        FLAG,
+        annotation="int",
+        flag_type=int,
+    ),
+    _option(
+        "rejudge_fraction",
+        1.0,
+        _fraction,
+        "re-judge only this share of the answers, chosen by a hash of their ids (1: all)",
+        *INSPECT,
+        METADATA,
+        FLAG,
+        annotation="float",
+        flag_type=float,
+    ),
+)
+
+
+def declared(where: str) -> tuple[Option, ...]:
+    """The options taken `where` (TASK, SCORER, METADATA or FLAG), in declaration order."""
+    return tuple(option for option in OPTIONS if where in option.takes)
+
+
+def _lm_eval_default(settings_field: str) -> Any:
+    """The default of the --metadata option that sets `settings_field` of `JudgeSettings`."""
+    return next(o.default for o in declared(METADATA) if o.field == settings_field)
+
+
+SWITCHES = ("judge_later", "judge_preflight")
+REPEAT_KEYS = ("judge_repeats", "rejudge_fraction")  # re-judging: `judging/repeats.py`
+# Every judge key a judged task accepts in --metadata (the API key is refused, by design).
+JUDGE_KEYS = tuple(o.name for o in declared(METADATA) if o.name not in REPEAT_KEYS)
 
 
 def check_base_url(value: Any) -> str:
@@ -90,6 +317,47 @@ def check_base_url(value: Any) -> str:
     if problem := endpoint_problem(value, "judge_base_url"):
         raise JudgeConfigError(problem)
     return value
+
+
+@dataclass(frozen=True)
+class JudgeOptions:
+    """The judge options of an Inspect task or of its judge scorer, checked: built once from its
+    parameters (`inspect_options`) and passed on as one value."""
+
+    self_grade: bool = False
+    judge_constraint: str = "none"
+    judge_preflight: bool = True
+    judge_timeout: float | None = None
+    judge_later: bool = False
+    repeats: Repeats = ONCE
+    # the values of the options that set a field of each judge request (`sends`), by name
+    request: tuple[tuple[str, Any], ...] = ()
+
+    def request_fields(self) -> dict[str, Any]:
+        """The fields of each judge request these options set (e.g. its temperature)."""
+        sends = {o.name: o.sends for o in OPTIONS if o.sends}
+        return {sends[name]: value for name, value in self.request}
+
+    def record(self) -> dict[str, Any]:
+        """What a task's and a score's metadata record of them: the constraint when on, and
+        the re-judging when on."""
+        return {**constraint_record(self.judge_constraint), **self.repeats.settings()}
+
+    def scorer_args(self) -> dict[str, Any]:
+        """The judge scorer's arguments: plain values, as a log records them (`inspect score`)."""
+        plain = {"judge_repeats": self.repeats.k, "rejudge_fraction": self.repeats.fraction}
+        plain |= dict(self.request)
+        return {o.name: plain.get(o.name, getattr(self, o.name, None)) for o in declared(SCORER)}
+
+
+def inspect_options(given: Mapping[str, Any], where: str = TASK) -> JudgeOptions:
+    """`JudgeOptions` from an Inspect task's (TASK) or judge scorer's (SCORER) judge parameters,
+    each checked by its declaration (a ValueError names it); one not given takes its default."""
+    options = declared(where)
+    checked = {o.name: o.check(o.name, given.get(o.name, o.default)) for o in options}
+    repeats = check_repeats(checked.pop("judge_repeats"), checked.pop("rejudge_fraction"))
+    request = tuple((o.name, checked.pop(o.name)) for o in options if o.sends)
+    return JudgeOptions(**checked, repeats=repeats, request=request)
 
 
 # What the check before generation names when it says what to fix.
@@ -109,16 +377,16 @@ class JudgeSettings:
     base_url: str | None
     api_key: str = field(default="", repr=False)
     temperature: float = 0.0
-    seed: int | None = DEFAULT_SEED
-    max_tokens: int = DEFAULT_MAX_TOKENS
-    concurrency: int = 32  # calls in flight at the start (all the time, when not adaptive)
-    # follow the judge's rate limits (429, x-ratelimit-* headers) between 1 and max_concurrency
-    adaptive_concurrency: bool = True
-    max_concurrency: int = 256
-    timeout: float = 120.0  # seconds, one attempt
-    max_retries: int = 10
-    retry_budget: float = 300.0  # seconds, one judgment: every attempt and wait
-    constraint: str = "none"  # constrained decoding of the verdict (constraints.py)
+    # the others: the declared options' defaults (OPTIONS)
+    seed: int | None = _lm_eval_default("seed")
+    max_tokens: int = _lm_eval_default("max_tokens")
+    concurrency: int = _lm_eval_default("concurrency")
+    adaptive_concurrency: bool = _lm_eval_default("adaptive_concurrency")
+    max_concurrency: int = _lm_eval_default("max_concurrency")
+    timeout: float = _lm_eval_default("timeout")
+    max_retries: int = _lm_eval_default("max_retries")
+    retry_budget: float = _lm_eval_default("retry_budget")
+    constraint: str = _lm_eval_default("constraint")  # constrained decoding (constraints.py)
 
     def generation_settings(self) -> dict[str, Any]:
         """What the result records include (never the key): the constraint only when on."""
@@ -186,15 +454,7 @@ def resolve_judge_settings(
         )
     if not isinstance(model, str):
         raise JudgeConfigError(f"judge_model={model!r}: must be a model name (text)")
-    options: dict[str, Any] = {
-        name: check(f"judge_{name}", metadata[f"judge_{name}"])
-        for name, check in NUMERIC.items()
-        if f"judge_{name}" in metadata
-    }
-    if "judge_adaptive_concurrency" in metadata:
-        options["adaptive_concurrency"] = check_switch(
-            "judge_adaptive_concurrency", metadata["judge_adaptive_concurrency"]
-        )
+    options = _settings_fields(metadata)
     start = options.get("concurrency", JudgeSettings.concurrency)
     # unset: the default, or the start where a user starts above it
     most = options.setdefault("max_concurrency", max(start, JudgeSettings.max_concurrency))
@@ -203,10 +463,6 @@ def resolve_judge_settings(
             f"judge_max_concurrency={most} is below judge_concurrency={start}: the most calls "
             "in flight cannot be fewer than the calls it starts with"
         )
-    try:
-        options["constraint"] = check_constraint(metadata.get("judge_constraint"))
-    except JudgeConstraintError as exc:
-        raise JudgeConfigError(str(exc)) from None
     base_url = metadata.get("judge_base_url") or env.get(BASE_URL_ENV) or None
     return JudgeSettings(
         model=model,
@@ -214,6 +470,17 @@ def resolve_judge_settings(
         api_key=env.get(API_KEY_ENV, "") or env.get("OPENAI_API_KEY", ""),
         **options,
     )
+
+
+def _settings_fields(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """The `JudgeSettings` fields the declared --metadata options given set, each checked."""
+    fields: dict[str, Any] = {}
+    for option in (o for o in declared(METADATA) if o.field and o.name in metadata):
+        try:
+            fields[option.field] = option.check(option.name, metadata[option.name])
+        except ValueError as exc:  # a shared check's error: said as the judge settings' own
+            raise JudgeConfigError(str(exc)) from None
+    return fields
 
 
 def resolve_jury_settings(

@@ -16,6 +16,7 @@ from inspect_ai.solver import generate
 from inspect_culture.inspect_adapter.engines import engine_defaults
 from inspect_culture.inspect_adapter.judge import NO_GRADER, require_grader
 from inspect_culture.inspect_adapter.roles import GRADER_ROLE, prerequisite_error, role_model
+from inspect_culture.judging.options import JudgeOptions
 
 
 def _task(*solvers) -> Task:
@@ -46,7 +47,7 @@ def test_require_grader_stops_before_generation_without_a_judge(tmp_path: Path) 
 
 def test_require_grader_accepts_a_bound_or_self_judge(tmp_path: Path) -> None:
     bound = _run(_task(require_grader()), tmp_path, model_roles={GRADER_ROLE: "mockllm/judge"})
-    for log in (bound, _run(_task(require_grader(self_grade=True)), tmp_path)):
+    for log in (bound, _run(_task(require_grader(JudgeOptions(self_grade=True))), tmp_path)):
         assert log.status == "success", log.error
 
 

@@ -18,7 +18,8 @@ from inspect_culture.care import care, care_judge
 from inspect_culture.cqbench import cqbench_ad, cqbench_ve, cqbench_ve_judge, cqbench_vs
 from inspect_culture.culturesynth import culturesynth, culturesynth_judge
 from inspect_culture.inspect_adapter.errors import ScorerSetupError, TaskSetupError
-from inspect_culture.inspect_adapter.params import as_bool, as_int, as_optional_int, as_seconds
+from inspect_culture.inspect_adapter.params import as_bool, as_int, as_optional_int
+from inspect_culture.judging.options import inspect_options
 
 BOOL = "true, false"
 CASES: list[tuple[Callable[..., Any], str, str, str]] = [
@@ -96,10 +97,13 @@ def test_helpers_accept_what_the_cli_gives() -> None:
     assert as_int("shots", 1) == 1 and as_int("shots", "3") == 3 and as_int("n", 4.0) == 4
     assert as_optional_int("per_category", None) is None
     assert as_optional_int("per_category", 2, minimum=1) == 2
-    assert as_seconds("judge_timeout", 600) == 600.0 and as_seconds("t", "1.5") == 1.5
-    for bad in (True, None, "inf", float("nan")):
+    # judge_timeout: its declared check (`judging/options.py`), None (no limit) its default
+    assert inspect_options({"judge_timeout": 600}).judge_timeout == 600.0
+    assert inspect_options({"judge_timeout": "1.5"}).judge_timeout == 1.5
+    assert inspect_options({}).judge_timeout is None
+    for bad in (True, "inf", float("nan"), 0):
         with pytest.raises(ValueError, match="judge_timeout"):
-            as_seconds("judge_timeout", bad)
+            inspect_options({"judge_timeout": bad})
     with pytest.raises(ValueError, match="shots"):
         as_int("shots", True)
 
