@@ -1,9 +1,8 @@
-"""Find the runs among the paths a user names (Inspect logs, lm-eval `results_*.json`, folders):
-a named file that is no usable run is one `Skipped` line. lm-eval results are read here."""
+"""The runs among the paths a user names (Inspect logs, lm-eval `results_*.json`, folders), as
+`RunInfo`s: a named file that is no usable run is one `Skipped` line. `run_files` reads them."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,10 +17,20 @@ from inspect_culture.report.inspect_logs import (
     rejudged,
 )
 from inspect_culture.report.model import NOT_JUDGED, RunInfo, Skipped
-from inspect_culture.report.section import lm_eval_owner
-from inspect_culture.run_files.lm_eval_outputs import RESULTS_PREFIX, sample_lines, samples_beside
-
-_PEEK_BYTES = 4096
+from inspect_culture.report.section import ReportSection, lm_eval_owner
+from inspect_culture.run_files.finder import (
+    INSPECT_LOG,
+    LM_EVAL_RESULTS,
+    is_results_file,
+    peek,
+    run_files,
+)
+from inspect_culture.run_files.lm_eval_outputs import (
+    holds_results,
+    results_json,
+    sample_lines,
+    samples_beside,
+)
 
 
 def read_runs(inputs: Sequence[str | Path]) -> tuple[list[RunInfo], list[Skipped]]:
@@ -49,14 +58,13 @@ def read_run(path: Path) -> list[RunInfo]:
         raise NotReportable(
             "neither an Inspect log (.eval, .json) nor an lm-eval results file (results_*.json)"
         )
-    head = _peek(path)
-    if path.name.startswith(RESULTS_PREFIX) or '"results"' in head:
-        data = _load_json(path)
-        if isinstance(data, dict) and isinstance(data.get("results"), dict) and "config" in data:
-            return read_lm_eval_results(path, data)
+    head = peek(path)
+    lm_eval = is_results_file(path) or '"results"' in head
+    if lm_eval and holds_results(data := results_json(path, NotReportable)):
+        return read_lm_eval_results(path, data)
     if '"eval"' in head:
         return [read_inspect_log(path)]
-    _load_json(path)  # a corrupt file says so, rather than "not a run"
+    results_json(path, NotReportable)  # a corrupt file says so, rather than "not a run"
     raise NotReportable(
         "JSON, but neither an Inspect log nor an lm-eval results file (no 'eval' header, no "
         "'results' and 'config')"
@@ -68,7 +76,7 @@ def _candidates(inputs: Sequence[str | Path], skipped: list[Skipped]) -> Iterabl
     for raw in inputs:
         path = Path(raw).expanduser()
         if path.is_dir():
-            if not (files := sorted(_runs_in_folder(path))):
+            if not (files := run_files(path, (INSPECT_LOG, LM_EVAL_RESULTS))):
                 skipped.append(
                     Skipped(path, "no Inspect log (.eval/.json) or lm-eval results_*.json in it")
                 )
@@ -84,43 +92,8 @@ def _candidates(inputs: Sequence[str | Path], skipped: list[Skipped]) -> Iterabl
                 yield file
 
 
-def _runs_in_folder(folder: Path) -> Iterable[Path]:
-    for path in folder.rglob("*"):
-        if not path.is_file() or path.suffix not in (".eval", ".json"):
-            continue
-        if path.suffix == ".eval" or path.name.startswith(RESULTS_PREFIX):
-            yield path
-        elif '"eval"' in (head := _peek(path)) and '"version"' in head:
-            yield path  # an Inspect log written with --log-format json
-
-
-def _peek(path: Path) -> str:
-    try:
-        with path.open("rb") as handle:
-            return handle.read(_PEEK_BYTES).decode("utf-8", errors="replace")
-    except OSError:
-        return ""
-
-
-def _load_json(path: Path) -> object:
-    try:
-        with path.open(encoding="utf-8") as handle:
-            return json.load(handle)
-    except UnicodeDecodeError:
-        raise NotReportable("not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise NotReportable(f"corrupt JSON (line {exc.lineno}: {exc.msg})") from None
-    except OSError as exc:
-        raise NotReportable(f"cannot be read ({exc.strerror or exc})") from None
-
-
 def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
     """Every task and group of ours in one results file; NotReportable when it holds none."""
-    config = data.get("config") or {}
-    model = canonical_lm_eval_model(config, data.get("model_name"))
-    groups = set(data.get("groups") or {}) | set(data.get("group_subtasks") or {})
-    n_samples = data.get("n-samples") or {}
-    configs = data.get("configs") or {}
     runs: list[RunInfo] = []
     foreign: list[str] = []
     without_table: list[str] = []
@@ -133,54 +106,65 @@ def read_lm_eval_results(path: Path, data: dict[str, Any]) -> list[RunInfo]:
             foreign.append(task)
             without_table.append(task)
             continue
-        own = (configs.get(task) or {}).get("metadata")
-        metadata = dict(own or _group_metadata(task, data, configs))
-        unscored = (v for k, v in result.items() if k.partition(",")[0] == "n_unscored")
-        source = None if task in groups else samples_beside(path, task)
-        members = ((data.get("group_subtasks") or {}).get(task) or []) if task in groups else [task]
-        docs = (_doc_provenance(samples_beside(path, member)) for member in members)  # checked
-        read = next(filter(None, docs), {})
-        runs.append(
-            RunInfo(
-                path=path,
-                harness="lm-eval",
-                benchmark=benchmark.title,
-                task=task,
-                setting={
-                    **({"aggregate": True} if task in groups else {}),
-                    **section.lm_eval_setting(task, metadata),
-                },
-                model=model,
-                metrics=_metrics(result),
-                samples=_samples(task, n_samples, result),
-                limit=limit_of(config.get("limit")),
-                subset=section.lm_eval_subset(task, metadata),
-                dataset=dataset_label(
-                    metadata.get("dataset"),
-                    read.get("dataset_revision") or metadata.get("dataset_revision"),
-                ),
-                dataset_sha256=read.get("dataset_sha256"),
-                dataset_rows=read.get("dataset_rows")
-                or (n_samples.get(task) or {}).get("original"),
-                judge=NOT_JUDGED
-                if str(metadata.get("judge_later")).lower() == "true"
-                else metadata.get("judge_model") or _jury_of(metadata.get("judge_models")),
-                versions={
-                    "task_version": (data.get("versions") or {}).get(task),
-                    **{k: v for k, v in metadata.items() if k.endswith("_version")},
-                },
-                unscored=next((int(v) for v in unscored if isinstance(v, int | float)), None),
-                records_source=source,
-                rejudged=rejudged(metadata)
-                or rejudged(((data.get("judge") or {}).get("settings")) or {}),
-            )
-        )
+        runs.append(_lm_eval_task_run(path, data, task, result, benchmark.title, section))
     if not runs:
         named = ", ".join(sorted(foreign)[:5]) or "none"
         if without_table and len(without_table) == len(foreign):
             raise NotReportable(f"its tasks have no report table ({named})", True)
         raise NotReportable(f"an lm-eval results file, but none of its tasks is ours ({named})")
     return runs
+
+
+def _lm_eval_task_run(
+    path: Path,
+    data: dict[str, Any],
+    task: str,
+    result: dict[str, Any],
+    benchmark: str,
+    section: ReportSection,
+) -> RunInfo:
+    """One task's (or group's) run of a results file."""
+    config = data.get("config") or {}
+    groups = set(data.get("groups") or {}) | set(data.get("group_subtasks") or {})
+    n_samples = data.get("n-samples") or {}
+    configs = data.get("configs") or {}
+    own = (configs.get(task) or {}).get("metadata")
+    metadata = dict(own or _group_metadata(task, data, configs))
+    unscored = (v for k, v in result.items() if k.partition(",")[0] == "n_unscored")
+    members = ((data.get("group_subtasks") or {}).get(task) or []) if task in groups else [task]
+    docs = (_doc_provenance(samples_beside(path, member)) for member in members)  # checked
+    read = next(filter(None, docs), {})
+    return RunInfo(
+        path=path,
+        harness="lm-eval",
+        benchmark=benchmark,
+        task=task,
+        setting={
+            **({"aggregate": True} if task in groups else {}),
+            **section.lm_eval_setting(task, metadata),
+        },
+        model=canonical_lm_eval_model(config, data.get("model_name")),
+        metrics=_metrics(result),
+        samples=_samples(task, n_samples, result),
+        limit=limit_of(config.get("limit")),
+        subset=section.lm_eval_subset(task, metadata),
+        dataset=dataset_label(
+            metadata.get("dataset"),
+            read.get("dataset_revision") or metadata.get("dataset_revision"),
+        ),
+        dataset_sha256=read.get("dataset_sha256"),
+        dataset_rows=read.get("dataset_rows") or (n_samples.get(task) or {}).get("original"),
+        judge=NOT_JUDGED
+        if str(metadata.get("judge_later")).lower() == "true"
+        else metadata.get("judge_model") or _jury_of(metadata.get("judge_models")),
+        versions={
+            "task_version": (data.get("versions") or {}).get(task),
+            **{k: v for k, v in metadata.items() if k.endswith("_version")},
+        },
+        unscored=next((int(v) for v in unscored if isinstance(v, int | float)), None),
+        records_source=None if task in groups else samples_beside(path, task),
+        rejudged=rejudged(metadata) or rejudged(((data.get("judge") or {}).get("settings")) or {}),
+    )
 
 
 def _group_metadata(task: str, data: dict[str, Any], configs: dict[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,8 @@ from typing import Any
 from inspect_culture.judging.jury import jury_label, jury_roles_in_order
 from inspect_culture.report.model import NOT_JUDGED, RunInfo
 from inspect_culture.report.section import inspect_owner
-from inspect_culture.run_files import UnreadableLog, first_line, read_log
+from inspect_culture.run_files import UnreadableLog, first_line
+from inspect_culture.run_files.inspect_outputs import read_log
 
 
 class NotReportable(ValueError):

@@ -11,14 +11,12 @@ from typing import Any
 from inspect_culture.judging.jury import JURY_KEY
 from inspect_culture.report.model import RunInfo
 from inspect_culture.report.section import RecordSource, section_of
-from inspect_culture.run_files.eval_summaries import raw_summaries
+from inspect_culture.run_files.inspect_outputs import score_metadata, summary_score_metadata
 from inspect_culture.run_files.lm_eval_outputs import DamagedLine
 from inspect_culture.run_files.lm_eval_outputs import outcome_records as read_outcome_records
 
 # What Inspect puts in a summary in place of a metadata value over 1 kB
 _THINNED = "Key removed from summary (> 1k)"
-# Sample fields the records never need, when a sample must be read in full
-_EXCLUDE = {"messages", "events", "store", "attachments"}
 
 _cache: dict[Path, list[dict[str, Any]]] = {}
 _skipped: dict[Path, list[DamagedLine]] = {}  # an lm-eval samples file's damaged lines, as read
@@ -63,37 +61,16 @@ def _record_source(run: RunInfo) -> RecordSource:
 
 def _inspect_records(path: Path, family: RecordSource) -> list[dict[str, Any]]:
     """From the log's sample summaries; a sample thinned out of its summary is read in full."""
-    from inspect_ai.log import read_eval_log_sample, read_eval_log_sample_summaries
-
     records = []
     try:
-        raw = raw_summaries(path)
-        summaries = (
-            [(s["id"], s.get("epoch", 1), _score_metadata(s)) for s in raw]
-            if raw is not None
-            else [
-                (s.id, s.epoch, [v.metadata for v in (s.scores or {}).values()])
-                for s in read_eval_log_sample_summaries(str(path))
-            ]
-        )
-        for sample_id, epoch, metadata in summaries:
+        for sample_id, epoch, metadata in list(summary_score_metadata(path)):
             found = [_unnest(m, family) for m in metadata]
             if not any(found):
-                sample = read_eval_log_sample(
-                    str(path), id=sample_id, epoch=epoch, exclude_fields=_EXCLUDE
-                )
-                found = [_unnest(s.metadata, family) for s in (sample.scores or {}).values()]
+                found = [_unnest(m, family) for m in score_metadata(path, sample_id, epoch)]
             records.extend(record for record in found if record)
     except Exception as exc:  # noqa: BLE001 (a damaged sample section: say so, keep the header)
         raise RecordsUnavailable(f"{path}: samples unreadable ({type(exc).__name__})") from None
     return records
-
-
-def _score_metadata(summary: Mapping[str, Any]) -> list[Any]:
-    scores = summary.get("scores")
-    if not isinstance(scores, Mapping):
-        return []  # no records here: the sample is read in full
-    return [s.get("metadata") for s in scores.values() if isinstance(s, Mapping)]
 
 
 def _unnest(metadata: Mapping[str, Any] | None, family: RecordSource) -> dict[str, Any] | None:

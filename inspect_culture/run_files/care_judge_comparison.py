@@ -15,6 +15,7 @@ from inspect_culture.datasets_hub.hashing import sha256_text
 from inspect_culture.judging.reasons import JUDGE_LATER
 from inspect_culture.run_files import RunsError
 from inspect_culture.run_files import lm_eval_outputs as lm
+from inspect_culture.run_files.finder import LM_EVAL_SAMPLES, SAMPLES_NAME, run_files
 from inspect_culture.run_files.judge_comparison import judge_warnings, number, table_text
 from inspect_culture.stats.human_agreement import correlations
 
@@ -36,7 +37,7 @@ def care_samples_files(path: str | Path) -> list[Path]:
     path = Path(path).expanduser()
     if not path.exists():
         raise RunsError(f"{path} does not exist")
-    files = [path] if path.is_file() else sorted(path.rglob("samples_care_*.jsonl"))
+    files = [path] if path.is_file() else run_files(path, [LM_EVAL_SAMPLES])
     return lm.newest_samples(files, _TASK)
 
 
@@ -51,7 +52,7 @@ def read_care_judgements(path: str | Path) -> CareJudgements:
     judges: set[str] = set()
     found = CareJudgements("")
     for file in files:
-        task = lm.SAMPLES_NAME.match(file.name)["task"]  # type: ignore[index]
+        task = SAMPLES_NAME.match(file.name)["task"]  # type: ignore[index]
         for where, key, line in lm.samples(file):
             if OUTCOME_KEY not in line:
                 raise RunsError(f"{where}: no {OUTCOME_KEY!r} result (not a judged CARE run?)")

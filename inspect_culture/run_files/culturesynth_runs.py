@@ -9,8 +9,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspect_culture.run_files import RunsError, UnreadableLog, read_log, report_to_stderr
+from inspect_culture.run_files import RunsError, UnreadableLog, report_to_stderr
 from inspect_culture.run_files import lm_eval_outputs as lm
+from inspect_culture.run_files.finder import (
+    INSPECT_LOG,
+    LM_EVAL_SAMPLES,
+    SAMPLES_NAME,
+    is_results_file,
+    run_files,
+)
+from inspect_culture.run_files.inspect_outputs import read_log
 
 INSPECT = "inspect"
 LM_EVAL = "lm-eval"
@@ -69,7 +77,7 @@ def _inspect_task(path: Path) -> tuple[str, str] | None:
 
 
 def _samples_file(path: Path) -> RunFile | None:
-    match = lm.SAMPLES_NAME.match(path.name)
+    match = SAMPLES_NAME.match(path.name)
     if not match or not _LM_EVAL_TASK.match(match.group("task")):
         return None
     return RunFile(path, LM_EVAL, match.group("task"), match.group("stamp"))
@@ -82,19 +90,17 @@ def find_run_files(path: str | Path, report: Report = report_to_stderr) -> list[
         raise RunsError(f"{path} does not exist")
     if path.is_file():
         return _explicit_file(path)
-    files = [p for p in sorted(path.rglob("*")) if p.is_file() and p.name != "logs.json"]
     found: list[RunFile] = []
-    for candidate in files:
-        if candidate.suffix in (".eval", ".json") and not lm.is_results_file(candidate):
-            if (found_task := _inspect_task(candidate)) is None:
-                continue
-            task, status = found_task
-            # failed or interrupted attempts beside the run that worked: read only when named
-            if status == "success":
-                found.append(RunFile(candidate, INSPECT, task))
-            else:
-                report(f"{candidate}: skipped, the run's status is {status}")
-    lm_eval = lm.newest_samples([p for p in files if p.suffix == ".jsonl"], _LM_EVAL_TASK, report)
+    for candidate in run_files(path, [INSPECT_LOG]):
+        if candidate.name == "logs.json" or (found_task := _inspect_task(candidate)) is None:
+            continue
+        task, status = found_task
+        # failed or interrupted attempts beside the run that worked: read only when named
+        if status == "success":
+            found.append(RunFile(candidate, INSPECT, task))
+        else:
+            report(f"{candidate}: skipped, the run's status is {status}")
+    lm_eval = lm.newest_samples(run_files(path, [LM_EVAL_SAMPLES]), _LM_EVAL_TASK, report)
     return found + [run for p in lm_eval if (run := _samples_file(p))]
 
 
@@ -106,13 +112,10 @@ def _explicit_file(path: Path) -> list[RunFile]:
                 "samples_culturesynth[_answers]_<lang>_<timestamp>.jsonl)"
             )
         return [run]
-    if lm.is_results_file(path):
-        stamp = path.stem.removeprefix(lm.RESULTS_PREFIX)
-        runs = [
-            run
-            for candidate in sorted(path.parent.glob(f"samples_*_{stamp}.jsonl"))
-            if (run := _samples_file(candidate))
-        ]
+    if is_results_file(path):
+        [lm_eval_run] = lm.find_runs(path, error=RunsError)
+        samples = sorted(lm_eval_run.samples.values())
+        runs = [run for candidate in samples if (run := _samples_file(candidate))]
         if not runs:
             raise RunsError(f"{path}: no CultureSynth samples files of this run next to it")
         return runs

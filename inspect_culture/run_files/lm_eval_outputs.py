@@ -1,5 +1,6 @@
 """The one reader (and writer) of lm-eval output folders, `results_<ts>.json` and its
-`samples_<task>_<ts>.jsonl`; each error is one line (file, line, field) of the caller's `error`."""
+`samples_<task>_<ts>.jsonl` (`finder` finds them); each error is one line (file, line, field) of
+the caller's `error`."""
 
 from __future__ import annotations
 
@@ -14,11 +15,17 @@ from typing import Any
 
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.hashing import sha256_file
+from inspect_culture.run_files.finder import (
+    LM_EVAL_RESULTS,
+    LM_EVAL_SAMPLES,
+    RESULTS_PREFIX,
+    SAMPLES_NAME,
+    run_files,
+    samples_path,
+)
 
 log = logging.getLogger(__name__)
 
-RESULTS_PREFIX = "results_"
-SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>[^_]+)\.jsonl$")
 Error = Callable[[str], Exception]
 
 
@@ -33,22 +40,34 @@ class LmEvalRun:
         return self.results_path.stem.removeprefix(RESULTS_PREFIX)
 
 
-def is_results_file(path: Path) -> bool:
-    return path.suffix == ".json" and path.name.startswith(RESULTS_PREFIX)
-
-
 def samples_beside(results: Path, task: str) -> Path | None:
     """The task's samples file beside a results file; None when the run did not log samples."""
-    stamp = results.stem.removeprefix(RESULTS_PREFIX)
-    found = results.with_name(f"samples_{task}_{stamp}.jsonl")
+    found = samples_path(results, task)
     return found if found.is_file() else None
 
 
 def _json(path: Path, error: Error) -> Any:
+    return results_json(
+        path, lambda why: error(f"{path}: not a readable JSON results file ({why})")
+    )
+
+
+def results_json(path: Path, error: Error = DataValidationError) -> Any:
+    """A results file's JSON; else `error` says why in words (the caller names the file)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise error(f"{path}: not a readable JSON results file ({exc})") from None
+        with path.open(encoding="utf-8") as handle:
+            return json.load(handle)
+    except UnicodeDecodeError:
+        raise error("not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise error(f"corrupt JSON (line {exc.lineno}: {exc.msg})") from None
+    except OSError as exc:
+        raise error(f"cannot be read ({exc.strerror or exc})") from None
+
+
+def holds_results(data: Any) -> bool:
+    """Whether a JSON file's data is lm-eval's results (its `results` and `config`)."""
+    return isinstance(data, dict) and isinstance(data.get("results"), dict) and "config" in data
 
 
 def find_runs(
@@ -59,7 +78,7 @@ def find_runs(
     if root.is_file():
         paths = [root]
     elif root.is_dir():
-        paths = sorted(root.rglob(f"{RESULTS_PREFIX}*.json"))
+        paths = run_files(root, [LM_EVAL_RESULTS])
         own = skip.expanduser().resolve() if skip is not None else None
         if own is not None and own.is_relative_to(root.resolve()):  # not when -o holds root
             paths = [p for p in paths if not p.resolve().is_relative_to(own)]
@@ -293,7 +312,11 @@ def lm_eval_samples_file(path: str | Path, task: str) -> Path:
         raise DatasetUnavailableError(
             f"{path} does not exist (expected an lm-eval samples file or an --output_path folder)"
         )
-    candidates = sorted(path.rglob(f"samples_{task}_*.jsonl"), key=lambda p: p.stat().st_mtime)
+    found = run_files(path, [LM_EVAL_SAMPLES])
+    candidates = sorted(
+        (p for p in found if SAMPLES_NAME.match(p.name)["task"] == task),  # type: ignore[index]
+        key=lambda p: p.stat().st_mtime,
+    )
     if not candidates:
         raise DatasetUnavailableError(
             f"no samples_{task}_*.jsonl under {path}: run `lm_eval --tasks {task} "

@@ -15,7 +15,7 @@ from inspect_ai.solver import Generate, TaskState, solver
 
 from inspect_culture.report import records as records_module
 from inspect_culture.report.section import RecordSource
-from inspect_culture.run_files.eval_summaries import raw_summaries
+from inspect_culture.run_files.inspect_outputs import raw_summaries
 
 FAMILY = RecordSource(prefix="tiny", lm_eval_field="record", inspect_key="record")
 LONG = "word " * 400  # over 1 kB: Inspect thins this record out of the sample's summary
