@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from inspect_culture import __version__
 from inspect_culture.datasets_hub.errors import DataValidationError
@@ -18,9 +18,6 @@ from inspect_culture.run_files import RunsError
 from inspect_culture.run_files import report_to_stderr as _warn
 from inspect_culture.run_files.judge_comparison import agreement_modules
 from inspect_culture.task_catalogue import all_tasks
-
-if TYPE_CHECKING:
-    from inspect_culture.report.drawing_helper import DrawingHelper
 
 
 def _cmd_list(_: argparse.Namespace) -> int:
@@ -180,8 +177,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from inspect_culture.report.build import check_dependencies, needs_figures
-    from inspect_culture.report.drawing_helper import DrawingHelper
+    from inspect_culture.report.build import check_dependencies
     from inspect_culture.report.model import ReportDependencyError
     from inspect_culture.report.render import parse_formats
 
@@ -190,17 +186,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
         check_dependencies(formats)
     except (ValueError, ReportDependencyError) as exc:
         raise SystemExit(f"culture-evals report: {exc}") from None
-    warm = ("inspect_culture.report.figures",)
-    wanted = getattr(args, "drawing_helper", False) and needs_figures(formats)
-    helper = DrawingHelper.start(warm) if wanted else None
-    try:
-        return _report(args, formats, helper)
-    finally:
-        if helper is not None:
-            helper.close()
+    return _report(args, formats)
 
 
-def _report(args: argparse.Namespace, formats: Sequence[str], helper: DrawingHelper | None) -> int:
+def _report(args: argparse.Namespace, formats: Sequence[str]) -> int:
     from inspect_culture.report.build import build_report, write_report
 
     report = build_report(args.runs)
@@ -212,7 +201,7 @@ def _report(args: argparse.Namespace, formats: Sequence[str], helper: DrawingHel
     for warning in report.warnings:
         _warn(f"warning: {warning}")
     try:
-        written = write_report(report, Path(args.output), formats, helper)
+        written = write_report(report, Path(args.output), formats)
     except OSError as exc:
         raise SystemExit(f"culture-evals report: cannot write {args.output}: {exc}") from None
     runs = len(report.runs)
@@ -503,11 +492,8 @@ def _add_commands(parser: argparse.ArgumentParser, dest: str, commands: Sequence
             sub.set_defaults(run=command.run)
 
 
-def main(argv: Sequence[str] | None = None, *, drawing_helper: bool = False) -> int:
-    """`drawing_helper`: `report` may draw half its figures in a second process (the command
-    line only: `drawing_helper.py` says why)."""
+def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    args.drawing_helper = drawing_helper
     return args.run(args)
 
 
@@ -518,7 +504,7 @@ _QUICK_EXIT = frozenset({"report"})
 
 def run() -> None:
     """The `culture-evals` console script."""
-    code = main(drawing_helper=True)
+    code = main()
     if sys.argv[1:2] and sys.argv[1] in _QUICK_EXIT:
         logging.shutdown()
         sys.stdout.flush()
