@@ -135,6 +135,27 @@ def _judges(benchmark: Benchmark, task: str) -> bool:
     return any(re.fullmatch(family.pattern, task) for family in benchmark.lm_eval_judged)
 
 
+def _judging_record(
+    source: Path, public: Mapping[str, Any], batches: list[dict[str, Any]] | None
+) -> dict[str, Any]:
+    """What a judged results file says of its judging: the judge, its settings, the mode (and
+    the OpenAI batches, when batched), when, from which run and by which tool."""
+    record: dict[str, Any] = {
+        "model": public.get("judge_model"),
+        "base_url": public.get("judge_base_url"),
+        "settings": public,
+        "mode": "openai-batch" if batches is not None else "concurrent",
+        "judged_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "source": str(source),
+        "tool": f"culture-evals judge {__version__}",
+    }
+    if batches is not None:
+        record["batches"] = [
+            {k: b[k] for k in ("batch_id", "input_file_id", "status")} for b in batches
+        ]
+    return record
+
+
 def judge_outputs(
     source: Path,
     output: Path,
@@ -178,20 +199,8 @@ def judge_outputs(
             with use_judge_backend(backend) if backend else nullcontext():
                 judged.append(judge_task(saved, config, found, judge, repeats))
         public = {**public_settings(tasks[0][-1]), **repeats.settings(), **judging}
-        record = {
-            "model": public.get("judge_model"),
-            "base_url": public.get("judge_base_url"),
-            "settings": public,
-            "mode": "openai-batch" if batch else "concurrent",
-            "judged_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "source": str(run.results_path),
-            "tool": f"culture-evals judge {__version__}",
-        }
-        if batch:
-            record["batches"] = [
-                {k: b[k] for k in ("batch_id", "input_file_id", "status")}
-                for b in summary.batch[first_batch:]
-            ]
+        batches = summary.batch[first_batch:] if batch else None
+        record = _judging_record(run.results_path, public, batches)
         results = judged_results(run.results, judged, record, public)
         # the output folder mirrors the run's (lm-eval names it after the model)
         parent = run.results_path.parent

@@ -37,7 +37,7 @@ from inspect_culture.judging.options import (
     resolve_jury_settings,
     resolve_repeats,
 )
-from inspect_culture.judging.protocol import JudgeReply, JudgeRequest
+from inspect_culture.judging.protocol import Judged, JudgeReply, JudgeRequest
 from inspect_culture.judging.reasons import (
     HOW_TO_JUDGE,
     JUDGE_LATER_REASON,
@@ -261,22 +261,29 @@ def judged_filter(
         **constraint_record(settings[0].constraint if settings else "none"),
         **repeats.settings(),
     }
-    out = []
-    for doc_judgings, result in zip(judgings, judged, strict=True):
-        shown = [_shown(doc_replies) for doc_replies in doc_judgings]
-        first = next(iter(shown[0].values()))
-        if JURY_KEY in result.details:  # a jury judged it (not a doc no judge was asked of)
-            fields: dict[str, Any] = {"judge_replies": shown[0], JURY_KEY: result.details[JURY_KEY]}
-        elif games:
-            fields = {"games": first}
-        else:
-            [one] = first
-            fields = {"judge_text": one["text"], "error": one["error"], "cached": one["cached"]}
-        if REPEATS_KEY in result.details:
-            fields |= {"rejudged_replies": shown[1:], REPEATS_KEY: result.details[REPEATS_KEY]}
-        record = {**head, **fields, "outcome": result.record, "reason": result.reason}
-        out.append(json.dumps(record, ensure_ascii=False))
-    return out
+    return [
+        json.dumps({**head, **_doc_fields(doc_judgings, result, games)}, ensure_ascii=False)
+        for doc_judgings, result in zip(judgings, judged, strict=True)
+    ]
+
+
+def _doc_fields(
+    doc_judgings: Sequence[Mapping[str, Sequence[JudgeReply]]], result: Judged, games: bool
+) -> dict[str, Any]:
+    """A doc's filtered response beyond the run's judges: its replies (each judging's), the
+    jury's and the re-judging's details, the outcome and the reason."""
+    shown = [_shown(doc_replies) for doc_replies in doc_judgings]
+    first = next(iter(shown[0].values()))
+    if JURY_KEY in result.details:  # a jury judged it (not a doc no judge was asked of)
+        fields: dict[str, Any] = {"judge_replies": shown[0], JURY_KEY: result.details[JURY_KEY]}
+    elif games:
+        fields = {"games": first}
+    else:
+        [one] = first
+        fields = {"judge_text": one["text"], "error": one["error"], "cached": one["cached"]}
+    if REPEATS_KEY in result.details:
+        fields |= {"rejudged_replies": shown[1:], REPEATS_KEY: result.details[REPEATS_KEY]}
+    return {**fields, "outcome": result.record, "reason": result.reason}
 
 
 def _say_summary(
