@@ -57,7 +57,6 @@ async def _note_refusal(response: Any) -> None:
         box.refused = classify(HTTPFailure(code, "")).what
 
 
-# what `bounded_generate` notes on a failed judgment's exception (PEP 678 notes)
 ATTEMPTS_NOTE = "inspect_culture: provider calls made: "
 REFUSED_NOTE = "inspect_culture: the judge's last answer: "
 
