@@ -11,7 +11,7 @@ from urllib.parse import urlparse
 from inspect_ai.model import Model, model_roles
 from inspect_ai.util import display_type
 
-from inspect_culture.inspect_adapter.compat import eval_epochs_reducers, registry_name
+from inspect_culture.inspect_adapter.eval_hooks import epochs_reducers, first_time
 from inspect_culture.inspect_adapter.roles import GRADER_ROLE, prerequisite_error
 from inspect_culture.judging.jury import RepeatedJudgeError, refuse_repeated_judges
 
@@ -38,13 +38,17 @@ def refuse_role_credentials() -> None:
 
 def refuse_other_reducers() -> None:
     """Our metrics average each question's epochs themselves (`scores="unreduced"`), so a
-    reducer other than the mean would be silently ignored: refuse it."""
-    names = [registry_name(r) for r in eval_epochs_reducers() or ()]
+    reducer other than the mean would be silently ignored: refuse it, at the first sample (the
+    eval's reducer is known once its task starts: `eval_hooks`), before any generation."""
+    names = epochs_reducers()
     if names and names != ["mean"]:
-        refuse(
+        message = (
             f"--epochs-reducer {','.join(names)}: this task's metrics average each question's "
             "epochs (the mean) themselves; drop --epochs-reducer or pass mean."
         )
+        if not first_time(message):  # every sample refuses; the words are said once
+            raise prerequisite_error()(message)
+        refuse(message)
 
 
 def refuse_repeated_roles(jury: Mapping[str, Model]) -> None:
