@@ -57,6 +57,13 @@ Messages = Sequence[Mapping[str, str]]
 RATE_LIMITED = Failure(f"HTTP 429 ({STATUS_WORDS[429]})", True, 429)
 
 
+async def _sleep_within(delay: float, budget: Budget) -> None:
+    """Sleep `delay` seconds, charged to `budget`."""
+    slept_from = now()
+    await asyncio.sleep(delay)
+    budget.spend(now() - slept_from)
+
+
 def served_identity(settings: JudgeSettings) -> str | None:
     return identity_of(settings.judge_id())
 
@@ -285,8 +292,6 @@ class OpenAICompatibleJudge:
         if held_from is not None:  # the storm it waited through in the queue
             budget.spend(self.pacer.held_since(held_from))
         attempts, failure, ended, rate_limited = 0, None, "", 0
-        chars = sum(len(str(m.get("content") or "")) for m in messages)
-        cost = chars / CHARS_PER_TOKEN + settings.max_tokens  # what a provider charges it
         spent = f" (judge_retry_budget of {settings.retry_budget:g} s spent"
         while True:
             if budget.left() <= 0:  # the waits ate the budget: say so
@@ -305,22 +310,10 @@ class OpenAICompatibleJudge:
                 )
                 break
             attempts += 1
-            limit = min(settings.timeout, max(budget.left(), 0.001))
-            self.calls += 1
-            try:  # aiohttp's own timer (connect, send and read): no extra task per attempt
-                text, headers = await self._request(client, messages, fmt, timeout=limit)
-            except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
-                failure = classify(exc, limit, self.settings.secrets())
-                if failure.status == 429:
-                    self.pacer.rate_limited(sent_at, failure.retry_after)
-            else:
-                self.pacer.succeeded(headers, cost)
-                if text is None or not text.strip():
-                    return JudgeReply(None, error=empty_reply(settings.model, settings.endpoint()))
-                return JudgeReply(redact(text, settings.secrets()))  # an echoed key goes
-            finally:
-                self.pacer.release()
-                budget.spend(now() - sent_at)
+            outcome = await self._attempt(client, messages, fmt, budget, sent_at)
+            if isinstance(outcome, JudgeReply):
+                return outcome
+            failure = outcome
             if not failure.retryable:
                 break
             # a 429 that says how long to wait is waited out by the pacer, within the budget,
@@ -332,24 +325,65 @@ class OpenAICompatibleJudge:
             if attempts > settings.max_retries:
                 ended = f" (judge_max_retries={settings.max_retries} reached)"
                 break
-            backoff = min(self.retry_max_delay, self.retry_base_delay * 2 ** (attempts - 1))
-            delay = failure.retry_after or 0.0
-            if not paced:
-                delay = max(backoff * (0.5 + random.random() / 2), delay)
+            delay = self._retry_delay(failure, attempts, bool(paced))
             if delay >= budget.left():
                 asked = failure.retry_after
                 ended = spent + (f"; the server asked to wait {asked:g} s)" if asked else ")")
                 break
             if delay and not paced:  # a paced 429 waits in the pacer's hold, at `acquire`
-                slept_from = now()
-                await asyncio.sleep(delay)
-                budget.spend(now() - slept_from)
+                await _sleep_within(delay, budget)
         assert failure is not None
+        seconds = max(now() - start, budget.spent)
+        return self._gave_up(failure, attempts + rate_limited, seconds, ended)
+
+    def _gave_up(self, failure: Failure, attempts: int, seconds: float, ended: str) -> JudgeReply:
+        """The judgment's end without a reply: the last failure, the attempts, the time."""
+        settings = self.settings
         error = call_failed(
             failure.what, settings.model, settings.endpoint(),
-            attempts=attempts + rate_limited, seconds=max(now() - start, budget.spent), ended=ended,
+            attempts=attempts, seconds=seconds, ended=ended,
         )  # fmt: skip
         return JudgeReply(None, error=redact(error, settings.secrets()))
+
+    async def _attempt(
+        self,
+        client: aiohttp.ClientSession,
+        messages: Messages,
+        fmt: VerdictFormat | None,
+        budget: Budget,
+        sent_at: float,
+    ) -> JudgeReply | Failure:
+        """One attempt, sent at `sent_at` within what is left of `budget`: the reply, or the
+        failure (a 429 told to the pacer); the slot released and the time spent either way."""
+        settings = self.settings
+        limit = min(settings.timeout, max(budget.left(), 0.001))
+        self.calls += 1
+        try:  # aiohttp's own timer (connect, send and read): no extra task per attempt
+            text, headers = await self._request(client, messages, fmt, timeout=limit)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
+            failure = classify(exc, limit, settings.secrets())
+            if failure.status == 429:
+                self.pacer.rate_limited(sent_at, failure.retry_after)
+            return failure
+        else:
+            chars = sum(len(str(m.get("content") or "")) for m in messages)
+            cost = chars / CHARS_PER_TOKEN + settings.max_tokens  # what a provider charges it
+            self.pacer.succeeded(headers, cost)
+            if text is None or not text.strip():
+                return JudgeReply(None, error=empty_reply(settings.model, settings.endpoint()))
+            return JudgeReply(redact(text, settings.secrets()))  # an echoed key goes
+        finally:
+            self.pacer.release()
+            budget.spend(now() - sent_at)
+
+    def _retry_delay(self, failure: Failure, attempts: int, paced: bool) -> float:
+        """The wait before the next attempt: the server's Retry-After, and unless the pacer
+        holds it (`paced`), at least a jittered exponential backoff."""
+        backoff = min(self.retry_max_delay, self.retry_base_delay * 2 ** (attempts - 1))
+        delay = failure.retry_after or 0.0
+        if not paced:
+            delay = max(backoff * (0.5 + random.random() / 2), delay)
+        return delay
 
     async def _request(
         self,
