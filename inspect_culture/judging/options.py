@@ -74,6 +74,17 @@ def _seconds_or_none(key: str, value: Any) -> float | None:
     return None if value is None else number
 
 
+def _temperature(key: str, value: Any) -> float:
+    """A sampling temperature: a number >= 0 (0: greedy)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool) or not math.isfinite(number) or number < 0:
+        raise JudgeConfigError(f"{key}={value!r}: must be a number >= 0 (0, the default: greedy)")
+    return number
+
+
 def _constraint(key: str, value: Any) -> str:
     return check_constraint(value)
 
@@ -288,6 +299,19 @@ OPTIONS: tuple[Option, ...] = (
         annotation="float",
         flag_type=float,
     ),
+    _option(
+        "judge_temperature",
+        0.0,  # greedy: re-judging then measures only what an API judge varies by itself
+        _temperature,
+        "sample the judge at this temperature (default 0: greedy)",
+        *INSPECT,
+        METADATA,
+        FLAG,
+        annotation="float",
+        flag_type=float,
+        field="temperature",
+        sends="temperature",
+    ),
 )
 
 
@@ -376,8 +400,8 @@ class JudgeSettings:
     model: str
     base_url: str | None
     api_key: str = field(default="", repr=False)
-    temperature: float = 0.0
-    # the others: the declared options' defaults (OPTIONS)
+    # the declared options' defaults (OPTIONS)
+    temperature: float = _lm_eval_default("temperature")
     seed: int | None = _lm_eval_default("seed")
     max_tokens: int = _lm_eval_default("max_tokens")
     concurrency: int = _lm_eval_default("concurrency")

@@ -25,6 +25,7 @@ JUDGE_TASK = {
     "judge_later": False,
     "judge_repeats": 1,
     "rejudge_fraction": 1.0,
+    "judge_temperature": 0.0,  # the one option added since (greedy, as before)
 }
 JUDGE_SCORER = {k: v for k, v in JUDGE_TASK.items() if k != "judge_preflight"}
 CARE = {"language": "zh", "prompting": "zero_shot", "judge_mapping": "paper", "per_category": None}
