@@ -215,6 +215,29 @@ def test_only_the_requested_formats(real_runs: Path, tmp_path: Path) -> None:
     assert sorted(p.name for p in out.iterdir()) == ["results.csv"]
 
 
+_IMPORTS_MATPLOTLIB = """
+import sys
+from inspect_culture.cli import main
+import inspect_culture.inspect_entry_point, inspect_culture.lm_eval_tasks.care.utils  # tasks load
+code = main(["report", sys.argv[1], "-o", sys.argv[2], "--format", sys.argv[3]])
+print(code, "matplotlib" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize(("formats", "imported"), [("csv,tex", False), ("figures", True)])
+def test_matplotlib_is_imported_only_to_draw(
+    real_runs: Path, tmp_path: Path, formats: str, imported: bool
+) -> None:
+    """Loading the tasks and a report without figures never import matplotlib."""
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORTS_MATPLOTLIB, str(real_runs / "lm_eval"), str(tmp_path),
+         formats],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-2:] == ["0", str(imported)]
+
+
 def _copy_lm_eval_results(real_runs: Path, tmp_path: Path, task: str) -> tuple[Path, dict]:
     """A copy of the lm-eval run holding `task`, samples file included, to alter."""
     for results in sorted((real_runs / "lm_eval").rglob("results_*.json")):
