@@ -39,7 +39,7 @@ def _number(value: float | None) -> str:
 
 def records(report: Report) -> Iterator[dict[str, str]]:
     """The CSV lines as dicts: cells without a value are left out, not written empty."""
-    for section in common.sections(report):
+    for section in common.tables_by_benchmark(report):
         for table in section.tables:
             for row in table.rows:
                 for col in table.columns:

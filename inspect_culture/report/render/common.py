@@ -74,7 +74,7 @@ def save(path: Path, text: str) -> Path:
 
 
 @dataclass(frozen=True)
-class Section:
+class BenchmarkTables:
     """One benchmark's tables: main tables first, supporting (secondary) tables after."""
 
     benchmark: str
@@ -82,13 +82,13 @@ class Section:
     tables: tuple[Table, ...]
 
 
-def sections(report: Report) -> list[Section]:
+def tables_by_benchmark(report: Report) -> list[BenchmarkTables]:
     """Benchmarks in the order their first table appears; within one, main before secondary."""
     order: dict[str, list[Table]] = {}
     for table in report.tables:
         order.setdefault(table.benchmark, []).append(table)
     return [
-        Section(name, anchor(name), tuple(sorted(tables, key=lambda t: t.secondary)))
+        BenchmarkTables(name, anchor(name), tuple(sorted(tables, key=lambda t: t.secondary)))
         for name, tables in order.items()
     ]
 
@@ -105,7 +105,7 @@ def summary(report: Report) -> str:
     rows = [row for table in report.tables for row in table.rows if row.kind != PUBLISHED]
     models = len(dict.fromkeys([*(run.model for run in report.runs), *(r.model for r in rows)]))
     text = f"{runs} run{'s' if runs != 1 else ''} of {models} model{'s' if models != 1 else ''}"
-    if marks := [section.benchmark for section in sections(report)]:
+    if marks := [section.benchmark for section in tables_by_benchmark(report)]:
         text += f"; benchmarks: {', '.join(marks)}"
     return text + "."
 

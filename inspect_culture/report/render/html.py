@@ -63,7 +63,10 @@ def write_html(report: Report, path: Path) -> Path:
         legend=common.CELL_LEGEND,
         warnings=report.warnings,
         skipped=report.skipped,
-        sections=[(s, [common.table_view(t) for t in s.tables]) for s in common.sections(report)],
+        sections=[
+            (s, [common.table_view(t) for t in s.tables])
+            for s in common.tables_by_benchmark(report)
+        ],
         figures=[
             replace(view, href=os.path.relpath(view.figure.png, path.parent))
             for view in map(figure_view, report.figures)

@@ -181,7 +181,7 @@ def render_latex(report: Report) -> str:
         "% Published rows: model in italics with a dagger; their sources are noted under each table.",
         "",
     ]
-    tables = [table for section in common.sections(report) for table in section.tables]
+    tables = [table for section in common.tables_by_benchmark(report) for table in section.tables]
     if not tables:
         head.append("% No tables: none of the inputs held results.")
     return "\n".join(head + [table_latex(table) + "\n" for table in tables]).rstrip() + "\n"

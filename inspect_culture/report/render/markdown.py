@@ -92,7 +92,7 @@ def write_markdown(report: Report, path: Path) -> Path:
     if report.skipped:
         skipped = [f"- {escape(str(item.path))}: {escape(item.reason)}" for item in report.skipped]
         out += ["## Skipped inputs", "", *skipped, ""]
-    for section in common.sections(report):
+    for section in common.tables_by_benchmark(report):
         out += [f"## {escape(section.benchmark)}", ""]
         for table in section.tables:
             out += results_table(table)
