@@ -50,6 +50,7 @@ def care(
     jury_rule: str = DEFAULT_RATING_RULE,
     *,
     judge: JudgeOptions,
+    **judge_parameters: Any,  # the judge's, declared in judging/options.py
 ) -> Task:
     """CARE (Guo et al., EMNLP 2025).
 
@@ -148,6 +149,7 @@ def care_judge(
     jury_rule: str = DEFAULT_RATING_RULE,
     *,
     judge: JudgeOptions,
+    **judge_parameters: Any,  # the judge's, declared in judging/options.py
 ) -> Scorer:
     """The grader rates the answer 1-10 with the category's rubric; no rating = unscored. A
     jury's rating is the mean (or median) of its judges'."""

@@ -204,7 +204,7 @@ def cqbench_vs_scorer(skip_empty: bool = False) -> Scorer:
 
 @task
 @judge_parameters(TASK)
-def cqbench_ve(setting: str = "random", *, judge: JudgeOptions) -> Task:
+def cqbench_ve(setting: str = "random", *, judge: JudgeOptions, **judge_parameters: Any) -> Task:
     """Value extraction: summarize the story's themes, then list its values (two generations,
     as upstream); a judge scores each gold value 1 / 0.5 / 0 against the extracted values.
 
@@ -266,7 +266,7 @@ def ve_breakdown() -> Metric:
 
 @scorer(metrics=[ve_breakdown()])
 @judge_parameters(SCORER)
-def cqbench_ve_judge(*, judge: JudgeOptions) -> Scorer:
+def cqbench_ve_judge(*, judge: JudgeOptions, **judge_parameters: Any) -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         item = {**state.metadata, "id": str(state.sample_id)}
         judges, judged, replies = await judge_sample(

@@ -97,6 +97,7 @@ def culturesynth(
     seed: int = 0,
     *,
     judge: JudgeOptions,
+    **judge_parameters: Any,  # the judge's, declared in judging/options.py
 ) -> Task:
     """CultureSynth-7 (Zhang et al., Findings of EMNLP 2025).
 
@@ -238,7 +239,9 @@ def culturesynth_breakdown() -> Metric:
 
 @scorer(metrics=[culturesynth_breakdown()])
 @judge_parameters(SCORER)
-def culturesynth_judge(swap: bool = True, seed: int = 0, *, judge: JudgeOptions) -> Scorer:
+def culturesynth_judge(
+    swap: bool = True, seed: int = 0, *, judge: JudgeOptions, **judge_parameters: Any
+) -> Scorer:
     """Both answer orders (or the coin's one) judged; +1 / 0 / -1 from the target's side."""
     with scorer_setup_errors():
         settings = spec.validate(swap=swap, seed=seed)

@@ -40,9 +40,11 @@ def as_int(name: str, value: Any, minimum: int | None = None, optional: bool = F
 
 def judge_parameters(where: str = TASK) -> Callable[[Made], Made]:
     """The judge parameters of a judged task (TASK) or its judge scorer (SCORER), from their
-    declaration, in place of its `judge` parameter: Inspect reads them in the signature (`-T`,
-    the log's task and scorer arguments, `inspect score`), and the function gets them checked,
-    as one `JudgeOptions` (a bad value: the task's or scorer's setup error naming it)."""
+    declaration, in place of its `judge` and `**judge_parameters` parameters: Inspect reads them
+    in the signature (`-T`, the log's task and scorer arguments, `inspect score`), and the
+    function gets them checked, as one `JudgeOptions` (a bad value: the task's or scorer's setup
+    error naming it). `**judge_parameters` (always empty) tells a reader of the source, such as
+    the Register's lint of README commands, that the task takes more than it lists."""
     errors = task_setup_errors if where == TASK else scorer_setup_errors
     options = declared(where)
     judge = [
@@ -57,7 +59,8 @@ def judge_parameters(where: str = TASK) -> Callable[[Made], Made]:
 
     def decorate(made: Made) -> Made:
         own = inspect.signature(made)
-        listed = [judge if p.name == "judge" else [p] for p in own.parameters.values()]
+        kept = [p for p in own.parameters.values() if p.kind != p.VAR_KEYWORD]
+        listed = [judge if p.name == "judge" else [p] for p in kept]
         signature = own.replace(parameters=[p for group in listed for p in group])
 
         @functools.wraps(made)
