@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_culture.judge_command.rejudge import TaskJudgement
+from inspect_culture.run_files.finder import RESULTS_PREFIX, samples_path
 
 
 def group_weighting(config: Mapping[str, Any]) -> dict[str, bool]:
@@ -144,9 +145,9 @@ def write_run(
 ) -> Path:
     """Write the results file and one samples file per task; returns the results file."""
     folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{RESULTS_PREFIX}{stamp}.json"
     for found in judged:
         lines = (json.dumps(line, ensure_ascii=False, default=str) + "\n" for line in found.lines)
-        (folder / f"samples_{found.task}_{stamp}.jsonl").write_text("".join(lines), "utf-8")
-    path = folder / f"results_{stamp}.json"
+        samples_path(path, found.task).write_text("".join(lines), "utf-8")
     path.write_text(json.dumps(results, indent=2, ensure_ascii=False, default=str), "utf-8")
     return path

@@ -6,7 +6,6 @@ for cell: a difference is a bug, and the job says where and fails."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import shutil
@@ -113,7 +112,7 @@ def run_lm_eval(
     from lm_eval.tasks import TaskManager
 
     from inspect_culture.lm_eval_tasks import include_path
-    from inspect_culture.run_files.lm_eval_outputs import save_lm_eval_outputs
+    from inspect_culture.run_files.lm_eval_outputs import judge_reply_of, save_lm_eval_outputs
 
     metadata = {
         "judge_model": MODEL_ALIAS,
@@ -154,7 +153,7 @@ def run_lm_eval(
     for k, v in results["results"][task].items():
         if k.endswith(",judged") and "stderr" not in k:
             metrics[k.removesuffix(",judged")] = v
-    replies = [json.loads(sample["filtered_resps"][0]) for sample in samples]
+    replies = [judge_reply_of(sample) for sample in samples]
     judged = [(r["judge_text"], r["outcome"]["rating"]) for r in replies]
     return HarnessRun(language, "lm-eval", metrics, judged)
 

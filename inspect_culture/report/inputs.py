@@ -22,6 +22,7 @@ from inspect_culture.run_files.finder import (
     INSPECT_LOG,
     LM_EVAL_RESULTS,
     is_results_file,
+    kind_of,
     peek,
     run_files,
 )
@@ -52,7 +53,7 @@ def read_run(path: Path) -> list[RunInfo]:
         raise NotReportable(f"cannot be read ({exc.strerror or exc})") from None
     if size == 0:
         raise NotReportable("empty file")
-    if path.suffix == ".eval":
+    if path.suffix != ".json" and kind_of(path) == INSPECT_LOG:
         return [read_inspect_log(path)]
     if path.suffix != ".json":
         raise NotReportable(

@@ -147,6 +147,32 @@ def export_baseline(
         else _lm_eval_answers(run, role, report)
         for run in found
     ]
+    named = _model_named(harvests, model)
+    first = harvests[0]
+    for other in harvests[1:]:
+        if other.settings != first.settings:
+            raise RunsError(
+                f"the answers were generated with different settings: {first.settings} "
+                f"({first.source['path']}) and {other.settings} ({other.source['path']}); a "
+                "baseline file records one set, so export these runs separately"
+            )
+    datasets = {h.source["dataset_sha256"]: h.source["path"] for h in harvests}
+    datasets.pop(None, None)
+    responses = _merged_answers(harvests, report)
+    if len(datasets) > 1:
+        listed = "; ".join(f"{path}: {sha}" for sha, path in datasets.items())
+        raise RunsError(f"the inputs answered different dataset files: {listed}")
+    return BaselineResponses(
+        model=named,
+        responses=responses,
+        generation_settings=dict(first.settings),
+        sources=[h.source for h in harvests],
+        dataset_sha256=next(iter(datasets), None),
+    )
+
+
+def _model_named(harvests: list[_Harvest], model: str | None) -> str:
+    """`model`, else the one model the runs name."""
     named = {h.model: h.source["path"] for h in harvests if h.model}
     if not model and not named:
         raise RunsError(
@@ -159,14 +185,11 @@ def export_baseline(
             f"the runs hold answers of different models: {a} ({a_path}) and {b} ({b_path}); "
             "export one model's runs (or name the model with --model)"
         )
-    first = harvests[0]
-    for other in harvests[1:]:
-        if other.settings != first.settings:
-            raise RunsError(
-                f"the answers were generated with different settings: {first.settings} "
-                f"({first.source['path']}) and {other.settings} ({other.source['path']}); a "
-                "baseline file records one set, so export these runs separately"
-            )
+    return model or next(iter(named))
+
+
+def _merged_answers(harvests: list[_Harvest], report: runs.Report) -> dict[str, str]:
+    """Every run's answers, one per question (the same answer twice is fine, two an error)."""
     responses: dict[str, str] = {}
     origin: dict[str, str] = {}
     for harvest in harvests:
@@ -187,15 +210,4 @@ def export_baseline(
         )
     if not responses:
         raise RunsError("no answers to export: every question failed or is empty")
-    datasets = {h.source["dataset_sha256"]: h.source["path"] for h in harvests}
-    datasets.pop(None, None)
-    if len(datasets) > 1:
-        listed = "; ".join(f"{path}: {sha}" for sha, path in datasets.items())
-        raise RunsError(f"the inputs answered different dataset files: {listed}")
-    return BaselineResponses(
-        model=model or next(iter(named)),
-        responses=responses,
-        generation_settings=dict(first.settings),
-        sources=[h.source for h in harvests],
-        dataset_sha256=next(iter(datasets), None),
-    )
+    return responses
