@@ -325,7 +325,6 @@ def _lm_eval_default(settings_field: str) -> Any:
     return next(o.default for o in declared(METADATA) if o.field == settings_field)
 
 
-SWITCHES = ("judge_later", "judge_preflight")
 REPEAT_KEYS = ("judge_repeats", "rejudge_fraction")  # re-judging: `judging/repeats.py`
 # Every judge key a judged task accepts in --metadata (the API key is refused, by design).
 JUDGE_KEYS = tuple(o.name for o in declared(METADATA) if o.name not in REPEAT_KEYS)
