@@ -67,10 +67,22 @@ def say_if_nothing_scored(finished: EvalLog) -> None:
     print(banner, file=sys.stderr, flush=True)
 
 
-@hooks(name="inspect_culture", description="inspect-culture's judged tasks: reducers, alarms")
 class JudgedTaskHooks(Hooks):
     async def on_task_start(self, data: TaskStart) -> None:
         _REDUCERS[asyncio.get_running_loop()] = list(data.spec.config.epochs_reducer or ())
 
     async def on_task_end(self, data: TaskEnd) -> None:
         say_if_nothing_scored(data.log)
+
+
+_watching = False
+
+
+def watch_judged_tasks() -> None:
+    """Subscribe `JudgedTaskHooks` once a judged task is built, not when this package loads:
+    Inspect loads our entry point for every eval, and names each hook subscribed by then on its
+    first lines; an eval of ours gets the hooks all the same (they are looked up per event)."""
+    global _watching
+    if not _watching:
+        _watching = True
+        hooks(name="inspect_culture", description="inspect-culture's judged tasks")(JudgedTaskHooks)

@@ -34,7 +34,7 @@ from inspect_culture.inspect_adapter.build_checks import (
 )
 from inspect_culture.inspect_adapter.compat import active_model
 from inspect_culture.inspect_adapter.engines import apply_engine_defaults
-from inspect_culture.inspect_adapter.eval_hooks import note_judge_later
+from inspect_culture.inspect_adapter.eval_hooks import note_judge_later, watch_judged_tasks
 from inspect_culture.inspect_adapter.failures import (
     ATTEMPTS,
     ATTEMPTS_NOTE,
@@ -199,6 +199,7 @@ def checked_grader(
 ) -> Solver:
     """`require_grader`, its checks made now when `inspect eval` is building the task (before any
     log exists), with the refusals only a build can make (`build_checks.py`)."""
+    watch_judged_tasks()  # the eval's reducer, the all-unscored alarm (`eval_hooks`)
     grader_solver = require_grader(options, verdict_format, required_roles, judge_calls, task_label)
     if active_model() is None:  # not built by Inspect's eval: checked at the first sample
         return grader_solver

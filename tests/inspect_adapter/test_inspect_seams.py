@@ -129,7 +129,9 @@ def test_an_epochs_reducer_other_than_mean_is_refused(tmp_path: Path) -> None:
     with StubOpenAIServer(responder=care_responder) as server:
         grader = get_model("openai-api/stub/judge", base_url=server.base_url, api_key="k-1234567")
         refused = _by_name(server, tmp_path, grader, epochs=Epochs(2, "max"))
-        assert server.requests == []  # refused at the first sample, before any generation
+        # refused at the first sample, before any generation (the judge's preflight was made
+        # while the task was built: the eval's reducer is known only once its task starts)
+        assert [r["model"] for r in server.requests] == ["judge"]
     assert refused.status == "error"
     message = refused.error.message
     assert "--epochs-reducer max" in message and "mean" in message
