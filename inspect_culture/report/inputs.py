@@ -18,14 +18,7 @@ from inspect_culture.report.inspect_logs import (
 )
 from inspect_culture.report.model import NOT_JUDGED, RunInfo, Skipped
 from inspect_culture.report.section import ReportSection, lm_eval_owner
-from inspect_culture.run_files.finder import (
-    INSPECT_LOG,
-    LM_EVAL_RESULTS,
-    is_results_file,
-    kind_of,
-    peek,
-    run_files,
-)
+from inspect_culture.run_files import finder
 from inspect_culture.run_files.lm_eval_outputs import (
     holds_results,
     results_json,
@@ -53,14 +46,14 @@ def read_run(path: Path) -> list[RunInfo]:
         raise NotReportable(f"cannot be read ({exc.strerror or exc})") from None
     if size == 0:
         raise NotReportable("empty file")
-    if path.suffix != ".json" and kind_of(path) == INSPECT_LOG:
-        return [read_inspect_log(path)]
     if path.suffix != ".json":
+        if finder.kind_of(path) == finder.INSPECT_LOG:
+            return [read_inspect_log(path)]
         raise NotReportable(
             "neither an Inspect log (.eval, .json) nor an lm-eval results file (results_*.json)"
         )
-    head = peek(path)
-    lm_eval = is_results_file(path) or '"results"' in head
+    head = finder.peek(path)
+    lm_eval = finder.is_results_file(path) or '"results"' in head
     if lm_eval and holds_results(data := results_json(path, NotReportable)):
         return read_lm_eval_results(path, data)
     if '"eval"' in head:
@@ -77,7 +70,7 @@ def _candidates(inputs: Sequence[str | Path], skipped: list[Skipped]) -> Iterabl
     for raw in inputs:
         path = Path(raw).expanduser()
         if path.is_dir():
-            if not (files := run_files(path, (INSPECT_LOG, LM_EVAL_RESULTS))):
+            if not (files := finder.run_files(path, (finder.INSPECT_LOG, finder.LM_EVAL_RESULTS))):
                 skipped.append(
                     Skipped(path, "no Inspect log (.eval/.json) or lm-eval results_*.json in it")
                 )

@@ -9,15 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspect_culture.run_files import RunsError, UnreadableLog, report_to_stderr
+from inspect_culture.run_files import RunsError, UnreadableLog, finder, report_to_stderr
 from inspect_culture.run_files import lm_eval_outputs as lm
-from inspect_culture.run_files.finder import (
-    INSPECT_LOG,
-    LM_EVAL_SAMPLES,
-    SAMPLES_NAME,
-    is_results_file,
-    run_files,
-)
 from inspect_culture.run_files.inspect_outputs import read_log
 
 INSPECT = "inspect"
@@ -77,7 +70,7 @@ def _inspect_task(path: Path) -> tuple[str, str] | None:
 
 
 def _samples_file(path: Path) -> RunFile | None:
-    match = SAMPLES_NAME.match(path.name)
+    match = finder.SAMPLES_NAME.match(path.name)
     if not match or not _LM_EVAL_TASK.match(match.group("task")):
         return None
     return RunFile(path, LM_EVAL, match.group("task"), match.group("stamp"))
@@ -91,7 +84,7 @@ def find_run_files(path: str | Path, report: Report = report_to_stderr) -> list[
     if path.is_file():
         return _explicit_file(path)
     found: list[RunFile] = []
-    for candidate in run_files(path, [INSPECT_LOG]):
+    for candidate in finder.run_files(path, [finder.INSPECT_LOG]):
         if candidate.name == "logs.json" or (found_task := _inspect_task(candidate)) is None:
             continue
         task, status = found_task
@@ -100,7 +93,9 @@ def find_run_files(path: str | Path, report: Report = report_to_stderr) -> list[
             found.append(RunFile(candidate, INSPECT, task))
         else:
             report(f"{candidate}: skipped, the run's status is {status}")
-    lm_eval = lm.newest_samples(run_files(path, [LM_EVAL_SAMPLES]), _LM_EVAL_TASK, report)
+    lm_eval = lm.newest_samples(
+        finder.run_files(path, [finder.LM_EVAL_SAMPLES]), _LM_EVAL_TASK, report
+    )
     return found + [run for p in lm_eval if (run := _samples_file(p))]
 
 
@@ -112,7 +107,7 @@ def _explicit_file(path: Path) -> list[RunFile]:
                 "samples_culturesynth[_answers]_<lang>_<timestamp>.jsonl)"
             )
         return [run]
-    if is_results_file(path):
+    if finder.is_results_file(path):
         [lm_eval_run] = lm.find_runs(path, error=RunsError)
         samples = sorted(lm_eval_run.samples.values())
         runs = [run for candidate in samples if (run := _samples_file(candidate))]

@@ -15,14 +15,7 @@ from typing import Any
 
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.hashing import sha256_file
-from inspect_culture.run_files.finder import (
-    LM_EVAL_RESULTS,
-    LM_EVAL_SAMPLES,
-    RESULTS_PREFIX,
-    SAMPLES_NAME,
-    run_files,
-    samples_path,
-)
+from inspect_culture.run_files import finder
 
 log = logging.getLogger(__name__)
 
@@ -37,12 +30,12 @@ class LmEvalRun:
 
     @property
     def stamp(self) -> str:
-        return self.results_path.stem.removeprefix(RESULTS_PREFIX)
+        return self.results_path.stem.removeprefix(finder.RESULTS_PREFIX)
 
 
 def samples_beside(results: Path, task: str) -> Path | None:
     """The task's samples file beside a results file; None when the run did not log samples."""
-    found = samples_path(results, task)
+    found = finder.samples_path(results, task)
     return found if found.is_file() else None
 
 
@@ -78,7 +71,7 @@ def find_runs(
     if root.is_file():
         paths = [root]
     elif root.is_dir():
-        paths = run_files(root, [LM_EVAL_RESULTS])
+        paths = finder.run_files(root, [finder.LM_EVAL_RESULTS])
         own = skip.expanduser().resolve() if skip is not None else None
         if own is not None and own.is_relative_to(root.resolve()):  # not when -o holds root
             paths = [p for p in paths if not p.resolve().is_relative_to(own)]
@@ -107,8 +100,8 @@ def find_runs(
 
 def results_of(samples: Path, error: Error = DataValidationError) -> dict[str, Any] | None:
     """A samples file's `results_<ts>.json` (`<name>_<ts>.json` for a .json output) or None."""
-    stamp = SAMPLES_NAME.match(samples.name)["stamp"]  # type: ignore[index]
-    candidates = [samples.parent / f"{RESULTS_PREFIX}{stamp}.json"]
+    stamp = finder.SAMPLES_NAME.match(samples.name)["stamp"]  # type: ignore[index]
+    candidates = [samples.parent / f"{finder.RESULTS_PREFIX}{stamp}.json"]
     for candidate in candidates + sorted(samples.parent.glob(f"*_{stamp}.json")):
         if candidate.is_file() and isinstance(data := _json(candidate, error), dict):
             return data
@@ -140,7 +133,7 @@ def newest_samples(
     """The newest samples file per folder and task fully matching `tasks`; `say` hears of others."""
     newest: dict[tuple[Path, str], tuple[str, Path]] = {}
     for file in files:
-        match = SAMPLES_NAME.match(file.name)
+        match = finder.SAMPLES_NAME.match(file.name)
         if not match or not tasks.fullmatch(match["task"]):
             continue
         key, found = (file.parent, match["task"]), (match["stamp"], file)
@@ -312,9 +305,9 @@ def lm_eval_samples_file(path: str | Path, task: str) -> Path:
         raise DatasetUnavailableError(
             f"{path} does not exist (expected an lm-eval samples file or an --output_path folder)"
         )
-    found = run_files(path, [LM_EVAL_SAMPLES])
+    found = finder.run_files(path, [finder.LM_EVAL_SAMPLES])
     candidates = sorted(
-        (p for p in found if SAMPLES_NAME.match(p.name)["task"] == task),  # type: ignore[index]
+        (p for p in found if finder.SAMPLES_NAME.match(p.name)["task"] == task),  # type: ignore[index]
         key=lambda p: p.stat().st_mtime,
     )
     if not candidates:
