@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -66,13 +66,17 @@ from inspect_culture.judging.jury import (
     JURY_KEY,
     JuryJudging,
     judge_calls_text,
-    jury_label,
     jury_roles_in_order,
 )
 from inspect_culture.judging.options import JudgeOptions
-from inspect_culture.judging.protocol import Item, Judged, JudgeReply
-from inspect_culture.judging.reasons import JUDGE_LATER_REASON
-from inspect_culture.judging.repeats import REPEATS_KEY, judgings_outcome, repeat_seed
+from inspect_culture.judging.orchestration import (
+    JudgedLater,
+    judge_answers,
+    judge_names,
+    judges_named,
+)
+from inspect_culture.judging.protocol import Item, Judged, JudgeReply, JudgeRequest
+from inspect_culture.judging.repeats import REPEATS_KEY, repeat_seed
 
 DEFAULT_OPTIONS = JudgeOptions()  # every judge option at its default
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
@@ -316,7 +320,7 @@ async def bounded_generate(
 
 
 async def judge_reply(
-    grader: Model | None,
+    grader: Model,
     prompt: str | list[ChatMessage],
     verdict_format: VerdictFormat | None = None,
     options: JudgeOptions = DEFAULT_OPTIONS,
@@ -326,9 +330,6 @@ async def judge_reply(
     `judgment_timeout`;
     a failure becomes a reason in words (never the error body), so the run goes on. Judging r
     of a re-judged answer sends the judge seed plus r-1 (`judging/repeats.py`)."""
-    if grader is None:
-        note_judge_later()
-        return None, JUDGE_LATER_REASON
     store = reply_cache()
     identity = identity_of(judge_id(grader)) if store is not None else None
     limit = judgment_timeout(grader, options.judge_timeout)
@@ -357,6 +358,38 @@ async def judge_reply(
     return reply_text(verdict_format, constraint, completion), error
 
 
+class _Grader:
+    """One Inspect grader as a judge transport: its requests at once, through Inspect's model
+    API (`judge_reply`)."""
+
+    def __init__(self, grader: Model, options: JudgeOptions) -> None:
+        self.grader, self.options = grader, options
+
+    async def send(self, requests: Sequence[JudgeRequest], judging: int) -> list[JudgeReply]:
+        results = await asyncio.gather(
+            *(
+                judge_reply(
+                    self.grader,
+                    to_chat_messages(q.messages),
+                    q.verdict_format,
+                    self.options,
+                    judging,
+                )
+                for q in requests
+            )
+        )
+        return [JudgeReply(text, error) for text, error in results]
+
+
+class _Later(JudgedLater):
+    """A generation-only run's transport, which Inspect's end-of-task note learns of."""
+
+    async def send(self, requests: Sequence[JudgeRequest], judging: int) -> list[JudgeReply]:
+        if requests:
+            note_judge_later()
+        return await super().send(requests, judging)
+
+
 async def judge_sample(
     judging: JuryJudging,
     item: Item,
@@ -365,50 +398,30 @@ async def judge_sample(
     rule: str = "majority",
 ) -> tuple[dict[str, Model], Judged, dict[str, list[JudgeReply]]]:
     """The judges by name (none without a request), the outcome, and each judge's replies to the
-    benchmark's judge requests for one answer, all sent concurrently; a jury's outcome by `rule`
-    (`judging/jury.py`), judged again as `options.repeats` says (`judging/repeats.py`)."""
+    benchmark's judge requests for one answer, all sent concurrently by the one orchestration
+    (`judging/orchestration.py`); a jury's outcome by `rule` (`judging/jury.py`), judged again
+    as `options.repeats` says (`judging/repeats.py`)."""
     requests = judging.requests(item, answer)
     jury = jury_roles(options.self_grade, options.judge_later) if requests else {}
-    graders: list[Model | None] = list(jury.values()) or [None]
-    judgings = range(1, (options.repeats.of(item["id"]) if jury else 1) + 1)
-
-    async def replies_of(grader: Model | None, r: int) -> list[JudgeReply]:
-        results = await asyncio.gather(
-            *(
-                judge_reply(grader, to_chat_messages(q.messages), q.verdict_format, options, r)
-                for q in requests
-            )
-        )
-        return [JudgeReply(text, error) for text, error in results]
-
-    calls = [(r, g) for r in judgings for g in graders]
-    replies_flat = await asyncio.gather(*(replies_of(g, r) for r, g in calls))
-    names = [f"judge_{k}" for k in range(1, len(graders) + 1)]
-    per_judging = [
-        dict(zip(names, replies_flat[(r - 1) * len(graders) : r * len(graders)])) for r in judgings
-    ]
-    judged = judgings_outcome(judging, item, answer, per_judging, rule)
+    transports = [_Grader(grader, options) for grader in jury.values()] or [_Later()]
+    [done] = await judge_answers(
+        judging, [(item, answer)], transports, rule=rule, repeats=options.repeats
+    )
     shown = {
         (name if r == 1 else f"{name}, judging {r}"): replies
-        for r, replies_by_name in zip(judgings, per_judging)
+        for r, replies_by_name in enumerate(done.judgings, 1)
         for name, replies in replies_by_name.items()
     }
-    named = {name: model for name, model in zip(names, jury.values())}
-    return named, judged, shown
+    return dict(zip(judge_names(len(jury)), jury.values())), done.judged, shown
 
 
 def judges_shown(judges: Mapping[str, Model], judged: Judged) -> dict[str, Any]:
-    """What a score's metadata says of its judges: the model, or for a jury each judge's model
-    and its value, votes and reason (`jury`)."""
+    """What a score's metadata says of its judges (`orchestration.judges_named`), with a jury's
+    votes and reasons (`jury`) and each judging's value (`repeats`)."""
     if not judges:
         return {"judge_model": "none (judge_later)"}
-    repeats = {REPEATS_KEY: judged.details[REPEATS_KEY]} if REPEATS_KEY in judged.details else {}
-    if len(judges) == 1:
-        return {"judge_model": str(next(iter(judges.values()))), **repeats}
-    models = {name: str(model) for name, model in judges.items()}
-    label = jury_label(list(models.values()))  # as the report names a jury
-    jury = {JURY_KEY: judged.details[JURY_KEY]} if JURY_KEY in judged.details else {}
-    return {"judge_model": label, "judge_models": models, **jury, **repeats}
+    kept = {key: judged.details[key] for key in (JURY_KEY, REPEATS_KEY) if key in judged.details}
+    return {**judges_named([str(model) for model in judges.values()]), **kept}
 
 
 def explanation_of(replies: Mapping[str, list[JudgeReply]]) -> str | None:

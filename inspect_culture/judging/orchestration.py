@@ -39,6 +39,7 @@ class JudgedLater:
 class JudgedAnswer:
     judged: Judged  # the outcome, combined over the jury and the judgings
     judgings: list[Replies]  # judging 1 first; one entry for an answer judged once
+    asked: bool  # whether the benchmark had any request for this answer
 
 
 def judge_names(count: int) -> list[str]:
@@ -66,33 +67,46 @@ async def judge_answers(
     repeats: Repeats = ONCE,
     judges_together: bool = True,
 ) -> list[JudgedAnswer]:
-    """Every answer's requests to every judge, judging after judging (judging r only for the
-    answers re-judging chose r times), and each answer's outcome (`repeats.judgings_outcome`).
-    `judges_together`: a jury's judges are asked at once; else one after another (lm-eval,
-    where each judge's client fills its own rate limit)."""
+    """Every answer's requests to every judge, judging r only for the answers re-judging chose
+    r times, and each answer's outcome (`repeats.judgings_outcome`). `judges_together`: every
+    judge and judging at once (Inspect: one answer a call); else one after another (lm-eval,
+    whose batches each fill the judge's rate limit)."""
     per_answer = [judging.requests(item, answer) for item, answer in answers]
     names = judge_names(len(transports))
     later = all(isinstance(t, JudgedLater) for t in transports)
     wanted = [
         1 if later or not q else repeats.of(item["id"]) for (item, _), q in zip(answers, per_answer)
     ]
-    judgings: list[list[Replies]] = [[] for _ in answers]
-    for r in range(1, max(wanted, default=1) + 1):
-        chosen = [i for i, n in enumerate(wanted) if n >= r]
-        asked = [per_answer[i] for i in chosen]
-        flat = [request for requests in asked for request in requests]
+    rounds = [
+        (r, [i for i, n in enumerate(wanted) if n >= r])
+        for r in range(1, max(wanted, default=1) + 1)
+    ]
+
+    async def judged_round(r: int, chosen: list[int]) -> list[list[JudgeReply]]:
+        flat = [request for i in chosen for request in per_answer[i]]
         sends = [t.send(flat, r) for t in transports]
         if judges_together:
-            replies = list(await asyncio.gather(*sends))
-        else:
-            replies = [await send for send in sends]
-        for i, answer_replies in zip(chosen, _by_answer(replies, asked), strict=True):
+            return list(await asyncio.gather(*sends))
+        return [await send for send in sends]
+
+    if judges_together:  # every judging at once too
+        replies = await asyncio.gather(*(judged_round(r, chosen) for r, chosen in rounds))
+    else:
+        replies = [await judged_round(r, chosen) for r, chosen in rounds]
+    judgings: list[list[Replies]] = [[] for _ in answers]
+    for (_, chosen), round_replies in zip(rounds, replies, strict=True):
+        asked = [per_answer[i] for i in chosen]
+        for i, answer_replies in zip(chosen, _by_answer(round_replies, asked), strict=True):
             judgings[i].append(dict(zip(names, answer_replies)))
     return [
         JudgedAnswer(
-            judgings_outcome(judging, item, answer, answer_judgings, rule), answer_judgings
+            judgings_outcome(judging, item, answer, answer_judgings, rule),
+            answer_judgings,
+            bool(requests),
         )
-        for (item, answer), answer_judgings in zip(answers, judgings, strict=True)
+        for (item, answer), answer_judgings, requests in zip(
+            answers, judgings, per_answer, strict=True
+        )
     ]
 
 

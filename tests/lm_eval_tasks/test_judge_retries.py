@@ -15,7 +15,7 @@ from inspect_culture.benchmarks.care.judging import care_rating_format
 from inspect_culture.judging.http_client import OpenAICompatibleJudge
 from inspect_culture.judging.options import JudgeSettings
 from inspect_culture.judging.protocol import JudgeReply, JudgeRequest, user_message
-from inspect_culture.judging.reasons import all_unscored_alarm, retry_after
+from inspect_culture.judging.reasons import JUDGE_LATER_REASON, all_unscored_alarm, retry_after
 from inspect_culture.lm_eval_tasks.judge import batch
 from tests.support.harness_runs import lm_eval_metrics, run_lm_eval
 from tests.support.openai_stub import StubOpenAIServer, care_responder
@@ -184,8 +184,8 @@ def test_judge_later_generates_without_a_judge(tmp_path: Path, monkeypatch, capf
     assert not {"judge_settings", "judge_model"} & {key for s in samples for key in s["doc"]}
     replies = [json.loads(s["filtered_resps"][0]) for s in samples]
     assert all(r["judge_text"] is None and r["judge_model"] is None for r in replies)
-    assert all(r["error"] == batch.JUDGE_LATER_REASON for r in replies)
-    assert "culture-evals judge" in batch.JUDGE_LATER_REASON
+    assert all(r["error"] == JUDGE_LATER_REASON for r in replies)
+    assert "culture-evals judge" in JUDGE_LATER_REASON
     stderr = capfd.readouterr().err
     assert "care_zh: generation only (judge_later): 3 outputs left unjudged" in stderr
     assert "culture-evals: WARNING" not in stderr
@@ -199,9 +199,11 @@ def test_judge_backend_hook_replaces_the_client(monkeypatch) -> None:
         return [JudgeReply("Rating: [[4]]") for _ in messages]
 
     batch.resolve_task_judge("t", {"judge_model": "bj", "judge_preflight": False})
-    monkeypatch.setattr(
-        OpenAICompatibleJudge, "judge_all_sync", lambda *a: pytest.fail("client used")
-    )
+
+    async def client_used(*_: object) -> None:
+        pytest.fail("client used")
+
+    monkeypatch.setattr(OpenAICompatibleJudge, "judge_all", client_used)
     fmt = care_rating_format()
     requests = [JudgeRequest(user_message(p), fmt) for p in ("p1", "p2")]
     with batch.use_judge_backend(backend):
@@ -233,7 +235,7 @@ def test_judge_later_in_the_pairwise_and_value_extraction_filters(capfd) -> None
     }  # fmt: skip
     [reply] = culturesynth.judge_filter(["my answer"], [pair_doc])
     games = json.loads(reply)["games"]
-    assert len(games) == 2 and all(g["error"] == batch.JUDGE_LATER_REASON for g in games)
+    assert len(games) == 2 and all(g["error"] == JUDGE_LATER_REASON for g in games)
     outcome = next(iter(culturesynth.process_results(pair_doc, [reply]).values()))
     assert outcome["outcome"] is None
     ve_doc = {
@@ -241,7 +243,7 @@ def test_judge_later_in_the_pairwise_and_value_extraction_filters(capfd) -> None
         "stories_without_summary": 0, "lm_eval_task": "cqbench_ve_social",
     }  # fmt: skip
     [reply] = ve.judge_filter(["[Final answer]: honesty"], [ve_doc])
-    assert json.loads(reply)["error"] == batch.JUDGE_LATER_REASON
+    assert json.loads(reply)["error"] == JUDGE_LATER_REASON
     stderr = capfd.readouterr().err
     assert "culturesynth_zh: generation only (judge_later): 1 outputs" in stderr
     assert "cqbench_ve_social: generation only (judge_later): 1 outputs" in stderr

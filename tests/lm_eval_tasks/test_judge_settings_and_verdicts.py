@@ -74,9 +74,12 @@ def test_a_null_seed_reaches_the_scoring_calls(monkeypatch: pytest.MonkeyPatch) 
     }
     batch.resolve_task_judge("t", metadata)
     sent: list = []
-    monkeypatch.setattr(
-        batch.OpenAICompatibleJudge, "judge_all_sync", lambda self, *a: sent.append(self) or []
-    )
+
+    async def recording(self: object, *_: object) -> list:
+        sent.append(self)
+        return []
+
+    monkeypatch.setattr(batch.OpenAICompatibleJudge, "judge_all", recording)
     [settings], _ = batch.judge_requests("t", [])
     assert settings.seed is None and sent[0].settings.seed is None
 

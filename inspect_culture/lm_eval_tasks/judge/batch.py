@@ -9,9 +9,8 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
-from itertools import islice
 from typing import Any
 
 from inspect_culture.judging.cache import open_cache
@@ -37,10 +36,15 @@ from inspect_culture.judging.options import (
     resolve_jury_settings,
     resolve_repeats,
 )
+from inspect_culture.judging.orchestration import (
+    JudgedLater,
+    Transport,
+    judge_answers,
+    judges_named,
+)
 from inspect_culture.judging.protocol import Judged, JudgeReply, JudgeRequest
 from inspect_culture.judging.reasons import (
     HOW_TO_JUDGE,
-    JUDGE_LATER_REASON,
     all_unscored_alarm,
     judge_later_note,
 )
@@ -48,7 +52,6 @@ from inspect_culture.judging.repeats import (
     ONCE,
     REPEATS_KEY,
     Repeats,
-    judgings_outcome,
     repeat_seed,
 )
 from inspect_culture.lm_eval_tasks.judge.known_keys import simple_evaluate_call
@@ -179,12 +182,8 @@ def use_task_judge(
             _TASK_REPEATS.pop(task, None)
 
 
-def judge_requests(
-    task: str, requests: Sequence[JudgeRequest], judging: int = 1
-) -> tuple[Jury | None, list[list[JudgeReply]]]:
-    """Every request of a task, in order, to each judge (a jury's one after another); a
-    generation-only run's replies say how to judge later. Judging r of re-judged answers sends
-    each judge's seed plus r-1 (`judging/repeats.py`)."""
+def _task_judges(task: str) -> Jury | None:
+    """The judges the task's loader resolved (None: generation only)."""
     if task not in _TASK_JUDGES:
         raise JudgeConfigError(
             f"{task}: no judge was resolved for this task in this process (its loader checks "
@@ -192,20 +191,44 @@ def judge_requests(
         )
     if isinstance(settings := _TASK_JUDGES[task], partial):
         settings = _TASK_JUDGES[task] = settings()
-    if settings is None:
-        return None, [[JudgeReply(None, error=JUDGE_LATER_REASON) for _ in requests]]
-    messages = [[dict(m) for m in r.messages] for r in requests]
-    formats = [r.verdict_format for r in requests]
-    replies = []
-    for judge in settings:
+    return settings
+
+
+@dataclass(frozen=True)
+class _LmEvalJudge:
+    """One judge of an lm-eval task as a transport: its HTTP client, or the batch backend in
+    use (`use_judge_backend`); judging r sends the judge's seed plus r-1."""
+
+    task: str
+    settings: JudgeSettings
+    backend: JudgeBackend | None
+
+    async def send(self, requests: Sequence[JudgeRequest], judging: int) -> list[JudgeReply]:
+        judge = self.settings
         if judging > 1:
             judge = replace(judge, seed=repeat_seed(judge.seed, judging))
-        if (backend := _BACKEND.get()) is not None:
-            replies.append(backend(judge, messages, formats))
-            continue
+        messages = [[dict(m) for m in r.messages] for r in requests]
+        formats = [r.verdict_format for r in requests]
+        if self.backend is not None:
+            return self.backend(judge, messages, formats)
         client = OpenAICompatibleJudge(judge, open_cache())
-        replies.append(client.judge_all_sync(messages, formats, f"Judging {task} ({judge.model})"))
-    return settings, replies
+        return await client.judge_all(messages, formats, f"Judging {self.task} ({judge.model})")
+
+
+def _transports(task: str, settings: Jury | None) -> list[Transport]:
+    if settings is None:
+        return [JudgedLater()]
+    return [_LmEvalJudge(task, judge, _BACKEND.get()) for judge in settings]
+
+
+def judge_requests(
+    task: str, requests: Sequence[JudgeRequest], judging: int = 1
+) -> tuple[Jury | None, list[list[JudgeReply]]]:
+    """Every request of a task, in order, to each judge (a jury's one after another); a
+    generation-only run's replies say how to judge later."""
+    settings = _task_judges(task)
+    transports = _transports(task, settings)
+    return settings, [run_sync(lambda t=t: t.send(requests, judging)) for t in transports]
 
 
 def judged_filter(
@@ -220,8 +243,9 @@ def judged_filter(
 ) -> list[str]:
     """Each doc's filtered response: JSON of its judge replies, the judges used and the outcome
     (a jury's by `rule`, each judge's verdicts under `jury`: `judging/jury.py`; re-judged docs'
-    judgings combined by `rule`, the later judgings' replies under `rejudged_replies`). With
-    `summary` (the task's metrics over its items, and the headline metric whose interval
+    judgings combined by `rule`, the later judgings' replies under `rejudged_replies`), judged
+    by the one orchestration (`judging/orchestration.py`), a jury's judges one after another.
+    With `summary` (the task's metrics over its items, and the headline metric whose interval
     re-judging widens), a jury's run says its judges' figures and a re-judged run how much of
     the headline interval judging makes: the figures Inspect's metrics show, which lm-eval's
     table has no rows for."""
@@ -231,24 +255,17 @@ def judged_filter(
     if not docs:
         return []
     task = str(docs[0]["lm_eval_task"])
-    per_doc = [judging.requests(doc, resp) for doc, resp in zip(docs, resps, strict=True)]
-    settings, replies = judge_requests(task, [r for requests in per_doc for r in requests])
-    names = [f"judge_{k}" for k in range(1, len(replies) + 1)]  # as Inspect's jury names them
-    # per doc, per judging: each judge's replies by name
-    judgings = [[dict(zip(names, doc_replies))] for doc_replies in _by_doc(replies, per_doc)]
+    settings = _task_judges(task)
     repeats = _TASK_REPEATS.get(task, ONCE) if settings is not None else ONCE
-    wanted = [repeats.of(doc["id"]) if requests else 1 for doc, requests in zip(docs, per_doc)]
-    for r in range(2, max(wanted) + 1):
-        chosen = [i for i, n in enumerate(wanted) if n >= r]
-        sub = [per_doc[i] for i in chosen]
-        _, more = judge_requests(task, [q for requests in sub for q in requests], judging=r)
-        for i, doc_replies in zip(chosen, _by_doc(more, sub), strict=True):
-            judgings[i].append(dict(zip(names, doc_replies)))
-    judged = [
-        judgings_outcome(judging, doc, resp, doc_judgings, rule)
-        for doc, resp, doc_judgings in zip(docs, resps, judgings, strict=True)
-    ]
-    reasons = [j.reason for j, requests in zip(judged, per_doc, strict=True) if requests]
+    transports = _transports(task, settings)
+    answers = list(zip(docs, resps, strict=True))
+    done = run_sync(
+        lambda: judge_answers(
+            judging, answers, transports, rule=rule, repeats=repeats, judges_together=False
+        )
+    )
+    judged = [answer.judged for answer in done]
+    reasons = [answer.judged.reason for answer in done if answer.asked]
     if settings is None:
         print(judge_later_note(task, HOW_TO_JUDGE["lm-eval"], len(reasons)), file=sys.stderr)
     elif alarm := all_unscored_alarm(task, reasons):
@@ -256,14 +273,16 @@ def judged_filter(
     if summary is not None and settings is not None:
         _say_summary(task, summary, judged)
     head = {
-        **_judges_shown(settings, names),
+        **judges_named([j.model for j in settings] if settings else []),
         **versions,
         **constraint_record(settings[0].constraint if settings else "none"),
         **repeats.settings(),
     }
     return [
-        json.dumps({**head, **_doc_fields(doc_judgings, result, games)}, ensure_ascii=False)
-        for doc_judgings, result in zip(judgings, judged, strict=True)
+        json.dumps(
+            {**head, **_doc_fields(answer.judgings, answer.judged, games)}, ensure_ascii=False
+        )
+        for answer in done
     ]
 
 
@@ -313,27 +332,6 @@ def _shown(replies: Mapping[str, Sequence[JudgeReply]]) -> dict[str, list[dict[s
         name: [{"text": r.text, "error": r.error, "cached": r.cached} for r in rs]
         for name, rs in replies.items()
     }
-
-
-def _by_doc(
-    replies: Sequence[Sequence[JudgeReply]], per_doc: Sequence[Sequence[Any]]
-) -> list[tuple[list[JudgeReply], ...]]:
-    """Each judge's replies to the task's requests (one list a judge), regrouped by doc: per doc,
-    one list of replies a judge."""
-    return list(zip(*(_per_doc(judge_replies, per_doc) for judge_replies in replies)))
-
-
-def _per_doc(replies: Sequence[JudgeReply], per_doc: Sequence[Sequence[Any]]) -> list[list[Any]]:
-    """One judge's replies to the task's requests, regrouped by doc."""
-    unread = iter(replies)
-    return [list(islice(unread, len(requests))) for requests in per_doc]
-
-
-def _judges_shown(settings: Jury | None, names: Sequence[str]) -> dict[str, Any]:
-    if settings is None or len(settings) == 1:
-        return {"judge_model": settings[0].model if settings else None}
-    models = [j.model for j in settings]
-    return {"judge_model": jury_label(models), "judge_models": dict(zip(names, models))}
 
 
 def judged_outcome(results: Sequence[str]) -> dict[str, Any]:
