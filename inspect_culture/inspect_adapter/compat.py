@@ -4,7 +4,7 @@ fails when a supported release (the floor or the newest, scripts/compat) changes
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
@@ -49,3 +49,11 @@ def register_scorer_alias(name: str, factory: Callable[..., Any]) -> bool:
     )
     registry.registry_add(partial(factory), info)
     return True
+
+
+def server_starter(model: Model) -> Callable[[], Awaitable[None]] | None:
+    """How to start the server Inspect starts itself for `model` (`vllm/` does on its first
+    generate), or None when it reaches a running one. The judge's check starts that server
+    first, outside its wall clock: Inspect has no public way to start it or ask whether it
+    will."""
+    return getattr(model.api, "_ensure_server_started", None)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
 
-from inspect_culture.inspect_adapter.compat import active_generate_config
+from inspect_culture.inspect_adapter.compat import active_generate_config, server_starter
 from inspect_culture.inspect_adapter.failures import (
     endpoint,
     guard_secrets,
@@ -63,7 +63,7 @@ async def _check(model: Model, role: str, timeout: float, probe: Probe | None = 
         return failure_message(role, model, path_problem, "correct base_url")
     # A server Inspect starts itself (`vllm/` starts it on the first generate) is started first,
     # outside the check's wall clock (loading a model takes minutes; its own limit applies).
-    if (ensure := getattr(model.api, "_ensure_server_started", None)) is not None:
+    if (ensure := server_starter(model)) is not None:
         try:
             await ensure()
         except Exception as exc:  # noqa: BLE001 - reported in words
@@ -110,7 +110,7 @@ async def preflight(model: Model, role: str, probe: Probe | None = None) -> str 
         check = _PREFLIGHTS[key] = loop.create_future()
         check.set_result(None)
     if check is None or check.get_loop() is not loop:
-        if hasattr(model.api, "_ensure_server_started"):  # the eval's own server: started here
+        if server_starter(model) is not None:  # the eval's own server: started here
             work = _check(model, role, PREFLIGHT_TIMEOUT, probe)
         else:  # outside the sample's context, so no sample limit counts the check
             work = loop.run_in_executor(None, preflight_at_build, model, role, probe, False)
@@ -123,7 +123,7 @@ def preflight_at_build(
 ) -> str | None:
     """`preflight` in a thread of its own, on a private copy of the model: while Inspect builds
     the task (its loop runs) or outside a sample. A server Inspect starts is checked in-loop."""
-    if str(model).startswith(("mockllm/", "none/")) or hasattr(model.api, "_ensure_server_started"):
+    if str(model).startswith(("mockllm/", "none/")) or server_starter(model) is not None:
         return None
     args = {"base_url": model.api.base_url, "api_key": model.api.api_key, **model.model_args}
     copy = get_model(str(model), config=model.config, memoize=False, **args)
