@@ -23,14 +23,129 @@ NORMAD_SAMPLE = DATA / "normad_sample.csv"
 WHEELHOUSE_ENV = "INSPECT_CULTURE_WHEELHOUSE"
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Deselect (not skip) the install test outside scripts/compat: it needs the floor wheels."""
-    if os.environ.get(WHEELHOUSE_ENV):
-        return
-    kept = [item for item in items if item.get_closest_marker("packaging") is None]
+# Tests bound to the wall clock. By file name (the folder may move), ALL for every test of the
+# file; tests/test_serial_tests.py checks that each name exists.
+ALL = frozenset({"*"})
+# The benchmark scripts' storms and rate limits (benchmarks/judge_chaos.py, rate_limits.py):
+# each runs the harnesses in subprocesses against retry budgets and 429 windows of seconds, with
+# margins that hold on a loaded machine; run one at a time, on one pytest-xdist worker (an
+# `xdist_group`), never beside one another.
+ONE_AT_A_TIME: dict[str, frozenset[str]] = {
+    "test_judge_chaos.py": ALL,
+    "test_full_scale_and_rate_limits.py": frozenset(
+        {"test_rate_limits_runs_tiny", "test_rate_limits_storms_end_or_recover"}
+    ),
+}
+ONE_AT_A_TIME_GROUP = "benchmark-scripts-storms"
+# Tight bounds (an elapsed time of a few seconds, a budget of 1-2.5 s, a 30-s stop): a busy
+# neighbour could fail them, so scripts/run-tests and scripts/compat run them in a pass of their
+# own, alone, after the parallel pass (`--serial-tests=skip`, then `--serial-tests=only`).
+SERIAL_TESTS: dict[str, frozenset[str]] = {
+    # Retry-After waits and retry budgets of 1-2.5 s, checked against the elapsed time
+    "test_judge_retries.py": frozenset(
+        {
+            "test_retry_after_is_waited_out",
+            "test_a_short_rate_limit_window_ends_scored",
+            "test_a_spent_budget_ends_unscored_saying_so",
+            "test_the_budget_bounds_a_hanging_judgment",
+        }
+    ),
+    # llama.cpp's server, which takes every core, stops within 30 s of a Ctrl-C
+    "test_local_server_cli.py": frozenset(
+        {"test_local_server_prints_the_arguments_and_stops_on_ctrl_c"}
+    ),
+    # a provider's limits refilling over a 0.2-s "minute"
+    "test_judge_pacing.py": frozenset(
+        {"test_the_client_judges_everything_at_a_providers_limits_without_paying_twice"}
+    ),
+    # the preflight's 1-s wall clock and elapsed-time bounds
+    "test_inspect_judge_preflight.py": frozenset(
+        {
+            "test_unreachable_grader_stops_before_generation_without_hanging",
+            "test_hung_grader_is_cut_by_the_preflight_wall_clock",
+            "test_a_server_inspect_starts_itself_gets_its_start_up_time",
+        }
+    ),
+    # judge_timeout of 1.2-2 s against hangs, queues and a 429 storm, with elapsed-time bounds
+    "test_inspect_judge_reasons.py": frozenset(
+        {
+            "test_hung_judgment_ends_unscored_at_judge_timeout_and_the_eval_goes_on",
+            "test_a_hung_attempt_is_abandoned_and_retried",
+            "test_judge_timeout_counts_from_the_first_attempt_not_the_connection_queue",
+            "test_a_judgment_timed_out_in_a_429_storm_names_the_judges_last_answer",
+        }
+    ),
+}
+SERIAL_CHOICES = ("skip", "only")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--serial-tests",
+        choices=SERIAL_CHOICES,
+        default=None,
+        help="skip: deselect the timing-bound tests (the parallel pass); only: run just them",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "serial: timing-bound, runs alone after the parallel pass (tests/conftest.py)"
+    )
+
+
+def _listed(item: pytest.Item, table: dict[str, frozenset[str]]) -> bool:
+    names = table.get(item.path.name)
+    function = getattr(item, "originalname", item.name)
+    return names is not None and (names is ALL or function in names)
+
+
+def _module_scoped(item: pytest.Item) -> bool:
+    """Whether the test uses a fixture built once per module (a workspace, a built wheel)."""
+    fixtures = getattr(item, "_fixtureinfo", None)
+    return fixtures is not None and any(
+        defs and defs[-1].scope == "module" for defs in fixtures.name2fixturedefs.values()
+    )
+
+
+def _grouped(item: pytest.Item) -> bool:
+    return item.get_closest_marker("xdist_group") is not None
+
+
+def _deselect(config: pytest.Config, items: list[pytest.Item], keep) -> None:
+    kept = [item for item in items if keep(item)]
     if len(kept) < len(items):
         config.hook.pytest_deselected(items=[i for i in items if i not in kept])
         items[:] = kept
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect (not skip) the install test outside scripts/compat: it needs the floor wheels.
+    Mark the timing-bound tests `serial` (and keep or drop them as --serial-tests says), and
+    keep tests on one pytest-xdist worker (`--dist loadgroup`): the storm scripts, one at a time,
+    and a module's tests when they share a module-scoped fixture: built once, and run in file
+    order (the documented commands' one working folder)."""
+    if not os.environ.get(WHEELHOUSE_ENV):
+        _deselect(config, items, lambda item: item.get_closest_marker("packaging") is None)
+    for item in items:
+        if _listed(item, SERIAL_TESTS):
+            item.add_marker(pytest.mark.serial)
+        if _listed(item, ONE_AT_A_TIME):
+            item.add_marker(pytest.mark.xdist_group(ONE_AT_A_TIME_GROUP))
+        elif _module_scoped(item):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # longest first: the slow tests (end-to-end runs, seconds to minutes each) before the
+        # fast ones, so that no worker starts a long one while the other has nothing left (a
+        # group keeps its own order)
+        items.sort(key=lambda item: not (_grouped(item) or item.get_closest_marker("slow")))
+    wanted = config.getoption("--serial-tests")
+    if wanted:
+        only = wanted == "only"
+        _deselect(
+            config, items, lambda item: (item.get_closest_marker("serial") is not None) == only
+        )
 
 
 def _closed_port() -> int:

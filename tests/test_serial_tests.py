@@ -1,5 +1,6 @@
-"""The timing-bound tests that run alone (tests/conftest.py's SERIAL_TESTS) exist, and the
---serial-tests passes split the suite between them and the rest, with nothing lost."""
+"""The timing-bound tests that tests/conftest.py runs alone (SERIAL_TESTS) or one at a time on one
+worker (ONE_AT_A_TIME) exist, and the --serial-tests passes split the suite between the first
+and the rest, with nothing lost."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ALL, SERIAL_TESTS
+from tests.conftest import ALL, ONE_AT_A_TIME, SERIAL_TESTS
 
 TESTS = Path(__file__).parent
 ROOT = TESTS.parent
@@ -21,10 +22,13 @@ def _functions(path: Path) -> set[str]:
     return {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
 
 
-@pytest.mark.parametrize("name", sorted(SERIAL_TESTS))
-def test_every_serial_test_is_found(name: str) -> None:
+@pytest.mark.parametrize(
+    ("table", "name"),
+    [(table, name) for table in (SERIAL_TESTS, ONE_AT_A_TIME) for name in sorted(table)],
+)
+def test_every_listed_test_is_found(table: dict[str, frozenset[str]], name: str) -> None:
     [path] = TESTS.rglob(name)  # one file of that name: a renamed file would run in parallel
-    names = SERIAL_TESTS[name]
+    names = table[name]
     if names is not ALL:
         assert names <= _functions(path), names - _functions(path)
 
