@@ -61,7 +61,7 @@ def step(name: str) -> Iterator[None]:
 
 # Sampling defaults as instruct checkpoints on the Hub ship them in generation_config.json (these
 # are Qwen2.5-7B-Instruct's). The GGUF has none; with them, the smoke meets what users meet: a
-# `vllm serve` that applies them to every request field left out (inspect_plumbing/engines.py).
+# `vllm serve` that applies them to every request field left out (inspect_adapter/engines.py).
 HUB_SAMPLING_DEFAULTS = {
     "do_sample": True, "temperature": 0.7, "top_p": 0.8, "top_k": 20, "repetition_penalty": 1.05,
 }  # fmt: skip

@@ -36,7 +36,7 @@ def registered_task_name(name: str) -> str:
     working directory, and Inspect then registers our tasks without their package prefix."""
     from inspect_ai._util.registry import registry_lookup
 
-    import inspect_culture._registry  # noqa: F401 - registers the tasks
+    import inspect_culture.inspect_entry_point  # noqa: F401 - registers the tasks
 
     return f"inspect_culture/{name}" if registry_lookup("task", f"inspect_culture/{name}") else name
 
@@ -108,7 +108,7 @@ def run_lm_eval(
 _ALL_METRICS = {
     "normad": "inspect_culture.lm_eval_tasks.normad.utils:all_metrics",
     "care": "inspect_culture.lm_eval_tasks.care.utils:all_metrics",
-    "care_judge_agreement": "inspect_culture.lm_eval_tasks.care.agreement:all_metrics",
+    "care_judge_agreement": "inspect_culture.lm_eval_tasks.care.human_agreement:all_metrics",
     "culturesynth": "inspect_culture.lm_eval_tasks.culturesynth.utils:all_metrics",
     "cqbench_ad": "inspect_culture.lm_eval_tasks.cqbench.utils:all_ad_metrics",
     "cqbench_vs": "inspect_culture.lm_eval_tasks.cqbench.utils:all_vs_metrics",
@@ -122,7 +122,7 @@ def lm_eval_all_metrics(
     """`lm_eval_metrics` plus the breakdowns lm-eval's table leaves out (it shows the headline
     metrics only), computed as `culture-evals report` does: the benchmark's metric function over
     the outcome records of the run's samples."""
-    from inspect_culture.registry import resolve
+    from inspect_culture.benchmark_registry import resolve
 
     prefix = max((p for p in _ALL_METRICS if task.startswith(p)), key=len)
     samples = [s for s in results["samples"][task] if s["filter"] == filter_name]

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from inspect_culture.benchmark_registry import Benchmark, benchmarks
 from inspect_culture.benchmarks.normad.source import NORMAD
-from inspect_culture.registry import Benchmark, benchmarks
 from tests.support.cqbench_data import ad_items, install_folder_mirror, original_items, vs_items
 from tests.support.culturesynth_data import (
     QUESTIONS,
