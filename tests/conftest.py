@@ -41,6 +41,9 @@ ONE_AT_A_TIME_GROUP = "benchmark-scripts-storms"
 # neighbour could fail them, so scripts/run-tests and scripts/compat run them in a pass of their
 # own, alone, after the parallel pass (`--serial-tests=skip`, then `--serial-tests=only`).
 SERIAL_TESTS: dict[str, frozenset[str]] = {
+    # every documented command, in the documents' order, in one working folder (a later
+    # document uses an earlier one's outputs): one process, never split or interleaved
+    "test_documented_commands.py": ALL,
     # Retry-After waits and retry budgets of 1-2.5 s, checked against the elapsed time
     "test_judge_retries.py": frozenset(
         {

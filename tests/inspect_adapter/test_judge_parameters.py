@@ -16,6 +16,7 @@ from inspect_ai.model import ModelOutput, get_model
 from inspect_culture.care import care, care_judge
 from inspect_culture.cqbench import cqbench_ve, cqbench_ve_judge
 from inspect_culture.culturesynth import culturesynth, culturesynth_judge
+from tests.support.harness_runs import registered_task_name
 
 JUDGE_TASK = {
     "self_grade": False,
@@ -56,7 +57,7 @@ def test_judge_parameters_by_name_reach_the_log_and_inspect_score(
     grader = get_model("mockllm/model", custom_outputs=_judge, memoize=False)
     given = {"language": "zh", "per_category": 1, "judge_repeats": "2", "judge_preflight": False}
     [log] = inspect_eval(
-        "inspect_culture/care",
+        registered_task_name("care"),
         task_args=given,  # as `-T` hands them over: by name, text where YAML reads text
         model=get_model("mockllm/model"),
         model_roles={"grader": grader},

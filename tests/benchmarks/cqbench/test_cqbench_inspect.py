@@ -4,6 +4,7 @@ solver and metric of inspect_culture/cqbench.py, epochs, and VE's unscored sampl
 from __future__ import annotations
 
 import asyncio
+from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
@@ -37,13 +38,13 @@ def mirror(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("INSPECT_CULTURE_DATA_DIR", str(tmp_path / "mirror"))
 
 
-def _model(answer) -> Any:
+def _model(answer, name: str = "mockllm/model") -> Any:
     """mockllm answering each prompt by its text, so every epoch gets the same answer."""
 
     def reply(messages, tools, tool_choice, config) -> ModelOutput:
-        return ModelOutput.from_content("mockllm/model", answer(messages[-1].text))
+        return ModelOutput.from_content(name, answer(messages[-1].text))
 
-    return get_model("mockllm/model", custom_outputs=reply, memoize=False)
+    return get_model(name, custom_outputs=reply, memoize=False)
 
 
 def _answer(prompt: str) -> str:
@@ -58,7 +59,9 @@ def _answer(prompt: str) -> str:
 
 
 def _run(task: Any, tmp_path: Path, epochs: int = 1, judge: str | None = None) -> Any:
-    roles = {"grader": _model(lambda prompt: judge)} if judge is not None else {}
+    # a judge of its own name for each reply: no judge's verdict can stand for another's
+    name = f"mockllm/judge-{sha256(judge.encode()).hexdigest()[:8]}" if judge else ""
+    roles = {"grader": _model(lambda prompt: judge, name)} if judge is not None else {}
     [log] = inspect_eval(
         task, model=_model(_answer), epochs=epochs, model_roles=roles,
         log_dir=str(tmp_path / f"logs{epochs}"), display="none",
