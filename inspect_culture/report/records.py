@@ -45,8 +45,8 @@ def outcome_records(run: RunInfo) -> list[dict[str, Any]]:
 
 def with_record_metrics(run: RunInfo, records: list[dict[str, Any]]) -> RunInfo:
     """The run with the record metrics its header lacks (lm-eval's breakdowns); the header wins."""
-    compute = _record_source(run).metrics
-    return run if compute is None else replace(run, metrics={**compute(records), **run.metrics})
+    computed = _record_source(run).record_metrics(records)
+    return run if computed is None else replace(run, metrics={**computed, **run.metrics})
 
 
 def _record_source(run: RunInfo) -> RecordSource:

@@ -68,12 +68,20 @@ class JurySpec:
 @dataclass(frozen=True)
 class RecordSource:
     """Where a task family's outcome records sit: lm-eval's samples field `lm_eval_field`, Inspect's
-    `Score.metadata` (or its `inspect_key`). `metrics` computes the breakdowns lm-eval lacks."""
+    `Score.metadata` (or its `inspect_key`). `metrics` computes the breakdowns lm-eval lacks (the
+    judge noise of a re-judged run too) over the records read back as `outcome`s."""
 
     prefix: str  # the task family: `task == prefix` or `task.startswith(prefix + "_")`
     lm_eval_field: str
     inspect_key: str | None = None
-    metrics: Callable[[list[dict[str, Any]]], dict[str, float]] | None = None
+    metrics: Callable[[list[Any]], dict[str, float]] | None = None
+    outcome: Any = None  # the spec's outcome type, with `from_record`
+
+    def record_metrics(self, records: list[dict[str, Any]]) -> dict[str, float] | None:
+        """`metrics` over the records as outcomes; None when the family has no `metrics`."""
+        if self.metrics is None:
+            return None
+        return self.metrics([self.outcome.from_record(r) for r in records])
 
 
 def generic_inspect_setting(

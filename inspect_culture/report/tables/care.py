@@ -85,10 +85,6 @@ def care_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]
     return table("care", rows, caption)
 
 
-def _metrics(records: list[dict[str, Any]]) -> dict[str, float]:
-    return care_metrics([CareOutcome.from_record(r) for r in records])
-
-
 def _inspect_setting(
     task: str, metadata: Mapping[str, Any], task_args: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -140,7 +136,7 @@ SECTION = ReportSection(
         ),
         pairs_figure(JURY, figures.heatmap, "CARE"),
     ),
-    records=(RecordSource("care", "n_scored", metrics=_metrics),),
+    records=(RecordSource("care", "n_scored", metrics=care_metrics, outcome=CareOutcome),),
     inspect_without_table={
         "care_judge_agreement": "it evaluates a judge against human ratings (read it with "
         "`inspect view`); it has no report table",

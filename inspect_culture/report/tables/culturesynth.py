@@ -142,11 +142,6 @@ def _lm_eval_setting(task: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _metrics(records: list[dict[str, Any]]) -> dict[str, float]:
-    """lm-eval's figures its table lacks (the judge noise of a re-judged run), from records."""
-    return culturesynth_metrics([PairOutcome.from_record(r) for r in records])
-
-
 JURY = JurySpec(
     "culturesynth_judges",
     "net win rate, %",
@@ -185,7 +180,15 @@ SECTION = ReportSection(
         ),
         pairs_figure(JURY, figures.heatmap, "CultureSynth-7"),
     ),
-    records=(RecordSource("culturesynth", "n_scored", inspect_key="pair", metrics=_metrics),),
+    records=(
+        RecordSource(
+            "culturesynth",
+            "n_scored",
+            inspect_key="pair",
+            metrics=culturesynth_metrics,
+            outcome=PairOutcome,
+        ),
+    ),
     inspect_without_table={
         "culturesynth_answers": "it only generates answers (a baseline's); it has no report table",
     },

@@ -125,10 +125,6 @@ def normad_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tabl
     ]
 
 
-def _metrics(records: list[dict[str, Any]]) -> dict[str, float]:
-    return normad_metrics([NormadOutcome.from_record(r) for r in records])
-
-
 def _inspect_setting(
     task: str, metadata: Mapping[str, Any], task_args: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -164,7 +160,7 @@ SECTION = ReportSection(
             what="NormAd-ETI accuracy (%) by the context given to the model, one bar per model.",
         ),
     ),
-    records=(RecordSource("normad", "accuracy", metrics=_metrics),),
+    records=(RecordSource("normad", "accuracy", metrics=normad_metrics, outcome=NormadOutcome),),
     inspect_setting=_inspect_setting,
     lm_eval_setting=_lm_eval_setting,
     generation="inspect_culture.benchmarks.normad.spec:GENERATION",
