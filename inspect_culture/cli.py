@@ -156,13 +156,11 @@ def _cmd_judge(args: argparse.Namespace) -> int:
         )
     except (JudgeLaterError, OSError) as exc:
         raise SystemExit(f"culture-evals judge: {exc}") from None
-    if args.dry_run:
-        for skipped in summary.skipped:
-            _warn(f"skipped {skipped}")
-        print("\n".join(summary.calls))
-        return 0
     for skipped in summary.skipped:
         _warn(f"skipped {skipped}")
+    if args.dry_run:
+        print("\n".join(summary.calls))
+        return 0
     for task in summary.tasks:
         print(f"{task.task}: {task.n_scored} scored, {task.n_unscored} unscored")
     for path in summary.written:  # the table lm-eval prints: headline metrics, intervals, counts
