@@ -112,8 +112,9 @@ def lm_eval_path(
     n: int, latency: float, concurrency: int, judge_url: str | None = None, **options: object
 ) -> Timer:
     from inspect_culture.benchmarks.care.data import load_care
+    from inspect_culture.judging.options import metadata_options
     from inspect_culture.lm_eval_tasks.care.utils import judge_filter
-    from inspect_culture.lm_eval_tasks.judge.batch import resolve_task_judge
+    from inspect_culture.lm_eval_tasks.judge.batch import use_task_options
 
     records = load_care("zh").records
     server = contextlib.nullcontext(judge_url) if judge_url else judge_server(latency)
@@ -124,14 +125,14 @@ def lm_eval_path(
             "judge_concurrency": concurrency,
             **options,
         }
-        resolve_task_judge("care_zh", {**judge, "judge_preflight": False})
+        options = metadata_options({**judge, "judge_preflight": False})
         docs = [
             {**records[i % len(records)], "judge_mapping": "paper", "lm_eval_task": "care_zh"}
             for i in range(n)
         ]
         nonce = time.time_ns()
         responses = [answer(i, nonce, docs[i]) for i in range(n)]
-        with Timer() as timer:
+        with use_task_options("care_zh", options), Timer() as timer:
             replies = judge_filter(responses, docs)
         timer.failed = sum('"error": null' not in r for r in replies)
         assert options or not timer.failed, "every judgment must succeed"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import io
 import math
-from contextlib import redirect_stderr
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stderr
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
@@ -14,10 +15,9 @@ from inspect_culture.judge_command.tasks import JudgedTask
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.http_client import cache_key, served_identity
 from inspect_culture.judging.openai_batch import JudgeLaterError
-from inspect_culture.judging.options import JudgeConfigError, JudgeSettings
+from inspect_culture.judging.options import JudgeConfigError, JudgeOptions, JudgeSettings
 from inspect_culture.judging.protocol import JudgeReply
-from inspect_culture.judging.repeats import ONCE, Repeats
-from inspect_culture.lm_eval_tasks.judge.batch import Jury, use_judge_backend, use_task_judge
+from inspect_culture.lm_eval_tasks.judge.batch import use_judge_backend, use_task_options
 from inspect_culture.run_files.lm_eval_outputs import DamagedLine, samples
 
 
@@ -76,15 +76,35 @@ class TaskJudgement:
     n_unscored: int
 
 
+@dataclass(frozen=True)
+class _Prepared:
+    """A task ready for its own filter: its adapter module, its metric names (each computed by
+    this version) and its docs as the judge prompts read them."""
+
+    module: Any
+    names: list[str]
+    docs: list[dict[str, Any]]
+
+
+@contextmanager
 def _prepared(
-    saved: SavedTask, config: dict[str, Any], judged: JudgedTask
-) -> tuple[Any, list[str], list[dict[str, Any]]]:
-    """The task's adapter module, its metric names and its docs as the judge prompts read them."""
+    saved: SavedTask, config: dict[str, Any], judged: JudgedTask, options: JudgeOptions
+) -> Iterator[_Prepared]:
+    """The task prepared for judging, with `options` in force for its filter in the block."""
     module = import_module(judged.module)
     names = [m["metric"] for m in config.get("metric_list") or [] if isinstance(m, dict)]
     if not names:
         raise JudgeLaterError(f"results file: configs.{saved.task}.metric_list is missing or empty")
-    return module, names, [{**line["doc"], "lm_eval_task": saved.task} for line in saved.lines]
+    if unknown := [n for n in names if not callable(getattr(module, f"agg_{n}", None))]:
+        known = sorted(n.removeprefix("agg_") for n in dir(module) if n.startswith("agg_"))
+        raise JudgeLaterError(
+            f"results file: configs.{saved.task}.metric_list names {', '.join(map(repr, unknown))}, "
+            f"which this version of the task does not compute (it computes: {', '.join(known)}); "
+            "was the run made with another version of inspect-culture?"
+        )
+    docs = [{**line["doc"], "lm_eval_task": saved.task} for line in saved.lines]
+    with use_task_options(saved.task, options):
+        yield _Prepared(module, names, docs)
 
 
 class _Checked(Exception):
@@ -101,11 +121,7 @@ class JudgeCalls(NamedTuple):
 
 
 def check_task(
-    saved: SavedTask,
-    config: dict[str, Any],
-    judged: JudgedTask,
-    judge: Jury,
-    repeats: Repeats = ONCE,
+    saved: SavedTask, config: dict[str, Any], judged: JudgedTask, options: JudgeOptions
 ) -> JudgeCalls:
     """What would fail after paying the judge, found first: an unknown metric, or an unfit doc.
     Returns the judge calls, every judging and judge counted, and how many the cache answers
@@ -125,26 +141,17 @@ def check_task(
             cached.append(sum(store.get(k, judge) is not None for k in keys))
         return [JudgeReply(None, error="dry run: not asked") for _ in messages]
 
-    module, names, docs = _prepared(saved, config, judged)
-    if unknown := [n for n in names if not callable(getattr(module, f"agg_{n}", None))]:
-        known = sorted(n.removeprefix("agg_") for n in dir(module) if n.startswith("agg_"))
-        raise JudgeLaterError(
-            f"results file: configs.{saved.task}.metric_list names {', '.join(map(repr, unknown))}, "
-            f"which this version of the task does not compute (it computes: {', '.join(known)}); "
-            "was the run made with another version of inspect-culture?"
-        )
-    with use_task_judge(saved.task, judge, repeats):
+    with _prepared(saved, config, judged, options) as task:
         try:
             with use_judge_backend(count_only), redirect_stderr(io.StringIO()):
-                module.judge_filter(saved.responses(), docs)  # its all-unscored alarm: not said
-            return JudgeCalls(sum(counted) // len(judge), sum(cached))
+                task.module.judge_filter(saved.responses(), task.docs)  # its alarm: not said
+            return JudgeCalls(sum(counted) // len(options.judges), sum(cached))
         except JudgeConfigError as exc:  # the judge options, not the docs
             raise JudgeLaterError(str(exc)) from None
         except JudgeLaterError:
             raise
         except _UNFIT:
-            raise JudgeLaterError(_first_unfit(module, saved, docs)) from None
-    return JudgeCalls(0, 0)
+            raise JudgeLaterError(_first_unfit(task.module, saved, task.docs)) from None
 
 
 _UNFIT = (KeyError, TypeError, ValueError, AttributeError, IndexError)
@@ -174,19 +181,15 @@ def _first_unfit(module: Any, saved: SavedTask, docs: list[dict[str, Any]]) -> s
 
 
 def judge_task(
-    saved: SavedTask,
-    config: dict[str, Any],
-    judged: JudgedTask,
-    judge: Jury,
-    repeats: Repeats = ONCE,
+    saved: SavedTask, config: dict[str, Any], judged: JudgedTask, options: JudgeOptions
 ) -> TaskJudgement:
-    """Judge every logged doc of `saved` with `judge`, once `check_task` passed, each judged as
-    often as `repeats` says."""
-    module, names, docs = _prepared(saved, config, judged)
+    """Judge every logged doc of `saved` with `options`' judges, once `check_task` passed, each
+    judged as often as their re-judging says."""
     named = [f for f in config.get("filter_list") or [] if isinstance(f, dict) and f.get("name")]
     flt = str(named[0]["name"]) if named else "judged"
-    with use_task_judge(saved.task, judge, repeats):
-        replies = module.judge_filter(saved.responses(), docs)
+    with _prepared(saved, config, judged, options) as task:
+        replies = task.module.judge_filter(saved.responses(), task.docs)
+    module, names, docs = task.module, task.names, task.docs
     per_docs, lines = [], []
     for index, (line, doc, reply) in enumerate(zip(saved.lines, docs, replies, strict=True)):
         try:

@@ -25,18 +25,9 @@ from inspect_culture.judge_command.write import judged_results, write_run
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.jury import judge_calls_text
 from inspect_culture.judging.openai_batch import BatchJudge, BatchOptions, JudgeLaterError
-from inspect_culture.judging.options import (
-    JudgeConfigError,
-    check_switch,
-    preflight_on,
-    resolve_jury_settings,
-    resolve_repeats,
-)
-from inspect_culture.judging.repeats import ONCE, Repeats
+from inspect_culture.judging.options import JudgeConfigError, JudgeOptions, metadata_options
 from inspect_culture.lm_eval_tasks.judge.batch import (
-    Jury,
-    check_judge,
-    check_judge_config,
+    check_judges,
     public_settings,
     use_judge_backend,
 )
@@ -57,13 +48,11 @@ class JudgeSummary:
 
 def _plan(
     run: LmEvalRun,
-    metadata: Mapping[str, Any],
-    judges: dict[str, Jury],
+    options: JudgeOptions,
     summary: JudgeSummary,
     dry_run: bool = False,
-    repeats: Repeats = ONCE,
     judging: Mapping[str, Any] | None = None,
-) -> tuple[LmEvalRun, list[tuple[SavedTask, dict[str, Any], JudgedTask, Jury]]]:
+) -> tuple[LmEvalRun, list[tuple[SavedTask, dict[str, Any], JudgedTask]]]:
     """judge_task's arguments for each judged task of the run, checked before any judge call;
     the `judging` options given win over those the run saved in its docs."""
     tasks = []
@@ -79,39 +68,26 @@ def _plan(
             continue
         saved = _with_options(read_samples(task, run.samples[task]), judging or {})
         summary.skipped.extend(map(str, saved.skipped))  # damaged lines: the rest is judged
-        fmt = found.probe_format.name
-        if fmt not in judges:  # the judge, resolved (and probed) once per verdict format
-            try:  # a dry run asks no judge anything, not even the preflight
-                judge = (
-                    check_judge_config(metadata)
-                    if dry_run
-                    else check_judge(metadata, found.probe_format)
-                )
+        if not dry_run:  # a dry run asks no judge anything, not even the preflight
+            try:  # each judge probed once per verdict format
+                check_judges(options, found.probe_format)
             except JudgeConfigError as exc:
                 raise JudgeLaterError(str(exc)) from None
-            assert judge is not None  # judge_outputs drops judge_later
-            judges[fmt] = judge
-        calls = check_task(saved, config, found, judges[fmt], repeats)
-        models = [judge.model for judge in judges[fmt]]
+        calls = check_task(saved, config, found, options)
+        models = [judge.model for judge in options.judges]
         label = f"{saved.task} ({saved.path.name})"
         summary.calls.append(judge_calls_text(label, calls.each, models, cached=calls.cached))
-        tasks.append((saved, config, found, judges[fmt]))
+        tasks.append((saved, config, found))
     return run, tasks
 
 
-def _checked_options(
-    metadata: Mapping[str, Any],
-) -> tuple[dict[str, Any], dict[str, Any], Repeats]:
-    """Every option checked, none ignored: the judge's, re-judging's and the judging options
-    (`known_keys.JUDGING_OPTIONS`, returned apart); `judge_later` is checked and dropped (this
-    command is the later judging); any other key is refused."""
+def _checked_options(metadata: Mapping[str, Any]) -> tuple[JudgeOptions, dict[str, Any]]:
+    """Every option checked, none ignored: the judge's and re-judging's (one `JudgeOptions`)
+    and the judging options (`known_keys.JUDGING_OPTIONS`, returned apart); `judge_later` is
+    checked and ignored (this command is the later judging); any other key is refused."""
     try:
         judging = check_judging_keys(metadata)
-        check_switch("judge_later", metadata.get("judge_later", False))
-        options = {k: v for k, v in metadata.items() if k != "judge_later"}
-        resolve_jury_settings(options)
-        preflight_on(options)
-        return options, judging, resolve_repeats(options)
+        return metadata_options(metadata, judging_now=True), judging
     except (JudgeConfigError, BenchmarkOptionError) as exc:
         raise JudgeLaterError(str(exc)) from None
 
@@ -169,7 +145,7 @@ def judge_outputs(
     source, output = source.expanduser(), output.expanduser()
     if output.resolve() == (source if source.is_dir() else source.parent).resolve():
         raise JudgeLaterError(f"-o {output}: must differ from the run folder it reads")
-    metadata, judging, repeats = _checked_options(metadata)  # before any file is read
+    options, judging = _checked_options(metadata)  # before any file is read
     if open_cache() is None:
         say(
             "the judge cache is off (INSPECT_CULTURE_JUDGE_CACHE=off): an interrupted run will "
@@ -177,9 +153,8 @@ def judge_outputs(
         )
     summary = JudgeSummary()
     backend = BatchJudge(batch, log=summary.batch) if batch else None
-    judges: dict[str, Jury] = {}  # per verdict format
     plans = [
-        _plan(run, metadata, judges, summary, dry_run, repeats, judging)
+        _plan(run, options, summary, dry_run, judging)
         for run in find_runs(source, output, JudgeLaterError)
     ]
     if dry_run:  # every task checked and counted; no judge call made
@@ -194,11 +169,11 @@ def judge_outputs(
             continue
         first_batch = len(summary.batch)  # this run's batches, not the earlier runs'
         judged: list[TaskJudgement] = []
-        for saved, config, found, judge in tasks:
+        for saved, config, found in tasks:
             say(f"{saved.task}: judging {len(saved.lines)} samples of {saved.path}")
             with use_judge_backend(backend) if backend else nullcontext():
-                judged.append(judge_task(saved, config, found, judge, repeats))
-        public = {**public_settings(tasks[0][-1]), **repeats.settings(), **judging}
+                judged.append(judge_task(saved, config, found, options))
+        public = {**public_settings(options.judges), **options.repeats.settings(), **judging}
         batches = summary.batch[first_batch:] if batch else None
         record = _judging_record(run.results_path, public, batches)
         results = judged_results(run.results, judged, record, public)

@@ -1,6 +1,7 @@
 """The judge's options, each declared once (`OPTIONS`: default, check, help, where it is taken),
-and the values built from them once per entry point: `JudgeOptions` from an Inspect task's or
-scorer's parameters, `JudgeSettings` (one a judge) from lm-eval's --metadata or the environment,
+and the one value built from them once per entry point: `JudgeOptions`, from an Inspect task's
+or scorer's parameters (`inspect_options`), or from lm-eval's --metadata and `culture-evals
+judge`'s flags (`metadata_options`, its judges each a `JudgeSettings`, with the environment),
 checked when the task loads. The API key comes only from the environment: lm-eval writes
 metadata to its results."""
 
@@ -344,8 +345,9 @@ def check_base_url(value: Any) -> str:
 
 @dataclass(frozen=True)
 class JudgeOptions:
-    """The judge options of an Inspect task or of its judge scorer, checked: built once from its
-    parameters (`inspect_options`) and passed on as one value."""
+    """The judge options of an Inspect task or of its judge scorer (`inspect_options`), or of an
+    lm-eval task or `culture-evals judge` (`metadata_options`), checked: built once and passed
+    on as one value."""
 
     self_grade: bool = False
     judge_constraint: str = "none"
@@ -355,6 +357,10 @@ class JudgeOptions:
     repeats: Repeats = ONCE
     # the values of the options that set a field of each judge request (`sends`), by name
     request: tuple[tuple[str, Any], ...] = ()
+    # lm-eval and `culture-evals judge`: the judges, a jury's in order, each with its settings
+    # (its constraint and request fields among them); none when no judge is called. Inspect's
+    # judges are its grader roles.
+    judges: tuple[JudgeSettings, ...] = ()
 
     def request_fields(self) -> dict[str, Any]:
         """The fields of each judge request these options set (e.g. its temperature)."""
@@ -557,7 +563,7 @@ def _model_list(value: Any) -> list[str]:
     )
 
 
-def resolve_repeats(metadata: Mapping[str, Any]) -> Repeats:
+def _metadata_repeats(metadata: Mapping[str, Any]) -> Repeats:
     """`judge_repeats` and `rejudge_fraction` from --metadata (`judging/repeats.py`); re-judging
     needs a judge seed, the one thing that makes each judging its own request."""
     try:
@@ -574,12 +580,34 @@ def resolve_repeats(metadata: Mapping[str, Any]) -> Repeats:
     return repeats
 
 
-def preflight_on(metadata: Mapping[str, Any], env: Mapping[str, str] | None = None) -> bool:
+def _preflight_on(metadata: Mapping[str, Any], env: Mapping[str, str]) -> bool:
     """Metadata `judge_preflight: false` or INSPECT_CULTURE_JUDGE_PREFLIGHT=off skips it."""
-    env = os.environ if env is None else env
     if not check_switch("judge_preflight", metadata.get("judge_preflight", True)):
         return False
     value = env.get(PREFLIGHT_ENV, "").strip().lower()
     if value not in ("", "on", "off"):
         raise JudgeConfigError(f"{PREFLIGHT_ENV}={value!r}: must be on or off")
     return value != "off"
+
+
+def metadata_options(
+    metadata: Mapping[str, Any],
+    env: Mapping[str, str] | None = None,
+    *,
+    judges: bool = True,
+    judging_now: bool = False,
+) -> JudgeOptions:
+    """`JudgeOptions` from lm-eval's --metadata (or `culture-evals judge`'s flags and --metadata,
+    the same keys), every option checked (a `JudgeConfigError` names it): credentials written
+    into the URL refused, re-judging, `judge_later`, the preflight switch and, with `judges`,
+    the judges (none when judged later). `judging_now` (`culture-evals judge`, the later
+    judging itself): `judge_later` is checked, then ignored, and credentials in the URL are
+    taken (that command records the URL without them, and writes no --metadata)."""
+    env = os.environ if env is None else env
+    if not judging_now:
+        refuse_written_credentials(metadata)
+    repeats = _metadata_repeats(metadata)
+    later = check_switch("judge_later", metadata.get("judge_later", False)) and not judging_now
+    jury = resolve_jury_settings(metadata, env) if judges and not later else ()
+    preflight = _preflight_on(metadata, env)
+    return JudgeOptions(judge_later=later, judge_preflight=preflight, repeats=repeats, judges=jury)

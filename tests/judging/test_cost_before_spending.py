@@ -146,13 +146,12 @@ def test_lm_eval_announcement_with_a_warm_cache_is_an_upper_bound(
 def test_lm_eval_announcement_with_the_cache_off_is_exact_about_it(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from inspect_culture.judging.options import resolve_jury_settings
-    from inspect_culture.judging.repeats import Repeats
-    from inspect_culture.lm_eval_tasks.judge.batch import announce_judge_calls, use_task_judge
+    from inspect_culture.judging.options import metadata_options
+    from inspect_culture.lm_eval_tasks.judge.batch import announce_judge_calls, use_task_options
 
     monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
-    jury = resolve_jury_settings({"judge_models": "a,b", "judge_base_url": "http://127.0.0.1:1/v1"})
-    with use_task_judge("t", jury, Repeats(1, 1.0)):
+    jury = {"judge_models": "a,b", "judge_base_url": "http://127.0.0.1:1/v1"}
+    with use_task_options("t", metadata_options(jury)):
         announce_judge_calls("t", 1, range(5))
     said = capsys.readouterr().err
     assert "t: 5 judge calls for each of 2 judges (a, b): 10 in all (fewer with --limit): " in said

@@ -21,10 +21,11 @@ from inspect_culture.inspect_adapter.errors import ScorerSetupError, TaskSetupEr
 from inspect_culture.inspect_adapter.judge import judge_config, judge_reply
 from inspect_culture.inspect_adapter.judge_cache import request_key
 from inspect_culture.judge_command import run as judge_command_run
-from inspect_culture.judging.http_client import cache_key, request_body
+from inspect_culture.judging.http_client import cache_key, request_body, run_sync
 from inspect_culture.judging.options import (
     JudgeConfigError,
     inspect_options,
+    metadata_options,
     resolve_judge_settings,
     resolve_jury_settings,
 )
@@ -62,9 +63,10 @@ def _lm_eval_temperatures(metadata: dict[str, Any]) -> list[float]:
     check_metadata_keys("care_zh", metadata)  # a key every judged task takes
     with StubOpenAIServer(responder=lambda prompt, body: "Rating: [[7]]") as server:
         judge = {"judge_model": "j", "judge_base_url": server.base_url, "judge_preflight": False}
-        batch.resolve_task_judge("temperature_test", {**judge, **metadata})
+        options = metadata_options({**judge, **metadata})  # as a loader builds them
+        [transport] = batch.transports("temperature_test", options)
         request = JudgeRequest(MESSAGES, care_rating_format())
-        _, [[reply]] = batch.judge_requests("temperature_test", [request])
+        [reply] = run_sync(lambda: transport.send([request], 1))
         assert reply.text == "Rating: [[7]]"
         return [body["temperature"] for body in server.requests]
 

@@ -9,7 +9,7 @@ import pytest
 from inspect_culture.benchmarks.care.judging import CareJudging
 from inspect_culture.benchmarks.care.spec import CareOutcome
 from inspect_culture.judging.jury import JURY_KEY, jury_outcome
-from inspect_culture.judging.options import JudgeConfigError, resolve_repeats
+from inspect_culture.judging.options import JudgeConfigError, metadata_options
 from inspect_culture.judging.protocol import JudgeReply
 from inspect_culture.judging.repeats import (
     JUDGMENTS_FIELD,
@@ -104,14 +104,19 @@ def test_options_are_checked_in_words(repeats: object, fraction: object, said: s
     with pytest.raises(ValueError, match=said.replace("[", r"\[")):
         check_repeats(repeats, fraction)
     with pytest.raises(JudgeConfigError, match=said.replace("[", r"\[")):
-        resolve_repeats({"judge_repeats": repeats, "rejudge_fraction": fraction})
+        _repeats({"judge_repeats": repeats, "rejudge_fraction": fraction})
+
+
+def _repeats(metadata: dict[str, object]) -> Repeats:
+    """The re-judging of the `JudgeOptions` lm-eval's --metadata builds (no judge needed)."""
+    return metadata_options(metadata, judges=False).repeats
 
 
 def test_lm_eval_options() -> None:
-    assert resolve_repeats({}) == Repeats()
-    assert resolve_repeats({"judge_repeats": "3", "rejudge_fraction": "0.25"}) == Repeats(3, 0.25)
+    assert _repeats({}) == Repeats()
+    assert _repeats({"judge_repeats": "3", "rejudge_fraction": "0.25"}) == Repeats(3, 0.25)
     with pytest.raises(JudgeConfigError, match="needs a judge seed"):
-        resolve_repeats({"judge_repeats": 2, "judge_seed": None})
+        _repeats({"judge_repeats": 2, "judge_seed": None})
 
 
 def test_records_without_re_judging_are_as_before() -> None:

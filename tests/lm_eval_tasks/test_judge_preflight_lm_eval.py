@@ -14,7 +14,13 @@ from pathlib import Path
 import pytest
 
 from inspect_culture.judging.http_client import PREFLIGHT_PROMPT
-from inspect_culture.judging.options import JudgeConfigError, resolve_judge_settings
+from inspect_culture.judging.options import (
+    JudgeConfigError,
+    JudgeOptions,
+    metadata_options,
+    resolve_judge_settings,
+    resolve_jury_settings,
+)
 from inspect_culture.lm_eval_tasks import include_path
 from inspect_culture.lm_eval_tasks.cqbench import utils as cqbench
 from inspect_culture.lm_eval_tasks.judge import batch
@@ -38,6 +44,13 @@ def _fresh_checks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(batch, "_CHECKED", set())
     monkeypatch.delenv("INSPECT_CULTURE_JUDGE_PREFLIGHT", raising=False)
     monkeypatch.delenv("INSPECT_CULTURE_JUDGE_API_KEY", raising=False)
+
+
+def _checked(metadata: dict) -> JudgeOptions:
+    """The options a loader builds in a run that judges, each judge checked by one request."""
+    options = metadata_options(metadata)
+    batch.check_judges(options)
+    return options
 
 
 def _refused(metadata: dict, task: str = "care_zh") -> tuple[str, StubOpenAIServer]:
@@ -97,7 +110,7 @@ def test_a_working_judge_costs_one_one_token_request_per_process(tmp_path: Path)
     with StubOpenAIServer(responder=care_responder) as judge:
         metadata = {"judge_model": "j", "judge_base_url": judge.base_url}
         for _ in range(2):
-            batch.check_judge(metadata)
+            _checked(metadata)
         [check] = judge.requests
         assert last_user_text(check) == PREFLIGHT_PROMPT and check["max_tokens"] == 1
 
@@ -110,8 +123,8 @@ def test_preflight_can_be_switched_off(monkeypatch, switch: str) -> None:
         metadata["judge_preflight"] = False
     else:
         monkeypatch.setenv("INSPECT_CULTURE_JUDGE_PREFLIGHT", "off")
-    jury = batch.check_judge(metadata)
-    assert jury is not None and [judge.model for judge in jury] == ["j"]
+    options = _checked(metadata)
+    assert [judge.model for judge in options.judges] == ["j"]
 
 
 @pytest.mark.parametrize(
@@ -133,7 +146,7 @@ def test_preflight_can_be_switched_off(monkeypatch, switch: str) -> None:
 )
 def test_every_judge_option_is_checked(key: str, value: object, says: str) -> None:
     with pytest.raises(JudgeConfigError, match=says.replace("(", r"\(").replace("+", r"\+")):
-        batch.check_judge({"judge_model": "m", key: value})
+        _checked({"judge_model": "m", key: value})
 
 
 def test_defaults_survive_a_one_minute_rate_limit_window() -> None:
@@ -328,8 +341,8 @@ def test_credentials_in_judge_base_url_reach_the_judge_but_not_the_samples(
     ):
         judge.served_root = "/ckpt/v1"
         url = judge.base_url.replace("http://", "http://bob:hunter2pass@")
-        jury = batch.check_judge({"judge_model": "j", "judge_base_url": url})
-        assert jury is not None
+        jury = resolve_jury_settings({"judge_model": "j", "judge_base_url": url})
+        batch.check_judges(JudgeOptions(judges=jury))
         [settings] = jury
         assert settings.base_url == url
         public = json.dumps(batch.public_settings(settings))

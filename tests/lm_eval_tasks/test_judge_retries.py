@@ -8,12 +8,13 @@ import threading
 import time
 from email.utils import formatdate
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from inspect_culture.benchmarks.care.judging import care_rating_format
-from inspect_culture.judging.http_client import OpenAICompatibleJudge
-from inspect_culture.judging.options import JudgeSettings
+from inspect_culture.judging.http_client import OpenAICompatibleJudge, run_sync
+from inspect_culture.judging.options import JudgeSettings, metadata_options
 from inspect_culture.judging.protocol import JudgeReply, JudgeRequest, user_message
 from inspect_culture.judging.reasons import JUDGE_LATER_REASON, all_unscored_alarm, retry_after
 from inspect_culture.lm_eval_tasks.judge import batch
@@ -198,7 +199,7 @@ def test_judge_backend_hook_replaces_the_client(monkeypatch) -> None:
         seen.append((settings.model, messages, formats))
         return [JudgeReply("Rating: [[4]]") for _ in messages]
 
-    batch.resolve_task_judge("t", {"judge_model": "bj", "judge_preflight": False})
+    options = metadata_options({"judge_model": "bj", "judge_preflight": False})
 
     async def client_used(*_: object) -> None:
         pytest.fail("client used")
@@ -207,7 +208,8 @@ def test_judge_backend_hook_replaces_the_client(monkeypatch) -> None:
     fmt = care_rating_format()
     requests = [JudgeRequest(user_message(p), fmt) for p in ("p1", "p2")]
     with batch.use_judge_backend(backend):
-        _, [results] = batch.judge_requests("t", requests)
+        [transport] = batch.transports("t", options)
+        results = run_sync(lambda: transport.send(requests, 1))
     assert [r.text for r in results] == ["Rating: [[4]]"] * 2
     assert seen == [
         (
@@ -217,7 +219,8 @@ def test_judge_backend_hook_replaces_the_client(monkeypatch) -> None:
         )
     ]
     with pytest.raises(BaseException, match="client used"):
-        batch.judge_requests("t", requests[:1])  # outside the block: the default client again
+        [transport] = batch.transports("t", options)  # outside the block: the default client
+        run_sync(lambda: transport.send(requests[:1], 1))
 
 
 def test_judge_later_in_the_pairwise_and_value_extraction_filters(capfd) -> None:
@@ -226,8 +229,19 @@ def test_judge_later_in_the_pairwise_and_value_extraction_filters(capfd) -> None
     from inspect_culture.lm_eval_tasks.cqbench import ve
     from inspect_culture.lm_eval_tasks.culturesynth import utils as culturesynth
 
-    for task in ("culturesynth_zh", "cqbench_ve_social"):
-        batch.resolve_task_judge(task, {"judge_later": True})
+    later = metadata_options({"judge_later": True})
+    with (
+        batch.use_task_options("culturesynth_zh", later),
+        batch.use_task_options("cqbench_ve_social", later),
+    ):
+        _judge_later_filters(ve, culturesynth)
+    stderr = capfd.readouterr().err
+    assert "culturesynth_zh: generation only (judge_later): 1 outputs" in stderr
+    assert "cqbench_ve_social: generation only (judge_later): 1 outputs" in stderr
+    assert "WARNING" not in stderr
+
+
+def _judge_later_filters(ve: Any, culturesynth: Any) -> None:
     pair_doc = {
         "id": "q1", "question": "Q?", "answer": "A", "baseline_answer": "B",
         "swap": True, "seed": 0, "language": "zh", "primary_topic": "t",
@@ -244,10 +258,6 @@ def test_judge_later_in_the_pairwise_and_value_extraction_filters(capfd) -> None
     }  # fmt: skip
     [reply] = ve.judge_filter(["[Final answer]: honesty"], [ve_doc])
     assert json.loads(reply)["error"] == JUDGE_LATER_REASON
-    stderr = capfd.readouterr().err
-    assert "culturesynth_zh: generation only (judge_later): 1 outputs" in stderr
-    assert "cqbench_ve_social: generation only (judge_later): 1 outputs" in stderr
-    assert "WARNING" not in stderr
 
 
 def test_the_alarm_names_the_most_common_cause_and_stays_quiet_otherwise(capfd) -> None:

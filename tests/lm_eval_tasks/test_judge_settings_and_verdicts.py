@@ -64,6 +64,8 @@ def test_numeric_options_are_validated() -> None:
 def test_a_null_seed_reaches_the_scoring_calls(monkeypatch: pytest.MonkeyPatch) -> None:
     """`--metadata '{"judge_seed": null}'` (endpoints without seed support) holds for the
     judge calls, not only for the settings recorded in each doc."""
+    from inspect_culture.judging.http_client import run_sync
+    from inspect_culture.judging.options import metadata_options
     from inspect_culture.lm_eval_tasks.judge import batch
 
     metadata = {
@@ -72,7 +74,7 @@ def test_a_null_seed_reaches_the_scoring_calls(monkeypatch: pytest.MonkeyPatch) 
         "judge_seed": None,
         "judge_preflight": False,  # nothing listens on port 9
     }
-    batch.resolve_task_judge("t", metadata)
+    options = metadata_options(metadata)  # as a loader builds them
     sent: list = []
 
     async def recording(self: object, *_: object) -> list:
@@ -80,7 +82,9 @@ def test_a_null_seed_reaches_the_scoring_calls(monkeypatch: pytest.MonkeyPatch) 
         return []
 
     monkeypatch.setattr(batch.OpenAICompatibleJudge, "judge_all", recording)
-    [settings], _ = batch.judge_requests("t", [])
+    [transport] = batch.transports("t", options)
+    run_sync(lambda: transport.send([], 1))
+    [settings] = options.judges
     assert settings.seed is None and sent[0].settings.seed is None
 
 

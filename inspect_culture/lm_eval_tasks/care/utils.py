@@ -23,7 +23,8 @@ from inspect_culture.lm_eval_tasks.judge.batch import (
     announce_judge_calls,
     judged_filter,
     judged_outcome,
-    resolve_task_judge,
+    keep_task_options,
+    load_options,
 )
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 
@@ -41,7 +42,8 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
     checked = spec.validate(
         language=language, prompting=prompting, judge_mapping=mapping, jury_rule=rule
     )
-    resolve_task_judge(name, metadata, care_rating_format())  # fails now if unset or unconstrained
+    judge = load_options(metadata)  # fails now if unset
+    keep_task_options(name, metadata, judge, care_rating_format())  # or unconstrained
     loaded = load_care(language)
     per_task = {
         "lm_eval_task": name,

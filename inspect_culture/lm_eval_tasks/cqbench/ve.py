@@ -25,10 +25,10 @@ from inspect_culture.lm_eval_tasks.cqbench.utils import check_cqbench_keys
 from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.batch import (
     announce_judge_calls,
-    check_judge_config_at_load,
     judged_filter,
     judged_outcome,
-    resolve_task_judge,
+    keep_task_options,
+    load_options,
 )
 from inspect_culture.run_files.lm_eval_outputs import lm_eval_samples_file, read_lm_eval_samples
 
@@ -68,7 +68,7 @@ def load_extraction_docs(
 ) -> dict[str, datasets.Dataset]:
     """Step 2: one doc per story that has a step-1 summary; the others are counted and logged."""
     setting = _setting("ve", variant, metadata)
-    check_judge_config_at_load(metadata)  # in a run that judges: before the local checks
+    judge = load_options(metadata)  # before the local checks
     step1, source = f"cqbench_ve_summary_{setting}", metadata.get("ve_summaries")
     if not source:
         raise DatasetUnavailableError(
@@ -89,7 +89,8 @@ def load_extraction_docs(
             )
     if not with_summary:
         raise DatasetUnavailableError(f"{summaries.path}: no summary for any {setting} story")
-    resolve_task_judge(f"cqbench_ve_{setting}", metadata, ve_scores_format(2))  # after local checks
+    task = f"cqbench_ve_{setting}"
+    keep_task_options(task, metadata, judge, ve_scores_format(2))  # after the local checks
     if missing:
         log.warning(
             "cqbench_ve_%s: %d of %d stories have no step-1 summary in %s and are not evaluated "
@@ -104,11 +105,11 @@ def load_extraction_docs(
             summaries_sha256=summaries.sha256,
             stories_without_summary=len(missing),
             dataset_revision=loaded.provenance["revision"],
-            lm_eval_task=f"cqbench_ve_{setting}",
+            lm_eval_task=task,
         )
         for record in with_summary
     ]
-    announce_judge_calls(f"cqbench_ve_{setting}", 1, [d["id"] for d in docs])  # one a story
+    announce_judge_calls(task, 1, [d["id"] for d in docs])  # one a story
     return {"test": datasets.Dataset.from_list(docs)}
 
 

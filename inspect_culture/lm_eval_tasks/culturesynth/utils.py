@@ -23,10 +23,10 @@ from inspect_culture.lm_eval_tasks.culturesynth._generate_configs import ANSWERS
 from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.batch import (
     announce_judge_calls,
-    check_judge_config_at_load,
     judged_filter,
     judged_outcome,
-    resolve_task_judge,
+    keep_task_options,
+    load_options,
 )
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 
@@ -62,7 +62,7 @@ def load_answer_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
 def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
     """Every question with the baseline's answer (None: counted as n_missing_baseline)."""
     language = _language(JUDGED, variant, metadata)
-    check_judge_config_at_load(metadata)  # in a run that judges: before the local checks
+    judge = load_options(metadata)  # before the local checks
     settings = spec.validate(**{k: metadata[k] for k in spec.LM_EVAL_PARAMS if k in metadata})
     if not (source := metadata.get("baseline_responses")):
         raise DatasetUnavailableError(
@@ -75,7 +75,7 @@ def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
     records, provenance = _records(language)
     baseline.check_questions([r["id"] for r in records], provenance.get("sha256"))
     task = f"culturesynth_{language or 'all'}"
-    resolve_task_judge(task, metadata, pairwise_verdict_format())  # after the local checks
+    keep_task_options(task, metadata, judge, pairwise_verdict_format())  # after the local checks
     docs = [
         {
             **r,

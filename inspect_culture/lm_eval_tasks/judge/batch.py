@@ -10,7 +10,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Any
 
 from inspect_culture.judging.cache import open_cache
@@ -29,12 +28,9 @@ from inspect_culture.judging.jury_agreement import jury_text
 from inspect_culture.judging.noise import judge_noise_text
 from inspect_culture.judging.options import (
     JudgeConfigError,
+    JudgeOptions,
     JudgeSettings,
-    check_switch,
-    preflight_on,
-    refuse_written_credentials,
-    resolve_jury_settings,
-    resolve_repeats,
+    metadata_options,
 )
 from inspect_culture.judging.orchestration import (
     JudgedLater,
@@ -48,12 +44,7 @@ from inspect_culture.judging.reasons import (
     all_unscored_alarm,
     judge_later_note,
 )
-from inspect_culture.judging.repeats import (
-    ONCE,
-    REPEATS_KEY,
-    Repeats,
-    repeat_seed,
-)
+from inspect_culture.judging.repeats import ONCE, REPEATS_KEY, repeat_seed
 from inspect_culture.lm_eval_tasks.judge.known_keys import simple_evaluate_call
 
 # A task's judges: one, or a jury (`judge_models`), in the order given
@@ -62,10 +53,9 @@ Jury = tuple[JudgeSettings, ...]
 # Judges already checked in this process: (settings, verdict format name or "")
 _CHECKED: set[tuple[JudgeSettings, str]] = set()
 
-# Each task's judges as its loader resolved them; None: generation only; a partial: outside a run
-_TASK_JUDGES: dict[str, Jury | partial[Jury | None] | None] = {}
-# Each task's re-judging (`judging/repeats.py`), from its --metadata; absent: judged once
-_TASK_REPEATS: dict[str, Repeats] = {}
+# Each task's judge options, built from its --metadata when it loads (`load_options`); outside a
+# run, the judges are resolved when the filter first needs them (`_Later`)
+_TASK_OPTIONS: dict[str, JudgeOptions | _Later] = {}
 
 Messages = list[dict[str, str]]
 JudgeBackend = Callable[
@@ -84,33 +74,20 @@ def use_judge_backend(backend: JudgeBackend) -> Iterator[None]:
         _BACKEND.reset(token)
 
 
-def check_judge_config(metadata: Mapping[str, Any]) -> Jury | None:
-    """The checks that need no request, for a loader to run before its own (then the preflight)."""
-    if check_switch("judge_later", metadata.get("judge_later", False)):
-        return None
-    jury = resolve_jury_settings(metadata)
-    open_cache()  # a bad cache path fails now, not after generation
-    return jury
-
-
-def check_judge(
-    metadata: Mapping[str, Any], verdict_format: VerdictFormat | None = None
-) -> Jury | None:
-    """The judges (raises if unset), the cache opened and each judge checked by one request;
-    None if judged later."""
-    jury = check_judge_config(metadata)
-    if jury is not None and preflight_on(metadata):
-        for judge in jury:
-            fmt = verdict_format if judge.constraint != "none" else None
-            key = (judge, fmt.name if fmt is not None else "")
-            if key in _CHECKED:
-                continue
-            client = OpenAICompatibleJudge(judge)
-            if failure := run_sync(lambda: client.preflight(fmt)):  # noqa: B023 - run here
-                raise JudgeConfigError(failure)
-            run_sync(client.learn_identity)  # the checkpoint the cache's replies come from
-            _CHECKED.add(key)
-    return jury
+def check_judges(options: JudgeOptions, verdict_format: VerdictFormat | None = None) -> None:
+    """Each judge checked by one request, once per process (unless the preflight is off)."""
+    if not options.judge_preflight:
+        return
+    for judge in options.judges:
+        fmt = verdict_format if judge.constraint != "none" else None
+        key = (judge, fmt.name if fmt is not None else "")
+        if key in _CHECKED:
+            continue
+        client = OpenAICompatibleJudge(judge)
+        if failure := run_sync(lambda: client.preflight(fmt)):  # noqa: B023 - run here
+            raise JudgeConfigError(failure)
+        run_sync(client.learn_identity)  # the checkpoint the cache's replies come from
+        _CHECKED.add(key)
 
 
 def run_judges() -> bool | None:
@@ -119,83 +96,92 @@ def run_judges() -> bool | None:
     return None if call is None else not call.get("predict_only")
 
 
-def check_judge_config_at_load(metadata: Mapping[str, Any]) -> None:
-    """`check_judge_config` for a loader to run before its own checks, in a run that judges,
-    with every other judge option (re-judging, the preflight switch): a bad one is said before
-    the loader asks for its files."""
-    refuse_written_credentials(metadata)
-    resolve_repeats(metadata)
-    if run_judges():
-        check_judge_config(metadata)
-        preflight_on(metadata)
+def load_options(metadata: Mapping[str, Any]) -> JudgeOptions:
+    """A judged task's options from its --metadata, for its loader to build before its own
+    checks: every one checked (a bad one is said before the loader asks for its files), the
+    judges too in a run that judges (none with `--predict_only`; outside a run, task tooling
+    builds tasks without a judge: see `keep_task_options`), the cache opened."""
+    options = metadata_options(metadata, judges=bool(run_judges()))
+    if options.judges:
+        open_cache()  # a bad cache path fails now, not after generation
+    return options
 
 
-def resolve_task_judge(
-    task: str, metadata: Mapping[str, Any], verdict_format: VerdictFormat | None = None
+@dataclass(frozen=True)
+class _Later:
+    """A task loaded outside a run: its options built when its filter first needs them."""
+
+    metadata: Mapping[str, Any]
+    verdict_format: VerdictFormat | None
+
+    def options(self) -> JudgeOptions:
+        options = metadata_options(self.metadata)
+        if options.judges:
+            open_cache()
+        check_judges(options, self.verdict_format)
+        return options
+
+
+def keep_task_options(
+    task: str,
+    metadata: Mapping[str, Any],
+    options: JudgeOptions,
+    verdict_format: VerdictFormat | None = None,
 ) -> None:
-    """The task's judge for its filter: checked in a run that judges, None with `--predict_only`;
-    and its re-judging (`judge_repeats`, `rejudge_fraction`)."""
-    refuse_written_credentials(metadata)
-    _TASK_REPEATS[task] = resolve_repeats(metadata)
-    if (judges := run_judges()) is None:  # outside a run: resolved when the filter needs it
-        _TASK_JUDGES[task] = partial(check_judge, dict(metadata), verdict_format)
-    else:
-        _TASK_JUDGES[task] = check_judge(metadata, verdict_format) if judges else None
+    """After the loader's own checks: the task's judges checked by one request each (in a run
+    that judges), and its options kept for its filter (judges, re-judging) and its count of
+    judge calls."""
+    if run_judges() is None:
+        _TASK_OPTIONS[task] = _Later(dict(metadata), verdict_format)
+        return
+    check_judges(options, verdict_format)
+    _TASK_OPTIONS[task] = options
 
 
 def announce_judge_calls(task: str, requests_each: int, ids: Iterable[object]) -> None:
     """A run with a jury or with re-judging says, when its task loads (before any generation),
     how many judge calls each judge will get: `requests_each` per judging of each sample id. The
     requests hold the answers, not generated yet: with the cache on, the count is an upper bound."""
-    jury = _TASK_JUDGES.get(task)
-    repeats = _TASK_REPEATS.get(task, ONCE)
-    if isinstance(jury, tuple) and (len(jury) > 1 or repeats.k > 1):
-        calls = requests_each * repeats.calls(ids)
+    options = _TASK_OPTIONS.get(task)
+    if not isinstance(options, JudgeOptions) or not options.judges:
+        return
+    if len(options.judges) > 1 or options.repeats.k > 1:
+        calls = requests_each * options.repeats.calls(ids)
         cached = None if open_cache() is not None else 0
-        models = [j.model for j in jury]
+        models = [j.model for j in options.judges]
         print(
             judge_calls_text(task, calls, models, " (fewer with --limit)", cached), file=sys.stderr
         )
 
 
 @contextmanager
-def use_task_judge(
-    task: str, judge: JudgeSettings | Jury, repeats: Repeats | None = None
-) -> Iterator[None]:
-    """Within the block, `task` is judged by `judge`, one or a jury, re-judged as `repeats` says
-    (saved outputs judged after the run)."""
-    had, before = task in _TASK_JUDGES, _TASK_JUDGES.get(task)
-    had_repeats, repeats_before = task in _TASK_REPEATS, _TASK_REPEATS.get(task)
-    _TASK_JUDGES[task] = judge if isinstance(judge, tuple) else (judge,)
-    if repeats is not None:
-        _TASK_REPEATS[task] = repeats
+def use_task_options(task: str, options: JudgeOptions) -> Iterator[None]:
+    """Within the block, `task` is judged with `options` (saved outputs judged after the run)."""
+    had, before = task in _TASK_OPTIONS, _TASK_OPTIONS.get(task)
+    _TASK_OPTIONS[task] = options
     try:
         yield
     finally:
         if had:
-            _TASK_JUDGES[task] = before
+            _TASK_OPTIONS[task] = before
         else:
-            _TASK_JUDGES.pop(task, None)
-        if had_repeats and repeats_before is not None:
-            _TASK_REPEATS[task] = repeats_before
-        else:
-            _TASK_REPEATS.pop(task, None)
+            _TASK_OPTIONS.pop(task, None)
 
 
-def _task_judges(task: str) -> Jury | None:
-    """The judges the task's loader resolved (None: generation only)."""
-    if task not in _TASK_JUDGES:
+def _task_options(task: str) -> JudgeOptions:
+    """The options the task's loader built (without judges: generation only)."""
+    if task not in _TASK_OPTIONS:
         raise JudgeConfigError(
             f"{task}: no judge was resolved for this task in this process (its loader checks "
             "the judge before generation; a filter cannot run before the task loads)"
         )
-    if isinstance(settings := _TASK_JUDGES[task], partial):
-        settings = _TASK_JUDGES[task] = settings()
-    return settings
+    if isinstance(options := _TASK_OPTIONS[task], _Later):
+        options = _TASK_OPTIONS[task] = options.options()
+    return options
 
 
 @dataclass(frozen=True)
-class _LmEvalJudge:
+class LmEvalJudge:
     """One judge of an lm-eval task as a transport: its HTTP client, or the batch backend in
     use (`use_judge_backend`); judging r sends the judge's seed plus r-1."""
 
@@ -215,20 +201,12 @@ class _LmEvalJudge:
         return await client.judge_all(messages, formats, f"Judging {self.task} ({judge.model})")
 
 
-def _transports(task: str, settings: Jury | None) -> list[Transport]:
-    if settings is None:
+def transports(task: str, options: JudgeOptions) -> list[Transport]:
+    """How the task's judgments are sent: to each judge (the batch backend in use, else its
+    client), or, without judges, answered with how to judge later."""
+    if not options.judges:
         return [JudgedLater()]
-    return [_LmEvalJudge(task, judge, _BACKEND.get()) for judge in settings]
-
-
-def judge_requests(
-    task: str, requests: Sequence[JudgeRequest], judging: int = 1
-) -> tuple[Jury | None, list[list[JudgeReply]]]:
-    """Every request of a task, in order, to each judge (a jury's one after another); a
-    generation-only run's replies say how to judge later."""
-    settings = _task_judges(task)
-    transports = _transports(task, settings)
-    return settings, [run_sync(lambda t=t: t.send(requests, judging)) for t in transports]
+    return [LmEvalJudge(task, judge, _BACKEND.get()) for judge in options.judges]
 
 
 def judged_filter(
@@ -255,13 +233,14 @@ def judged_filter(
     if not docs:
         return []
     task = str(docs[0]["lm_eval_task"])
-    settings = _task_judges(task)
-    repeats = _TASK_REPEATS.get(task, ONCE) if settings is not None else ONCE
-    transports = _transports(task, settings)
+    options = _task_options(task)
+    settings = options.judges or None
+    repeats = options.repeats if settings is not None else ONCE
+    sent = transports(task, options)
     answers = list(zip(docs, resps, strict=True))
     done = run_sync(
         lambda: judge_answers(
-            judging, answers, transports, rule=rule, repeats=repeats, judges_together=False
+            judging, answers, sent, rule=rule, repeats=repeats, judges_together=False
         )
     )
     judged = [answer.judged for answer in done]
