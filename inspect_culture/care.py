@@ -9,7 +9,6 @@ Absolute imports only: Inspect also loads this file by path.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from inspect_ai import Task, task
@@ -25,18 +24,11 @@ from inspect_culture.benchmarks.care.metrics import care_metrics
 from inspect_culture.benchmarks.care.prompts import JUDGE_FILES, generation_messages
 from inspect_culture.benchmarks.care.spec import CareOutcome
 from inspect_culture.inspect_adapter.errors import scorer_setup_errors, task_setup_errors
-from inspect_culture.inspect_adapter.judge import (
-    checked_grader,
-    explanation_of,
-    judge_sample,
-    judged_score,
-    judges_shown,
-)
-from inspect_culture.inspect_adapter.live import judged_metrics
+from inspect_culture.inspect_adapter.judge import checked_grader
+from inspect_culture.inspect_adapter.judged_task import judge_sample, judged_metrics
 from inspect_culture.inspect_adapter.messages import to_chat_messages
 from inspect_culture.inspect_adapter.params import as_optional_int, judge_parameters
-from inspect_culture.judging.jury import DEFAULT_RATING_RULE, JURY_KEY
-from inspect_culture.judging.jury_agreement import with_jury
+from inspect_culture.judging.jury import DEFAULT_RATING_RULE
 from inspect_culture.judging.options import SCORER, TASK, JudgeOptions
 
 
@@ -134,10 +126,8 @@ def care_breakdown() -> Metric:
     """`care_metrics` over every epoch's score (it counts each question once)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        outcomes = [CareOutcome.from_record(s.score.metadata) for s in scores if s.score.metadata]
-        juries = [(s.score.metadata or {}).get(JURY_KEY) for s in scores]
-        metrics = with_jury(partial(care_metrics, outcomes), juries, spec.JURY_VOTES)
-        return judged_metrics(scores, metrics, spec.UNSCORED_COUNTS)
+        outcome = CareOutcome.from_record
+        return judged_metrics(scores, outcome, care_metrics, spec.JURY_VOTES, spec.UNSCORED_COUNTS)
 
     return compute
 
@@ -159,17 +149,14 @@ def care_judge(
     judging = CareJudging(options.judge_mapping)
 
     async def score(state: TaskState, target: Target) -> Score:
-        item = {**state.metadata, "id": str(state.sample_id), "answer": target.text}
-        judges, judged, replies = await judge_sample(
-            judging, item, state.output.completion, judge, options.jury_rule
-        )
+        judgment = await judge_sample(judging, state, judge, target.text, options.jury_rule)
         details = {
-            **judged.record,
-            **judges_shown(judges, judged),
+            **judgment.judged.record,
+            **judgment.judges_shown(),
             "judge_mapping": options.judge_mapping,
             **spec.JUDGE_VERSIONS,
             **judge.record(),
         }
-        return judged_score(judged, explanation=explanation_of(replies), metadata=details)
+        return judgment.score(explanation=judgment.explanation(), metadata=details)
 
     return score

@@ -11,7 +11,6 @@ the same). Absolute imports only: Inspect also loads this file by path.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 from inspect_ai import Task, task
@@ -38,19 +37,11 @@ from inspect_culture.benchmarks.cqbench.parse import score_ad, score_vs
 from inspect_culture.benchmarks.cqbench.prompts import task_messages, ve_extraction_messages
 from inspect_culture.inspect_adapter.engines import engine_defaults
 from inspect_culture.inspect_adapter.errors import scorer_setup_errors, task_setup_errors
-from inspect_culture.inspect_adapter.judge import (
-    checked_grader,
-    explanation_of,
-    judge_sample,
-    judged_score,
-    judges_shown,
-)
-from inspect_culture.inspect_adapter.live import judged_metrics
+from inspect_culture.inspect_adapter.judge import checked_grader
+from inspect_culture.inspect_adapter.judged_task import judge_sample, judged_metrics
 from inspect_culture.inspect_adapter.messages import to_chat_messages
 from inspect_culture.inspect_adapter.params import judge_parameters
 from inspect_culture.judging.constraints import constraint_record
-from inspect_culture.judging.jury import JURY_KEY
-from inspect_culture.judging.jury_agreement import with_jury
 from inspect_culture.judging.options import SCORER, TASK, JudgeOptions
 
 # the record fields each task's scorer (and VE's second step) reads from the sample
@@ -256,10 +247,8 @@ def ve_breakdown() -> Metric:
     """Recall pooled over the judged stories' gold values (1 / 0.5 / 0), and `n_scored`."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        outcomes = [spec.VeOutcome.from_record(s.score.metadata or {}) for s in scores]
-        juries = [(s.score.metadata or {}).get(JURY_KEY) for s in scores]
-        metrics = with_jury(partial(ve_metrics, outcomes), juries, spec.JURY_VOTES)
-        return judged_metrics(scores, metrics, spec.UNSCORED_COUNTS)
+        outcome = spec.VeOutcome.from_record
+        return judged_metrics(scores, outcome, ve_metrics, spec.JURY_VOTES, spec.UNSCORED_COUNTS)
 
     return compute
 
@@ -268,18 +257,16 @@ def ve_breakdown() -> Metric:
 @judge_parameters(SCORER)
 def cqbench_ve_judge(*, judge: JudgeOptions, **judge_parameters: Any) -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
-        item = {**state.metadata, "id": str(state.sample_id)}
-        judges, judged, replies = await judge_sample(
-            VeJudging(), item, state.output.completion, judge
-        )
+        judgment = await judge_sample(VeJudging(), state, judge)  # VE's judge reads no reference
+        judged = judgment.judged
         metadata = {
             **judged.record,
             **judged.details,
-            **judges_shown(judges, judged),
+            **judgment.judges_shown(),
             "prompt_version": spec.PROMPT_VERSION,
             **judge.record(),
         }
-        shown = {"answer": judged.details["prediction"], "explanation": explanation_of(replies)}
-        return judged_score(judged, metadata=metadata, **shown)
+        shown = {"answer": judged.details["prediction"], "explanation": judgment.explanation()}
+        return judgment.score(metadata=metadata, **shown)
 
     return score

@@ -12,7 +12,6 @@ Absolute imports only: Inspect also loads this file by path.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
 from typing import Any
 
 from inspect_ai import Task, task
@@ -43,19 +42,13 @@ from inspect_culture.inspect_adapter.failures import (
 from inspect_culture.inspect_adapter.judge import (
     bounded_generate,
     checked_grader,
-    judge_sample,
-    judged_score,
-    judges_shown,
     judgment_timeout,
-    replies_shown,
 )
-from inspect_culture.inspect_adapter.live import judged_metrics
+from inspect_culture.inspect_adapter.judged_task import judge_sample, judged_metrics
 from inspect_culture.inspect_adapter.messages import to_chat_messages
 from inspect_culture.inspect_adapter.params import judge_parameters
 from inspect_culture.inspect_adapter.preflight import preflight
 from inspect_culture.inspect_adapter.roles import BASELINE_ROLE, prerequisite_error, role_model
-from inspect_culture.judging.jury import JURY_KEY
-from inspect_culture.judging.jury_agreement import with_jury
 from inspect_culture.judging.options import SCORER, TASK, JudgeOptions
 
 GENERATION = GenerateConfig(**spec.GENERATION.inspect_config())
@@ -227,12 +220,14 @@ def culturesynth_breakdown() -> Metric:
     """Net win rate and breakdowns; each question's epochs averaged first (docs/culturesynth.md)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        outcomes = [spec.PairOutcome.from_record(s.score.metadata["pair"]) for s in scores]
-        juries = [(s.score.metadata or {}).get(JURY_KEY) for s in scores]
-        metrics = with_jury(
-            partial(culturesynth_metrics, outcomes), juries, spec.JURY_VOTES, spec.JURY_SCALE
+        return judged_metrics(
+            scores,
+            lambda record: spec.PairOutcome.from_record(record["pair"]),
+            culturesynth_metrics,
+            spec.JURY_VOTES,
+            spec.UNSCORED_COUNTS,
+            spec.JURY_SCALE,
         )
-        return judged_metrics(scores, metrics, spec.UNSCORED_COUNTS)
 
     return compute
 
@@ -249,14 +244,12 @@ def culturesynth_judge(
 
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata
-        item = {**meta, "id": str(state.sample_id), "answer": target.text}
-        judges, judged, results = await judge_sample(judging, item, state.output.completion, judge)
-        replies = replies_shown(results)
-        shown_judges = judges_shown(judges, judged) if len(judges) > 1 else {}
+        judgment = await judge_sample(judging, state, judge, target.text)
+        judged, replies = judgment.judged, judgment.replies_shown()
         details = {
             "pair": judged.record,
             **judged.details,
-            **shown_judges,
+            **(judgment.judges_shown() if len(judgment.judges) > 1 else {}),
             "judge_replies": replies,
             "baseline_model": meta.get("baseline_model"),
             "baseline_answer": meta.get("baseline_answer"),
@@ -264,6 +257,6 @@ def culturesynth_judge(
         }
         explanation = "\n\n---\n\n".join(r or "" for r in replies) or judged.reason
         shown = {"answer": state.output.completion, "explanation": explanation}
-        return judged_score(judged, metadata=details, **shown)
+        return judgment.score(metadata=details, **shown)
 
     return score

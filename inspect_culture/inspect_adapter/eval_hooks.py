@@ -13,10 +13,11 @@ import weakref
 from inspect_ai.hooks import Hooks, TaskEnd, TaskStart, hooks
 from inspect_ai.log import EvalLog
 
-from inspect_culture.inspect_adapter.live import ALL_UNSCORED
 from inspect_culture.judging.reasons import HOW_TO_JUDGE, all_unscored_alarm, judge_later_note
 
 log = logging.getLogger(__name__)
+
+ALL_UNSCORED = "all_unscored"  # the metric a judged task reports when no sample was scored
 
 # Each running eval's --epochs-reducer names, by its event loop (an eval runs in its own loop,
 # and its tasks share the one flag): read by the first solver of a judged task.

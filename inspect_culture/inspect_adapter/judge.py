@@ -6,9 +6,8 @@ from __future__ import annotations
 import asyncio
 import sys
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
 
 import anyio
 from inspect_ai.log import transcript
@@ -22,7 +21,6 @@ from inspect_ai.model import (
     get_model,
     model_roles,
 )
-from inspect_ai.scorer import Score
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema
 
@@ -34,7 +32,7 @@ from inspect_culture.inspect_adapter.build_checks import (
 )
 from inspect_culture.inspect_adapter.compat import active_model
 from inspect_culture.inspect_adapter.engines import apply_engine_defaults
-from inspect_culture.inspect_adapter.eval_hooks import note_judge_later, watch_judged_tasks
+from inspect_culture.inspect_adapter.eval_hooks import watch_judged_tasks
 from inspect_culture.inspect_adapter.failures import (
     ATTEMPTS,
     ATTEMPTS_NOTE,
@@ -63,20 +61,12 @@ from inspect_culture.judging.constraints import (
 )
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
 from inspect_culture.judging.jury import (
-    JURY_KEY,
-    JuryJudging,
     judge_calls_text,
     jury_roles_in_order,
 )
 from inspect_culture.judging.options import JudgeOptions
-from inspect_culture.judging.orchestration import (
-    JudgedLater,
-    judge_answers,
-    judge_names,
-    judges_named,
-)
-from inspect_culture.judging.protocol import Item, Judged, JudgeReply, JudgeRequest
-from inspect_culture.judging.repeats import REPEATS_KEY, repeat_seed
+from inspect_culture.judging.protocol import JudgeReply, JudgeRequest
+from inspect_culture.judging.repeats import repeat_seed
 
 DEFAULT_OPTIONS = JudgeOptions()  # every judge option at its default
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
@@ -358,7 +348,7 @@ async def judge_reply(
     return reply_text(verdict_format, constraint, completion), error
 
 
-class _Grader:
+class GraderTransport:
     """One Inspect grader as a judge transport: its requests at once, through Inspect's model
     API (`judge_reply`)."""
 
@@ -379,66 +369,3 @@ class _Grader:
             )
         )
         return [JudgeReply(text, error) for text, error in results]
-
-
-class _Later(JudgedLater):
-    """A generation-only run's transport, which Inspect's end-of-task note learns of."""
-
-    async def send(self, requests: Sequence[JudgeRequest], judging: int) -> list[JudgeReply]:
-        if requests:
-            note_judge_later()
-        return await super().send(requests, judging)
-
-
-async def judge_sample(
-    judging: JuryJudging,
-    item: Item,
-    answer: str | None,
-    options: JudgeOptions,
-    rule: str = "majority",
-) -> tuple[dict[str, Model], Judged, dict[str, list[JudgeReply]]]:
-    """The judges by name (none without a request), the outcome, and each judge's replies to the
-    benchmark's judge requests for one answer, all sent concurrently by the one orchestration
-    (`judging/orchestration.py`); a jury's outcome by `rule` (`judging/jury.py`), judged again
-    as `options.repeats` says (`judging/repeats.py`)."""
-    requests = judging.requests(item, answer)
-    jury = jury_roles(options.self_grade, options.judge_later) if requests else {}
-    transports = [_Grader(grader, options) for grader in jury.values()] or [_Later()]
-    [done] = await judge_answers(
-        judging, [(item, answer)], transports, rule=rule, repeats=options.repeats
-    )
-    shown = {
-        (name if r == 1 else f"{name}, judging {r}"): replies
-        for r, replies_by_name in enumerate(done.judgings, 1)
-        for name, replies in replies_by_name.items()
-    }
-    return dict(zip(judge_names(len(jury)), jury.values())), done.judged, shown
-
-
-def judges_shown(judges: Mapping[str, Model], judged: Judged) -> dict[str, Any]:
-    """What a score's metadata says of its judges (`orchestration.judges_named`), with a jury's
-    votes and reasons (`jury`) and each judging's value (`repeats`)."""
-    if not judges:
-        return {"judge_model": "none (judge_later)"}
-    kept = {key: judged.details[key] for key in (JURY_KEY, REPEATS_KEY) if key in judged.details}
-    return {**judges_named([str(model) for model in judges.values()]), **kept}
-
-
-def explanation_of(replies: Mapping[str, list[JudgeReply]]) -> str | None:
-    """A lone reply as it is; several, one after another."""
-    shown = replies_shown(replies)
-    return shown[0] if len(shown) == 1 else "\n\n---\n\n".join(r or "" for r in shown)
-
-
-def replies_shown(replies: Mapping[str, list[JudgeReply]]) -> list[str | None]:
-    """Every reply's text, judge by judge; a jury's each headed by its judge's name."""
-    if len(replies) == 1:
-        return [r.text for r in next(iter(replies.values()))]
-    return [f"[{name}] {r.text or r.error or ''}" for name, rs in replies.items() for r in rs]
-
-
-def judged_score(judged: Judged, **shown: Any) -> Score:
-    """The sample's score: its value, or unscored with the benchmark's reason (never 0)."""
-    if judged.value is None:
-        return Score.unscored(reason=judged.reason, **shown)
-    return Score(value=judged.value, **shown)

@@ -66,12 +66,18 @@ async def judge_answers(
     rule: str,
     repeats: Repeats = ONCE,
     judges_together: bool = True,
+    requests: Sequence[Sequence[JudgeRequest]] | None = None,
 ) -> list[JudgedAnswer]:
     """Every answer's requests to every judge, judging r only for the answers re-judging chose
     r times, and each answer's outcome (`repeats.judgings_outcome`). `judges_together`: every
     judge and judging at once (Inspect: one answer a call); else one after another (lm-eval,
-    whose batches each fill the judge's rate limit)."""
-    per_answer = [judging.requests(item, answer) for item, answer in answers]
+    whose batches each fill the judge's rate limit). `requests`: each answer's, when the caller
+    made them already (Inspect looks up the jury only for an answer with a request)."""
+    per_answer = (
+        [list(q) for q in requests]
+        if requests is not None
+        else [judging.requests(item, answer) for item, answer in answers]
+    )
     names = judge_names(len(transports))
     later = all(isinstance(t, JudgedLater) for t in transports)
     wanted = [
@@ -102,9 +108,9 @@ async def judge_answers(
         JudgedAnswer(
             judgings_outcome(judging, item, answer, answer_judgings, rule),
             answer_judgings,
-            bool(requests),
+            bool(answer_requests),
         )
-        for (item, answer), answer_judgings, requests in zip(
+        for (item, answer), answer_judgings, answer_requests in zip(
             answers, judgings, per_answer, strict=True
         )
     ]

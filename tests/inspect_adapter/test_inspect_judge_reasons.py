@@ -15,8 +15,8 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import GenerateConfig, get_model
 
 from inspect_culture.care import care
+from inspect_culture.inspect_adapter.eval_hooks import ALL_UNSCORED
 from inspect_culture.inspect_adapter.failures import judge_failure_reason
-from inspect_culture.inspect_adapter.live import ALL_UNSCORED
 from inspect_culture.judging.redaction import redact
 from tests.support.openai_stub import StubOpenAIServer, care_responder
 

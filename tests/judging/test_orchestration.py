@@ -91,6 +91,27 @@ def test_a_generation_only_run_asks_no_judge_and_says_why() -> None:
     assert reply.error == JUDGE_LATER_REASON
 
 
+class CountedCare(CareJudging):
+    """CARE's judging, counting how often its requests are made."""
+
+    made = 0
+
+    def requests(self, item, answer):  # type: ignore[no-untyped-def]
+        CountedCare.made += 1
+        return super().requests(item, answer)
+
+
+def test_requests_the_caller_made_are_not_made_again() -> None:
+    answers = _answers(2)
+    made = [CareJudging().requests(item, answer) for item, answer in answers]
+    CountedCare.made, judge = 0, Rater(6)
+    done = asyncio.run(judge_answers(CountedCare(), answers, [judge], rule="mean", requests=made))
+    assert CountedCare.made == 0 and judge.sent == [(1, 2)]
+    assert [a.judged.value for a in done] == [6, 6]
+    asyncio.run(judge_answers(CountedCare(), answers, [Rater(6)], rule="mean"))
+    assert CountedCare.made == 2  # made here when not given
+
+
 def test_judges_are_named_alike_everywhere() -> None:
     assert judge_names(3) == ["judge_1", "judge_2", "judge_3"]
     assert judges_named(["m"]) == {"judge_model": "m"}
