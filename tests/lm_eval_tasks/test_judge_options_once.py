@@ -4,6 +4,7 @@ judges are resolved once per load, not once for the early checks and again for t
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from inspect_culture.judging.repeats import Repeats
 from inspect_culture.lm_eval_tasks import include_path
 from inspect_culture.lm_eval_tasks.judge import batch
 from tests.support.culturesynth_data import write_stub_baseline
+from tests.support.openai_stub import StubOpenAIServer, care_responder
 
 JURY = {
     "judge_models": "a,b",
@@ -52,3 +54,29 @@ def test_a_loader_resolves_its_judges_once_and_keeps_the_one_value(
     assert [j.model for j in kept.judges] == ["a", "b"]
     assert {j.temperature for j in kept.judges} == {0.5}
     assert kept.repeats == Repeats(2, 1.0) and not kept.judge_preflight
+
+
+def test_outside_a_run_the_judges_are_resolved_when_the_filter_needs_them(
+    full_mirror: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Task tooling loads a task without asking its judge; a filter run outside lm-eval's
+    `simple_evaluate` then checks the judge (one request) and judges with it."""
+    from lm_eval.tasks import TaskManager, get_task_dict
+
+    from inspect_culture.lm_eval_tasks.care import utils as care
+
+    monkeypatch.setattr(batch, "_TASK_OPTIONS", {})
+    monkeypatch.setattr(batch, "_CHECKED", set())
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    with StubOpenAIServer(responder=care_responder) as judge:
+        metadata = {"judge_model": "j", "judge_base_url": judge.base_url, "per_category": 1}
+        manager = TaskManager(
+            include_path=[str(include_path())], include_defaults=False, metadata=metadata
+        )
+        [task] = get_task_dict(["care_zh"], manager).values()
+        assert judge.requests == []  # loaded: no judge asked
+        docs = list(task.test_docs())[:1]
+        [reply] = care.judge_filter(["An answer."], docs)
+        assert len(judge.requests) == 2  # the check, then the judgment
+    assert json.loads(reply)["judge_model"] == "j"
+    assert isinstance(batch._TASK_OPTIONS["care_zh"], JudgeOptions)

@@ -45,7 +45,7 @@ from inspect_culture.judging.reasons import (
     judge_later_note,
 )
 from inspect_culture.judging.repeats import ONCE, REPEATS_KEY, repeat_seed
-from inspect_culture.lm_eval_tasks.judge.known_keys import simple_evaluate_call
+from inspect_culture.lm_eval_tasks.compat import simple_evaluate_call
 
 # A task's judges: one, or a jury (`judge_models`), in the order given
 Jury = tuple[JudgeSettings, ...]
@@ -96,12 +96,12 @@ def run_judges() -> bool | None:
     return None if call is None else not call.get("predict_only")
 
 
-def load_options(metadata: Mapping[str, Any]) -> JudgeOptions:
+def load_options(metadata: Mapping[str, Any], judges: bool | None = None) -> JudgeOptions:
     """A judged task's options from its --metadata, for its loader to build before its own
     checks: every one checked (a bad one is said before the loader asks for its files), the
     judges too in a run that judges (none with `--predict_only`; outside a run, task tooling
     builds tasks without a judge: see `keep_task_options`), the cache opened."""
-    options = metadata_options(metadata, judges=bool(run_judges()))
+    options = metadata_options(metadata, judges=bool(run_judges()) if judges is None else judges)
     if options.judges:
         open_cache()  # a bad cache path fails now, not after generation
     return options
@@ -115,9 +115,7 @@ class _Later:
     verdict_format: VerdictFormat | None
 
     def options(self) -> JudgeOptions:
-        options = metadata_options(self.metadata)
-        if options.judges:
-            open_cache()
+        options = load_options(self.metadata, judges=True)
         check_judges(options, self.verdict_format)
         return options
 
