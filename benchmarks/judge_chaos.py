@@ -349,7 +349,7 @@ MUTATION = os.environ.get("CHAOS_MUTATION", "")
 
 
 def _score_zero():
-    from inspect_culture.benchmarks.care import parse as care
+    from inspect_culture.benchmarks.care import judging as care
     from inspect_culture.benchmarks.cqbench import parse as cq
     from inspect_culture.benchmarks.culturesynth import parse as cs
 

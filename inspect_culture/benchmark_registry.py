@@ -137,7 +137,7 @@ for _entry in (
     Benchmark(
         name="care",
         title="CARE",
-        source="inspect_culture.benchmarks.care.source:CARE",
+        source="inspect_culture.benchmarks.care.data:CARE",
         load_all="inspect_culture.benchmarks.care.data:load_care_all",
         inspect_tasks=(
             InspectTask(

@@ -17,8 +17,8 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState, generate
 
 from inspect_culture.benchmarks.care import spec
+from inspect_culture.benchmarks.care.judging import judge_record
 from inspect_culture.benchmarks.care.metrics import judge_agreement
-from inspect_culture.benchmarks.care.parse import judge_record
 from inspect_culture.benchmarks.care.prompts import judge_prompt
 from inspect_culture.benchmarks.care.ratings import load_care_ratings
 from inspect_culture.inspect_adapter.engines import engine_defaults

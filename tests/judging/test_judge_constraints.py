@@ -10,8 +10,7 @@ import re
 
 import pytest
 
-from inspect_culture.benchmarks.care.judging import care_rating_format
-from inspect_culture.benchmarks.care.parse import parse_rating
+from inspect_culture.benchmarks.care.judging import care_rating_format, parse_rating
 from inspect_culture.benchmarks.cqbench.judging import ve_scores_format
 from inspect_culture.benchmarks.cqbench.parse import parse_ve_judgement
 from inspect_culture.benchmarks.culturesynth.judging import pairwise_verdict_format

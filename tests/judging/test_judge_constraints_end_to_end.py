@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from inspect_culture.benchmarks.care.judging import care_rating_format
-from inspect_culture.benchmarks.care.parse import parse_rating
+from inspect_culture.benchmarks.care.judging import care_rating_format, parse_rating
 from inspect_culture.care import care
 from inspect_culture.judging.constraints import PROBE_MESSAGES, reply_text
 from inspect_culture.judging.options import JudgeConfigError

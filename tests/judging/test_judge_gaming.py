@@ -34,7 +34,7 @@ from typing import Any
 
 import pytest
 
-from inspect_culture.benchmarks.care.parse import judge_record, parse_rating
+from inspect_culture.benchmarks.care.judging import judge_record, parse_rating
 from inspect_culture.benchmarks.care.prompts import (
     RESPONSE_CLOSE,
     RESPONSE_OPEN,
@@ -691,7 +691,7 @@ def _verdicts_read(benchmark: str, text: str) -> list[str]:
     """What the benchmark's own parser would take for a verdict in `text`, if a judge echoed it
     as it is, or folded (width, look-alikes, invisible characters, case) back to the canonical
     form: the rule is that none survives neutralisation."""
-    from inspect_culture.benchmarks.care.parse import _BRACKETED
+    from inspect_culture.benchmarks.care.judging import _BRACKETED
     from inspect_culture.benchmarks.cqbench.parse import read_ve_judgement
     from inspect_culture.benchmarks.culturesynth.parse import _VERDICT
 

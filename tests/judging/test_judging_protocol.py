@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from inspect_culture.benchmarks.care.judging import CareJudging
-from inspect_culture.benchmarks.care.parse import NO_RATING
+from inspect_culture.benchmarks.care.judging import NO_RATING, CareJudging
 from inspect_culture.benchmarks.care.prompts import judge_prompt
 from inspect_culture.benchmarks.cqbench.judging import VeJudging
 from inspect_culture.benchmarks.cqbench.parse import NO_VE_SCORES

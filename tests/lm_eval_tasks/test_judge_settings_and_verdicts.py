@@ -1,6 +1,6 @@
 import pytest
 
-from inspect_culture.benchmarks.care.parse import parse_rating
+from inspect_culture.benchmarks.care.judging import parse_rating
 from inspect_culture.judging.options import JudgeConfigError, resolve_judge_settings
 
 

@@ -21,7 +21,7 @@ if _MISSING:
 def test_main_job_scores_every_sample_in_both_harnesses(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:
-    from inspect_culture.benchmarks.care.parse import parse_rating
+    from inspect_culture.benchmarks.care.judging import parse_rating
     from inspect_culture.local_model import server as local_server
     from inspect_culture.local_model.main_job import main_job
 

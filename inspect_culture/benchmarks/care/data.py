@@ -1,4 +1,5 @@
-"""CARE test sets (zh, ar, ja), shipped under their MIT license (`source.CARE`, with sha256s)."""
+"""CARE test sets (zh, ar, ja), shipped under their MIT license: where they come from (`CARE`:
+repository, pinned revision, sha256s, license) and how they are read."""
 
 from __future__ import annotations
 
@@ -6,14 +7,29 @@ import json
 from pathlib import Path
 from typing import Any
 
-from inspect_culture.benchmarks.care.source import CARE
 from inspect_culture.benchmarks.care.spec import CARE_LANGUAGES, SLUG_BY_UPSTREAM
 from inspect_culture.benchmarks.choices import check_choice, check_int
 from inspect_culture.benchmarks.spec_types import LoadedDataset
 from inspect_culture.datasets_hub.errors import DataValidationError
 from inspect_culture.datasets_hub.hashing import sha256_file, verified_revision
 from inspect_culture.datasets_hub.languages import LANGUAGES
+from inspect_culture.datasets_hub.sources import PackagedSource
 from inspect_culture.datasets_hub.validation import validate_record
+
+CARE = PackagedSource(
+    benchmark="care",
+    repo="Guochry/CARE",
+    upstream_dir="data",
+    revision="d614cfe2407ae3c4da8d4f8a58bd50f16bb0e097",
+    sha256={
+        "Chinese-test.json": "b0553d8771be582d7d64d36f300280f62a07c5f0f279c2af003a2302cf65a535",
+        "Arabic-test.json": "4c19b656ffa8d4194ce4164290ceedbe7d0fc94a9203d88afffec077778b8dc3",
+        "Japanese-test.json": "c0ddc6f6f82d04870c1e9ada1a8784201093ee548b311ae3ad2f9272aefe1512",
+    },
+    license="MIT",
+    package=__package__,
+    description="CARE: 150 culture questions each in Chinese, Arabic and Japanese (test sets)",
+)
 
 UPSTREAM_FIELDS = ("question", "answer", "culture_type", "associated_culture", "geographic_scope")
 

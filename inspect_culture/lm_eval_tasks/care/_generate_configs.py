@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspect_culture.benchmarks.care import spec
-from inspect_culture.benchmarks.care.source import CARE
+from inspect_culture.benchmarks.care.data import CARE
 from inspect_culture.datasets_hub.languages import LANGUAGES
 from inspect_culture.lm_eval_tasks.care.human_agreement import agreement_template, task_name
 from inspect_culture.lm_eval_tasks.yaml_generation import (

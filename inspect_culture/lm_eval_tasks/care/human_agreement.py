@@ -10,8 +10,8 @@ from typing import Any
 import datasets
 
 from inspect_culture.benchmarks.care import spec
+from inspect_culture.benchmarks.care.judging import judge_record
 from inspect_culture.benchmarks.care.metrics import judge_agreement
-from inspect_culture.benchmarks.care.parse import judge_record
 from inspect_culture.benchmarks.care.prompts import judge_prompt
 from inspect_culture.benchmarks.care.ratings import load_care_ratings
 from inspect_culture.lm_eval_tasks.cli_errors import one_line_in_cli

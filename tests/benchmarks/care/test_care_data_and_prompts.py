@@ -8,7 +8,7 @@ import pytest
 
 import inspect_culture.benchmarks.care.data as care_data
 from inspect_culture.benchmark_registry import benchmark
-from inspect_culture.benchmarks.care.data import load_care
+from inspect_culture.benchmarks.care.data import CARE, load_care
 from inspect_culture.benchmarks.care.prompts import (
     PROMPT_TEXTS,
     RESPONSE_CLOSE,
@@ -18,7 +18,6 @@ from inspect_culture.benchmarks.care.prompts import (
     judge_template_for,
     prompt_text,
 )
-from inspect_culture.benchmarks.care.source import CARE
 from inspect_culture.benchmarks.care.spec import CARE_LANGUAGES, CATEGORIES, CATEGORY_SLUGS
 from inspect_culture.cli import main
 from inspect_culture.data_status import verify

@@ -9,8 +9,13 @@ import re
 import pytest
 
 from inspect_culture.benchmarks.care import spec
-from inspect_culture.benchmarks.care.judging import care_rating_format
-from inspect_culture.benchmarks.care.parse import AMBIGUOUS, NO_RATING, judge_record, parse_rating
+from inspect_culture.benchmarks.care.judging import (
+    AMBIGUOUS,
+    NO_RATING,
+    care_rating_format,
+    judge_record,
+    parse_rating,
+)
 from inspect_culture.benchmarks.care.prompts import (
     RESPONSE_CLOSE,
     RESPONSE_OPEN,
