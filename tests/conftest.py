@@ -41,9 +41,6 @@ ONE_AT_A_TIME_GROUP = "benchmark-scripts-storms"
 # neighbour could fail them, so scripts/run-tests and scripts/compat run them in a pass of their
 # own, alone, after the parallel pass (`--serial-tests=skip`, then `--serial-tests=only`).
 SERIAL_TESTS: dict[str, frozenset[str]] = {
-    # every documented command, in the documents' order, in one working folder (a later
-    # document uses an earlier one's outputs): one process, never split or interleaved
-    "test_documented_commands.py": ALL,
     # Retry-After waits and retry budgets of 1-2.5 s, checked against the elapsed time
     "test_judge_retries.py": frozenset(
         {
@@ -79,7 +76,12 @@ SERIAL_TESTS: dict[str, frozenset[str]] = {
         }
     ),
 }
-SERIAL_CHOICES = ("skip", "only")
+# Bound to an order, not to the clock: every documented command, in the documents' order, in one
+# working folder (a later document uses an earlier one's outputs). One process of their own,
+# never split or interleaved; scripts/pytest-passes.sh runs it beside the main pass
+# (`--serial-tests=in-order`), which it does not time (its commands have minutes to answer).
+IN_ORDER_TESTS: dict[str, frozenset[str]] = {"test_documented_commands.py": ALL}
+SERIAL_CHOICES = ("skip", "only", "in-order")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -87,13 +89,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--serial-tests",
         choices=SERIAL_CHOICES,
         default=None,
-        help="skip: deselect the timing-bound tests (the parallel pass); only: run just them",
+        help="skip: deselect the timing-bound and the in-order tests (the main pass); only: run"
+        " just the timing-bound ones; in-order: just the in-order ones (the documented commands)",
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "serial: timing-bound, runs alone after the parallel pass (tests/conftest.py)"
+    )
+    config.addinivalue_line(
+        "markers", "in_order: one process of its own, beside the main pass (tests/conftest.py)"
     )
 
 
@@ -125,7 +131,8 @@ def _deselect(config: pytest.Config, items: list[pytest.Item], keep) -> None:
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Deselect (not skip) the install test outside scripts/compat: it needs the floor wheels.
-    Mark the timing-bound tests `serial` (and keep or drop them as --serial-tests says), and
+    Mark the timing-bound tests `serial` and the documented commands `in_order` (and keep or
+    drop them as --serial-tests says), and
     keep tests on one pytest-xdist worker (`--dist loadgroup`): the storm scripts, one at a time,
     and a module's tests when they share a module-scoped fixture: built once, and run in file
     order (the documented commands' one working folder)."""
@@ -134,6 +141,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if _listed(item, SERIAL_TESTS):
             item.add_marker(pytest.mark.serial)
+        if _listed(item, IN_ORDER_TESTS):
+            item.add_marker(pytest.mark.in_order)
         if _listed(item, ONE_AT_A_TIME):
             item.add_marker(pytest.mark.xdist_group(ONE_AT_A_TIME_GROUP))
         elif _module_scoped(item):
@@ -145,10 +154,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items.sort(key=lambda item: not (_grouped(item) or item.get_closest_marker("slow")))
     wanted = config.getoption("--serial-tests")
     if wanted:
-        only = wanted == "only"
-        _deselect(
-            config, items, lambda item: (item.get_closest_marker("serial") is not None) == only
-        )
+        _deselect(config, items, lambda item: _pass_of(item) == wanted)
+
+
+def _pass_of(item: pytest.Item) -> str:
+    """The --serial-tests pass a test runs in: "only" (timing-bound), "in-order" or "skip"."""
+    if item.get_closest_marker("serial") is not None:
+        return "only"
+    if item.get_closest_marker("in_order") is not None:
+        return "in-order"
+    return "skip"
 
 
 def _closed_port() -> int:

@@ -1,6 +1,6 @@
 """The timing-bound tests that tests/conftest.py runs alone (SERIAL_TESTS) or one at a time on one
-worker (ONE_AT_A_TIME) exist, and the --serial-tests passes split the suite between the first
-and the rest, with nothing lost."""
+worker (ONE_AT_A_TIME) and the in-order ones (IN_ORDER_TESTS) exist, and the --serial-tests passes
+split the suite between them, with nothing lost."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ALL, ONE_AT_A_TIME, SERIAL_TESTS
+from tests.conftest import ALL, IN_ORDER_TESTS, ONE_AT_A_TIME, SERIAL_TESTS
 
 TESTS = Path(__file__).parent
 ROOT = TESTS.parent
@@ -24,7 +24,11 @@ def _functions(path: Path) -> set[str]:
 
 @pytest.mark.parametrize(
     ("table", "name"),
-    [(table, name) for table in (SERIAL_TESTS, ONE_AT_A_TIME) for name in sorted(table)],
+    [
+        (table, name)
+        for table in (SERIAL_TESTS, ONE_AT_A_TIME, IN_ORDER_TESTS)
+        for name in sorted(table)
+    ],
 )
 def test_every_listed_test_is_found(table: dict[str, frozenset[str]], name: str) -> None:
     [path] = TESTS.rglob(name)  # one file of that name: a renamed file would run in parallel
@@ -50,3 +54,16 @@ def test_the_two_passes_split_a_file_between_them() -> None:
     others = _collected(target, "--serial-tests=skip")
     assert sorted(alone + others) == sorted(every)
     assert {line.split("::")[1] for line in alone} == SERIAL_TESTS["test_judge_retries.py"]
+
+
+def test_the_documented_commands_run_in_a_pass_of_their_own() -> None:
+    """Beside the main pass, every one of them, in file order; in neither other pass."""
+    [docs] = TESTS.rglob("test_documented_commands.py")
+    [retries] = TESTS.rglob("test_judge_retries.py")
+    targets = [str(docs.relative_to(ROOT)), str(retries.relative_to(ROOT))]
+    every = _collected(*targets)
+    in_order = _collected(*targets, "--serial-tests=in-order")
+    assert in_order == [line for line in every if line.startswith(targets[0])]
+    alone = _collected(*targets, "--serial-tests=only")
+    others = _collected(*targets, "--serial-tests=skip")
+    assert sorted(in_order + alone + others) == sorted(every)

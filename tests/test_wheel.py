@@ -43,11 +43,15 @@ print(json.dumps({
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
-    # Build from a clean copy: setuptools would reuse a stale build/ in the working tree.
+    # Build from a clean copy: setuptools would reuse a stale build/ in the working tree. Not
+    # the other venvs and downloads (.venv-compat-*, .compat, .venv-vllm: GBs in CI)
     source = tmp_path_factory.mktemp("src") / "inspect-culture"
     shutil.copytree(
         ROOT, source,
-        ignore=shutil.ignore_patterns(".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", ".*_cache"),
+        ignore=shutil.ignore_patterns(
+            ".venv*", ".git", ".compat", ".vllm-smoke", "runs", "logs", "build", "dist",
+            "*.egg-info", "__pycache__", ".*_cache",
+        ),
     )  # fmt: skip
     done = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
