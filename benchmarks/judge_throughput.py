@@ -125,14 +125,14 @@ def lm_eval_path(
             "judge_concurrency": concurrency,
             **options,
         }
-        options = metadata_options({**judge, "judge_preflight": False})
+        checked = metadata_options({**judge, "judge_preflight": False})
         docs = [
             {**records[i % len(records)], "judge_mapping": "paper", "lm_eval_task": "care_zh"}
             for i in range(n)
         ]
         nonce = time.time_ns()
         responses = [answer(i, nonce, docs[i]) for i in range(n)]
-        with use_task_options("care_zh", options), Timer() as timer:
+        with use_task_options("care_zh", checked), Timer() as timer:
             replies = judge_filter(responses, docs)
         timer.failed = sum('"error": null' not in r for r in replies)
         assert options or not timer.failed, "every judgment must succeed"
