@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from inspect_culture.benchmarks.care import spec
-from inspect_culture.benchmarks.care.data import CARE
 from inspect_culture.datasets_hub.languages import LANGUAGES
 from inspect_culture.lm_eval_tasks.care.human_agreement import agreement_template, task_name
+from inspect_culture.lm_eval_tasks.care.utils import template
 from inspect_culture.lm_eval_tasks.yaml_generation import (
     family_files,
-    generation_template,
     group,
     main,
     render,
@@ -23,25 +20,6 @@ each task, which fixes language and prompting (dataset_kwargs.variant). Per-cate
 under --apply_chat_template. Generation: paper App. B (benchmarks.care.spec.GENERATION).
 judge_mapping: paper (rubric by content), or by file name with
 --metadata '{"judge_mapping": "upstream"}'."""
-
-
-def template() -> dict[str, Any]:
-    return generation_template(
-        "inspect_culture.lm_eval_tasks.care.utils",
-        spec.GENERATION,
-        spec.HEADLINE_METRICS,
-        lower_is_better=spec.UNSCORED_COUNTS,
-        description="{{system_prompt}}",
-        doc_to_target="{{answer}}",
-        judged=True,
-        metadata={
-            "version": spec.TASK_VERSION,
-            "judge_mapping": spec.DEFAULT_JUDGE_MAPPING,
-            **spec.JUDGE_VERSIONS,
-            "dataset": CARE.repo,
-            "dataset_revision": CARE.revision,
-        },
-    )
 
 
 AGREEMENT_NOTE = """Shared settings of the CARE judge-agreement tasks: the evaluated model is the

@@ -10,13 +10,12 @@ import datasets
 
 from inspect_culture.benchmark_registry import benchmark
 from inspect_culture.benchmarks.care import spec
-from inspect_culture.benchmarks.care.data import first_per_category, load_care
+from inspect_culture.benchmarks.care.data import CARE, first_per_category, load_care
 from inspect_culture.benchmarks.care.judging import CareJudging, care_rating_format
 from inspect_culture.benchmarks.care.metrics import care_metrics
 from inspect_culture.benchmarks.care.prompts import generation_messages
 from inspect_culture.benchmarks.choices import check_fixed
 from inspect_culture.judging.jury import DEFAULT_RATING_RULE
-from inspect_culture.lm_eval_tasks.care._generate_configs import template
 from inspect_culture.lm_eval_tasks.cli_errors import one_line_in_cli
 from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
 from inspect_culture.lm_eval_tasks.judge.batch import (
@@ -27,6 +26,28 @@ from inspect_culture.lm_eval_tasks.judge.batch import (
     load_options,
 )
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
+from inspect_culture.lm_eval_tasks.yaml_generation import generation_template
+
+
+def template() -> dict[str, Any]:
+    """The CARE tasks' shared YAML (`_generate_configs.py` writes it; `load_docs` checks
+    --metadata against its metadata)."""
+    return generation_template(
+        "inspect_culture.lm_eval_tasks.care.utils",
+        spec.GENERATION,
+        spec.HEADLINE_METRICS,
+        lower_is_better=spec.UNSCORED_COUNTS,
+        description="{{system_prompt}}",
+        doc_to_target="{{answer}}",
+        judged=True,
+        metadata={
+            "version": spec.TASK_VERSION,
+            "judge_mapping": spec.DEFAULT_JUDGE_MAPPING,
+            **spec.JUDGE_VERSIONS,
+            "dataset": CARE.repo,
+            "dataset_revision": CARE.revision,
+        },
+    )
 
 
 @one_line_in_cli
