@@ -173,6 +173,20 @@ def _closed_port() -> int:
 
 
 @pytest.fixture(autouse=True)
+def _environment_restored() -> Iterator[None]:
+    """Each test starts from the same environment. Code run in the test's process may set a
+    variable for the rest of the process (main_job's `os.environ.setdefault` of
+    INSPECT_CULTURE_JUDGE_CACHE): left behind, it gave every later test one shared judge cache,
+    and a test was served another's verdicts (seen under pytest-xdist, which runs the local-model
+    smoke early)."""
+    saved = dict(os.environ)
+    yield
+    if os.environ != saved:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@pytest.fixture(autouse=True)
 def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path_factory.mktemp("isolated")
     monkeypatch.setenv("INSPECT_CULTURE_CACHE_DIR", str(root / "cache"))
