@@ -29,6 +29,7 @@ def test_a_solver_sees_the_evals_epochs_reducer(
 
         return solve
 
+    eval_hooks.watch_judged_tasks()  # as building a judged task does (the test runs alone too)
     task = Task(dataset=[Sample(input="x", target="y")], solver=reducer_probe())
     epochs: Any = Epochs(1, reducer) if reducer else 1
     [log] = eval(task, model="mockllm/model", epochs=epochs, display="none", log_dir=str(tmp_path))
