@@ -76,12 +76,20 @@ SERIAL_TESTS: dict[str, frozenset[str]] = {
         }
     ),
 }
-# Bound to an order, not to the clock: every documented command, in the documents' order, in one
-# working folder (a later document uses an earlier one's outputs). One process of their own,
-# never split or interleaved; scripts/pytest-passes.sh runs it beside the main pass
-# (`--serial-tests=in-order`), which it does not time (its commands have minutes to answer).
-IN_ORDER_TESTS: dict[str, frozenset[str]] = {"test_documented_commands.py": ALL}
-SERIAL_CHOICES = ("skip", "only", "in-order")
+# A pytest process of their own, beside the main pass (`--serial-tests=beside`,
+# scripts/pytest-passes.sh), one test after the other, in file order; none is bound to seconds
+# (their commands have minutes to answer):
+BESIDE_TESTS: dict[str, frozenset[str]] = {
+    # every documented command, in the documents' order, in one working folder (a later
+    # document uses an earlier one's outputs): never split or interleaved
+    "test_documented_commands.py": ALL,
+    # llama.cpp's server, which runs a thread on every core, as do the documented local-model
+    # commands: two such servers at once starve each other (the main job's 30-s judge
+    # preflight timed out so on the 2-core machine); here they never overlap
+    "test_judge_constraints.py": frozenset({"test_grammar_compiles_in_llama_cpp"}),
+    "test_local_model_smoke.py": ALL,
+}
+SERIAL_CHOICES = ("skip", "only", "beside")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -89,8 +97,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--serial-tests",
         choices=SERIAL_CHOICES,
         default=None,
-        help="skip: deselect the timing-bound and the in-order tests (the main pass); only: run"
-        " just the timing-bound ones; in-order: just the in-order ones (the documented commands)",
+        help="skip: deselect the timing-bound tests and those run beside the main pass (the main"
+        " pass); only: run just the timing-bound ones; beside: just the others (BESIDE_TESTS)",
     )
 
 
@@ -99,7 +107,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "serial: timing-bound, runs alone after the parallel pass (tests/conftest.py)"
     )
     config.addinivalue_line(
-        "markers", "in_order: one process of its own, beside the main pass (tests/conftest.py)"
+        "markers", "beside: a process of its own, beside the main pass (tests/conftest.py)"
     )
 
 
@@ -131,8 +139,8 @@ def _deselect(config: pytest.Config, items: list[pytest.Item], keep) -> None:
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Deselect (not skip) the install test outside scripts/compat: it needs the floor wheels.
-    Mark the timing-bound tests `serial` and the documented commands `in_order` (and keep or
-    drop them as --serial-tests says), and
+    Mark the timing-bound tests `serial` and those run beside the main pass `beside` (and keep
+    or drop them as --serial-tests says), and
     keep tests on one pytest-xdist worker (`--dist loadgroup`): the storm scripts, one at a time,
     and a module's tests when they share a module-scoped fixture: built once, and run in file
     order (the documented commands' one working folder)."""
@@ -141,8 +149,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if _listed(item, SERIAL_TESTS):
             item.add_marker(pytest.mark.serial)
-        if _listed(item, IN_ORDER_TESTS):
-            item.add_marker(pytest.mark.in_order)
+        if _listed(item, BESIDE_TESTS):
+            item.add_marker(pytest.mark.beside)
         if _listed(item, ONE_AT_A_TIME):
             item.add_marker(pytest.mark.xdist_group(ONE_AT_A_TIME_GROUP))
         elif _module_scoped(item):
@@ -158,11 +166,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def _pass_of(item: pytest.Item) -> str:
-    """The --serial-tests pass a test runs in: "only" (timing-bound), "in-order" or "skip"."""
+    """The --serial-tests pass a test runs in: "only" (timing-bound), "beside" or "skip"."""
     if item.get_closest_marker("serial") is not None:
         return "only"
-    if item.get_closest_marker("in_order") is not None:
-        return "in-order"
+    if item.get_closest_marker("beside") is not None:
+        return "beside"
     return "skip"
 
 

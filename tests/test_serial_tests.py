@@ -1,6 +1,6 @@
 """The timing-bound tests that tests/conftest.py runs alone (SERIAL_TESTS) or one at a time on one
-worker (ONE_AT_A_TIME) and the in-order ones (IN_ORDER_TESTS) exist, and the --serial-tests passes
-split the suite between them, with nothing lost."""
+worker (ONE_AT_A_TIME) and those run beside the main pass (BESIDE_TESTS) exist, and the
+--serial-tests passes split the suite between them, with nothing lost."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ALL, IN_ORDER_TESTS, ONE_AT_A_TIME, SERIAL_TESTS
+from tests.conftest import ALL, BESIDE_TESTS, ONE_AT_A_TIME, SERIAL_TESTS
 
 TESTS = Path(__file__).parent
 ROOT = TESTS.parent
@@ -26,7 +26,7 @@ def _functions(path: Path) -> set[str]:
     ("table", "name"),
     [
         (table, name)
-        for table in (SERIAL_TESTS, ONE_AT_A_TIME, IN_ORDER_TESTS)
+        for table in (SERIAL_TESTS, ONE_AT_A_TIME, BESIDE_TESTS)
         for name in sorted(table)
     ],
 )
@@ -62,8 +62,8 @@ def test_the_documented_commands_run_in_a_pass_of_their_own() -> None:
     [retries] = TESTS.rglob("test_judge_retries.py")
     targets = [str(docs.relative_to(ROOT)), str(retries.relative_to(ROOT))]
     every = _collected(*targets)
-    in_order = _collected(*targets, "--serial-tests=in-order")
-    assert in_order == [line for line in every if line.startswith(targets[0])]
+    beside = _collected(*targets, "--serial-tests=beside")
+    assert beside == [line for line in every if line.startswith(targets[0])]
     alone = _collected(*targets, "--serial-tests=only")
     others = _collected(*targets, "--serial-tests=skip")
-    assert sorted(in_order + alone + others) == sorted(every)
+    assert sorted(beside + alone + others) == sorted(every)
