@@ -4,7 +4,8 @@ INSPECT_CULTURE_JUDGE_CACHE with `os.environ.setdefault`) does not outlive its t
 
 import os
 
-LEFT_BEHIND = "INSPECT_CULTURE_JUDGE_CACHE"
+# a name of its own, which no developer's shell sets, standing for main_job's variable
+LEFT_BEHIND = "INSPECT_CULTURE_TEST_LEFT_BEHIND"
 
 
 def test_code_under_test_may_set_a_variable_for_the_process(tmp_path) -> None:
