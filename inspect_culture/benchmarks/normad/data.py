@@ -8,6 +8,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from inspect_culture.benchmarks.normad.release import identify_release
 from inspect_culture.benchmarks.normad.source import NORMAD
 from inspect_culture.benchmarks.normad.taxonomy import COUNTRY_TO_IW, SUBAXIS_TO_SUBCATEGORY
 from inspect_culture.benchmarks.spec_types import LoadedDataset
@@ -43,9 +44,12 @@ def load_normad(path: str | Path | None = None) -> LoadedDataset:
         read_normad_csv(resolved.path)  # raises the message that names the file
         raise
     records = _parsed_normad_csv(resolved.path, digest)
+    release = identify_release(records)  # a file of neither release is `unknown`, not refused
     provenance: dict[str, Any] = {
         "dataset": NORMAD.repo_id,
         "revision": verified_revision(NORMAD.revision, NORMAD.sha256, digest),
+        "release": release.name,
+        "release_evidence": release.evidence,
         "file": NORMAD.filename,
         "origin": resolved.origin,
         "path": str(resolved.path),
