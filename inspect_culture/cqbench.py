@@ -266,7 +266,6 @@ def cqbench_ve_judge(*, judge: JudgeOptions, **judge_parameters: Any) -> Scorer:
             "prompt_version": spec.PROMPT_VERSION,
             **judge.record(),
         }
-        shown = {"answer": judged.details["prediction"], "explanation": judgment.explanation()}
-        return judgment.score(metadata=metadata, **shown)
+        return judgment.score(metadata=metadata, explanation=judgment.explanation())
 
     return score

@@ -256,7 +256,6 @@ def culturesynth_judge(
             **judge.record(),
         }
         explanation = "\n\n---\n\n".join(r or "" for r in replies) or judged.reason
-        shown = {"answer": state.output.completion, "explanation": explanation}
-        return judgment.score(metadata=details, **shown)
+        return judgment.score(metadata=details, explanation=explanation)
 
     return score

@@ -41,12 +41,14 @@ class _Later(JudgedLater):
 
 @dataclass(frozen=True)
 class SampleJudgment:
-    """One sample's judgment: its judges by name (none without a request), the outcome, and each
-    judge's replies (a re-judged answer's judging r as "<judge>, judging r")."""
+    """One sample's judgment: its judges by name (none without a request), the outcome, each
+    judge's replies (a re-judged answer's judging r as "<judge>, judging r") and the model's
+    answer that was judged."""
 
     judges: dict[str, Model]
     judged: Judged
     replies: dict[str, list[JudgeReply]]
+    answer: str | None = None
 
     def judges_shown(self) -> dict[str, Any]:
         """What a score's metadata says of its judges (`orchestration.judges_named`), with a
@@ -70,7 +72,11 @@ class SampleJudgment:
         return shown[0] if len(shown) == 1 else "\n\n---\n\n".join(r or "" for r in shown)
 
     def score(self, **shown: Any) -> Score:
-        """The sample's score: its value, or unscored with the benchmark's reason (never 0)."""
+        """The sample's score: its value, or unscored with the benchmark's reason (never 0).
+        Its `answer` is the model's answer, as Inspect's `model_graded_qa` records it: Inspect
+        View's sample list shows it in its ANSWER column (scored, unscored, judged later or by
+        a jury alike)."""
+        shown = {**shown, "answer": self.answer}
         if self.judged.value is None:
             return Score.unscored(reason=self.judged.reason, **shown)
         return Score(value=self.judged.value, **shown)
@@ -107,7 +113,8 @@ async def judge_sample(
         for r, replies_by_name in enumerate(done.judgings, 1)
         for name, replies in replies_by_name.items()
     }
-    return SampleJudgment(dict(zip(judge_names(len(jury)), jury.values())), done.judged, shown)
+    judges = dict(zip(judge_names(len(jury)), jury.values()))
+    return SampleJudgment(judges, done.judged, shown, answer)
 
 
 def judged_metrics(

@@ -87,6 +87,7 @@ def test_a_sample_is_judged_with_its_requests_made_once(looked_up: list[bool]) -
     assert judgment.judges_shown() == {"judge_model": "mockllm/judge"}
     assert judgment.explanation() == "Rating: [[7]]"
     assert judgment.score().value == 7.0
+    assert judgment.score(explanation="x").answer == "an answer"  # Inspect View's ANSWER
 
 
 def test_no_request_no_jury_looked_up(looked_up: list[bool]) -> None:
@@ -94,6 +95,7 @@ def test_no_request_no_jury_looked_up(looked_up: list[bool]) -> None:
     assert looked_up == [] and judgment.judges == {}
     assert judgment.judges_shown() == {"judge_model": "none (judge_later)"}
     assert judgment.score().reason == "nothing to judge"  # unscored (never 0), saying why
+    assert judgment.score().answer == "an answer"  # the model's answer all the same
 
 
 def test_no_score_is_all_unscored() -> None:

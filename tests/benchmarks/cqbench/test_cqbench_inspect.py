@@ -182,7 +182,9 @@ def test_ve_two_step_judge_and_metric_under_epochs(tmp_path: Path) -> None:
     sample = one.samples[0]
     assert sample.metadata["summary"] == "Themes: work and law."
     assert "key ideas: Themes: work and law.." in sample.messages[1].text
-    assert sample.scores["cqbench_ve_judge"].answer == "Work matters."
+    score = sample.scores["cqbench_ve_judge"]  # the model's answer, as model_graded_qa has it
+    assert score.answer == sample.output.completion == "[Final answer]:\nWork matters."
+    assert score.metadata["prediction"] == "Work matters."  # what the judge read
     assert ve_breakdown()(_sample_scores(three, "cqbench_ve_judge")) == _metrics(three)
 
 
