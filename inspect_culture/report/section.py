@@ -239,7 +239,9 @@ def _noise_layout(benchmark: str, spec: JurySpec) -> Layout:
     columns = (
         Column("with_judge", "With the judge's noise"),
         Column("questions_only", "Questions only"),
-        Column("judge_share", "Judge share (%)"),
+        Column("judge_share", "Judge share of width (%)"),
+        Column("judge_variance_share", "Judge share of variance (%)"),
+        Column("rejudged_needed", "Re-judged answers to separate", count=True),
     )
     return Layout(spec.noise_key, benchmark, title, spec.unit, columns, secondary=True, decimals=2)
 

@@ -12,9 +12,14 @@ import numpy as np
 import pytest
 
 from inspect_culture.judging.noise import (
+    NoiseInterval,
+    Separation,
     interval_metrics,
+    judge_noise_text,
     noise_interval,
     pooled_within_variance,
+    rejudged_needed,
+    separation,
     shrink_factor,
     two_level_means,
 )
@@ -157,7 +162,66 @@ def test_interval_metrics_names() -> None:
         "rating_ci_questions_only_low": interval.questions_only_low,
         "rating_ci_questions_only_high": interval.questions_only_high,
         "rating_ci_judge_share": interval.judge_share,
+        "rating_ci_judge_variance_share": interval.judge_variance_share,
+        "rating_judge_noise_separable": 1.0,
     }
+
+
+def test_the_share_of_the_variance_beside_the_share_of_the_width() -> None:
+    """Widths go as standard deviations: a questions-only width of 0.82 against 1 is a judge
+    share of 0.18 of the width and 1 - 0.82^2 = 0.3276 of the variance (about a third)."""
+    interval = NoiseInterval(0.0, 1.0, 0.09, 0.91)
+    assert interval.judge_share == pytest.approx(0.18)
+    assert interval.judge_variance_share == pytest.approx(0.3276)
+    assert NoiseInterval(0.0, 1.0, 0.0, 1.0).judge_variance_share == 0.0
+    metrics = {"rating": 6.2, "rating_ci_low": 0.0, "rating_ci_high": 1.0}
+    metrics |= {"rating_ci_questions_only_low": 0.09, "rating_ci_questions_only_high": 0.91}
+    metrics |= {"rating_ci_judge_share": 0.18, "rating_ci_judge_variance_share": 0.3276}
+    said = judge_noise_text("care_zh", "rating", metrics)
+    assert said is not None and said.endswith(
+        "judging makes 18% of its width (33% of its variance)"
+    )
+
+
+# four questions judged three times each, [x - 1.1, x, x + 1.1]: the values (the means) vary
+# less than the judge, so the shrink factor is cut to 0
+CUT_VALUES = [5.0, 6.0, 5.0, 6.0]
+CUT_JUDGED = [[[v - 1.1, v, v + 1.1]] for v in CUT_VALUES]
+
+
+def test_judge_noise_not_separable_says_so_with_the_answers_that_would_separate_it() -> None:
+    """By hand: s2 = var(5, 6, 5, 6) = 1/3; w = (1.21 + 1.21) * 4 / 8 = 1.21 with d = 8 degrees
+    of freedom (2 an answer); judge part J = 1.21 / 3, so J / s2 = 1.21 >= 1: c = 0. Planned
+    share rho = 1.21 / (1 + sqrt(2 / 8)) = 0.80667; d' = 2 (1.96 rho / (1 - rho))^2 = 133.75
+    degrees of freedom, at 2 an answer 66.9: 67 re-judged answers."""
+    assert shrink_factor(CUT_VALUES, CUT_JUDGED) == 0.0
+    assert rejudged_needed(1.21 / 3, 1 / 3, 8, 2.0) == 67
+    split = separation(CUT_VALUES, CUT_JUDGED)
+    assert (split.separable, split.rejudged_needed) == (False, 67)
+    metrics = interval_metrics("rating", CUT_VALUES, CUT_JUDGED, resamples=200, seed=0)
+    assert metrics["rating_judge_noise_separable"] == 0.0
+    assert metrics["rating_judge_noise_rejudged_needed"] == 67.0
+    assert "rating_ci_judge_share" not in metrics  # not 1.0: no share can be known
+    assert "rating_ci_judge_variance_share" not in metrics
+    said = judge_noise_text("care_zh", "rating", {"rating": 5.5, **metrics})
+    assert said is not None and "% of its width" not in said
+    assert said.endswith(
+        "judge noise not separable from question spread at this size (about 67 re-judged "
+        "answers would separate them)"
+    )
+    assert separation(VALUES, JUDGED).separable  # c^2 = 0.775: separable
+
+
+def test_a_judge_far_noisier_than_the_values_asks_for_more_questions() -> None:
+    """[x - 1.5, x, x + 1.5]: J / s2 = 2.25; one standard error high still leaves 2.25 / 1.5 =
+    1.5 >= 1, so no number of re-judged answers would do: more questions are needed."""
+    judged = [[[v - 1.5, v, v + 1.5]] for v in CUT_VALUES]
+    assert separation(CUT_VALUES, judged) == Separation(False, None)
+    metrics = interval_metrics("rating", CUT_VALUES, judged, resamples=200, seed=0)
+    assert metrics["rating_judge_noise_separable"] == 0.0
+    assert "rating_judge_noise_rejudged_needed" not in metrics
+    said = judge_noise_text("care_zh", "rating", {"rating": 5.5, **metrics})
+    assert said is not None and said.endswith("more questions needed)")
 
 
 def test_bad_input_is_refused() -> None:

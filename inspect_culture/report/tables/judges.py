@@ -11,6 +11,7 @@ from typing import Any
 
 from inspect_culture.judging.jury import JURY_KEY
 from inspect_culture.judging.jury_agreement import AGREEMENT_LABEL, AGREEMENT_NAME, jury_metrics
+from inspect_culture.judging.noise import NOT_SEPARABLE, not_separable_text
 from inspect_culture.report.model import Cell, Column, RunInfo, Table
 from inspect_culture.report.records import with_record_metrics
 from inspect_culture.report.section import JurySpec
@@ -60,29 +61,41 @@ def judge_noise_tables(
     benchmark: str, spec: JurySpec, all_runs: Sequence[RunInfo], warnings: list[str]
 ) -> list[Table]:
     """One row per re-judged run: the headline metric with its two-level interval, with its
-    questions-only interval, and the share of the width judging makes."""
+    questions-only interval, and the share of the width and of the variance judging makes;
+    where the judge's noise is not separable from the question spread (`judging/noise.py`), no
+    share but the re-judged answers that would separate them, and a warning in those words."""
     if spec.headline is None:
         return []
     name, rows = spec.headline, Rows()
     for run in of_benchmark(all_runs, benchmark):
         figures = run.metrics
-        if f"{name}_ci_judge_share" not in figures and run.rejudged:  # lm-eval: from records
+        if f"{name}_ci_questions_only_low" not in figures and run.rejudged:  # lm-eval: records
             records = records_or_warn(run, warnings)
             figures = with_record_metrics(run, records).metrics if records else figures
-        if (share := figures.get(f"{name}_ci_judge_share")) is None:
+        if f"{name}_ci_questions_only_low" not in figures:
             continue
-        value = figures[name]
-        builder = rows.get(run, None, run.judge or "")
+        value, builder = figures[name], rows.get(run, None, run.judge or "")
         both = Cell(value, figures[f"{name}_ci_low"], figures[f"{name}_ci_high"])
         builder.put("with_judge", both, run)
+        if (share := figures.get(f"{name}_ci_judge_share")) is None:
+            needed = figures.get(f"{name}_judge_noise_rejudged_needed")
+            builder.put("rejudged_needed", Cell(needed), run)
+            model = f"{run.model} ({run.harness})"
+            warnings.append(f"{benchmark} {name} of {model}: {not_separable_text(needed)}")
+            continue
         questions = (figures[f"{name}_ci_questions_only_{end}"] for end in ("low", "high"))
         builder.put("questions_only", Cell(value, *questions), run)
         builder.put("judge_share", Cell(100.0 * share), run)
+        variance = figures.get(f"{name}_ci_judge_variance_share", 1.0 - (1.0 - share) ** 2)
+        builder.put("judge_variance_share", Cell(100.0 * variance), run)
     caption = (
         f"Runs that judged answers more than once (judge_repeats): the {name} with its 95% "
         "interval from a two-level bootstrap (questions, then judgings within a question), "
-        "the interval from the questions alone, and the share of the width judging makes "
-        '(docs/judge.md, "Judged again").'
+        "the interval from the questions alone, and the share judging makes of the width and "
+        "of the variance (a share w of the width is 1 - (1 - w)^2 of the variance). Where the "
+        f"judge's noise reaches the spread of the {name} over the questions, {NOT_SEPARABLE}: "
+        "no share is shown, and the last column says about how many re-judged answers would "
+        'separate them (docs/judge.md, "Judged again").'
     )
     return table(spec.noise_key, rows, caption)
 
