@@ -101,6 +101,84 @@ def test_a_loader_sees_the_simple_evaluate_call_loading_it(
     assert lm_eval_compat.simple_evaluate_call() is None  # outside a run
 
 
+# --- lm-eval: our task folder in every TaskManager (discovery.py) --------------------------
+
+
+def _tasks_folder(root: Path, name: str) -> Path:
+    root.mkdir()
+    (root / f"{name}.yaml").write_text(f"task: {name}\ndataset_path: json\n", encoding="utf-8")
+    return root
+
+
+def test_a_later_include_path_overrides_an_earlier_one_after_the_defaults(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """What discovery relies on: TaskManager's `include_path` and `include_defaults`, lm-eval's own
+    folder indexed first, then the include paths in order, a later one's task of the same name
+    winning; and a wrapped `__init__` hands lm-eval ours first among the include paths."""
+    import lm_eval.tasks
+    from lm_eval.tasks import TaskManager, manager
+
+    ours, user = (
+        _tasks_folder(tmp_path / "ours", "clash"),
+        _tasks_folder(tmp_path / "user", "clash"),
+    )
+    index = manager.TaskIndex.build([ours, user])
+    assert Path(index["clash"].yaml_path).parent == user
+
+    seen: list[list[str]] = []
+    monkeypatch.setattr(
+        manager.TaskIndex,
+        "build",
+        staticmethod(lambda p, **k: seen.append(list(map(str, p))) or {}),
+    )
+    # restored after the test; unwrapped where the installed .pth wrapped it already
+    plain = getattr(TaskManager.__init__, "__wrapped__", TaskManager.__init__)
+    monkeypatch.setattr(TaskManager, "__init__", plain)
+    assert lm_eval_compat.add_task_folder(
+        lm_eval.tasks,
+        lambda given, defaults: ([str(ours), given], True) if defaults else (given, False),
+    )
+    assert not lm_eval_compat.add_task_folder(lm_eval.tasks, lambda *a: (None, False))  # once
+    TaskManager(include_path=str(user))
+    TaskManager(None, str(user), False)
+    defaults = str(Path(manager.__file__).parent)
+    assert seen == [[defaults, str(ours), str(user)], [str(user)]]
+
+
+def test_a_failing_discovery_leaves_the_task_manager_as_the_caller_built_it(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import types
+
+    from inspect_culture.lm_eval_tasks import discovery
+
+    class Manager:
+        def __init__(self, verbosity=None, include_path=None, include_defaults=True, metadata=None):  # type: ignore[no-untyped-def]
+            self.include_path = include_path
+
+    def failing(given: Any, defaults: bool) -> tuple[Any, bool]:
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(discovery, "_warned", set())
+    assert lm_eval_compat.add_task_folder(types.SimpleNamespace(TaskManager=Manager), failing)
+    with caplog.at_level("WARNING", logger="inspect_culture"):
+        assert Manager(include_path="/user").include_path == "/user"
+    [record] = caplog.records
+    assert "cannot add our task folder: OSError: disk gone" in record.getMessage()
+
+
+def test_no_supported_release_reads_task_entry_points() -> None:
+    """When a release reads lm-eval's task entry points (EleutherAI/lm-evaluation-harness#4015,
+    our `lm_eval.tasks` entry point), the discovery .pth should give way to it: this fails
+    then, to say so."""
+    import lm_eval.tasks
+
+    folder = Path(lm_eval.tasks.__file__).parent
+    sources = {p.name: p.read_text(encoding="utf-8") for p in folder.glob("*.py")}
+    assert sources and not [name for name, text in sources.items() if "entry_points" in text]
+
+
 # --- the lm_eval command line's one-line refusals, without a replaced hook ---------------------
 
 

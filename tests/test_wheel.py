@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from inspect_culture.lm_eval_tasks.discovery import PTH_NAME
 from inspect_culture.lm_eval_tasks.yaml_generation import checked_in
 
 pytestmark = [pytest.mark.slow, pytest.mark.compat]
 ROOT = Path(__file__).resolve().parents[1]
+ROOTS = {"inspect_culture", PTH_NAME}
 GENERIC = ["scorers", "datasets_hub", "lm_eval_tasks", "tests", "benchmarks", "judging", "stats"]
 
 PROBE = """
@@ -40,12 +42,11 @@ print(json.dumps({
 """
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
+def build_wheel(out: Path, sources: Path) -> Path:
+    """The wheel, built by pip from a clean copy of the checkout (also the packaging tests')."""
     # Build from a clean copy: setuptools would reuse a stale build/ in the working tree. Not
     # the other venvs and downloads (.venv-compat-*, .compat, .venv-vllm: GBs in CI)
-    source = tmp_path_factory.mktemp("src") / "inspect-culture"
+    source = sources / "inspect-culture"
     shutil.copytree(
         ROOT, source,
         ignore=shutil.ignore_patterns(
@@ -63,10 +64,23 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built
 
 
-def test_wheel_has_one_import_root(wheel: Path) -> None:
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_wheel(tmp_path_factory.mktemp("dist"), tmp_path_factory.mktemp("src"))
+
+
+def test_wheel_has_one_import_root_and_the_discovery_pth(wheel: Path) -> None:
+    """One package, and beside it the .pth that lets `lm_eval --tasks care_zh` find our tasks
+    (discovery.py): listed in RECORD, so `pip uninstall` removes it."""
     with zipfile.ZipFile(wheel) as archive:
-        roots = {name.split("/")[0] for name in archive.namelist()}
-    assert {r for r in roots if not r.endswith(".dist-info")} == {"inspect_culture"}
+        names = archive.namelist()
+        roots = {name.split("/")[0] for name in names}
+        [record] = [n for n in names if n.endswith(".dist-info/RECORD")]
+        recorded = {line.split(",")[0] for line in archive.read(record).decode().splitlines()}
+        pth = archive.read(PTH_NAME).decode()
+    assert {r for r in roots if not r.endswith(".dist-info")} == ROOTS
+    assert PTH_NAME in recorded
+    assert pth == (ROOT / "inspect_culture/lm_eval_tasks/discovery.pth").read_text(encoding="utf-8")
 
 
 def test_installed_wheel_in_clean_venv(wheel: Path, tmp_path: Path) -> None:
@@ -99,11 +113,13 @@ def check_installed(python: Path, cwd: Path) -> None:
     ]
     assert "inspect_ai:inspect_culture=inspect_culture.inspect_entry_point" in found["entry_points"]
     assert "console_scripts:culture-evals=inspect_culture.cli:run" in found["entry_points"]
-    # everything installed is under inspect_culture/, its dist-info, or the bin/ scripts
+    assert "lm_eval.tasks:inspect_culture=inspect_culture.lm_eval_tasks" in found["entry_points"]
+    # everything installed is under inspect_culture/, its dist-info, the bin/ scripts, or the
+    # discovery .pth
     installed_roots = {
         t for t in found["top_level"] if not t.endswith(".dist-info") and not t.startswith("..")
     }
-    assert installed_roots == {"inspect_culture"}
+    assert installed_roots == ROOTS
 
 
 def test_support_modules_the_smoke_imports_need_no_pytest() -> None:

@@ -5,9 +5,16 @@ scripts/compat) changes it."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import sys
-from types import FrameType
+from collections.abc import Callable
+from types import FrameType, ModuleType
 from typing import Any
+
+# discovery.include_paths: (include_path, include_defaults) -> (include_path, added)
+IncludePaths = Callable[[Any, bool], tuple[Any, bool]]
+_WRAPPED = "_inspect_culture_task_folder"
 
 
 def simple_evaluate_call() -> dict[str, Any] | None:
@@ -23,3 +30,35 @@ def simple_evaluate_call() -> dict[str, Any] | None:
             return frame.f_locals
         frame = frame.f_back
     return None
+
+
+def add_task_folder(tasks_module: ModuleType, include_paths: IncludePaths) -> bool:
+    """Give every `TaskManager` of `lm_eval.tasks` our task folder (discovery.py): its
+    `__init__` is wrapped to pass `include_paths(include_path, include_defaults)` on. lm-eval
+    0.4.12-0.4.13 reads no task entry points and has no hook to add a task folder; the
+    constructor's public arguments are what we change. False when already wrapped."""
+    manager = tasks_module.TaskManager
+    original = manager.__init__
+    if getattr(original, _WRAPPED, False):
+        return False
+    signature = inspect.signature(original)
+    defaults = signature.parameters["include_defaults"].default
+
+    @functools.wraps(original)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+            given = bound.arguments.get("include_path")
+            paths, added = include_paths(given, bound.arguments.get("include_defaults", defaults))
+            if added:
+                bound.arguments["include_path"] = paths
+                args, kwargs = bound.args[1:], bound.kwargs
+        except Exception as err:  # lm-eval runs on without our tasks, never fails for them
+            from inspect_culture.lm_eval_tasks.discovery import warn_once
+
+            warn_once(f"cannot add our task folder: {type(err).__name__}: {err}")
+        original(self, *args, **kwargs)
+
+    setattr(__init__, _WRAPPED, True)
+    manager.__init__ = __init__
+    return True
