@@ -7,10 +7,12 @@ from dataclasses import replace
 from typing import Any
 
 from inspect_culture.benchmarks.normad.metrics import normad_metrics
+from inspect_culture.benchmarks.normad.release import PAPER_RELEASE, UNKNOWN
 from inspect_culture.benchmarks.normad.spec import CONTEXTS, DEFAULT_PARSER, LABELS, NormadOutcome
 from inspect_culture.benchmarks.normad.taxonomy import IW_CLUSTERS
 from inspect_culture.report import figures
 from inspect_culture.report.model import Column, RunInfo, Table
+from inspect_culture.report.published import published_rows
 from inspect_culture.report.records import with_record_metrics
 from inspect_culture.report.section import Layout, RecordSource, ReportSection, figure
 from inspect_culture.report.tables.common import (
@@ -80,7 +82,7 @@ def normad_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tabl
     by_context, by_cluster, secondary = Rows(), Rows(), Rows()
     for run in runs:
         context = run.setting["context"]
-        setting = describe(run, _DEFAULTS)
+        setting = _row_setting(run)
         by_context.get(run, None, setting).put(
             context, header_cell(run, "accuracy", PERCENT, run.samples), run
         )
@@ -108,7 +110,7 @@ def normad_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tabl
         "Accuracy (%) with its 95% bootstrap interval (1,000 resamples of questions) and the "
         "number of questions n, as each harness reported it."
     )
-    return [
+    tables = [
         *table("normad_context", by_context, caption),
         *table(
             "normad_iw",
@@ -123,18 +125,65 @@ def normad_tables(all_runs: Sequence[RunInfo], warnings: list[str]) -> list[Tabl
             "answers no parser rule could read; intervals resample questions.",
         ),
     ]
+    warnings.extend(release_warnings(tables, runs))
+    return tables
+
+
+def _row_setting(run: RunInfo) -> str:
+    """The release first (rows of two releases never share a line), then the other settings."""
+    release = run.setting.get("release")
+    return "; ".join(p for p in (release and f"release={release}", describe(run, _DEFAULTS)) if p)
+
+
+def release_warnings(tables: Sequence[Table], runs: Sequence[RunInfo]) -> list[str]:
+    """One warning for each mix of NormAd releases that tables put side by side, naming each
+    release with its runs; the paper's published rows count as its release (2024)."""
+    by_path = {str(run.path): run for run in runs}
+    titles_by_mix: dict[str, list[str]] = {}
+    for built in tables:
+        fed = [by_path[p] for row in built.rows for p in row.runs if p in by_path]
+        members: dict[str, dict[str, None]] = {}
+        for run in fed:
+            if release := run.setting.get("release"):
+                name = release if release != UNKNOWN else f"unknown (sha256 {_short(run)})"
+                members.setdefault(name, {})[f"{run.model} [{run.harness}]"] = None
+        if published_rows(built.key):
+            members.setdefault(PAPER_RELEASE, {})["the paper's published rows"] = None
+        if len(members) > 1:
+            mix = "; ".join(f"{name}: {', '.join(who)}" for name, who in sorted(members.items()))
+            titles_by_mix.setdefault(mix, []).append(built.title)
+    return [
+        f"{BENCHMARK}: {' and '.join(repr(t) for t in titles)} put different NormAd releases "
+        f"side by side ({mix}). The releases differ on the neutral rows' Country, which the "
+        "Country and Value+Country prompts show, so these rows are not directly comparable "
+        "(docs/normad.md, Releases)."
+        for mix, titles in titles_by_mix.items()
+    ]
+
+
+def _short(run: RunInfo) -> str:
+    return (run.dataset_sha256 or "not recorded")[:12]
 
 
 def _inspect_setting(
     task: str, metadata: Mapping[str, Any], task_args: Mapping[str, Any]
 ) -> dict[str, Any]:
-    return {"context": metadata.get("context"), "parser": metadata.get("parser")}
+    setting = {"context": metadata.get("context"), "parser": metadata.get("parser")}
+    return setting | _release(metadata.get("dataset"))
 
 
 def _lm_eval_setting(task: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
     """normad_<context>; the group `normad` has none."""
     context = "_".join(task.split("_")[1:]) or None
-    return {"context": context, "parser": metadata.get("parser", "strict")}
+    setting = {"context": context, "parser": metadata.get("parser", "strict")}
+    return setting | _release(metadata.get("provenance"))
+
+
+def _release(provenance: object) -> dict[str, str]:
+    """The release the loader recorded (`provenance["release"]`: Inspect's `dataset` metadata,
+    lm-eval's task `provenance`); a run made before it was recorded keeps its old setting."""
+    release = provenance.get("release") if isinstance(provenance, Mapping) else None
+    return {"release": str(release)} if release else {}
 
 
 SECTION = ReportSection(
