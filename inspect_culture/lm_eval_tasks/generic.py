@@ -35,21 +35,55 @@ def load_docs(benchmark: str, **metadata: Any) -> dict[str, datasets.Dataset]:
     return {"test": datasets.Dataset.from_list(docs)}
 
 
-def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
+class RecordRef(str):
+    """A metric's per-doc value when another metric's field carries the doc's outcome record:
+    lm-eval writes it to the samples line as that field's name (a few bytes, not the record
+    again), while in the process (and pickled along when lm-eval gathers ranks) it holds the
+    record, which is all the metric's aggregation needs, and the metric's name."""
+
+    record: Any
+    metric: str
+
+    def __new__(cls, carrier: str, record: Any, metric: str = "") -> RecordRef:
+        ref = super().__new__(cls, carrier)
+        ref.record, ref.metric = record, metric
+        return ref
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (RecordRef, (str(self), self.record, self.metric))
+
+
+def outcome_fields(names: Sequence[str], record: Any) -> dict[str, Any]:
+    """`process_results`' return: the record under the first metric (the carrier the readers
+    follow), a `RecordRef` to it under every other metric."""
+    first, *rest = names
+    return {first: record, **{name: RecordRef(first, record, name) for name in rest}}
+
+
+def records_of(items: Sequence[Any]) -> list[Any]:
+    """The outcome records of an aggregation's items, carried or referred to."""
+    return [item.record if isinstance(item, RecordRef) else item for item in items]
+
+
+def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, Any]:
     contract: SimpleBenchmark = benchmark_registry.benchmark(doc["benchmark"]).simple()
     outcome = contract.parse(json.loads(doc["record"]), results[0])
-    return {
-        name: {"benchmark": doc["benchmark"], "metric": name, "outcome": outcome}
-        for name in contract.metric_names
-    }
+    return outcome_fields(
+        contract.metric_names, {"benchmark": doc["benchmark"], "outcome": outcome}
+    )
 
 
-def aggregate(items: list[dict[str, Any]]) -> float:
-    """Every metric's aggregation: one cached call to the metric function serves them all."""
+def aggregate(items: list[Any]) -> float:
+    """Every metric's aggregation: one cached call to the metric function serves them all. The
+    metric is the `RecordRef`'s, else the carrier's (the first), or an old run's record's."""
     if not items:
         return math.nan
-    outcomes = json.dumps([item["outcome"] for item in items], sort_keys=True)
-    return _scores(items[0]["benchmark"], outcomes).get(items[0]["metric"], math.nan)
+    records, first = records_of(items), items[0]
+    benchmark = records[0]["benchmark"]
+    metric = first.metric if isinstance(first, RecordRef) else records[0].get("metric")
+    metric = metric or benchmark_registry.benchmark(benchmark).simple().metric_names[0]
+    outcomes = json.dumps([record["outcome"] for record in records], sort_keys=True)
+    return _scores(benchmark, outcomes).get(metric, math.nan)
 
 
 @lru_cache(maxsize=8)
@@ -72,6 +106,7 @@ class OutcomeMetrics:
         self._cached = lru_cache(maxsize=8)(lambda key: self(json.loads(key)))
 
     def __call__(self, items: list[Any]) -> dict[str, float]:
+        items = records_of(items)
         values = self.compute(
             [self.outcome.from_record(i) for i in items] if self.outcome else items
         )
@@ -81,7 +116,7 @@ class OutcomeMetrics:
         return {**values, **jury_metrics(juries, *self.jury)}
 
     def value(self, items: list[Any], name: str) -> float:
-        key = json.dumps(items, sort_keys=True, ensure_ascii=False)
+        key = json.dumps(records_of(items), sort_keys=True, ensure_ascii=False)
         return self._cached(key).get(name, math.nan)
 
 

@@ -50,7 +50,8 @@ def generation_template(
     judged: bool = False,
 ) -> dict[str, Any]:
     """A `generate_until` template; metrics aggregate by `<prefix><name>` (None: plain mean).
-    `metadata` sits here only: a task's own would replace it (lm-eval's `include` does not merge)."""
+    `metadata` sits here only: a task's own would replace it (lm-eval's `include` does not merge);
+    an empty `provenance` mapping joins it, for the loader to fill (`task_provenance`)."""
     template: dict[str, Any] = {
         "dataset_path": "", "dataset_name": "", "custom_dataset": Function(f"{module}.{load}"),
         "output_type": "generate_until", "test_split": "test", "num_fewshot": 0,
@@ -74,7 +75,7 @@ def generation_template(
         )
         for name in metrics
     ]
-    template["metadata"] = dict(metadata)
+    template["metadata"] = {**metadata, "provenance": {}}  # filled by the loader (task_provenance)
     return template
 
 

@@ -24,6 +24,7 @@ from inspect_culture.run_files.lm_eval_outputs import (
     results_json,
     sample_lines,
     samples_beside,
+    task_provenance,
 )
 
 
@@ -124,10 +125,14 @@ def _lm_eval_task_run(
     configs = data.get("configs") or {}
     own = (configs.get(task) or {}).get("metadata")
     metadata = dict(own or _group_metadata(task, data, configs))
+    metadata.pop("provenance", None)  # the data's record: read below (a group's: its first task's)
     unscored = (v for k, v in result.items() if k.partition(",")[0] == "n_unscored")
     members = ((data.get("group_subtasks") or {}).get(task) or []) if task in groups else [task]
-    docs = (_doc_provenance(samples_beside(path, member)) for member in members)  # checked
-    read = next(filter(None, docs), {})
+    recorded = (_provenance(data, path, member) for member in members)  # checked
+    provenance = next(filter(None, recorded), {})
+    read = {
+        f"dataset_{k}": provenance[k] for k in ("revision", "sha256", "rows") if k in provenance
+    }
     return RunInfo(
         path=path,
         harness="lm-eval",
@@ -135,7 +140,7 @@ def _lm_eval_task_run(
         task=task,
         setting={
             **({"aggregate": True} if task in groups else {}),
-            **section.lm_eval_setting(task, metadata),
+            **section.lm_eval_setting(task, {**metadata, "provenance": provenance}),
         },
         model=canonical_lm_eval_model(config, data.get("model_name")),
         metrics=_metrics(result),
@@ -198,16 +203,17 @@ def canonical_lm_eval_model(config: Mapping[str, Any], fallback: str | None) -> 
     return found or fallback or str(config.get("model") or "unknown model")
 
 
-def _doc_provenance(samples: Path | None) -> dict[str, Any]:
-    """What the docs record of the file read (revision checked against it, sha256, rows), as an
-    Inspect log's header does; the task metadata names the revision the release reads."""
-    if samples is None:
+def _provenance(data: dict[str, Any], path: Path, task: str) -> dict[str, Any]:
+    """What the task recorded of the file read (revision checked against it, sha256, rows,
+    release, ...), as an Inspect log's header does: from the task's metadata, or for a run made
+    before that, from its docs; the task metadata names the revision the release reads."""
+    if recorded := task_provenance(data, task):
+        return recorded
+    if (samples := samples_beside(path, task)) is None:
         return {}
     # the first intact line: a damaged one is named by the records' reading, not here
     first = next(sample_lines(samples, NotReportable, skipped=[]), (0, {}))[1]
-    doc = first.get("doc")
-    keys = ("dataset_revision", "dataset_sha256", "dataset_rows")
-    return {k: doc[k] for k in keys if k in doc} if isinstance(doc, dict) else {}
+    return task_provenance(None, task, first.get("doc"))
 
 
 def _jury_of(models: object) -> str | None:

@@ -21,7 +21,7 @@ InspectReader = Callable[[str, Mapping[str, Any], Mapping[str, Any]], Any]
 LmEvalReader = Callable[[str, Mapping[str, Any]], Any]
 
 # metadata the run's header reports apart (dataset, judge), not settings
-_NOT_SETTINGS = {"dataset", "dataset_revision", "judge_model", "config_source"}
+_NOT_SETTINGS = {"dataset", "dataset_revision", "judge_model", "config_source", "provenance"}
 
 
 @dataclass(frozen=True)

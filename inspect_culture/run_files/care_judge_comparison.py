@@ -21,7 +21,9 @@ from inspect_culture.stats.human_agreement import correlations
 
 # the judged CARE tasks, as the registry names them for `culture-evals judge`
 _TASK = re.compile(benchmark("care").lm_eval_judged[0].pattern)
-OUTCOME_KEY = "rating"  # the per-doc CareOutcome record lm-eval logs under each metric name
+OUTCOME_KEY = (
+    "rating"  # the metric field whose per-doc CareOutcome record is read (`outcome_record`)
+)
 SCALE = range(1, 11)
 
 
@@ -57,7 +59,7 @@ def read_care_judgements(path: str | Path) -> CareJudgements:
             if OUTCOME_KEY not in line:
                 raise RunsError(f"{where}: no {OUTCOME_KEY!r} result (not a judged CARE run?)")
             try:
-                outcome = CareOutcome.from_record(line[OUTCOME_KEY])
+                outcome = CareOutcome.from_record(lm.outcome_record(line, OUTCOME_KEY) or {})
             except (TypeError, ValueError, KeyError):
                 raise RunsError(f"{where}: field {OUTCOME_KEY!r} is not a CARE outcome") from None
             reply = lm.judge_reply_of(line)

@@ -111,9 +111,11 @@ def _lm_eval_answers(run: runs.RunFile, role: str | None, report: runs.Report) -
         report(f"{run.path}: its results file has no generation_kwargs for {run.task}")
     answers: dict[str, str] = {}
     left_out: list[str] = []
-    dataset_sha256: str | None = None
+    dataset_sha256: str | None = lm.task_provenance(results, run.task).get("sha256")
     for _, key, line in lm.samples(run.path):
-        dataset_sha256 = dataset_sha256 or line["doc"].get("dataset_sha256")
+        dataset_sha256 = dataset_sha256 or lm.task_provenance(None, run.task, line["doc"]).get(
+            "sha256"
+        )  # a run made before the task's metadata recorded it
         text = lm.answer_text(line)
         if text is None or not text.strip():
             left_out.append(key)

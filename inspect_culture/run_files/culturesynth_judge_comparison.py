@@ -84,7 +84,8 @@ def _lm_eval_outcomes(run: runs.RunFile, report: runs.Report) -> tuple[str, RunO
     for where, key, line in lm.samples(run.path):
         if runs.LM_EVAL_OUTCOME_KEY not in line:
             raise RunsError(f"{where}: no {runs.LM_EVAL_OUTCOME_KEY!r} result (not a judged run?)")
-        outcomes[key] = _pair(line[runs.LM_EVAL_OUTCOME_KEY], where)
+        record = lm.outcome_record(line, runs.LM_EVAL_OUTCOME_KEY)  # an old run's list: as is
+        outcomes[key] = _pair(line[runs.LM_EVAL_OUTCOME_KEY] if record is None else record, where)
         digests[key] = _digest(lm.answer_text(line), line["doc"].get("baseline_answer"))
         # the judge the filter used, else the task's metadata
         for found in (lm.judge_reply_of(line), lm.task_config(results, run.task).get("metadata")):

@@ -127,6 +127,26 @@ def task_config(results: Mapping[str, Any] | None, task: str) -> dict[str, Any]:
     return config if isinstance(config, dict) else {}
 
 
+# a doc's provenance columns in runs made before provenance moved to the task's metadata
+OLD_DOC_PROVENANCE = {
+    "dataset_revision": "revision", "dataset_sha256": "sha256", "dataset_rows": "rows",
+}  # fmt: skip
+
+
+def task_provenance(
+    results: Mapping[str, Any] | None, task: str, doc: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """What the task recorded of its data (the loader's provenance: revision, sha256, rows, ...)
+    and its prompt and parser versions, once per task in `configs.<task>.metadata.provenance`; for
+    a run made before that, the same read from a doc's `dataset_*` columns (`doc`: its first)."""
+    recorded = (task_config(results, task).get("metadata") or {}).get("provenance")
+    if isinstance(recorded, Mapping) and recorded:
+        return dict(recorded)
+    if not isinstance(doc, Mapping):
+        return {}
+    return {new: doc[old] for old, new in OLD_DOC_PROVENANCE.items() if old in doc}
+
+
 def newest_samples(
     files: Iterable[Path], tasks: re.Pattern[str], say: Callable[[str], None] | None = None
 ) -> list[Path]:
@@ -239,8 +259,13 @@ def samples(
 
 def outcome_record(line: Mapping[str, Any], field: str) -> dict[str, Any] | None:
     """The outcome record a task's `process_results` wrote under `field` (an object, or its
-    Python text as some lm-eval versions log it), or None when the field holds none."""
+    Python text as some lm-eval versions log it), or None when the field holds none. One metric
+    field carries the record and the others hold that field's name (`generic.RecordRef`); runs
+    made before that repeat the record under every metric field, and read the same."""
     value = line.get(field)
+    metrics = line.get("metrics")
+    if isinstance(value, str) and isinstance(metrics, list) and value in metrics:
+        value = line.get(value)  # the carrier's name: its record
     try:
         record = ast.literal_eval(value) if isinstance(value, str) else value
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -80,6 +81,12 @@ def test_care_judged_later_equals_judged_in_run(tmp_path: Path, monkeypatch, cap
     [samples] = (tmp_path / "judged").rglob("samples_care_zh_*.jsonl")
     replies = [json.loads(json.loads(line)["filtered_resps"][0]) for line in samples.open()]
     assert len(replies) == 20 and all(r["judge_model"] == "judge" for r in replies)
+    # lean lines: the record once (the first metric), the others name it; provenance kept
+    lines = [json.loads(line) for line in samples.open()]
+    assert all(x["rating"] == "n_scored" and isinstance(x["n_scored"], dict) for x in lines)
+    provenance = later["configs"]["care_zh"]["metadata"]["provenance"]
+    assert provenance == in_run["configs"]["care_zh"]["metadata"]["provenance"]
+    assert len(provenance["sha256"]) == 64
     out = captured.out
     assert "care_zh: 1" in out
     # lm-eval's own table of the judged run: the rating, its interval and the unscored count
@@ -112,6 +119,53 @@ def test_report_reads_judged_output(tmp_path: Path, monkeypatch) -> None:
         main(["report", str(tmp_path / "judged"), "-o", str(tmp_path / "rep"), "--format", "md"])
         == 0
     )
+
+
+def _old_layout(folder: Path) -> None:
+    """A run as written before issue 42: the outcome record under every metric field, the
+    provenance in each doc, none in the task's metadata."""
+    [results] = folder.rglob("results_*.json")
+    provenance = json.loads(results.read_text())["configs"]["care_zh"]["metadata"]["provenance"]
+    columns = {f"dataset_{k}": provenance[k] for k in ("revision", "sha256", "rows")}
+
+    def line(x: dict) -> None:
+        if isinstance(x.get("n_scored"), dict):  # a judged line (not one judged later)
+            x.update(dict.fromkeys(x["metrics"], x["n_scored"]))
+        x["doc"].update(columns, prompting="zero_shot", judge_prompt_version="care-judge-3")
+
+    _rewrite(results, lambda r: r["configs"]["care_zh"]["metadata"].pop("provenance"))
+    [samples] = folder.rglob("samples_care_zh_*.jsonl")
+    _rewrite(samples, line)
+
+
+def test_old_layout_runs_are_judged_and_reported_as_before(tmp_path: Path, monkeypatch) -> None:
+    """Saved runs from before lean samples lines still load: `culture-evals judge` re-judges
+    one, and the report reads one with the same figures and provenance."""
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    with StubOpenAIServer(responder=care_responder) as server:
+        metadata = {"judge_model": "judge", "judge_base_url": server.base_url}
+        run_lm_eval(server, ["care_zh"], metadata, limit=8, output_path=tmp_path / "new")
+        _generate_later(server, ["care_zh"], tmp_path / "gen", limit=8)
+        _old_layout(tmp_path / "gen")
+        args = ["--judge-model", "judge", "--judge-base-url", server.base_url]
+        assert main(["judge", str(tmp_path / "gen"), "-o", str(tmp_path / "judged"), *args]) == 0
+    new_in_run = _results(tmp_path / "new")
+    later = _results(tmp_path / "judged")
+    expected = lm_eval_metrics(new_in_run, "care_zh", "judged")
+    assert lm_eval_metrics(later, "care_zh", "judged") == pytest.approx(expected, nan_ok=True)
+    shutil.copytree(tmp_path / "new", tmp_path / "old")
+    _old_layout(tmp_path / "old")
+    [new_run], [old_run] = (
+        build_report([tmp_path / "new"]).runs,
+        build_report([tmp_path / "old"]).runs,
+    )
+    for field in ("metrics", "dataset", "dataset_sha256", "dataset_rows", "setting", "versions"):
+        assert getattr(old_run, field) == getattr(new_run, field), field
+    assert len(new_run.dataset_sha256 or "") == 64
+    old_table = [t for t in build_report([tmp_path / "old"]).tables if t.benchmark == "CARE"]
+    new_table = [t for t in build_report([tmp_path / "new"]).tables if t.benchmark == "CARE"]
+    cells = [[r.cells for r in t.rows if r.kind == "run"] for t in (old_table[0], new_table[0])]
+    assert cells[0] == cells[1]
 
 
 def test_all_unscored_exits_nonzero(tmp_path: Path, monkeypatch, capsys) -> None:

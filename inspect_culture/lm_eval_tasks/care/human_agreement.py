@@ -15,8 +15,9 @@ from inspect_culture.benchmarks.care.metrics import judge_agreement
 from inspect_culture.benchmarks.care.prompts import judge_prompt
 from inspect_culture.benchmarks.care.ratings import load_care_ratings
 from inspect_culture.lm_eval_tasks.cli_errors import one_line_in_cli
-from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
+from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics, outcome_fields
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
+from inspect_culture.lm_eval_tasks.task_provenance import record_provenance
 from inspect_culture.lm_eval_tasks.yaml_generation import generation_template
 
 OPTIONS = ("judge_mapping",)  # the --metadata keys these tasks read
@@ -72,18 +73,18 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
                 r["category"], r["question"], r["answer"], r["response"], mapping
             ),
             "judge_mapping": mapping,
-            "dataset_rows": loaded.provenance["rows"],
         }
         for r in loaded.records
     ]
+    record_provenance(name, metadata, loaded.provenance, spec.JUDGE_VERSIONS)  # once, not per doc
     return {"test": datasets.Dataset.from_list(docs)}
 
 
-def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
+def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, Any]:
     """The response's rating as the model judged it (None: no rating, unscored, never 0)."""
     rating, _ = judge_record(results[0])
     record = spec.AgreementOutcome.judged(str(doc["id"]), doc, rating).to_record()
-    return dict.fromkeys(HEADLINE_METRICS, record)
+    return outcome_fields(HEADLINE_METRICS, record)
 
 
 all_metrics = OutcomeMetrics(judge_agreement, spec.AgreementOutcome)

@@ -17,7 +17,7 @@ from inspect_culture.benchmarks.care.prompts import generation_messages
 from inspect_culture.benchmarks.choices import check_fixed
 from inspect_culture.judging.jury import DEFAULT_RATING_RULE
 from inspect_culture.lm_eval_tasks.cli_errors import one_line_in_cli
-from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
+from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics, outcome_fields
 from inspect_culture.lm_eval_tasks.judge.batch import (
     announce_judge_calls,
     judged_filter,
@@ -26,6 +26,7 @@ from inspect_culture.lm_eval_tasks.judge.batch import (
     load_options,
 )
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
+from inspect_culture.lm_eval_tasks.task_provenance import record_provenance
 from inspect_culture.lm_eval_tasks.yaml_generation import generation_template
 
 
@@ -66,15 +67,9 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
     judge = load_options(metadata)  # fails now if unset
     keep_task_options(name, metadata, judge, care_rating_format())  # or unconstrained
     loaded = load_care(language)
-    per_task = {
-        "lm_eval_task": name,
-        "prompting": prompting,
-        "judge_mapping": checked.judge_mapping,
-        "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
-        "dataset_revision": loaded.provenance["revision"],
-        "dataset_rows": loaded.provenance["rows"],
-        "dataset_sha256": loaded.provenance["sha256"],
-    }
+    record_provenance(name, metadata, loaded.provenance, spec.JUDGE_VERSIONS)  # once, not per doc
+    # the judging settings the filter and `culture-evals judge` read from the docs
+    per_task = {"lm_eval_task": name, "judge_mapping": checked.judge_mapping}
     if "jury_rule" in metadata or "judge_models" in metadata:  # a jury's docs say its rule
         per_task["jury_rule"] = checked.jury_rule
     docs = []
@@ -101,8 +96,8 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
     )
 
 
-def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
-    return dict.fromkeys(spec.HEADLINE_METRICS, judged_outcome(results))
+def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, Any]:
+    return outcome_fields(spec.HEADLINE_METRICS, judged_outcome(results))
 
 
 # per category and scope included, and a jury's figures

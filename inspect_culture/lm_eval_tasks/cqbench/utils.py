@@ -14,8 +14,9 @@ from inspect_culture.benchmarks.cqbench.parse import score_ad, score_vs
 from inspect_culture.benchmarks.cqbench.prompts import task_messages
 from inspect_culture.lm_eval_tasks.cli_errors import one_line_in_cli
 from inspect_culture.lm_eval_tasks.cqbench._generate_configs import template
-from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
+from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics, outcome_fields
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
+from inspect_culture.lm_eval_tasks.task_provenance import record_provenance
 
 
 def check_cqbench_keys(name: str, family: str, metadata: dict[str, Any]) -> None:
@@ -34,8 +35,8 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
     check_cqbench_keys(name, task, metadata)
     params = spec.validate(task, metadata, fixed={"setting": setting, "reasoning": reasoning})
     loaded = load_cqbench(task, setting)
-    per_task = {"merged": params.merged, "skip_empty": params.skip_empty}
-    per_task["dataset_revision"] = loaded.provenance["revision"]
+    record_provenance(name, metadata, loaded.provenance)  # once, not per doc
+    per_task = {"merged": params.merged, "skip_empty": params.skip_empty}  # process_results'
     docs = []
     for record in loaded.records:
         system, user = task_messages(record, params)
@@ -44,14 +45,14 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
     return {"test": datasets.Dataset.from_list(docs)}
 
 
-def process_results_ad(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict]:
+def process_results_ad(doc: dict[str, Any], results: Sequence[str]) -> dict[str, Any]:
     _, _, outcome = score_ad(doc["id"], doc, results[0], doc["merged"])
-    return {name: outcome.to_record() for name in spec.HEADLINE_METRICS["ad"]}
+    return outcome_fields(spec.HEADLINE_METRICS["ad"], outcome.to_record())
 
 
-def process_results_vs(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict]:
+def process_results_vs(doc: dict[str, Any], results: Sequence[str]) -> dict[str, Any]:
     outcome = score_vs(doc["id"], doc, results[0], doc["skip_empty"])
-    return {name: outcome.to_record() for name in spec.HEADLINE_METRICS["vs"]}
+    return outcome_fields(spec.HEADLINE_METRICS["vs"], outcome.to_record())
 
 
 # every AD and VS metric of the outcome records (per category included)

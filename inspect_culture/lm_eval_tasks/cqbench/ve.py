@@ -22,7 +22,7 @@ from inspect_culture.judging.jury import JURY_KEY
 from inspect_culture.judging.jury_agreement import jury_metrics
 from inspect_culture.lm_eval_tasks.cli_errors import one_line_in_cli
 from inspect_culture.lm_eval_tasks.cqbench.utils import check_cqbench_keys
-from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
+from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics, outcome_fields
 from inspect_culture.lm_eval_tasks.judge.batch import (
     announce_judge_calls,
     judged_filter,
@@ -30,9 +30,11 @@ from inspect_culture.lm_eval_tasks.judge.batch import (
     keep_task_options,
     load_options,
 )
+from inspect_culture.lm_eval_tasks.task_provenance import record_provenance
 from inspect_culture.run_files.lm_eval_outputs import lm_eval_samples_file, read_lm_eval_samples
 
 log = logging.getLogger(__name__)
+_VERSIONS = {"prompt_version": spec.PROMPT_VERSION}
 
 
 def _setting(family: str, variant: Mapping[str, Any], metadata: dict[str, Any]) -> str:
@@ -48,7 +50,6 @@ def _doc(record: dict[str, Any], messages: list[dict[str, str]], **extra: Any) -
         **{key: record[key] for key in ("id", "category", "story", "gold_values")},
         "system_prompt": system["content"],
         "user_prompt": user["content"],
-        "prompt_version": spec.PROMPT_VERSION,
         **extra,
     }
 
@@ -56,9 +57,10 @@ def _doc(record: dict[str, Any], messages: list[dict[str, str]], **extra: Any) -
 @one_line_in_cli
 def load_summary_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
     """Step 1: one doc per story, asking for the summary of its themes."""
-    loaded, _ = load_ve_stories(_setting("ve_summary", variant, metadata))
-    revision = loaded.provenance["revision"]
-    docs = [_doc(r, ve_summary_messages(r), dataset_revision=revision) for r in loaded.records]
+    setting = _setting("ve_summary", variant, metadata)
+    loaded, _ = load_ve_stories(setting)
+    record_provenance(f"cqbench_ve_summary_{setting}", metadata, loaded.provenance, _VERSIONS)
+    docs = [_doc(r, ve_summary_messages(r)) for r in loaded.records]
     return {"test": datasets.Dataset.from_list(docs)}
 
 
@@ -101,14 +103,13 @@ def load_extraction_docs(
             record,
             ve_extraction_messages(record, summaries.responses[record["id"]]),
             summary=summaries.responses[record["id"]],
-            summaries_file=str(summaries.path),
-            summaries_sha256=summaries.sha256,
             stories_without_summary=len(missing),
-            dataset_revision=loaded.provenance["revision"],
             lm_eval_task=task,
         )
         for record in with_summary
     ]
+    step1_file = {"summaries_file": str(summaries.path), "summaries_sha256": summaries.sha256}
+    record_provenance(task, metadata, loaded.provenance, _VERSIONS, step1_file)  # not per doc
     announce_judge_calls(task, 1, [d["id"] for d in docs])  # one a story
     return {"test": datasets.Dataset.from_list(docs)}
 
@@ -129,10 +130,10 @@ def _jury_figures(items: list[dict[str, Any]]) -> dict[str, float]:
     return jury_metrics([item.get(JURY_KEY) for item in items], spec.JURY_VOTES)
 
 
-def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict]:
+def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, Any]:
     """The outcome record and the run's count of stories without a summary, for aggregation."""
     item = {**judged_outcome(results), "stories_without_summary": doc["stories_without_summary"]}
-    return {name: item for name in spec.HEADLINE_METRICS["ve"]}
+    return outcome_fields(spec.HEADLINE_METRICS["ve"], item)
 
 
 def all_metrics(items: list[dict[str, Any]]) -> dict[str, float]:

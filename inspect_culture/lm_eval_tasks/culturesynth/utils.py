@@ -20,7 +20,7 @@ from inspect_culture.benchmarks.culturesynth.metrics import culturesynth_metrics
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
 from inspect_culture.lm_eval_tasks.cli_errors import one_line_in_cli
 from inspect_culture.lm_eval_tasks.culturesynth._generate_configs import ANSWERS, JUDGED, template
-from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
+from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics, outcome_fields
 from inspect_culture.lm_eval_tasks.judge.batch import (
     announce_judge_calls,
     judged_filter,
@@ -29,6 +29,7 @@ from inspect_culture.lm_eval_tasks.judge.batch import (
     load_options,
 )
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
+from inspect_culture.lm_eval_tasks.task_provenance import record_provenance
 
 _FIELDS = ("id", "question", "answer", "language", "primary_topic", "secondary_topic")
 VERSIONS = {
@@ -53,9 +54,10 @@ def _language(kind: str, variant: Mapping[str, Any], metadata: dict[str, Any]) -
 @one_line_in_cli
 def load_answer_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets.Dataset]:
     """Generation only (the baseline model's run): no judge, no baseline needed."""
-    records, provenance = _records(_language(ANSWERS, variant, metadata))
-    docs = [{**r, "dataset_sha256": provenance["sha256"]} for r in records]
-    return {"test": datasets.Dataset.from_list(docs)}
+    language = _language(ANSWERS, variant, metadata)
+    records, provenance = _records(language)
+    record_provenance(f"{ANSWERS}_{language or 'all'}", metadata, provenance)  # not per doc
+    return {"test": datasets.Dataset.from_list(records)}
 
 
 @one_line_in_cli
@@ -80,16 +82,13 @@ def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
         {
             **r,
             "baseline_answer": baseline.responses.get(r["id"]),
-            "baseline_model": baseline.model,
-            "baseline_sha256": baseline.sha256,
             "swap": settings.swap,
             "seed": settings.seed,
             "lm_eval_task": task,
-            **VERSIONS,
-            "dataset_sha256": provenance["sha256"],
         }
         for r in records
     ]
+    record_provenance(task, metadata, provenance, VERSIONS, baseline.provenance())  # once
     with_baseline = [doc["id"] for doc in docs if doc["baseline_answer"] is not None]
     announce_judge_calls(task, 2 if settings.swap else 1, with_baseline)
     return {"test": datasets.Dataset.from_list(docs)}
@@ -105,8 +104,8 @@ def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) ->
     )
 
 
-def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
-    return dict.fromkeys(spec.HEADLINE_METRICS, judged_outcome(results))
+def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, Any]:
+    return outcome_fields(spec.HEADLINE_METRICS, judged_outcome(results))
 
 
 def process_answers(doc: dict[str, Any], results: Sequence[str]) -> dict[str, float]:

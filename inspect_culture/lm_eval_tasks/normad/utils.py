@@ -16,9 +16,10 @@ from inspect_culture.benchmarks.normad.metrics import normad_metrics
 from inspect_culture.benchmarks.normad.parse import score_answer
 from inspect_culture.benchmarks.normad.prompts import render_prompt
 from inspect_culture.lm_eval_tasks.cli_errors import one_line_in_cli
-from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics
+from inspect_culture.lm_eval_tasks.generic import OutcomeMetrics, outcome_fields
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_metadata_keys
 from inspect_culture.lm_eval_tasks.normad._generate_configs import template
+from inspect_culture.lm_eval_tasks.task_provenance import record_provenance
 
 logger = logging.getLogger(__name__)
 
@@ -34,8 +35,9 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
     spec.validate(context=context, parser=parser, dataset_revision=metadata.get("dataset_revision"))
     loaded = load_normad()
     logger.info("NormAd-ETI for normad_%s: %s", context, loaded.provenance)
-    per_task = {"context": context, "parser": parser, "parser_version": spec.PARSER_VERSION}
-    per_task |= {f"dataset_{key}": loaded.provenance[key] for key in ("revision", "sha256", "rows")}
+    versions = {"parser_version": spec.PARSER_VERSION}
+    record_provenance(f"normad_{context}", metadata, loaded.provenance, versions)  # not per doc
+    per_task = {"context": context, "parser": parser}  # what `process_results` reads
     # what an Inspect sample keeps, and the prompt: the story, value, rule of thumb and
     # background are in the prompt, and carried again they cost lm-eval time per doc
     kept = ("id", *spec.SAMPLE_FIELDS)
@@ -46,10 +48,11 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
     return {"test": datasets.Dataset.from_list(docs)}
 
 
-def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Every metric receives the same per-doc outcome record; the aggregations compute them."""
+def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, Any]:
+    """The per-doc outcome record, carried by the first metric (`outcome_fields`); the
+    aggregations compute every metric from it."""
     record = score_answer(doc, results[0], doc["parser"]).to_record()
-    return dict.fromkeys(spec.HEADLINE_METRICS, record)
+    return outcome_fields(spec.HEADLINE_METRICS, record)
 
 
 all_metrics = OutcomeMetrics(normad_metrics, spec.NormadOutcome)  # breakdowns included

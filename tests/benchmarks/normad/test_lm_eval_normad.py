@@ -33,11 +33,17 @@ def test_every_headline_metric_gets_the_outcome_record(normad_mirror: Path) -> N
     doc = utils.load_docs({"context": "rot"})["test"][0]  # id "0", gold "yes"
     scored = utils.process_results(doc, ["Yes"])
     assert list(scored) == list(spec.HEADLINE_METRICS)
-    record = scored["accuracy"]
+    record = scored["accuracy"]  # the first metric carries the record
     assert (record["sample_id"], record["gold"], record["pred"]) == ("0", "yes", "yes")
-    wrong = utils.process_results({**doc, "id": "1"}, ["No"])["accuracy"]
-    assert utils.agg_accuracy([record, wrong]) == 0.5
-    assert utils.all_metrics([record, wrong])["precision_no"] == 0.0
+    # the others refer to it: the record in the process, its field's name in the samples line
+    assert all(scored[name].record == record for name in spec.HEADLINE_METRICS[1:])
+    assert json.dumps(scored["macro_f1"]) == '"accuracy"'
+    wrong = utils.process_results({**doc, "id": "1"}, ["No"])
+    assert utils.agg_accuracy([record, wrong["accuracy"]]) == 0.5
+    assert utils.agg_macro_f1([scored["macro_f1"], wrong["macro_f1"]]) == pytest.approx(
+        utils.all_metrics([record, wrong["accuracy"]])["macro_f1"]
+    )
+    assert utils.all_metrics([record, wrong["accuracy"]])["precision_no"] == 0.0
 
 
 def test_bad_parser_metadata_names_allowed_values(normad_mirror: Path) -> None:
@@ -76,10 +82,13 @@ def test_group_run_headline_and_breakdowns(
     assert group["accuracy,none"] == pytest.approx(sum(m["accuracy"] for m in per_task) / 4)
     # no breakdown row in lm-eval's table (they were ~100 rows, mostly NaN)
     assert "accuracy_iw_catholic_europe,none" not in results["results"]["normad_rot"]
-    # each doc carries the dataset provenance into the samples log
+    # the dataset provenance, once per task in its config's metadata (results_*.json), not per doc
+    provenance = results["configs"]["normad_rot"]["metadata"]["provenance"]
+    assert provenance["revision"] == "unverified" and provenance["rows"] == 16
+    assert len(provenance["sha256"]) == 64  # what was read, by its digest
+    assert provenance["parser_version"] == spec.PARSER_VERSION
     doc = results["samples"]["normad_rot"][0]["doc"]
-    assert doc["dataset_revision"] == "unverified" and doc["dataset_rows"] == 16
-    assert len(doc["dataset_sha256"]) == 64  # what was read, by its digest
+    assert not {"dataset_revision", "dataset_sha256", "dataset_rows", "parser_version"} & set(doc)
 
 
 @pytest.mark.slow

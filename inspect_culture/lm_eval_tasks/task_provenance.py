@@ -1,0 +1,42 @@
+"""Provenance recorded once per task, not per doc: each task's YAML declares an empty
+`metadata.provenance` mapping, lm-eval hands that very mapping to `custom_dataset` (as a keyword
+of `**metadata`), the loader fills it, and lm-eval writes it with the task's config into
+`results_<ts>.json` (`configs.<task>.metadata.provenance`), where the report and `culture-evals
+judge` read it (`run_files.lm_eval_outputs.task_provenance`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from inspect_culture.judging.options import JudgeConfigError
+
+PROVENANCE = "provenance"
+
+
+def record_provenance(task: str, metadata: Mapping[str, Any], *parts: Mapping[str, Any]) -> None:
+    """Fill the task's provenance mapping with `parts` (the loader's provenance mapping as a
+    whole, so its new keys flow, then the task's own entries); nothing outside a task's load
+    (no mapping given), a one-line error when `--metadata` set the key."""
+    slot = metadata.get(PROVENANCE)
+    if slot is None:
+        return
+    if not isinstance(slot, dict):
+        raise JudgeConfigError(
+            f"{task}: --metadata key {PROVENANCE!r} is written by the task itself (the data "
+            "file's digest, rows, release and the prompt and parser versions); leave it out"
+        )
+    slot.clear()
+    for part in parts:
+        slot.update({str(key): _plain(value) for key, value in part.items()})
+
+
+def _plain(value: Any) -> Any:
+    """A JSON value lm-eval can write as is (paths and other objects as text)."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return str(value)
