@@ -78,6 +78,16 @@ def _stub_lm_eval_model(stub_url: str) -> str:
     return f"--model local-chat-completions --model_args model=model,base_url={stub_url}/chat/completions"
 
 
+def _discovery_installed() -> bool:
+    """Whether this interpreter's site-packages holds the .pth that lets `lm_eval --tasks`
+    find our tasks with no flag (an install made before it existed does not)."""
+    import site
+
+    from inspect_culture.lm_eval_tasks.discovery import PTH_NAME
+
+    return any((Path(folder) / PTH_NAME).is_file() for folder in site.getsitepackages())
+
+
 def offline(command: str, stub_url: str) -> str:
     """The command with its model and judge on the stub server; nothing else changes."""
     if any(local in command for local in LOCAL_SERVER):
@@ -91,6 +101,9 @@ def offline(command: str, stub_url: str) -> str:
             1,
         )
     elif "lm_eval" in words:  # the model: its type, its arguments and vLLM's batch size
+        if "--tasks" in words and "--include_path" not in words and not _discovery_installed():
+            # a venv installed before the discovery .pth (docs/lm-eval.md) finds our tasks so
+            command += ' --include_path "$(culture-evals lm-eval-path)"'
         command = re.sub(r" --batch_size auto", "", command)
         command = re.sub(r"--model \S+", "--model local-chat-completions", command, count=1)
         command = re.sub(
