@@ -124,6 +124,10 @@ class _PatchingLoader(importlib.abc.Loader):
     def __init__(self, loader: Any) -> None:
         self.loader = loader
 
+    def __getattr__(self, name: str) -> Any:
+        """What a caller of `importlib.util.find_spec` may ask the loader (`get_filename`...)."""
+        return getattr(self.loader, name)
+
     def create_module(self, spec: ModuleSpec) -> ModuleType | None:
         return self.loader.create_module(spec)
 
