@@ -61,9 +61,8 @@ class Stack:
         self.pip("install", str(wheel))
         installed = self.run_python("import importlib.metadata as m; print(m.version('lm_eval'))")
         assert installed == lm_eval, f"installing the wheel moved lm-eval {lm_eval} to {installed}"
-        self.site = Path(
-            self.run_python("import sysconfig; print(sysconfig.get_paths()['purelib'])")
-        )
+        purelib = self.run_python("import sysconfig; print(sysconfig.get_paths()['purelib'])")
+        self.site = Path(purelib).resolve()
 
     def pip(self, *args: str) -> None:
         command = [str(self.python), "-m", "pip", "--disable-pip-version-check", *args]
@@ -78,6 +77,7 @@ class Stack:
         env = {k: v for k, v in os.environ.items() if k != ENV}
         env["PATH"] = f"{self.root / 'bin'}{os.pathsep}{env['PATH']}"
         env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", PYTHONWARNINGS="ignore")
+        env["HF_DATASETS_CACHE"] = str(self.root / "hf-datasets")
         env.update(extra)
         return env
 
