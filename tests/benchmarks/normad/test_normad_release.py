@@ -19,6 +19,7 @@ from inspect_culture.benchmarks.normad.release import (
     UNKNOWN,
     identify_release,
 )
+from inspect_culture.data_status import verify
 from inspect_culture.datasets_hub.hashing import sha256_file
 from inspect_culture.normad import normad
 from inspect_culture.report.inspect_logs import read_inspect_log
@@ -144,13 +145,25 @@ def test_a_file_of_neither_release_is_accepted_as_unknown_with_its_digest(tmp_pa
     assert edited.provenance["sha256"] == sha256_file(tmp_path / "edited.csv")
 
 
-def test_the_release_reaches_the_inspect_log_and_the_reports_setting(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _mirror_2024(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The 20 rows where the loader looks first: $INSPECT_CULTURE_DATA_DIR/normad/<file>."""
     mirror = tmp_path / "mirror" / "normad" / "normad_etiquette_final_data.csv"
     mirror.parent.mkdir(parents=True)
     mirror.write_bytes(ROWS_2024.read_bytes())
     monkeypatch.setenv("INSPECT_CULTURE_DATA_DIR", str(tmp_path / "mirror"))
+
+
+def test_data_verify_prints_the_release(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _mirror_2024(tmp_path, monkeypatch)
+    text, ok = verify(["normad"])
+    assert ok and "release:" in text and " 2024\n" in text
+    assert "row 2259 (ID 2259) as in 2024; 20 rows, a part of its 2,633" in text
+
+
+def test_the_release_reaches_the_inspect_log_and_the_reports_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _mirror_2024(tmp_path, monkeypatch)
     task = normad(context="country")
     assert task.metadata["dataset"]["release"] == "2024"
     model = get_model("mockllm/model")
@@ -159,6 +172,19 @@ def test_the_release_reaches_the_inspect_log_and_the_reports_setting(
     assert run.setting == {"context": "country", "parser": "strict", "release": "2024"}
     [row] = next(t for t in normad_tables([run], []) if t.key == "normad_context").rows
     assert row.setting == "release=2024"
+
+
+def test_the_lm_eval_task_records_the_release_in_its_provenance(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loader's mapping, as is: lm-eval writes it to configs.<task>.metadata.provenance."""
+    from inspect_culture.lm_eval_tasks.normad import utils
+
+    _mirror_2024(tmp_path, monkeypatch)
+    slot: dict[str, Any] = {}
+    utils.load_docs({"context": "country"}, provenance=slot)
+    assert slot["release"] == "2024" and slot["sha256"] == sha256_file(ROWS_2024)
+    assert slot["release_evidence"].startswith("row 2259 (ID 2259) as in 2024")
 
 
 def test_the_lm_eval_setting_reads_the_release_from_the_task_provenance() -> None:
