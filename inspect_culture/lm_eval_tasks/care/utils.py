@@ -39,7 +39,6 @@ def template() -> dict[str, Any]:
         spec.HEADLINE_METRICS,
         lower_is_better=spec.UNSCORED_COUNTS,
         description="{{system_prompt}}",
-        doc_to_target="{{answer}}",
         judged=True,
         metadata={
             "version": spec.TASK_VERSION,
