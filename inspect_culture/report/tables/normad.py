@@ -153,7 +153,8 @@ def release_warnings(tables: Sequence[Table], runs: Sequence[RunInfo]) -> list[s
             mix = "; ".join(f"{name}: {', '.join(who)}" for name, who in sorted(members.items()))
             titles_by_mix.setdefault(mix, []).append(built.title)
     return [
-        f"{BENCHMARK}: {' and '.join(repr(t) for t in titles)} put different NormAd releases "
+        f"{BENCHMARK}: {' and '.join(repr(t) for t in titles)} "
+        f"{'puts' if len(titles) == 1 else 'put'} different NormAd releases "
         f"side by side ({mix}). The releases differ on the neutral rows' Country, which the "
         "Country and Value+Country prompts show, so these rows are not directly comparable "
         "(docs/normad.md, Releases)."
