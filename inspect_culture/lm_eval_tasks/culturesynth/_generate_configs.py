@@ -48,7 +48,6 @@ def template(kind: str) -> dict[str, Any]:
         lower_is_better=spec.LOWER_IS_BETTER,
         prefix="agg_" if judged else None,
         doc_to_text="{{question}}",
-        doc_to_target="{{answer}}",
         judged=judged,
         metadata={
             "version": spec.TASK_VERSION,
