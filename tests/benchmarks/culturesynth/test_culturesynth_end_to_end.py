@@ -16,6 +16,7 @@ from inspect_culture.benchmarks.culturesynth.prompts import coin_target_position
 from inspect_culture.benchmarks.culturesynth.spec import UNSCORED_COUNTS, PairOutcome
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError
 from inspect_culture.judging.defaults import DEFAULT_SEED
+from inspect_culture.run_files.lm_eval_outputs import outcome_record
 from tests.support.culturesynth_data import (
     MISSING,
     QUESTIONS,
@@ -160,7 +161,7 @@ def test_lm_eval_language_tasks_match_inspect(mirror: Path, tmp_path: Path) -> N
     assert fr["net_win_rate"] == 100.0 and fr["n_missing_baseline"] == 1
     samples = results["samples"]["culturesynth_fr"]
     missing = next(s for s in samples if s["doc"]["id"] == MISSING)
-    record = PairOutcome.from_record(missing["net_win_rate"])
+    record = PairOutcome.from_record(outcome_record(missing, "net_win_rate") or {})  # the carrier's
     assert record.outcome is None and record.reason == "no baseline answer for this question"
 
 
