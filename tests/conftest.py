@@ -88,6 +88,9 @@ BESIDE_TESTS: dict[str, frozenset[str]] = {
     # preflight timed out so on the 2-core machine); here they never overlap
     "test_judge_constraints.py": frozenset({"test_grammar_compiles_in_llama_cpp"}),
     "test_local_model_smoke.py": ALL,
+    # the longest test of the main pass (about 2.5 min: every benchmark at a tiny scale in both
+    # harnesses), moved here so that both processes end at about the same time
+    "test_full_scale_and_rate_limits.py": frozenset({"test_full_scale_runs_tiny"}),
 }
 SERIAL_CHOICES = ("skip", "only", "beside")
 
