@@ -101,9 +101,11 @@ def test_an_unreadable_task_folder_gives_one_warning_and_breaks_nothing(
 PROBE = """
 import json, sys
 from pathlib import Path
-for line in Path(sys.argv[1]).read_text(encoding="utf-8").splitlines():
-    if line.startswith("import "):
-        exec(line)
+for _ in range(2):  # a venv's lib64 link makes site.py run a .pth twice
+    for line in Path(sys.argv[1]).read_text(encoding="utf-8").splitlines():
+        if line.startswith("import "):
+            exec(line)
+finders = sum(bool(getattr(f, "_inspect_culture_lm_eval_tasks", False)) for f in sys.meta_path)
 import lm_eval.tasks
 from lm_eval.tasks import TaskManager, manager
 seen = []
@@ -112,7 +114,7 @@ TaskManager()
 TaskManager(include_path="/user/tasks")
 TaskManager(None, ["/a", "/b"], True)
 TaskManager(include_path="/user/tasks", include_defaults=False)
-print(json.dumps({"seen": seen, "loader": type(lm_eval.tasks.__loader__).__name__,
+print(json.dumps({"seen": seen, "finders": finders, "loader": type(lm_eval.tasks.__loader__).__name__,
                   "spec_loader": type(lm_eval.tasks.__spec__.loader).__name__,
                   "defaults": str(Path(manager.__file__).parent)}))
 """
@@ -136,6 +138,7 @@ def test_the_pth_finder_gives_every_task_manager_our_folder() -> None:
         [defaults, OURS, "/a", "/b"],
         ["/user/tasks"],
     ]
+    assert found["finders"] == 1
     # lm-eval's module keeps its own loader: nothing else sees ours
     assert found["loader"] == found["spec_loader"] == "SourceFileLoader"
     assert "inspect-culture" not in done.stderr

@@ -87,7 +87,10 @@ class Stack:
         )
 
     def run_python(self, code: str) -> str:
-        done = subprocess.run([str(self.python), "-c", code], capture_output=True, text=True)
+        # not from the checkout: `python -c` puts the working folder first on sys.path
+        done = subprocess.run(
+            [str(self.python), "-c", code], capture_output=True, text=True, cwd=self.root
+        )
         assert done.returncode == 0, done.stderr[-3000:]
         return done.stdout.strip()
 
@@ -236,8 +239,9 @@ def test_a_broken_discovery_is_one_warning_and_lm_eval_runs_on(
     finally:
         shutil.move(aside, module)
     assert theirs.returncode == 0 and ours.returncode == 1
-    [line] = [line for line in theirs.stderr.splitlines() if "inspect-culture" in line]
-    assert "lm-eval task discovery is off: ModuleNotFoundError" in line
+    lines = [line for line in theirs.stderr.splitlines() if "inspect-culture" in line]
+    assert len(lines) == 1, theirs.stderr[-3000:]
+    assert "lm-eval task discovery is off: ModuleNotFoundError" in lines[0]
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads an unreadable folder")
