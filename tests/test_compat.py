@@ -138,8 +138,9 @@ def test_a_later_include_path_overrides_an_earlier_one_after_the_defaults(
     assert lm_eval_compat.add_task_folder(
         lm_eval.tasks,
         lambda given, defaults: ([str(ours), given], True) if defaults else (given, False),
+        print,
     )
-    assert not lm_eval_compat.add_task_folder(lm_eval.tasks, lambda *a: (None, False))  # once
+    assert not lm_eval_compat.add_task_folder(lm_eval.tasks, lambda *a: (None, False), print)
     TaskManager(include_path=str(user))
     TaskManager(None, str(user), False)
     defaults = str(Path(manager.__file__).parent)
@@ -161,7 +162,9 @@ def test_a_failing_discovery_leaves_the_task_manager_as_the_caller_built_it(
         raise OSError("disk gone")
 
     monkeypatch.setattr(discovery, "_warned", set())
-    assert lm_eval_compat.add_task_folder(types.SimpleNamespace(TaskManager=Manager), failing)
+    assert lm_eval_compat.add_task_folder(
+        types.SimpleNamespace(TaskManager=Manager), failing, discovery.warn_once
+    )
     with caplog.at_level("WARNING", logger="inspect_culture"):
         assert Manager(include_path="/user").include_path == "/user"
     [record] = caplog.records

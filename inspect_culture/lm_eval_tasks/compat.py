@@ -32,10 +32,13 @@ def simple_evaluate_call() -> dict[str, Any] | None:
     return None
 
 
-def add_task_folder(tasks_module: ModuleType, include_paths: IncludePaths) -> bool:
+def add_task_folder(
+    tasks_module: ModuleType, include_paths: IncludePaths, warn: Callable[[str], None]
+) -> bool:
     """Give every `TaskManager` of `lm_eval.tasks` our task folder (discovery.py): its
-    `__init__` is wrapped to pass `include_paths(include_path, include_defaults)` on. lm-eval
-    0.4.12-0.4.13 reads no task entry points and has no hook to add a task folder; the
+    `__init__` is wrapped to pass `include_paths(include_path, include_defaults)` on; a failure
+    there is passed to `warn` (discovery's one warning) and the manager is built as asked.
+    lm-eval 0.4.12-0.4.13 reads no task entry points and has no hook to add a task folder; the
     constructor's public arguments are what we change. False when already wrapped."""
     manager = tasks_module.TaskManager
     original = manager.__init__
@@ -54,9 +57,7 @@ def add_task_folder(tasks_module: ModuleType, include_paths: IncludePaths) -> bo
                 bound.arguments["include_path"] = paths
                 args, kwargs = bound.args[1:], bound.kwargs
         except Exception as err:  # lm-eval runs on without our tasks, never fails for them
-            from inspect_culture.lm_eval_tasks.discovery import warn_once
-
-            warn_once(f"cannot add our task folder: {type(err).__name__}: {err}")
+            warn(f"cannot add our task folder: {type(err).__name__}: {err}")
         original(self, *args, **kwargs)
 
     setattr(__init__, _WRAPPED, True)

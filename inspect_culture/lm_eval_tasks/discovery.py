@@ -139,7 +139,7 @@ class _PatchingLoader(importlib.abc.Loader):
         try:
             from inspect_culture.lm_eval_tasks import compat
 
-            compat.add_task_folder(module, include_paths)
+            compat.add_task_folder(module, include_paths, warn_once)
         except Exception as err:  # never break lm-eval for the user's other tasks
             warn_once(f"cannot extend lm-eval's TaskManager: {type(err).__name__}: {err}")
 
