@@ -91,6 +91,9 @@ BESIDE_TESTS: dict[str, frozenset[str]] = {
     # the longest test of the main pass (about 2.5 min: every benchmark at a tiny scale in both
     # harnesses), moved here so that both processes end at about the same time
     "test_full_scale_and_rate_limits.py": frozenset({"test_full_scale_runs_tiny"}),
+    # fresh venvs of the floor and newest lm-eval with the wheel installed (about 5 min; only
+    # where scripts/compat gives a wheelhouse): beside the compat floor's main pass, not in it
+    "test_lm_eval_discovery.py": ALL,
 }
 SERIAL_CHOICES = ("skip", "only", "beside")
 
