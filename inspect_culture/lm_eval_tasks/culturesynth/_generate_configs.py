@@ -54,7 +54,7 @@ def template(kind: str) -> dict[str, Any]:
             "judge_prompt_version": spec.JUDGE_PROMPT_VERSION,
             "pairwise_parser_version": spec.PAIRWISE_PARSER_VERSION,
             "dataset": CULTURESYNTH.repo,
-            "dataset_revision": f"{CULTURESYNTH.revision} (unpinned; sha256 per doc)",
+            "dataset_revision": f"{CULTURESYNTH.revision} (unpinned; its sha256 in metadata.provenance)",
         },
     )
 
