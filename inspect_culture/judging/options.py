@@ -28,6 +28,7 @@ from inspect_culture.judging.jury import RepeatedJudgeError, model_names, refuse
 from inspect_culture.judging.preflight import Knobs, endpoint_problem
 from inspect_culture.judging.redaction import url_secrets, without_userinfo
 from inspect_culture.judging.repeats import MAX_REPEATS, ONCE, Repeats, check_repeats
+from inspect_culture.judging.usage import Price, parse_price
 
 MODEL_ENV = "INSPECT_CULTURE_JUDGE_MODEL"
 BASE_URL_ENV = "INSPECT_CULTURE_JUDGE_BASE_URL"
@@ -135,6 +136,11 @@ def _option(
 
 def _seed(key: str, value: Any) -> int | None:
     return None if value is None else _integer(0, key, value)
+
+
+def _price(key: str, value: Any) -> Price | None:
+    """`judge_price`: none (no cost said), or IN,OUT per million tokens (`usage.parse_price`)."""
+    return None if value is None or value == "" else parse_price(value, key)
 
 
 def _text(key: str, value: Any) -> Any:
@@ -313,6 +319,17 @@ OPTIONS: tuple[Option, ...] = (
         field="temperature",
         sends="temperature",
     ),
+    _option(
+        "judge_price",
+        None,  # no price: tokens are said, not their cost
+        _price,
+        "the judge's price per million prompt and completion tokens, IN,OUT (e.g. 2.5,10): "
+        "the judge-call estimate and the token totals also say the cost",
+        *INSPECT,
+        METADATA,
+        FLAG,
+        annotation="str | None",
+    ),
 )
 
 
@@ -361,6 +378,8 @@ class JudgeOptions:
     # (its constraint and request fields among them); none when no judge is called. Inspect's
     # judges are its grader roles.
     judges: tuple[JudgeSettings, ...] = ()
+    # what the judge's tokens cost per million (`judging/usage.py`); None: tokens only
+    judge_price: Price | None = None
 
     def request_fields(self) -> dict[str, Any]:
         """The fields of each judge request these options set (e.g. its temperature)."""
@@ -375,6 +394,7 @@ class JudgeOptions:
     def scorer_args(self) -> dict[str, Any]:
         """The judge scorer's arguments: plain values, as a log records them (`inspect score`)."""
         plain = {"judge_repeats": self.repeats.k, "rejudge_fraction": self.repeats.fraction}
+        plain["judge_price"] = self.judge_price.text() if self.judge_price else None
         plain |= dict(self.request)
         return {o.name: plain.get(o.name, getattr(self, o.name, None)) for o in declared(SCORER)}
 
@@ -608,6 +628,13 @@ def metadata_options(
         refuse_written_credentials(metadata)
     repeats = _metadata_repeats(metadata)
     later = check_switch("judge_later", metadata.get("judge_later", False)) and not judging_now
+    price = _price("judge_price", metadata.get("judge_price"))
     jury = resolve_jury_settings(metadata, env) if judges and not later else ()
     preflight = _preflight_on(metadata, env)
-    return JudgeOptions(judge_later=later, judge_preflight=preflight, repeats=repeats, judges=jury)
+    return JudgeOptions(
+        judge_later=later,
+        judge_preflight=preflight,
+        repeats=repeats,
+        judges=jury,
+        judge_price=price,
+    )

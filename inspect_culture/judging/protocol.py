@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from inspect_culture.judging.constraints import VerdictFormat
+
+if TYPE_CHECKING:
+    from inspect_culture.judging.usage import TokenUsage
 
 Message = Mapping[str, str]  # {"role": "system" | "user", "content": str}
 Item = Mapping[str, Any]  # the benchmark record, with the reference answer under "answer"
@@ -24,6 +27,9 @@ class JudgeReply:
     text: str | None  # in the paper's format (a constrained JSON reply already rendered)
     error: str | None = None  # why there is no reply, in words
     cached: bool = False
+    # the provider's token count (None: it gave none, or nothing was asked); a cached reply
+    # cost 0 new tokens whatever this says (`judging/usage.py`)
+    usage: TokenUsage | None = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,223 @@
+"""What judging cost, in tokens and, with a price, in money: each judge reply's tokens as the
+provider reported them (`TokenUsage`), a sample's record by judge (`TOKENS_KEY` in
+`Judged.details`), a run's totals, and an estimate before anything is sent. Written once, so
+both harnesses and `culture-evals judge` count alike. A reply from the judge cache cost nothing
+new: it counts as cached, 0 tokens (docs/judge.md, "Judge cost")."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from inspect_culture.judging.cache import JudgeConfigError
+from inspect_culture.judging.protocol import JudgeReply, JudgeRequest
+
+TOKENS_KEY = "judge_tokens"  # a sample's token record, by judge name, in `Judged.details`
+FIELDS = ("calls", "cached", "prompt_tokens", "completion_tokens", "unreported")
+PRICE_FORM = "IN,OUT: prices per million prompt and completion tokens, e.g. 2.5,10"
+# What a chat request costs beyond its messages' text (OpenAI's published count: about 4
+# tokens of role and separators a message, 3 to prime the reply)
+TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST = 4, 3
+DEFAULT_VERDICT_TOKENS = 200  # a judge's reply when its benchmark declares no length
+ASCII_CHARS_PER_TOKEN = 4.0  # English and code: about 4 characters a token
+OTHER_CHARS_PER_TOKEN = 2.0  # other alphabets (Arabic, Cyrillic, accented): about 2
+# One token a character: Han, kana, hangul, and their punctuation and full-width forms
+_CJK = re.compile(
+    "[\u3000-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+    "\uf900-\ufaff\uff00-\uffef\U00020000-\U0003134f]"
+)
+
+
+@dataclass(frozen=True)
+class TokenUsage:
+    """One judge reply's tokens as the provider reported them."""
+
+    prompt: int
+    completion: int
+
+
+@dataclass(frozen=True)
+class Price:
+    """Currency per million tokens: of the prompt and of the completion."""
+
+    prompt: float
+    completion: float
+
+    def text(self) -> str:
+        return f"{self.prompt:g},{self.completion:g}"
+
+
+def usage_of(payload: object) -> TokenUsage | None:
+    """The `usage` of a chat-completion reply (a decoded JSON object); None when it has none
+    or it is not two whole numbers (a provider that does not count is not guessed at)."""
+    usage = payload.get("usage") if isinstance(payload, Mapping) else None
+    if not isinstance(usage, Mapping):
+        return None
+    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    if not all(
+        isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (prompt, completion)
+    ):
+        return None
+    return TokenUsage(prompt, completion)  # type: ignore[arg-type]
+
+
+def empty_tokens() -> dict[str, int]:
+    return dict.fromkeys(FIELDS, 0)
+
+
+def reply_tokens(reply: JudgeReply) -> dict[str, int]:
+    """One reply's share of a record: a cached reply is a call not made (0 tokens); a reply
+    answered or failed is a call; one answered without `usage` is counted as unreported."""
+    record = empty_tokens()
+    if reply.cached:
+        record["cached"] = 1
+        return record
+    record["calls"] = 1
+    if reply.usage is not None:
+        record["prompt_tokens"], record["completion_tokens"] = (
+            reply.usage.prompt,
+            reply.usage.completion,
+        )
+    elif reply.text is not None:
+        record["unreported"] = 1
+    return record
+
+
+def add_tokens(total: Mapping[str, int], one: Mapping[str, int]) -> dict[str, int]:
+    """Two records' sum, field by field (a field one lacks counts 0)."""
+    return {name: int(total.get(name, 0)) + int(one.get(name, 0)) for name in FIELDS}
+
+
+def sample_tokens(
+    judgings: Sequence[Mapping[str, Sequence[JudgeReply]]],
+) -> dict[str, dict[str, int]]:
+    """A sample's record by judge name, summed over its judgings' replies (`JudgedAnswer.
+    judgings`: one judging for an answer judged once)."""
+    record: dict[str, dict[str, int]] = {}
+    for judging in judgings:
+        for name, replies in judging.items():
+            for reply in replies:
+                record[name] = add_tokens(record.get(name, empty_tokens()), reply_tokens(reply))
+    return record
+
+
+def run_tokens(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+    """A run's totals by judge name from its samples' token records (`sample_tokens`); a record
+    that is not a mapping (a sample judged by no one) is skipped."""
+    totals: dict[str, dict[str, int]] = {}
+    for record in records:
+        if not isinstance(record, Mapping):
+            continue
+        for name, one in record.items():
+            if isinstance(one, Mapping):
+                totals[name] = add_tokens(totals.get(name, empty_tokens()), one)
+    return totals
+
+
+def parse_price(value: object, where: str = "--judge-price") -> Price:
+    """A price from "IN,OUT" text or a pair of numbers; a `JudgeConfigError` of one line naming
+    `where` and the form otherwise."""
+    if isinstance(value, Price):
+        return value
+    parts: Sequence[object]
+    if isinstance(value, str):
+        parts = value.split(",")
+    elif isinstance(value, list | tuple):
+        parts = value
+    else:
+        parts = ()
+    numbers = [_price_number(p) for p in parts]
+    if len(numbers) != 2 or any(n is None for n in numbers):
+        raise JudgeConfigError(f"{where}={value!r}: must be {PRICE_FORM}")
+    return Price(*numbers)  # type: ignore[arg-type]
+
+
+def _price_number(part: object) -> float | None:
+    """A price part: a finite number, 0 or more; None otherwise."""
+    if isinstance(part, bool):
+        return None
+    try:
+        number = float(part.strip() if isinstance(part, str) else part)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) and number >= 0 else None
+
+
+def cost(tokens: Mapping[str, int], price: Price) -> float:
+    """What these tokens cost at `price` (cached replies cost nothing: they have no tokens)."""
+    return (
+        tokens.get("prompt_tokens", 0) * price.prompt
+        + tokens.get("completion_tokens", 0) * price.completion
+    ) / 1e6
+
+
+def cost_lines(
+    totals: Mapping[str, Mapping[str, int]], models: Mapping[str, str], price: Price | None
+) -> list[str]:
+    """The printout, one line per judge: its model, calls, cached replies (0 new tokens), the
+    prompt and completion tokens, replies without a count, and the cost when priced."""
+    lines = []
+    for name, tokens in totals.items():
+        line = (
+            f"{name} ({models.get(name, '?')}): {tokens.get('calls', 0)} calls, "
+            f"{tokens.get('cached', 0)} cached (0 new tokens), "
+            f"{tokens.get('prompt_tokens', 0)} prompt + {tokens.get('completion_tokens', 0)} "
+            "completion tokens"
+        )
+        if unreported := tokens.get("unreported", 0):
+            line += f" ({unreported} replies without a token count)"
+        if price is not None:
+            line += f", cost {cost(tokens, price):.4f} at {price.text()} per million"
+        lines.append(line)
+    return lines
+
+
+def text_tokens(text: str) -> int:
+    """A cheap guess at a text's tokens, without a tokenizer: each Han, kana or hangul
+    character one token, about 4 ASCII characters a token, about 2 characters of any other
+    alphabet a token (rounded up)."""
+    cjk = len(_CJK.findall(text))
+    ascii_chars = sum(1 for ch in text if ch.isascii())
+    other = len(text) - cjk - ascii_chars
+    return math.ceil(ascii_chars / ASCII_CHARS_PER_TOKEN + other / OTHER_CHARS_PER_TOKEN) + cjk
+
+
+def request_tokens(request: JudgeRequest) -> int:
+    """A request's prompt tokens by `text_tokens`, with the chat format's own few."""
+    messages = request.messages
+    text = sum(text_tokens(str(m.get("content") or "")) for m in messages)
+    return text + TOKENS_PER_MESSAGE * len(messages) + TOKENS_PER_REQUEST
+
+
+def estimate_tokens(requests: Iterable[JudgeRequest], completion_each: int) -> tuple[int, int]:
+    """The (prompt, completion) tokens these requests would cost one judge: each request's
+    prompt by `request_tokens`, each reply `completion_each` tokens."""
+    prompt = calls = 0
+    for request in requests:
+        prompt += request_tokens(request)
+        calls += 1
+    return prompt, calls * completion_each
+
+
+def verdict_tokens(judging: object, max_tokens: int | None = None) -> int:
+    """The completion tokens expected of one judge reply: the benchmark's declared figure
+    (its judging's `verdict_tokens`), else `DEFAULT_VERDICT_TOKENS`, never above the judge's
+    `max_tokens`."""
+    declared = getattr(judging, "verdict_tokens", None)
+    tokens = declared if isinstance(declared, int) and declared > 0 else DEFAULT_VERDICT_TOKENS
+    return min(tokens, max_tokens) if max_tokens else tokens
+
+
+def estimate_text(prompt: int, completion: int, judges: int = 1, price: Price | None = None) -> str:
+    """The estimate in words, for each judge (and all of them with a jury), with its cost."""
+    each = f"about {prompt} prompt + {completion} completion tokens"
+    text = f"{each} each judge" if judges > 1 else each
+    if price is not None:
+        one = cost({"prompt_tokens": prompt, "completion_tokens": completion}, price)
+        text += f", about {one * judges:.4f} at {price.text()} per million"
+        if judges > 1:
+            text += " for the jury"
+    return text
