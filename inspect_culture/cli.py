@@ -175,6 +175,8 @@ def _cmd_judge(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    from inspect_culture.judging.cache import JudgeConfigError
+    from inspect_culture.judging.usage import parse_price
     from inspect_culture.report.build import check_dependencies
     from inspect_culture.report.model import ReportDependencyError
     from inspect_culture.report.render import parse_formats
@@ -182,15 +184,16 @@ def _cmd_report(args: argparse.Namespace) -> int:
     try:
         formats = parse_formats(args.format)
         check_dependencies(formats)
-    except (ValueError, ReportDependencyError) as exc:
+        price = None if args.judge_price is None else parse_price(args.judge_price)
+    except (ValueError, ReportDependencyError, JudgeConfigError) as exc:
         raise SystemExit(f"culture-evals report: {exc}") from None
-    return _report(args, formats)
+    return _report(args, formats, price)
 
 
-def _report(args: argparse.Namespace, formats: Sequence[str]) -> int:
+def _report(args: argparse.Namespace, formats: Sequence[str], price: Any = None) -> int:
     from inspect_culture.report.build import build_report, write_report
 
-    report = build_report(args.runs)
+    report = build_report(args.runs, price)
     for skipped in report.skipped:
         _warn(f"{'not in the report' if skipped.by_design else 'skipped'} {skipped}")
     if not report.tables:
@@ -459,6 +462,15 @@ COMMANDS: tuple[Command, ...] = (
                     "default": "html,md,tex,csv,figures",
                     "help": "comma-separated: html (report.html), md (report.md), tex (tables.tex), csv "
                     "(results.csv), figures (figures/*.png and .pdf); default: all",
+                },
+            ),
+            (
+                ("--judge-price",),
+                {
+                    "metavar": "IN,OUT",
+                    "help": "the judge's price per million prompt and completion tokens, e.g. "
+                    "2.5,10: the Judge cost tables' cost column (default: the price a run "
+                    "recorded with judge_price, if any)",
                 },
             ),
         ),

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import anyio
+from inspect_ai.event import ModelEvent
 from inspect_ai.log import transcript
 from inspect_ai.model import (
     CachePolicy,
@@ -67,6 +68,7 @@ from inspect_culture.judging.jury import (
 from inspect_culture.judging.options import JudgeOptions
 from inspect_culture.judging.protocol import JudgeReply, JudgeRequest
 from inspect_culture.judging.repeats import repeat_seed
+from inspect_culture.judging.usage import TokenUsage
 
 DEFAULT_OPTIONS = JudgeOptions()  # every judge option at its default
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
@@ -316,10 +318,23 @@ async def judge_reply(
     options: JudgeOptions = DEFAULT_OPTIONS,
     judging: int = 1,
 ) -> tuple[str | None, str | None]:
-    """(reply, error) of one judge call with the judge's config (`options`), cache and
-    `judgment_timeout`;
-    a failure becomes a reason in words (never the error body), so the run goes on. Judging r
-    of a re-judged answer sends the judge seed plus r-1 (`judging/repeats.py`)."""
+    """(reply, error) of one judge call (`judge_call`)."""
+    reply = await judge_call(grader, prompt, verdict_format, options, judging)
+    return reply.text, reply.error
+
+
+async def judge_call(
+    grader: Model,
+    prompt: str | list[ChatMessage],
+    verdict_format: VerdictFormat | None = None,
+    options: JudgeOptions = DEFAULT_OPTIONS,
+    judging: int = 1,
+) -> JudgeReply:
+    """One judge call with the judge's config (`options`), cache and `judgment_timeout`: its
+    reply and the tokens the provider reported (`usage`; a reply from our judge cache or
+    Inspect's is `cached`, 0 new tokens); a failure becomes a reason in words (never the error
+    body), so the run goes on. Judging r of a re-judged answer sends the judge seed plus r-1
+    (`judging/repeats.py`)."""
     store = reply_cache()
     identity = identity_of(judge_id(grader)) if store is not None else None
     limit = judgment_timeout(grader, options.judge_timeout)
@@ -329,23 +344,51 @@ async def judge_reply(
         if judging > 1:
             config = config.merge(GenerateConfig(seed=repeat_seed(config.seed, judging)))
         key = request_key(grader, prompt, config, constraint) if store is not None else ""
-        cached = store.get(key, identity) if store is not None else None
-        if cached is not None:
+        hit = store.get(key, identity) if store is not None else None
+        if hit is not None:
             transcript().info(f"judge reply from the judge cache ({JUDGE_CACHE_NOTE})")
-            completion, error = cached, None
+            completion, error, usage, cached = hit, None, None, True
         else:
             output = await bounded_generate(grader, prompt, config, limit)
             completion = output.completion  # redacted by `guard_secrets`, as the transcript
             error = output_error_reason(output.error, grader) if output.error else None
+            usage, cached = token_usage(output), from_inspect_cache(output)
             if store is not None and error is None and completion.strip():
                 store.put(key, completion, identity, secrets=model_secrets(grader))
     except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
         # a batch grader's HTTP requests are the batcher's (uploads, polls), not attempts
         attempts = None if grader.config.batch else attempts_of(exc)
-        return None, judge_failure_reason(exc, grader, limit, attempts)
-    if verdict_format is None:
-        return completion, error
-    return reply_text(verdict_format, constraint, completion), error
+        return JudgeReply(None, judge_failure_reason(exc, grader, limit, attempts))
+    if verdict_format is not None:
+        completion = reply_text(verdict_format, constraint, completion)
+    return JudgeReply(completion, error, cached=cached, usage=usage)
+
+
+def token_usage(output: ModelOutput) -> TokenUsage | None:
+    """The tokens the provider reported for this reply: Inspect's `input_tokens` (with the
+    prompt-cache reads and writes Inspect counts apart: the judge read them all) and
+    `output_tokens`; None when the provider reported none."""
+    usage = output.usage
+    if usage is None:
+        return None
+    read, written = usage.input_tokens_cache_read or 0, usage.input_tokens_cache_write or 0
+    return TokenUsage(usage.input_tokens + read + written, usage.output_tokens)
+
+
+def from_inspect_cache(output: ModelOutput) -> bool:
+    """Whether Inspect's own cache answered (the grader's config sets `cache`): Inspect then
+    returns the stored reply with its first usage, counts no usage for it, and marks the
+    sample's model event `cache="read"`; so do we (cached: 0 new tokens)."""
+    history = getattr(transcript(), "history", None)
+    try:
+        if history is not None:
+            event = history.find_last(lambda e: isinstance(e, ModelEvent) and e.output == output)
+        else:  # Inspect releases before the bounded transcript history
+            found = (e for e in reversed(transcript().events) if isinstance(e, ModelEvent))
+            event = next((e for e in found if e.output == output), None)
+    except Exception:  # noqa: BLE001 - a history we cannot read: a call made, as Inspect counts
+        return False
+    return event is not None and getattr(event, "cache", None) == "read"
 
 
 class GraderTransport:
@@ -356,9 +399,10 @@ class GraderTransport:
         self.grader, self.options = grader, options
 
     async def send(self, requests: Sequence[JudgeRequest], judging: int) -> list[JudgeReply]:
+        """Each request's reply, with the tokens the provider reported (`judge_call`)."""
         results = await asyncio.gather(
             *(
-                judge_reply(
+                judge_call(
                     self.grader,
                     to_chat_messages(q.messages),
                     q.verdict_format,
@@ -368,4 +412,4 @@ class GraderTransport:
                 for q in requests
             )
         )
-        return [JudgeReply(text, error) for text, error in results]
+        return list(results)

@@ -28,6 +28,7 @@ from inspect_culture.judging.orchestration import (
 )
 from inspect_culture.judging.protocol import Judged, JudgeReply, JudgeRequest
 from inspect_culture.judging.repeats import REPEATS_KEY
+from inspect_culture.judging.usage import TOKENS_KEY
 
 
 class _Later(JudgedLater):
@@ -52,11 +53,12 @@ class SampleJudgment:
 
     def judges_shown(self) -> dict[str, Any]:
         """What a score's metadata says of its judges (`orchestration.judges_named`), with a
-        jury's votes and reasons (`jury`) and each judging's value (`repeats`)."""
+        jury's votes and reasons (`jury`), each judging's value (`repeats`) and each judge's
+        tokens (`judge_tokens`: the report's "Judge cost" reads them)."""
         if not self.judges:
             return {"judge_model": "none (judge_later)"}
         details = self.judged.details
-        kept = {key: details[key] for key in (JURY_KEY, REPEATS_KEY) if key in details}
+        kept = {key: details[key] for key in (JURY_KEY, REPEATS_KEY, TOKENS_KEY) if key in details}
         return {**judges_named([str(model) for model in self.judges.values()]), **kept}
 
     def replies_shown(self) -> list[str | None]:

@@ -8,12 +8,13 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from inspect_culture.judging.usage import Price
 from inspect_culture.report.inputs import read_runs
 from inspect_culture.report.model import Cell, Report, ReportDependencyError, Row, RunInfo, Table
 from inspect_culture.report.published import published_settings
 from inspect_culture.report.records import with_damage_named
 from inspect_culture.report.render import write_outputs
-from inspect_culture.report.section import section_of
+from inspect_culture.report.section import COST_SUFFIX, section_of
 from inspect_culture.report.tables import build_tables
 
 INSTALL = "pip install 'inspect-culture[report]'"
@@ -32,11 +33,13 @@ def check_dependencies(formats: Sequence[str]) -> None:
         )
 
 
-def build_report(inputs: Sequence[str | Path]) -> Report:
+def build_report(inputs: Sequence[str | Path], judge_price: Price | None = None) -> Report:
+    """The report of the runs among `inputs`; `judge_price` prices every run's judge tokens
+    (`--judge-price`; else each run's own judge_price, if it recorded one)."""
     runs, skipped = read_runs(inputs)
     notes: list[str] = []
     runs = with_damage_named(runs, notes)  # a damaged samples line costs only itself
-    tables = build_tables(runs, notes)
+    tables = build_tables(runs, notes, judge_price)
     return Report(runs, tables, comparability_warnings(runs, tables) + notes, skipped)
 
 
@@ -68,6 +71,8 @@ def comparability_warnings(runs: Sequence[RunInfo], tables: Sequence[Table]) -> 
         chosen = [r for r in runs if r.benchmark == benchmark and not r.setting.get("aggregate")]
         warnings += _differences(benchmark, chosen)
     for table in tables:
+        if table.key.endswith(COST_SUFFIX):  # a cached reply costs one run nothing, not another
+            continue
         warnings += _harness_disagreements(table) + _published_differences(table, runs)
     return list(dict.fromkeys(warnings))
 

@@ -163,6 +163,8 @@ def _lm_eval_task_run(
         unscored=next((int(v) for v in unscored if isinstance(v, int | float)), None),
         records_source=None if task in groups else samples_beside(path, task),
         rejudged=rejudged(metadata) or rejudged(((data.get("judge") or {}).get("settings")) or {}),
+        judges=_judges_of(metadata),
+        judge_price=metadata.get("judge_price"),
     )
 
 
@@ -214,6 +216,14 @@ def _provenance(data: dict[str, Any], path: Path, task: str) -> dict[str, Any]:
     # the first intact line: a damaged one is named by the records' reading, not here
     first = next(sample_lines(samples, NotReportable, skipped=[]), (0, {}))[1]
     return task_provenance(None, task, first.get("doc"))
+
+
+def _judges_of(metadata: Mapping[str, Any]) -> tuple[str, ...]:
+    """Each judge's model in judge order: `judge_models` (a jury), else `judge_model`."""
+    if names := model_names(metadata.get("judge_models")):
+        return tuple(names)
+    model = metadata.get("judge_model")
+    return (str(model),) if model else ()
 
 
 def _jury_of(models: object) -> str | None:

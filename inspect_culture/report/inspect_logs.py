@@ -71,6 +71,8 @@ def read_inspect_log(path: Path) -> RunInfo:
         unscored=score.unscored_samples,
         records_source=path,
         rejudged=rejudged(task_args),
+        judges=tuple(judges),
+        judge_price=task_args.get("judge_price", metadata.get("judge_price")),
     )
 
 

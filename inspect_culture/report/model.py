@@ -21,6 +21,7 @@ class Cell:
     ci_low: float | None = None
     ci_high: float | None = None
     n: int | None = None  # questions behind the value (stories for CQ-Bench VS)
+    note: str | None = None  # printed in place of a missing value ("not recorded"), never 0
 
     @property
     def has_interval(self) -> bool:
@@ -91,6 +92,8 @@ class RunInfo:
     unscored: int | None = None  # samples left unscored (judge or parser gave nothing usable)
     records_source: Path | None = None  # where per-sample outcome records can be read
     rejudged: bool = False  # judge_repeats > 1: its intervals carry the judge's noise
+    judges: tuple[str, ...] = ()  # each judge's model, in judge order (judge_1, judge_2, ...)
+    judge_price: Any = None  # the judge_price the run recorded ("IN,OUT"), if any
 
 
 @dataclass(frozen=True)

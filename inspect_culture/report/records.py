@@ -11,6 +11,7 @@ from typing import Any
 from inspect_culture.judging.jury import JURY_KEY
 from inspect_culture.report.model import RunInfo
 from inspect_culture.report.section import RecordSource, section_of
+from inspect_culture.run_files import inspect_outputs, lm_eval_outputs
 from inspect_culture.run_files.inspect_outputs import score_metadata, summary_score_metadata
 from inspect_culture.run_files.lm_eval_outputs import DamagedLine
 from inspect_culture.run_files.lm_eval_outputs import outcome_records as read_outcome_records
@@ -20,6 +21,7 @@ _THINNED = "Key removed from summary (> 1k)"
 
 _cache: dict[Path, list[dict[str, Any]]] = {}
 _skipped: dict[Path, list[DamagedLine]] = {}  # an lm-eval samples file's damaged lines, as read
+_tokens: dict[Path, dict[str, dict[str, int]] | None] = {}  # a run's tokens by judge, as read
 
 
 class RecordsUnavailable(ValueError):
@@ -126,6 +128,40 @@ def with_damage_named(runs: Sequence[RunInfo], notes: list[str]) -> list[RunInfo
     return kept
 
 
+def judge_tokens(run: RunInfo) -> dict[str, dict[str, int]] | None:
+    """The run's tokens by judge (`judge_1`, ...) summed over its samples' token records, read
+    alike from an Inspect log's score metadata and an lm-eval samples file's lines (`run_files`);
+    None when no sample recorded any (a run made before they were recorded)."""
+    if (source := run.records_source) is None:
+        raise RecordsUnavailable(
+            f"{run.path}: {run.task} has no samples file beside it (run lm_eval with "
+            "--log_samples for the judge's tokens)"
+        )
+    if source not in _tokens:
+        try:
+            if run.harness == "inspect":
+                _tokens[source] = inspect_outputs.judge_tokens(source)
+            else:
+                field = _family_field(run)
+                _tokens[source] = lm_eval_outputs.judge_tokens(source, field, RecordsUnavailable)
+        except RecordsUnavailable:
+            raise
+        except Exception as exc:  # noqa: BLE001 (a damaged sample section: say so, read on)
+            raise RecordsUnavailable(
+                f"{source}: samples unreadable ({type(exc).__name__})"
+            ) from None
+    return _tokens[source]
+
+
+def _family_field(run: RunInfo) -> str | None:
+    """The samples field of the run's outcome records, where a token record may sit too."""
+    try:
+        return _record_source(run).lm_eval_field
+    except RecordsUnavailable:
+        return None
+
+
 def clear_cache() -> None:
     _cache.clear()
     _skipped.clear()
+    _tokens.clear()

@@ -199,6 +199,30 @@ def generic_section(benchmark: Benchmark) -> ReportSection:
     )
 
 
+COST_SUFFIX = "_judge_cost"  # the key of a judged benchmark's "Judge cost" table
+
+
+def judge_cost_key(benchmark: Benchmark) -> str:
+    """The key of the benchmark's "Judge cost" table (`tables/judge_cost.py`): `care_judge_cost`."""
+    return f"{benchmark.name}{COST_SUFFIX}"
+
+
+def _cost_layout(benchmark: Benchmark) -> Layout:
+    """The "Judge cost" table's layout: a row per run and judge; its columns are the table's."""
+    title = f"{benchmark.title}: judge cost"
+    metric = "judge calls and tokens (counts); cost in the price's currency"
+    return Layout(
+        judge_cost_key(benchmark),
+        benchmark.title,
+        title,
+        metric,
+        (),
+        group_label="Judge",
+        secondary=True,
+        decimals=4,
+    )
+
+
 def all_layouts() -> dict[str, Layout]:
     """Every benchmark's layouts by key, in report order; read on each call for late ones."""
     found = {layout.key: layout for _, s in sections() for layout in s.layouts}
@@ -213,6 +237,7 @@ def all_layouts() -> dict[str, Layout]:
         for b, s in sections()
         if s.jury and s.jury.vote_values
     }
+    found |= {judge_cost_key(b): _cost_layout(b) for b, s in sections() if s.judged}
     return found
 
 

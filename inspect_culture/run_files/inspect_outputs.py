@@ -16,9 +16,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from inspect_culture.judging.usage import TOKENS_KEY, run_tokens
 from inspect_culture.run_files import UnreadableLog, first_line
 
 SUMMARIES_MEMBER = "summaries.json"
+# What Inspect puts in a summary in place of a metadata value over 1 kB
+THINNED = "Key removed from summary (> 1k)"
 # Sample fields the score metadata never needs, when a sample must be read in full
 _EXCLUDE = {"messages", "events", "store", "attachments"}
 
@@ -75,3 +78,23 @@ def score_metadata(path: Path, sample_id: Any, epoch: int) -> list[Any]:
 
     sample = read_eval_log_sample(str(path), id=sample_id, epoch=epoch, exclude_fields=_EXCLUDE)
     return [s.metadata for s in (sample.scores or {}).values()]
+
+
+def judge_tokens(path: Path) -> dict[str, dict[str, int]] | None:
+    """The run's tokens by judge (`judging/usage.run_tokens`) from each sample's token record
+    in its score metadata (`judge_tokens`, one per sample and epoch); None when no sample has
+    one (a run made before judges' tokens were recorded, or one nothing judged)."""
+    records = []
+    for sample_id, epoch, metadata in list(summary_score_metadata(path)):
+        record = _tokens_record(metadata)
+        if record == THINNED:  # a jury's many judges: over 1 kB, read in full
+            record = _tokens_record(score_metadata(path, sample_id, epoch))
+        if isinstance(record, Mapping):
+            records.append(record)
+    return run_tokens(records) if records else None
+
+
+def _tokens_record(metadata: list[Any]) -> Any:
+    """The first score's token record of a sample (one judgment: never counted twice)."""
+    found = (m.get(TOKENS_KEY) for m in metadata if isinstance(m, Mapping))
+    return next((record for record in found if record is not None), None)

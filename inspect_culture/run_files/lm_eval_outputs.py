@@ -15,6 +15,7 @@ from typing import Any
 
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.hashing import sha256_file
+from inspect_culture.judging.usage import TOKENS_KEY, run_tokens
 from inspect_culture.run_files import finder
 
 log = logging.getLogger(__name__)
@@ -299,6 +300,26 @@ def judge_reply_of(line: Mapping[str, Any]) -> dict[str, Any]:
     except (json.JSONDecodeError, TypeError):
         return {}
     return reply if isinstance(reply, dict) else {}
+
+
+def judge_tokens_of(line: Mapping[str, Any], field: str | None = None) -> Mapping[str, Any] | None:
+    """A samples line's token record by judge (`judge_tokens`): in the judge's record of the
+    filtered response, else in the outcome record under `field`; None when it has none."""
+    record = judge_reply_of(line).get(TOKENS_KEY)
+    if not isinstance(record, Mapping) and field is not None:
+        record = (outcome_record(line, field) or {}).get(TOKENS_KEY)
+    return record if isinstance(record, Mapping) else None
+
+
+def judge_tokens(
+    path: Path, field: str | None = None, error: Error = DataValidationError
+) -> dict[str, dict[str, int]] | None:
+    """The run's tokens by judge (`judging/usage.run_tokens`) from each line's token record,
+    as an Inspect log's are read (`inspect_outputs.judge_tokens`); None when no line has one (a
+    run made before judges' tokens were recorded). A damaged line costs only itself."""
+    found = (judge_tokens_of(line, field) for _, line in sample_lines(path, error, skipped=[]))
+    records = [record for record in found if record is not None]
+    return run_tokens(records) if records else None
 
 
 def answer_text(line: Mapping[str, Any]) -> str | None:

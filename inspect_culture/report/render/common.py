@@ -25,6 +25,7 @@ class CellParts:
     value: str  # "72.4", "-3.0", "12" (counts) or MISSING
     interval: str | None = None  # "[68.1, 76.5]"
     n: str | None = None  # "n=120"
+    note: bool = False  # `value` is words in place of a number ("not recorded")
 
     @property
     def missing(self) -> bool:
@@ -45,6 +46,8 @@ def format_number(value: float, decimals: int) -> str:
 
 def cell_parts(cell: Cell | None, column: Column, decimals: int) -> CellParts:
     """The pieces of one cell; `None` (the row has no cell for the column) reads as missing."""
+    if cell is not None and cell.value is None and cell.note:
+        return CellParts(cell.note, note=True)
     if cell is None or cell.value is None:
         return CellParts(MISSING)
     if column.count:

@@ -52,6 +52,8 @@ def cell_latex(parts: common.CellParts) -> str:
     """``72.4 {\\scriptsize[68.1, 76.5]}``; "--" (an en dash) where there is no value."""
     if parts.missing:
         return "--"
+    if parts.note:
+        return rf"\textit{{{escape(parts.value)}}}"
     text = number(parts.value)
     if parts.interval:
         text += rf" {{\scriptsize{number(parts.interval)}}}"

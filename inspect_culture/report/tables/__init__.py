@@ -7,10 +7,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
 
+from inspect_culture.judging.usage import Price
 from inspect_culture.report.model import Cell, Column, RunInfo, Table
 from inspect_culture.report.published import published_rows
-from inspect_culture.report.section import Layout, sections
+from inspect_culture.report.section import Layout, judge_cost_key, sections
 from inspect_culture.report.tables.common import Rows, describe, header_cell, of_benchmark, table
+from inspect_culture.report.tables.judge_cost import judge_cost_tables
 from inspect_culture.report.tables.judges import (
     judge_noise_tables,
     judge_pairs_tables,
@@ -20,8 +22,11 @@ from inspect_culture.report.tables.judges import (
 _NOT_COLUMNS = ("_ci_low", "_ci_high", "stderr")  # intervals, and Inspect's `stderr` too
 
 
-def build_tables(runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
-    """Every table some run fills, in registry order, main before secondary, with published rows."""
+def build_tables(
+    runs: Sequence[RunInfo], warnings: list[str], judge_price: Price | None = None
+) -> list[Table]:
+    """Every table some run fills, in registry order, main before secondary, with published rows;
+    a judged benchmark's "Judge cost" last, its cost at `judge_price` (else each run's own)."""
     tables: list[Table] = []
     for benchmark, section in sections():
         build = section.tables or partial(generic_tables, section.layouts[0])
@@ -31,6 +36,9 @@ def build_tables(runs: Sequence[RunInfo], warnings: list[str]) -> list[Table]:
             tables.extend(judges_tables(benchmark.title, section.jury, runs, warnings))
             tables.extend(judge_noise_tables(benchmark.title, section.jury, runs, warnings))
             tables.extend(judge_pairs_tables(benchmark.title, section.jury, runs, warnings))
+        if section.judged:
+            key = judge_cost_key(benchmark)
+            tables.extend(judge_cost_tables(key, benchmark.title, runs, warnings, judge_price))
     return tables
 
 

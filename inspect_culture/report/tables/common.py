@@ -71,7 +71,7 @@ class Rows:
                 runs=tuple(b.runs),
             )
             for b in builders
-            if any(c.value is not None for c in b.cells.values())
+            if any(c.value is not None or c.note for c in b.cells.values())
         ]
 
 
