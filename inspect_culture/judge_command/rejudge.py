@@ -6,7 +6,7 @@ import io
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stderr
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -17,7 +17,13 @@ from inspect_culture.judging.http_client import cache_key, served_identity
 from inspect_culture.judging.openai_batch import JudgeLaterError
 from inspect_culture.judging.options import JudgeConfigError, JudgeOptions, JudgeSettings
 from inspect_culture.judging.protocol import JudgeReply
-from inspect_culture.lm_eval_tasks.judge.batch import use_judge_backend, use_task_options
+from inspect_culture.judging.usage import DEFAULT_VERDICT_TOKENS, messages_tokens
+from inspect_culture.lm_eval_tasks.judge.batch import (
+    task_record,
+    use_judge_backend,
+    use_task_options,
+)
+from inspect_culture.lm_eval_tasks.task_provenance import JUDGED_SLOTS
 from inspect_culture.run_files.lm_eval_outputs import DamagedLine, samples
 
 
@@ -74,6 +80,8 @@ class TaskJudgement:
     metrics: dict[str, Any]  # "metric,filter" -> value, as lm-eval's results hold them
     n_scored: int
     n_unscored: int
+    # what the judging cost and a jury's agreement (`metadata.judge_cost`, `.jury_agreement`)
+    judging: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -118,6 +126,9 @@ def _refuse_all(*_: Any) -> list[Any]:
 class JudgeCalls(NamedTuple):
     each: int  # the judge calls each judge gets, every judging counted
     cached: int  # of all the judges' calls, those the judge cache answers (none is then made)
+    # the (prompt, completion) tokens of the calls to make, all judges together: the prompts
+    # as sent (`usage.messages_tokens`), each reply the benchmark's expected verdict
+    tokens: tuple[int, int] = (0, 0)
 
 
 def check_task(
@@ -130,22 +141,27 @@ def check_task(
     served checkpoint changed since the cached verdicts: the run asks `/models`, this pass not."""
     counted: list[int] = []
     cached: list[int] = []
+    prompt: list[int] = []  # of the requests to make
     store = open_cache()  # opened before the task was read: a bad path failed then
 
     def count_only(settings: JudgeSettings, messages: list[Any], *__: Any) -> list[Any]:
         """Counts a batch (judging r of an answer: seed + r - 1, its own cache key)."""
         counted.append(len(messages))
+        hits = [False] * len(messages)
         if store is not None:
             judge = served_identity(settings)  # None until a run learns it: any checkpoint
-            keys = [cache_key(settings, m) for m in messages]
-            cached.append(sum(store.get(k, judge) is not None for k in keys))
+            hits = [store.get(cache_key(settings, m), judge) is not None for m in messages]
+            cached.append(sum(hits))
+        prompt.extend(messages_tokens(m) for m, hit in zip(messages, hits) if not hit)
         return [JudgeReply(None, error="dry run: not asked") for _ in messages]
 
     with _prepared(saved, config, judged, options) as task:
         try:
             with use_judge_backend(count_only), redirect_stderr(io.StringIO()):
                 task.module.judge_filter(saved.responses(), task.docs)  # its alarm: not said
-            return JudgeCalls(sum(counted) // len(options.judges), sum(cached))
+            each = task_record(saved.task).get("verdict_tokens", DEFAULT_VERDICT_TOKENS)
+            tokens = (sum(prompt), len(prompt) * each)
+            return JudgeCalls(sum(counted) // len(options.judges), sum(cached), tokens)
         except JudgeConfigError as exc:  # the judge options, not the docs
             raise JudgeLaterError(str(exc)) from None
         except JudgeLaterError:
@@ -207,4 +223,6 @@ def judge_task(
         metrics[f"{name}_stderr,{flt}"] = "N/A"  # lm-eval's value for these aggregations
     values = [metrics.get(f"{name},{flt}") for name in ("n_scored", "n_unscored")]
     counts = [int(v) if isinstance(v, int | float) and not math.isnan(v) else 0 for v in values]
-    return TaskJudgement(saved.task, flt, lines, metrics, *counts)
+    record = task_record(saved.task)  # this judging's tokens, cost and jury agreement
+    judging = {key: record[key] for key in JUDGED_SLOTS if key in record}
+    return TaskJudgement(saved.task, flt, lines, metrics, *counts, judging)

@@ -118,7 +118,7 @@ def judged_results(
         _count_judged(data, found)
         task_config = data["configs"][found.task]
         kept = {k: v for k, v in (task_config.get("metadata") or {}).items() if k != "judge_later"}
-        task_config["metadata"] = {**kept, **judge_metadata}
+        task_config["metadata"] = {**kept, **judge_metadata, **found.judging}
     for field in ("configs", "versions", "n-shot", "higher_is_better", "n-samples"):
         if isinstance(data.get(field), dict):
             data[field] = {t: v for t, v in data[field].items() if t in names}

@@ -51,6 +51,7 @@ from inspect_culture.judging.reasons import (
     empty_reply,
 )
 from inspect_culture.judging.redaction import redact
+from inspect_culture.judging.usage import TokenUsage, usage_of
 
 Messages = Sequence[Mapping[str, str]]
 # what a judgment that ended in a rate-limit hold, before any attempt of its own, heard
@@ -263,7 +264,7 @@ class OpenAICompatibleJudge:
         try:
             async with self._client() as client:
                 self.calls += 1
-                text, _ = await asyncio.wait_for(
+                text, *_ = await asyncio.wait_for(
                     self._request(client, messages, fmt, max_tokens=None if fmt else 1), limit
                 )
         except Exception as exc:  # noqa: BLE001 - reported in words
@@ -359,7 +360,7 @@ class OpenAICompatibleJudge:
         limit = min(settings.timeout, max(budget.left(), 0.001))
         self.calls += 1
         try:  # aiohttp's own timer (connect, send and read): no extra task per attempt
-            text, headers = await self._request(client, messages, fmt, timeout=limit)
+            text, headers, usage = await self._request(client, messages, fmt, timeout=limit)
         except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded reason
             failure = classify(exc, limit, settings.secrets())
             if failure.status == 429:
@@ -369,9 +370,10 @@ class OpenAICompatibleJudge:
             chars = sum(len(str(m.get("content") or "")) for m in messages)
             cost = chars / CHARS_PER_TOKEN + settings.max_tokens  # what a provider charges it
             self.pacer.succeeded(headers, cost)
-            if text is None or not text.strip():
-                return JudgeReply(None, error=empty_reply(settings.model, settings.endpoint()))
-            return JudgeReply(redact(text, settings.secrets()))  # an echoed key goes
+            if text is None or not text.strip():  # paid for all the same: its usage is kept
+                error = empty_reply(settings.model, settings.endpoint())
+                return JudgeReply(None, error=error, usage=usage)
+            return JudgeReply(redact(text, settings.secrets()), usage=usage)  # an echoed key goes
         finally:
             self.pacer.release()
             budget.spend(now() - sent_at)
@@ -392,9 +394,9 @@ class OpenAICompatibleJudge:
         fmt: VerdictFormat | None = None,
         max_tokens: int | None = None,
         timeout: float | None = None,
-    ) -> tuple[str | None, Mapping[str, str]]:
-        """One chat completion's text and the reply's headers; a non-2xx answer raises
-        HTTPFailure."""
+    ) -> tuple[str | None, Mapping[str, str], TokenUsage | None]:
+        """One chat completion's text, the reply's headers and its `usage` (None: the provider
+        gave none); a non-2xx answer raises HTTPFailure."""
         body = request_body(self.settings, messages, fmt, max_tokens)
         # no `timeout` argument at all keeps the session's (aiohttp reads None as "no limit")
         limit = {} if timeout is None else {"timeout": aiohttp.ClientTimeout(total=timeout)}
@@ -403,7 +405,9 @@ class OpenAICompatibleJudge:
             if response.status >= 300:
                 raise HTTPFailure.of(response.status, raw, response.headers)
         try:
-            choices = json.loads(raw).get("choices") or []
-            return (choices[0]["message"]["content"] if choices else None), response.headers
+            payload = json.loads(raw)
+            choices = payload.get("choices") or []
+            text = choices[0]["message"]["content"] if choices else None
+            return text, response.headers, usage_of(payload)
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
             raise HTTPFailure(response.status, "a reply that is not a chat completion") from None

@@ -21,6 +21,7 @@ from typing import Any, Protocol, TypeVar
 
 from inspect_culture.benchmarks.choices import BenchmarkOptionError
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply, Judging
+from inspect_culture.judging.usage import Price, estimate_text
 
 GRADER_ROLE = "grader"  # Inspect's judge role; a jury adds grader_2, grader_3, ...
 _JURY_ROLE = re.compile(r"grader_([2-9]|[1-9][0-9]+)")
@@ -164,10 +165,14 @@ def judge_calls_text(
     judges: Sequence[str],
     suffix: str = "",
     cached: int | None = None,
+    tokens: tuple[int, int] | None = None,
+    price: Price | None = None,
 ) -> str:
     """What a run will ask, said before the first generation and by `--dry-run`: the calls each
     judge gets, and how many of all of them the judge cache answers (`cached`, 0 with the cache
-    off). None: not known yet (the requests hold answers not generated): an upper bound."""
+    off). None: not known yet (the requests hold answers not generated): an upper bound.
+    `tokens`: the (prompt, completion) tokens of the calls to make, all judges together
+    (`usage.answers_estimate`), said with their cost at `price`."""
     total = calls_each * len(judges)
     if len(judges) == 1:
         head = f"{task}: {calls_each} judge calls to {judges[0]}{suffix}"
@@ -177,11 +182,13 @@ def judge_calls_text(
             f"({', '.join(judges)}): {total} in all{suffix}"
         )
     if cached is None:
-        return (
+        text = (
             f"{head}: at most {total} to make (a request the judge cache already answers is not "
             "sent; which ones depends on the answers, not generated yet)"
         )
-    return f"{head}: {total - cached} to make, {cached} cached"
+    else:
+        text = f"{head}: {total - cached} to make, {cached} cached"
+    return text if tokens is None else f"{text}; {estimate_text(tokens, price)}"
 
 
 def jury_roles_in_order(roles: Iterable[str]) -> list[str]:

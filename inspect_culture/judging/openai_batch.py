@@ -28,6 +28,7 @@ from inspect_culture.judging.options import JudgeSettings
 from inspect_culture.judging.protocol import JudgeReply
 from inspect_culture.judging.reasons import RETRY_STATUS, classify, first_line
 from inspect_culture.judging.redaction import redact
+from inspect_culture.judging.usage import TokenUsage, usage_of
 
 ENDPOINT = "/v1/chat/completions"
 TERMINAL = ("completed", "failed", "expired", "cancelled")
@@ -86,6 +87,7 @@ class _Outcome:
     text: str | None = None
     error: str = "not answered by the batch"
     retry: bool = True
+    usage: TokenUsage | None = None  # the reply body's, as the provider counted it
 
 
 Entry = dict[str, Any]  # one batch in the state file: ids, keys, status
@@ -125,7 +127,8 @@ class BatchJudge:
         except openai.OpenAIError as exc:
             raise JudgeLaterError(api_failure(exc, settings)) from None
         for key, found in outcomes.items():
-            replies[key] = JudgeReply(found.text, None if found.text is not None else found.error)
+            error = None if found.text is not None else found.error
+            replies[key] = JudgeReply(found.text, error, usage=found.usage)
         return [
             readable(replies[k], f, settings.constraint) for k, f in zip(keys, fmts, strict=True)
         ]
@@ -292,6 +295,7 @@ class BatchJudge:
         status = response.get("status_code")
         body = response.get("body") or {}
         if status == 200:
+            outcome.usage = usage_of(body)  # paid for, answered or empty
             choices = body.get("choices") or []
             text = (choices[0].get("message") or {}).get("content") if choices else None
             if text and text.strip():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Any, Protocol
 
@@ -15,6 +15,7 @@ from inspect_culture.judging.jury import JuryJudging, jury_label
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply, JudgeRequest
 from inspect_culture.judging.reasons import JUDGE_LATER_REASON
 from inspect_culture.judging.repeats import ONCE, Repeats, judgings_outcome
+from inspect_culture.judging.usage import TOKENS_KEY, sample_tokens
 
 Answer = tuple[Item, str | None]  # the benchmark record (reference under "answer"), the answer
 Replies = dict[str, list[JudgeReply]]  # one judging's replies, by judge name (`judge_names`)
@@ -106,7 +107,10 @@ async def judge_answers(
             judgings[i].append(dict(zip(names, answer_replies)))
     return [
         JudgedAnswer(
-            judgings_outcome(judging, item, answer, answer_judgings, rule),
+            _with_tokens(
+                judgings_outcome(judging, item, answer, answer_judgings, rule),
+                answer_judgings if answer_requests and not later else None,
+            ),
             answer_judgings,
             bool(answer_requests),
         )
@@ -114,6 +118,14 @@ async def judge_answers(
             answers, judgings, per_answer, strict=True
         )
     ]
+
+
+def _with_tokens(judged: Judged, judgings: list[Replies] | None) -> Judged:
+    """The outcome with its judges' tokens (`usage.TOKENS_KEY`), summed over its judgings;
+    as it was when no judge was asked (no request, or judged later)."""
+    if judgings is None:
+        return judged
+    return replace(judged, details={**judged.details, TOKENS_KEY: sample_tokens(judgings)})
 
 
 def _by_answer(

@@ -10,10 +10,13 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspect_culture.judging.cache import JudgeConfigError
-from inspect_culture.judging.protocol import JudgeReply, JudgeRequest
+from inspect_culture.judging.protocol import Item, JudgeReply, JudgeRequest, Judging
+
+if TYPE_CHECKING:
+    from inspect_culture.judging.repeats import Repeats
 
 TOKENS_KEY = "judge_tokens"  # a sample's token record, by judge name, in `Judged.details`
 FIELDS = ("calls", "cached", "prompt_tokens", "completion_tokens", "unreported")
@@ -185,11 +188,15 @@ def text_tokens(text: str) -> int:
     return math.ceil(ascii_chars / ASCII_CHARS_PER_TOKEN + other / OTHER_CHARS_PER_TOKEN) + cjk
 
 
-def request_tokens(request: JudgeRequest) -> int:
-    """A request's prompt tokens by `text_tokens`, with the chat format's own few."""
-    messages = request.messages
+def messages_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
+    """A chat request's prompt tokens by `text_tokens`, with the chat format's own few."""
     text = sum(text_tokens(str(m.get("content") or "")) for m in messages)
     return text + TOKENS_PER_MESSAGE * len(messages) + TOKENS_PER_REQUEST
+
+
+def request_tokens(request: JudgeRequest) -> int:
+    """A judge request's prompt tokens (`messages_tokens`)."""
+    return messages_tokens(request.messages)
 
 
 def estimate_tokens(requests: Iterable[JudgeRequest], completion_each: int) -> tuple[int, int]:
@@ -211,13 +218,43 @@ def verdict_tokens(judging: object, max_tokens: int | None = None) -> int:
     return min(tokens, max_tokens) if max_tokens else tokens
 
 
-def estimate_text(prompt: int, completion: int, judges: int = 1, price: Price | None = None) -> str:
-    """The estimate in words, for each judge (and all of them with a jury), with its cost."""
-    each = f"about {prompt} prompt + {completion} completion tokens"
-    text = f"{each} each judge" if judges > 1 else each
+def estimate_text(tokens: tuple[int, int], price: Price | None = None) -> str:
+    """An estimate (prompt, completion) in words, with its cost when priced."""
+    prompt, completion = tokens
+    text = f"estimated {prompt} prompt + {completion} completion tokens"
     if price is not None:
         one = cost({"prompt_tokens": prompt, "completion_tokens": completion}, price)
-        text += f", about {one * judges:.4f} at {price.text()} per million"
-        if judges > 1:
-            text += " for the jury"
+        text += f", about {one:.4f} at {price.text()} per million"
     return text
+
+
+def answers_estimate(
+    judging: Judging,
+    answers: Iterable[tuple[Item, str | None]],
+    repeats: Repeats | None = None,
+    judges: int = 1,
+    max_tokens: int | None = None,
+) -> tuple[int, int]:
+    """The (prompt, completion) tokens of judging these answers: each answer's requests
+    (`request_tokens`) as often as re-judging judges it, times the judges; each reply the
+    benchmark's expected verdict (`verdict_tokens`)."""
+    each = verdict_tokens(judging, max_tokens)
+    prompt = completion = 0
+    for item, answer in answers:
+        times = repeats.of(item["id"]) if repeats is not None else 1
+        p, c = estimate_tokens(judging.requests(item, answer), each)
+        prompt, completion = prompt + p * times, completion + c * times
+    return prompt * judges, completion * judges
+
+
+def reference_estimate(
+    judging: Judging,
+    items: Iterable[Item],
+    repeats: Repeats | None = None,
+    judges: int = 1,
+    max_tokens: int | None = None,
+) -> tuple[int, int]:
+    """`answers_estimate` before generation: each item's reference answer (`item["answer"]`)
+    stands in for the model's, not written yet."""
+    answers = ((item, item.get("answer")) for item in items)
+    return answers_estimate(judging, answers, repeats, judges, max_tokens)

@@ -12,6 +12,10 @@ from typing import Any
 from inspect_culture.judging.options import JudgeConfigError
 
 PROVENANCE = "provenance"
+# A judged task's mappings its judging fills, after the run (lm-eval writes the config last):
+# each judge's tokens and cost, and a jury's agreement (`judge/batch.py`)
+JUDGE_COST, JURY_AGREEMENT = "judge_cost", "jury_agreement"
+JUDGED_SLOTS = (JUDGE_COST, JURY_AGREEMENT)
 
 
 def record_provenance(task: str, metadata: Mapping[str, Any], *parts: Mapping[str, Any]) -> None:
@@ -29,6 +33,20 @@ def record_provenance(task: str, metadata: Mapping[str, Any], *parts: Mapping[st
     slot.clear()
     for part in parts:
         slot.update({str(key): _plain(value) for key, value in part.items()})
+
+
+def judged_slots(task: str, metadata: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The judged task's `JUDGED_SLOTS` mappings its YAML declared, for its filter to fill
+    (none outside a task's load); a one-line error when `--metadata` set one."""
+    slots: dict[str, dict[str, Any]] = {}
+    for key in (k for k in JUDGED_SLOTS if k in metadata):
+        if not isinstance(slot := metadata[key], dict):
+            raise JudgeConfigError(
+                f"{task}: --metadata key {key!r} is written by the task itself (what judging "
+                "cost, and a jury's agreement); leave it out"
+            )
+        slots[key] = slot
+    return slots
 
 
 def _plain(value: Any) -> Any:

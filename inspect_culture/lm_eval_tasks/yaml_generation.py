@@ -51,7 +51,8 @@ def generation_template(
 ) -> dict[str, Any]:
     """A `generate_until` template; metrics aggregate by `<prefix><name>` (None: plain mean).
     `metadata` sits here only: a task's own would replace it (lm-eval's `include` does not merge);
-    an empty `provenance` mapping joins it, for the loader to fill (`task_provenance`)."""
+    an empty `provenance` mapping joins it, for the loader to fill (`task_provenance`), and for a
+    judged task empty `judge_cost` and `jury_agreement` mappings, for its judge filter."""
     template: dict[str, Any] = {
         "dataset_path": "", "dataset_name": "", "custom_dataset": Function(f"{module}.{load}"),
         "output_type": "generate_until", "test_split": "test", "num_fewshot": 0,
@@ -76,6 +77,8 @@ def generation_template(
         for name in metrics
     ]
     template["metadata"] = {**metadata, "provenance": {}}  # filled by the loader (task_provenance)
+    if judged:  # filled by the judge filter: tokens and cost, a jury's agreement (judge/batch.py)
+        template["metadata"] |= {"judge_cost": {}, "jury_agreement": {}}
     return template
 
 

@@ -113,7 +113,7 @@ class FakeJudge:
     async def request(
         self, _client: Any, messages: Any, _fmt: Any = None, max_tokens: Any = None,
         timeout: float | None = None,
-    ) -> tuple[str, dict[str, str]]:  # fmt: skip
+    ) -> tuple[str, dict[str, str], None]:  # fmt: skip
         judgment, began = messages[0]["content"], now()
         if judgment in self.verdicts:
             self.violations.append(f"{judgment} asked again after its verdict")
@@ -135,12 +135,12 @@ class FakeJudge:
             self.requests.append((began, now()))
         return self._answer(judgment, reply)
 
-    def _answer(self, judgment: str, reply: Reply) -> tuple[str, dict[str, str]]:
+    def _answer(self, judgment: str, reply: Reply) -> tuple[str, dict[str, str], None]:
         quota = {"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "1s"}
         if reply.kind.startswith("ok"):
             self.verdicts.add(judgment)
             room = {"x-ratelimit-remaining-requests": "40", "x-ratelimit-remaining-tokens": "9e5"}
-            return "Rating: [[5]]", room if reply.kind == "ok-quota" else {}
+            return "Rating: [[5]]", room if reply.kind == "ok-quota" else {}, None  # no usage
         headers = {"retry-after": repr(reply.retry_after)} if reply.kind in RETRY_AFTER else {}
         if reply.kind == "429-quota":
             headers.update(quota)

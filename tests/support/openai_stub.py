@@ -42,6 +42,32 @@ _REQUEST_HEADERS: contextvars.ContextVar[dict[str, str] | None] = contextvars.Co
 # spent reading and parsing it is part of the latency, not added to it.
 _ARRIVED_AT: contextvars.ContextVar[float] = contextvars.ContextVar("arrived_at", default=0.0)
 
+# The stub's own token count, as a provider's tokenizer would give it in `usage`: each Han, kana
+# or hangul character one token, each other word (letters or digits) one token, each punctuation
+# mark or symbol one token, whitespace nothing. Unlike `judging/usage.text_tokens` (characters
+# by script), so a test comparing the estimate with these counts is not circular.
+_CJK_CHAR = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_STUB_TOKEN = re.compile(f"[{_CJK_CHAR}]|(?:(?![{_CJK_CHAR}])[^\\W_])+|[^\\w\\s]|_")
+
+
+def stub_tokens(text: str) -> int:
+    """The tokens the stub reports for `text` (see `_STUB_TOKEN`)."""
+    return len(_STUB_TOKEN.findall(text))
+
+
+def body_text(body: dict[str, Any]) -> str:
+    """Every message's text of a request (or the completion prompt), as the stub counts it."""
+    if "messages" not in body:
+        return str(body.get("prompt", ""))
+    parts = []
+    for message in body["messages"]:
+        content = message.get("content")
+        if isinstance(content, list):  # content parts
+            content = "".join(part.get("text", "") for part in content)
+        parts.append(str(content or ""))
+    return "\n".join(parts)
+
+
 # A spread of answer styles: clean, markdown, numbered, verbose, ambiguous and unparsable.
 NORMAD_ANSWERS = (
     "Yes",
@@ -119,6 +145,8 @@ class StubOpenAIServer:
         self.refused: list[str] = []  # paths of requests refused before recording (404, 401)
         self.authorizations: list[str] = []  # the Authorization header of each completion request
         self.requests: list[dict[str, Any]] = []
+        # (model, prompt tokens, completion tokens) of each answered completion, as its `usage`
+        self.usages: list[tuple[str, int, int]] = []
         self.in_flight = 0
         self.max_in_flight = 0  # most requests being answered at the same time
         self.first_request_at: float | None = None  # wall clock, for benchmarks
@@ -335,13 +363,22 @@ class StubOpenAIServer:
             kind = "text_completion"
         else:
             return 404, {"error": {"message": f"no route {path}"}}
+        model = body.get("model", "stub")
+        prompt_tokens, completion_tokens = stub_tokens(body_text(body)), stub_tokens(text)
+        with self._lock:
+            self.usages.append((str(model), prompt_tokens, completion_tokens))
+        usage = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
         return 200, {
             "id": "stub-" + hashlib.sha1(text.encode()).hexdigest()[:12],
             "object": kind,
             "created": int(time.time()),
-            "model": body.get("model", "stub"),
+            "model": model,
             "choices": [choice],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
+            "usage": usage,
         }
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from inspect_culture.benchmarks.care import spec
 from inspect_culture.benchmarks.care.prompts import judge_prompt
@@ -58,9 +58,15 @@ def care_rating_format() -> VerdictFormat:
     )
 
 
+# A judge's reply, for the cost estimate (`judging/usage.py`): the prompt asks for commentary on
+# several criteria, then "Rating: [[n]]"; about 250 tokens (an assumption: docs/judge.md)
+VERDICT_TOKENS = 250
+
+
 @dataclass(frozen=True)
 class CareJudging:
     judge_mapping: str = spec.DEFAULT_JUDGE_MAPPING
+    verdict_tokens: ClassVar[int] = VERDICT_TOKENS
 
     def requests(self, item: Item, answer: str | None) -> list[JudgeRequest]:
         prompt = judge_prompt(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from inspect_culture.benchmarks.cqbench.parse import score_ve, ve_prediction, ve_unscored_reason
 from inspect_culture.benchmarks.cqbench.prompts import ve_judge_prompt
@@ -22,8 +22,15 @@ def ve_scores_format(n_values: int) -> VerdictFormat:
     return VerdictFormat("CQ-Bench VE scores", tuple(slots), prefix="[Reasoning]:\n")
 
 
+# A judge's reply, for the cost estimate (`judging/usage.py`): "[Reasoning]:" over each gold
+# value, then a "[Final answer]:" block of scores; about 250 tokens (an assumption: docs/judge.md)
+VERDICT_TOKENS = 250
+
+
 @dataclass(frozen=True)
 class VeJudging:
+    verdict_tokens: ClassVar[int] = VERDICT_TOKENS
+
     def requests(self, item: Item, answer: str | None) -> list[JudgeRequest]:
         gold = item["gold_values"]
         prompt = ve_judge_prompt(ve_prediction(answer or ""), gold)

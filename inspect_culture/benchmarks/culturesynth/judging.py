@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from inspect_culture.benchmarks.culturesynth import prompts
 from inspect_culture.benchmarks.culturesynth.parse import (
@@ -23,10 +23,17 @@ def pairwise_verdict_format() -> VerdictFormat:
     return VerdictFormat("pairwise verdict", ("[[", ("verdict", ("A", "B", "C")), "]]"))
 
 
+# A judge's reply to one game, for the cost estimate (`judging/usage.py`): MT-Bench's
+# reference-guided pairwise prompt asks for an explanation comparing both answers with the
+# reference, then "[[A]]", "[[B]]" or "[[C]]"; about 300 tokens (an assumption: docs/judge.md)
+VERDICT_TOKENS = 300
+
+
 @dataclass(frozen=True)
 class CultureSynthJudging:
     swap: bool = True
     seed: int = 0
+    verdict_tokens: ClassVar[int] = VERDICT_TOKENS
 
     def positions(self, item: Item) -> tuple[prompts.Position, ...]:
         return prompts.game_positions(str(item["id"]), swap=self.swap, seed=self.seed)

@@ -77,7 +77,8 @@ def load_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, datasets
         system = "".join(m["content"] for m in messages if m["role"] == "system")
         user = messages[-1]["content"]
         docs.append({**record, "system_prompt": system, "user_prompt": user, **per_task})
-    announce_judge_calls(name, 1, [d["id"] for d in docs])  # one rating a judging
+    judging = CareJudging(checked.judge_mapping)  # one rating a judging; tokens estimated too
+    announce_judge_calls(name, 1, [d["id"] for d in docs], judging=judging, docs=docs)
     return {"test": datasets.Dataset.from_list(docs)}
 
 

@@ -110,7 +110,8 @@ def load_extraction_docs(
     ]
     step1_file = {"summaries_file": str(summaries.path), "summaries_sha256": summaries.sha256}
     record_provenance(task, metadata, loaded.provenance, _VERSIONS, step1_file)  # not per doc
-    announce_judge_calls(task, 1, [d["id"] for d in docs])  # one a story
+    ids = [d["id"] for d in docs]  # one a story; tokens estimated too
+    announce_judge_calls(task, 1, ids, judging=VeJudging(), docs=docs)
     return {"test": datasets.Dataset.from_list(docs)}
 
 

@@ -90,7 +90,8 @@ def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
     ]
     record_provenance(task, metadata, provenance, VERSIONS, baseline.provenance())  # once
     with_baseline = [doc["id"] for doc in docs if doc["baseline_answer"] is not None]
-    announce_judge_calls(task, 2 if settings.swap else 1, with_baseline)
+    judging = CultureSynthJudging(settings.swap, settings.seed)  # tokens estimated too
+    announce_judge_calls(task, 2 if settings.swap else 1, with_baseline, judging=judging, docs=docs)
     return {"test": datasets.Dataset.from_list(docs)}
 
 

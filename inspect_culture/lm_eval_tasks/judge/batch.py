@@ -5,6 +5,7 @@ responses in one batch. Task tooling builds tasks without a judge; `--predict_on
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -24,7 +25,7 @@ from inspect_culture.judging.jury import (
     judge_calls_text,
     jury_label,
 )
-from inspect_culture.judging.jury_agreement import jury_text
+from inspect_culture.judging.jury_agreement import AGREEMENT_LABEL, AGREEMENT_NAME, jury_text
 from inspect_culture.judging.noise import judge_noise_text
 from inspect_culture.judging.options import (
     JudgeConfigError,
@@ -36,16 +37,31 @@ from inspect_culture.judging.orchestration import (
     JudgedLater,
     Transport,
     judge_answers,
+    judge_names,
     judges_named,
 )
-from inspect_culture.judging.protocol import Judged, JudgeReply, JudgeRequest
+from inspect_culture.judging.protocol import Item, Judged, JudgeReply, JudgeRequest, Judging
 from inspect_culture.judging.reasons import (
     HOW_TO_JUDGE,
     all_unscored_alarm,
     judge_later_note,
 )
 from inspect_culture.judging.repeats import ONCE, REPEATS_KEY, repeat_seed
+from inspect_culture.judging.usage import (
+    TOKENS_KEY,
+    Price,
+    cost,
+    cost_lines,
+    reference_estimate,
+    run_tokens,
+    verdict_tokens,
+)
 from inspect_culture.lm_eval_tasks.compat import simple_evaluate_call
+from inspect_culture.lm_eval_tasks.task_provenance import (
+    JUDGE_COST,
+    JURY_AGREEMENT,
+    judged_slots,
+)
 
 # A task's judges: one, or a jury (`judge_models`), in the order given
 Jury = tuple[JudgeSettings, ...]
@@ -56,6 +72,13 @@ _CHECKED: set[tuple[JudgeSettings, str]] = set()
 # Each task's judge options, built from its --metadata when it loads (`load_options`); outside a
 # run, the judges are resolved when the filter first needs them (`_Later`)
 _TASK_OPTIONS: dict[str, JudgeOptions | _Later] = {}
+
+# Each task's metadata mappings its judging fills (`task_provenance.judged_slots`), kept when it
+# loads and filled by its filter: lm-eval writes them into the results file
+_TASK_SLOTS: dict[str, list[dict[str, dict[str, Any]]]] = {}
+
+# Each task's last judging in this process: what `culture-evals judge` writes of it
+_TASK_RECORDS: dict[str, dict[str, Any]] = {}
 
 Messages = list[dict[str, str]]
 JudgeBackend = Callable[
@@ -128,7 +151,8 @@ def keep_task_options(
 ) -> None:
     """After the loader's own checks: the task's judges checked by one request each (in a run
     that judges), and its options kept for its filter (judges, re-judging) and its count of
-    judge calls."""
+    judge calls; the metadata mappings its judging fills kept too (`judged_slots`)."""
+    _TASK_SLOTS.setdefault(task, []).append(judged_slots(task, metadata))
     if run_judges() is None:
         _TASK_OPTIONS[task] = _Later(dict(metadata), verdict_format)
         return
@@ -136,20 +160,33 @@ def keep_task_options(
     _TASK_OPTIONS[task] = options
 
 
-def announce_judge_calls(task: str, requests_each: int, ids: Iterable[object]) -> None:
-    """A run with a jury or with re-judging says, when its task loads (before any generation),
-    how many judge calls each judge will get: `requests_each` per judging of each sample id. The
-    requests hold the answers, not generated yet: with the cache on, the count is an upper bound."""
+def announce_judge_calls(
+    task: str,
+    requests_each: int,
+    ids: Iterable[object],
+    *,
+    judging: Judging | None = None,
+    docs: Sequence[Item] = (),
+) -> None:
+    """A run that judges says, when its task loads (before any generation), how many judge
+    calls each judge will get: `requests_each` per judging of each sample id; with `judging`
+    and the `docs`, the tokens too (each doc's reference answer standing in for the model's),
+    and their cost when `judge_price` is set. The requests hold the answers, not generated yet:
+    with the cache on, the count is an upper bound."""
     options = _TASK_OPTIONS.get(task)
     if not isinstance(options, JudgeOptions) or not options.judges:
         return
-    if len(options.judges) > 1 or options.repeats.k > 1:
-        calls = requests_each * options.repeats.calls(ids)
-        cached = None if open_cache() is not None else 0
-        models = [j.model for j in options.judges]
-        print(
-            judge_calls_text(task, calls, models, " (fewer with --limit)", cached), file=sys.stderr
-        )
+    calls = requests_each * options.repeats.calls(ids)
+    cached = None if open_cache() is not None else 0
+    models = [j.model for j in options.judges]
+    tokens = None
+    if judging is not None and docs:
+        max_tokens = options.judges[0].max_tokens
+        tokens = reference_estimate(judging, docs, options.repeats, len(models), max_tokens)
+    said = judge_calls_text(
+        task, calls, models, " (fewer with --limit)", cached, tokens, options.judge_price
+    )
+    print(said, file=sys.stderr)
 
 
 @contextmanager
@@ -247,8 +284,13 @@ def judged_filter(
         print(judge_later_note(task, HOW_TO_JUDGE["lm-eval"], len(reasons)), file=sys.stderr)
     elif alarm := all_unscored_alarm(task, reasons):
         print(alarm, file=sys.stderr)
-    if summary is not None and settings is not None:
-        _say_summary(task, summary, judged)
+    if settings is not None:
+        figures = _summary_metrics(summary, judged)
+        if figures is not None and summary is not None:
+            _say_summary(task, summary[1], figures)
+        record = _judging_record(judging, options, judged, figures)
+        print(f"{task}: judge cost: {'; '.join(record['lines'])}", file=sys.stderr)
+        _keep_record(task, {k: v for k, v in record.items() if k != "lines"})
     head = {
         **judges_named([j.model for j in settings] if settings else []),
         **versions,
@@ -261,6 +303,86 @@ def judged_filter(
         )
         for answer in done
     ]
+
+
+def _judging_record(
+    judging: JuryJudging,
+    options: JudgeOptions,
+    judged: Sequence[Judged],
+    figures: Mapping[str, float] | None,
+) -> dict[str, Any]:
+    """What a task's judging cost (each judge's tokens, and money at `judge_price`) and, for a
+    jury, how far its judges agreed; `lines`: the cost in words, one a judge; `verdict_tokens`:
+    the reply the benchmark expects (`culture-evals judge --dry-run` estimates with it)."""
+    models = {name: j.model for name, j in zip(judge_names(len(options.judges)), options.judges)}
+    tokens = run_tokens(j.details.get(TOKENS_KEY) for j in judged)
+    tokens = {name: tokens.get(name, run_tokens([])) for name in models}
+    price = options.judge_price
+    return {
+        JUDGE_COST: _cost_record(tokens, models, price),
+        JURY_AGREEMENT: agreement_record(figures or {}),
+        "lines": cost_lines(tokens, models, price),
+        "verdict_tokens": verdict_tokens(judging, options.judges[0].max_tokens),
+    }
+
+
+def _cost_record(
+    tokens: Mapping[str, Mapping[str, int]], models: Mapping[str, str], price: Price | None
+) -> dict[str, Any]:
+    """`metadata.judge_cost`: per judge its model and tokens (cached replies: 0 new tokens),
+    the price per million tokens when set, and each judge's cost and the total at it."""
+    judges = {name: {"model": models[name], **counts} for name, counts in tokens.items()}
+    record: dict[str, Any] = {"judges": judges, "price": None}
+    if price is not None:
+        for name, counts in tokens.items():
+            judges[name]["cost"] = cost(counts, price)
+        record["price"] = {"prompt": price.prompt, "completion": price.completion}
+        record["cost"] = sum(cost(counts, price) for counts in tokens.values())
+    return record
+
+
+def agreement_record(figures: Mapping[str, float]) -> dict[str, Any]:
+    """`metadata.jury_agreement`: the jury's chance-corrected agreement (its statistic named),
+    and each judge's mean and failures, as the log line says them; {} without a jury."""
+    n = int(figures.get("n_judges") or 0)
+    found = [(kind, name) for kind, name in AGREEMENT_NAME.items() if name in figures]
+    if n < 2 or not found:
+        return {}
+    [(kind, name)] = found
+    judges = {
+        f"judge_{k}": {
+            "mean": _number(figures.get(f"judge_{k}_mean")),
+            "n_failed": int(figures.get(f"judge_{k}_n_failed") or 0),
+        }
+        for k in range(1, n + 1)
+    }
+    return {
+        "statistic": AGREEMENT_LABEL[kind],
+        "metric": name,
+        "value": _number(figures[name]),
+        "n_judges": n,
+        "judges": judges,
+    }
+
+
+def _number(value: float | None) -> float | None:
+    """A figure for a JSON file: NaN (undefined) as null."""
+    return None if value is None or math.isnan(value) else float(value)
+
+
+def _keep_record(task: str, record: Mapping[str, Any]) -> None:
+    """The task's judging record, into each metadata mapping its loads declared (lm-eval
+    writes them to the results file), and kept for `culture-evals judge` (`task_record`)."""
+    _TASK_RECORDS[task] = dict(record)
+    for slots in _TASK_SLOTS.pop(task, []):
+        for key, slot in slots.items():
+            slot.clear()
+            slot.update(record.get(key) or {})
+
+
+def task_record(task: str) -> dict[str, Any]:
+    """The last judging record of `task` in this process (`judge_cost`, `jury_agreement`)."""
+    return _TASK_RECORDS.get(task, {})
 
 
 def _doc_fields(
@@ -279,23 +401,27 @@ def _doc_fields(
         fields = {"judge_text": one["text"], "error": one["error"], "cached": one["cached"]}
     if REPEATS_KEY in result.details:
         fields |= {"rejudged_replies": shown[1:], REPEATS_KEY: result.details[REPEATS_KEY]}
+    if TOKENS_KEY in result.details:  # the judges' tokens (absent: no judge was asked)
+        fields[TOKENS_KEY] = result.details[TOKENS_KEY]
     return {**fields, "outcome": result.record, "reason": result.reason}
 
 
-def _say_summary(
-    task: str,
-    summary: tuple[Callable[[list[Any]], Mapping[str, float]], str | None],
-    judged: Sequence[Any],
-) -> None:
-    """A jury's figures and the judge's share of the interval, when the run has them."""
+def _summary_metrics(
+    summary: tuple[Callable[[list[Any]], Mapping[str, float]], str | None] | None,
+    judged: Sequence[Judged],
+) -> Mapping[str, float] | None:
+    """The task's metrics with a jury's figures, when a jury or re-judging judged it."""
     jury = any(JURY_KEY in j.details for j in judged)
-    if not jury and not any(REPEATS_KEY in j.details for j in judged):
-        return
-    compute, headline = summary
+    if summary is None or (not jury and not any(REPEATS_KEY in j.details for j in judged)):
+        return None
     items = [
         {**j.record, **{k: j.details[k] for k in (JURY_KEY,) if k in j.details}} for j in judged
     ]
-    metrics = compute(items)
+    return summary[0](items)
+
+
+def _say_summary(task: str, headline: str | None, metrics: Mapping[str, float]) -> None:
+    """A jury's figures and the judge's share of the interval, when the run has them."""
     said = [
         jury_text(task, metrics),
         judge_noise_text(task, headline, metrics) if headline else None,
