@@ -25,9 +25,12 @@ TABLES = [
     "normad_iw",
     "normad_secondary",
     "care",
+    "care_judge_cost",
     "culturesynth",
     "culturesynth_secondary",
+    "culturesynth_judge_cost",
     "cqbench",
+    "cqbench_judge_cost",
 ]
 
 

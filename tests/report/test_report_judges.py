@@ -86,7 +86,7 @@ def test_no_judges_table_without_a_jury(tmp_path: Path, monkeypatch: pytest.Monk
             model_roles={"grader": stub_grader(server)},
         )
     report = build_report([tmp_path])
-    assert [t.key for t in report.tables] == ["care"]
+    assert [t.key for t in report.tables] == ["care", "care_judge_cost"]  # and its cost
 
 
 def test_judge_noise_table_in_both_harnesses(
