@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -44,12 +46,74 @@ def validate_record(
             f"{where}, field '{names.get(nul, nul)}': contains a NUL byte (a corrupt file; "
             "upstream text has none)"
         )
+    fast = _fast_check(package, name)
+    if fast is not None and fast(record):
+        return  # the schema holds: jsonschema would find nothing
     errors = sorted(_validator(package, name).iter_errors(record), key=lambda e: list(e.path))
     if errors:
         field = _field_of(errors[0])
         raise DataValidationError(
             f"{where}, field '{names.get(field, field)}': {_describe(errors[0])}"
         )
+
+
+# keywords that say nothing about validity
+_ANNOTATIONS = {"$schema", "$id", "title", "description"}
+_FieldCheck = Callable[[Any], bool]
+
+
+@cache
+def _fast_check(package: str, name: str) -> Callable[[dict[str, Any]], bool] | None:
+    """A plain-Python test of a flat record schema (string fields with `minLength`, `pattern`,
+    string `enum`s, `required`, `additionalProperties: false`): jsonschema walks every field of
+    every row at about 60 us a row, seconds over NormAd's four contexts or CultureSynth-7's
+    19,360 questions before the first request. True means jsonschema would accept the record;
+    False, or a schema using anything else (None), leaves the verdict and its message to
+    jsonschema."""
+    schema = load_schema(package, name)
+    allowed = _ANNOTATIONS | {"type", "additionalProperties", "required", "properties"}
+    if set(schema) - allowed or schema.get("type") != "object":
+        return None
+    checks = {key: _field_check(sub) for key, sub in schema.get("properties", {}).items()}
+    if any(check is None for check in checks.values()):
+        return None
+    required = tuple(schema.get("required", ()))
+    closed = schema.get("additionalProperties", True)
+    if closed not in (True, False):
+        return None
+    known = frozenset(checks)
+
+    def check(record: dict[str, Any]) -> bool:
+        if type(record) is not dict or any(key not in record for key in required):
+            return False
+        if closed is False and not known.issuperset(record):
+            return False
+        return all(check(record[key]) for key, check in checks.items() if key in record)  # type: ignore[misc]
+
+    return check
+
+
+def _field_check(schema: dict[str, Any]) -> _FieldCheck | None:
+    """One field's test, or None where the field's schema uses more than this knows."""
+    if set(schema) - _ANNOTATIONS - {"type", "minLength", "pattern", "enum"}:
+        return None
+    if "enum" in schema:
+        choices = schema["enum"]
+        if len(schema) != 1 or not all(type(choice) is str for choice in choices):
+            return None
+        allowed = frozenset(choices)
+        return lambda value: type(value) is str and value in allowed
+    if schema.get("type") != "string":
+        return None
+    shortest = schema.get("minLength", 0)
+    pattern = re.compile(schema["pattern"]) if "pattern" in schema else None
+    if type(shortest) is not int:
+        return None
+    return lambda value: (
+        isinstance(value, str)
+        and len(value) >= shortest
+        and (pattern is None or pattern.search(value) is not None)
+    )
 
 
 def _has_nul(value: Any) -> bool:

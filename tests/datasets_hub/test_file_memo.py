@@ -51,3 +51,23 @@ def test_normad_loads_parse_the_file_once(tmp_path: Path, monkeypatch) -> None:
     assert first.records == second.records and len(first.records) > 0
     assert reads == [copy]
     assert first.provenance["sha256"] == sha256_file(copy)
+
+
+def test_nested_values_are_copied_too(tmp_path: Path) -> None:
+    """Rows of strings are copied row by row; anything nested still gets a deep copy."""
+    parsed = once_per_content(lambda path: [{"line": "a", "parts": ["x", "y"]}])
+    data = tmp_path / "data.csv"
+    data.write_text("a", encoding="utf-8")
+    digest = sha256_file(data)
+    parsed(data, digest)[0]["parts"].append("changed by one caller")
+    assert parsed(data, digest) == [{"line": "a", "parts": ["x", "y"]}]
+
+
+def test_flat_rows_are_copies_sharing_no_dict(tmp_path: Path) -> None:
+    parsed = once_per_content(lambda path: [{"line": "a", "n": 1}, {"line": "b", "n": None}])
+    data = tmp_path / "data.csv"
+    data.write_text("a", encoding="utf-8")
+    digest = sha256_file(data)
+    first, second = parsed(data, digest), parsed(data, digest)
+    assert first == second and all(a is not b for a, b in zip(first, second, strict=True))
+    assert first is not second
