@@ -24,7 +24,7 @@ from inspect_culture.benchmarks.care.metrics import care_metrics
 from inspect_culture.benchmarks.care.prompts import JUDGE_FILES, generation_messages
 from inspect_culture.benchmarks.care.spec import CareOutcome
 from inspect_culture.inspect_adapter.errors import scorer_setup_errors, task_setup_errors
-from inspect_culture.inspect_adapter.judge import checked_grader
+from inspect_culture.inspect_adapter.judge import CostEstimate, checked_grader
 from inspect_culture.inspect_adapter.judged_task import judge_sample, judged_metrics
 from inspect_culture.inspect_adapter.messages import to_chat_messages
 from inspect_culture.inspect_adapter.params import as_optional_int, judge_parameters
@@ -79,6 +79,7 @@ def care(
                 care_rating_format(),
                 judge_calls=judge.repeats.calls(r["id"] for r in records),  # one rating a judging
                 task_label=f"care_{options.language} ({options.prompting})",
+                estimate=CostEstimate(CareJudging(options.judge_mapping), records, judge.repeats),
             ),
             generate(),
         ],

@@ -40,6 +40,7 @@ from inspect_culture.inspect_adapter.failures import (
     output_error_reason,
 )
 from inspect_culture.inspect_adapter.judge import (
+    CostEstimate,
     bounded_generate,
     checked_grader,
     judgment_timeout,
@@ -79,6 +80,23 @@ def _dataset(languages: Sequence[str] | None, name: str) -> tuple[MemoryDataset,
     loaded = load_culturesynth(languages)
     samples = [record_to_sample(r) for r in loaded.records]
     return MemoryDataset(samples, name=name), loaded.provenance
+
+
+def _estimate_items(
+    dataset: MemoryDataset, baseline: Any, missing: set[str]
+) -> list[dict[str, Any]]:
+    """Each question the judge will see, as its judging reads it before any answer exists: the
+    reference stands in for the model's answer, and for the baseline's where the file gives none
+    yet (the `baseline` role answers during the run)."""
+    items = []
+    for sample in dataset:
+        if (key := str(sample.id)) in missing:
+            continue
+        given = baseline.responses.get(key) if baseline is not None else None
+        reference = sample.target if isinstance(sample.target, str) else ""
+        item = {**(sample.metadata or {}), "id": key, "answer": reference}
+        items.append({**item, "baseline_answer": given if given is not None else reference})
+    return items
 
 
 @task
@@ -127,6 +145,11 @@ def culturesynth(
                 judge_calls=judge.repeats.calls(set(ids) - set(missing))
                 * (2 if settings.swap else 1),
                 task_label=f"culturesynth ({language or 'every language'})",
+                estimate=CostEstimate(
+                    CultureSynthJudging(settings.swap, settings.seed),
+                    _estimate_items(dataset, baseline, set(missing)),
+                    judge.repeats,
+                ),
             ),
             baseline_answer(baseline, judge.judge_preflight, judge.judge_timeout),
             generate(),

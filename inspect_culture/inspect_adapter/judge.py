@@ -7,7 +7,7 @@ import asyncio
 import sys
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import anyio
 from inspect_ai.event import ModelEvent
@@ -66,15 +66,16 @@ from inspect_culture.judging.jury import (
     jury_roles_in_order,
 )
 from inspect_culture.judging.options import JudgeOptions
-from inspect_culture.judging.protocol import JudgeReply, JudgeRequest
-from inspect_culture.judging.repeats import repeat_seed
-from inspect_culture.judging.usage import TokenUsage
+from inspect_culture.judging.protocol import Item, JudgeReply, JudgeRequest, Judging
+from inspect_culture.judging.repeats import Repeats, repeat_seed
+from inspect_culture.judging.usage import Price, TokenUsage, reference_estimate
 
 DEFAULT_OPTIONS = JudgeOptions()  # every judge option at its default
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
 DEFAULT_JUDGE_TIMEOUT = 600.0  # judge_timeout's default; none batched (a batch may take 24 h)
 DEFAULT_ATTEMPT_TIMEOUT = 120  # seconds per attempt, unless the grader role sets attempt_timeout
 JUDGE_CACHE_NOTE = "judging/cache.py; INSPECT_CULTURE_JUDGE_CACHE=off disables it"
+ESTIMATE_ITEMS = 500  # records the token estimate reads at most (spread evenly, then scaled)
 
 
 # The judge parameters of every judged task (CARE, CultureSynth-7, CQ-Bench VE) are declared in
@@ -119,14 +120,16 @@ def require_grader(
     required_roles: dict[str, str] | None = None,
     judge_calls: int = 0,
     task_label: str = "",
+    estimate: CostEstimate | None = None,
 ) -> Solver:
     """The first solver of a judged task, before any generation: the engine defaults
     (`engines.py`), then fails when a role in `required_roles` is unbound (its message), when no
     judge is bound, or when the judge cannot answer (`preflight.py`) or ignores the verdict
     constraint (the constraint probe, then the preflight). judge_preflight false skips both
     requests; judge_later needs no judge at all. A check already passed when Inspect built the
-    task (`checked_grader`) is not repeated. A run with a jury or re-judging says
-    first how many judge calls each judge will get (`judge_calls` per epoch); a run whose
+    task (`checked_grader`) is not repeated. A run says first how many judge calls each judge
+    will get (`judge_calls` per epoch), with their tokens (`estimate`) and, with judge_price,
+    their cost; a run whose
     judgments no limit of the user's bounds (`judge_timeout`, the -T value, and no `timeout`)
     says how long a judge answering 429 forever holds each. One solver, not one per check: each
     solver costs every sample a transcript span and a copy and diff of its state
@@ -142,8 +145,7 @@ def require_grader(
             return state
         jury = _jury_and_probes(options, verdict_format)
         graders = [grader for _, grader, _ in jury]
-        rejudging = options.repeats.k > 1
-        _say_costs(task_label, graders, judge_calls if len(jury) > 1 or rejudging else 0)
+        _say_costs(task_label, graders, judge_calls, estimate, options.judge_price)
         if options.judge_timeout is None:
             _say_once(f"{task_label} 429", lambda: dead_quota_text(task_label, _limits(graders)))
         if not options.judge_preflight:
@@ -157,18 +159,55 @@ def require_grader(
     return solve
 
 
+@dataclass(frozen=True)
+class CostEstimate:
+    """What a judged task's builder knows of its judge requests before any answer exists: its
+    benchmark's judging and records (each with its reference answer under "answer", which
+    stands in for the model's) and the re-judging (`usage.reference_estimate`)."""
+
+    judging: Judging
+    items: Sequence[Item]
+    repeats: Repeats | None = None
+
+    def tokens(self, judges: int, max_tokens: int | None) -> tuple[int, int]:
+        """(prompt, completion) tokens of every judge's calls of one epoch: the records spread
+        evenly, at most `ESTIMATE_ITEMS` of them, scaled to all (the first request waits for
+        this, and a full CultureSynth-7 holds 9,680 questions)."""
+        if not self.items:
+            return 0, 0
+        step = max(1, len(self.items) // ESTIMATE_ITEMS)
+        chosen = self.items[::step]
+        scale = len(self.items) / len(chosen)
+        found = reference_estimate(self.judging, chosen, self.repeats, judges, max_tokens)
+        return round(found[0] * scale), round(found[1] * scale)
+
+
 # what each eval (its event loop: a later loop may reuse a finished one's id) has said
 _SAID: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, set[str]] = weakref.WeakKeyDictionary()
 
 
-def _say_costs(task_label: str, graders: list[Model], calls: int) -> None:
-    """The judge calls each judge gets (`calls` per epoch; 0: nothing to say), once per eval. The
+def _say_costs(
+    task_label: str,
+    graders: list[Model],
+    calls: int,
+    estimate: CostEstimate | None = None,
+    price: Price | None = None,
+) -> None:
+    """The judge calls each judge gets (`calls` per epoch; 0: nothing to say), with the tokens
+    of all of them (`estimate`; costed at `price`), once per eval, as lm-eval says it. The
     requests hold answers not generated yet: the judge cache, when on, may answer some."""
-    if calls:
+    if not calls:
+        return
+
+    def text() -> str:
         cached = None if reply_cache() is not None else 0
         judges = [str(grader) for grader in graders]
+        cap = judge_config(graders[0]).max_tokens if graders else None
+        tokens = estimate.tokens(len(graders), cap) if estimate is not None else None
         suffix = " per epoch (fewer with --limit)"
-        _say_once(task_label, lambda: judge_calls_text(task_label, calls, judges, suffix, cached))
+        return judge_calls_text(task_label, calls, judges, suffix, cached, tokens, price)
+
+    _say_once(task_label, text)
 
 
 def _limits(graders: list[Model]) -> list[tuple[Model, float | None, float | None]]:
@@ -192,11 +231,14 @@ def checked_grader(
     required_roles: dict[str, str] | None = None,
     judge_calls: int = 0,
     task_label: str = "",
+    estimate: CostEstimate | None = None,
 ) -> Solver:
     """`require_grader`, its checks made now when `inspect eval` is building the task (before any
     log exists), with the refusals only a build can make (`build_checks.py`)."""
     watch_judged_tasks()  # the eval's reducer, the all-unscored alarm (`eval_hooks`)
-    grader_solver = require_grader(options, verdict_format, required_roles, judge_calls, task_label)
+    grader_solver = require_grader(
+        options, verdict_format, required_roles, judge_calls, task_label, estimate
+    )
     if active_model() is None:  # not built by Inspect's eval: checked at the first sample
         return grader_solver
     refuse_role_credentials()

@@ -18,6 +18,7 @@ from inspect_culture.inspect_adapter import judged_task
 from inspect_culture.inspect_adapter.eval_hooks import ALL_UNSCORED
 from inspect_culture.judging.options import JudgeOptions
 from inspect_culture.judging.protocol import Judged, JudgeReply, JudgeRequest
+from inspect_culture.judging.usage import TOKENS_KEY
 
 
 class CountedCare(CareJudging):
@@ -84,7 +85,12 @@ def test_a_sample_is_judged_with_its_requests_made_once(looked_up: list[bool]) -
     )
     assert CountedCare.made == 1 and looked_up == [False]
     assert judgment.judged.value == 7.0
-    assert judgment.judges_shown() == {"judge_model": "mockllm/judge"}
+    # the judge's tokens too (its stub reply reports none: a call, its count unreported)
+    tokens = {"calls": 1, "cached": 0, "prompt_tokens": 0, "completion_tokens": 0, "unreported": 1}
+    assert judgment.judges_shown() == {
+        "judge_model": "mockllm/judge",
+        TOKENS_KEY: {"judge_1": tokens},
+    }
     assert judgment.explanation() == "Rating: [[7]]"
     assert judgment.score().value == 7.0
     assert judgment.score(explanation="x").answer == "an answer"  # Inspect View's ANSWER

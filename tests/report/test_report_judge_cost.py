@@ -8,6 +8,7 @@ records, in every format; and a malformed --judge-price is refused in one line."
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -214,3 +215,29 @@ def test_a_malformed_judge_price_is_one_line(tmp_path: Path, price: str) -> None
     assert message.startswith("culture-evals report: --judge-price=")
     assert "IN,OUT" in message and "2.5,10" in message and "\n" not in message
     assert not (tmp_path / "out").exists()
+
+
+def test_inspect_says_the_token_estimate_and_cost_before_generation(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    stub: tuple[StubOpenAIServer, UsageSeen],
+) -> None:
+    """One judge, no jury: the call count is said (as lm-eval says it) with the estimate of
+    the prompt tokens, the reference answer standing in for the model's, and its cost at
+    -T judge_price; on the stub the estimate is within 25% of the prompt tokens paid."""
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    server, seen = stub
+    log = _care(server, tmp_path, judge_price="2.5,10")
+    said = capsys.readouterr().err
+    pattern = (
+        rf"care_zh \(zero_shot\): {len(log.samples)} judge calls to openai-api/stub/{JUDGE} "
+        r"per epoch.*; estimated (\d+) prompt \+ (\d+) completion tokens, about ([\d.]+) at "
+        r"2\.5,10 per million"
+    )
+    [(prompt, completion, dollars)] = re.findall(pattern, said)
+    paid = seen.totals()["prompt_tokens"]
+    assert abs(int(prompt) - paid) <= 0.25 * paid, (prompt, paid)
+    assert float(dollars) == pytest.approx(
+        (int(prompt) * 2.5 + int(completion) * 10) / 1e6, abs=1e-4
+    )
