@@ -26,14 +26,12 @@ from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.jury import judge_calls_text
 from inspect_culture.judging.openai_batch import BatchJudge, BatchOptions, JudgeLaterError
 from inspect_culture.judging.options import JudgeConfigError, JudgeOptions, metadata_options
-from inspect_culture.judging.usage import cost_lines
 from inspect_culture.lm_eval_tasks.judge.batch import (
     check_judges,
     public_settings,
     use_judge_backend,
 )
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_judging_keys
-from inspect_culture.lm_eval_tasks.task_provenance import JUDGE_COST
 from inspect_culture.run_files.lm_eval_outputs import LmEvalRun, find_runs
 
 BATCH_STATE_DIR = ".judge_batches"  # in the output folder: batch ids of interrupted waits
@@ -138,15 +136,6 @@ def _judging_record(
     return record
 
 
-def _cost_text(task: str, judged: TaskJudgement, options: JudgeOptions) -> str:
-    """What judging the task cost, each judge's tokens (and money at `judge_price`)."""
-    record = judged.judging.get(JUDGE_COST) or {}
-    judges = record.get("judges") or {}
-    models = {name: str(entry.get("model")) for name, entry in judges.items()}
-    lines = cost_lines(judges, models, options.judge_price)
-    return f"{task}: judge cost: {'; '.join(lines) or 'not recorded'}"
-
-
 def judge_outputs(
     source: Path,
     output: Path,
@@ -188,7 +177,6 @@ def judge_outputs(
             say(f"{saved.task}: judging {len(saved.lines)} samples of {saved.path}")
             with use_judge_backend(backend) if backend else nullcontext():
                 judged.append(judge_task(saved, config, found, options))
-            say(_cost_text(saved.task, judged[-1], options))
         public = {**public_settings(options.judges), **options.repeats.settings(), **judging}
         batches = summary.batch[first_batch:] if batch else None
         record = _judging_record(run.results_path, public, batches)
