@@ -15,10 +15,33 @@ answer on 127.0.0.1.
 
 Each run is its own process, as a user's `inspect eval` or `lm_eval` is: Inspect through its
 Python API (one `eval()` of the benchmark's tasks), lm-eval through its `lm_eval` command. Beside
-it, the harness's floor: the same number of samples through a minimal generate-only task of
-that harness against the same stub (Inspect: `generate()` scored by `match()`; lm-eval: a
-`generate_until` YAML task scored by `exact_match`). The floor sends the very prompts our run
-sent, so a ratio measures what our tasks add, not how long the benchmark's prompts are.
+it, the harness's floor, against the same stub and sending the very prompts our run sent (so a
+ratio measures what our tasks add, not how long the benchmark's prompts are):
+
+- Inspect: the same tasks as ours, generate-only: one floor `Task` per task of our run, with the
+  same name and the same samples (each sample's prompt read back from our log), solved by
+  `generate()` and scored by `match()`. Nine CARE tasks meet nine floor tasks, each with its
+  own log writer, sample buffer and live metrics.
+- lm-eval: one `generate_until` YAML task scored by `exact_match`, its `doc_to_text` and
+  `doc_to_target` column names (lm-eval reads a column as is; a Jinja template it compiles
+  again for every doc), as ours are.
+
+The goals (issue 42), printed at the end with "met" or "missed" beside each figure:
+
+- Inspect CARE and CultureSynth-7 with the judge taken out (`--inspect-judge-later`): wall and
+  CPU within 1.10x of that floor, log bytes within 1.5x (the score metadata is part of the
+  product);
+- `lm_eval --tasks normad`: first request within the floor's + 0.5 s;
+- Inspect CARE's nine tasks: first request within the same-shaped floor's + 0.5 s;
+- the lm-eval judge (`--judge`: `benchmarks/judge_throughput.py --paths lm-eval-compare`): wall
+  at most 1.02x lm-eval's own `LocalChatCompletion` on the same judge prompts; its CPU a
+  judgment is reported with its breakdown (fencing, redaction, cache, client, HTTP), not a goal.
+
+Issue 42's measurement, in one command (see docs/performance.md for how long it takes):
+
+    python benchmarks/full_scale.py --scale 1 --benchmarks normad,care,culturesynth \\
+        --harnesses inspect,lm-eval --inspect-judge-later --no-inspect-score --judge --reps 5
+
 Reported, as ratios to the floor within this one invocation:
 
 - wall and CPU per sample; for lm-eval, whose judge runs after generation, the judge span (the
@@ -165,15 +188,16 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
 spec = json.loads(sys.argv[1])
 tasks = []
-if spec["benchmark"] == "floor":
+if spec["benchmark"] == "floor":  # one generate-only task per task of ours: same name, prompts
     from inspect_ai import Task
     from inspect_ai.dataset import MemoryDataset, Sample
     from inspect_ai.scorer import match
     from inspect_ai.solver import generate
-    prompts = json.loads(open(spec["prompts"], encoding="utf-8").read())
-    samples = [Sample(id=i, input=prompts[i % len(prompts)], target="yes")
-               for i in range(spec["n"])]
-    tasks = [Task(dataset=MemoryDataset(samples), solver=generate(), scorer=match(), name="floor")]
+    shapes = json.loads(open(spec["prompts"], encoding="utf-8").read())
+    for shape in shapes:
+        samples = [Sample(id=i, input=p, target="yes") for i, p in enumerate(shape["prompts"])]
+        tasks.append(Task(dataset=MemoryDataset(samples), solver=generate(), scorer=match(),
+                          name=shape["name"]))
 else:
     from tests.support.report_runs import inspect_tasks
     care = [(lang, p) for p in spec["promptings"] for lang in spec["languages"]]
@@ -219,8 +243,8 @@ dataset_kwargs:
     test: {data}
 test_split: test
 output_type: generate_until
-doc_to_text: "{{{{prompt}}}}"
-doc_to_target: "{{{{label}}}}"
+doc_to_text: prompt
+doc_to_target: label
 generation_kwargs:
   until: []
   max_gen_toks: 64
@@ -251,6 +275,8 @@ class Run:
     samples_line: float | None = None  # lm-eval: mean bytes of a samples line
     out: Path = field(default_factory=Path)
     prompts: list[str] = field(default_factory=list, repr=False)  # what the model was sent
+    # Inspect: each task's name and sample prompts, from its log (`inspect_shapes`)
+    shapes: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     def wall_less_judge(self) -> float:
         return self.wall - (self.judge_span if self.harness == "lm-eval" else 0.0)
@@ -317,11 +343,12 @@ def inspect_run(benchmark: str, n: int, ctx: dict[str, Any]) -> Run:
             "judge_later": ctx["judge_later"],
         }  # fmt: skip
         if benchmark == "floor":
-            spec["prompts"] = str(_prompts_file(run.out.parent / "prompts.json", ctx["prompts"]))
+            spec["prompts"] = str(_shapes_file(run.out.parent / "shapes.json", ctx["shapes"]))
         command = [sys.executable, "-c", INSPECT_CHILD, json.dumps(spec)]
         _measure(command, ctx["env"], run, model)
         run.bytes_written = _bytes(run.out)  # the eval's own log, before any `inspect score`
-        if ctx["judge_later"] and benchmark != "floor":
+        run.shapes = inspect_shapes(run.out) if benchmark != "floor" else ctx["shapes"]
+        if ctx["judge_later"] and ctx["inspect_score"] and benchmark != "floor":
             scoring = Run("inspect", f"{benchmark} score", n)
             _measure([sys.executable, "-c", SCORE_CHILD, json.dumps(spec)], ctx["env"], scoring,
                      model)  # fmt: skip
@@ -410,9 +437,28 @@ def model_prompts(model: StubOpenAIServer) -> list[str]:
     ]
 
 
-def _prompts_file(path: Path, prompts: list[str]) -> Path:
+def inspect_shapes(folder: Path) -> list[dict[str, Any]]:
+    """Each task of an Inspect run, from its log: its name and the prompt of each sample (the
+    messages the model was sent, joined as `model_prompts` joins them). The floor runs one
+    generate-only task per entry, so it has our run's shape: as many tasks, each with the same
+    name and samples, every one with its own log writer, sample buffer and live metrics."""
+    from inspect_ai.log import read_eval_log, read_eval_log_samples
+
+    shapes = []
+    for path in sorted(folder.glob("*.eval")):
+        prompts = []
+        for sample in read_eval_log_samples(path, all_samples_required=False):
+            messages = list(sample.messages)
+            while messages and messages[-1].role == "assistant":
+                messages.pop()  # the model's reply, not what it was sent
+            prompts.append("\n\n".join(m.text for m in messages) or "Is this acceptable?")
+        shapes.append({"name": read_eval_log(path, header_only=True).eval.task, "prompts": prompts})
+    return shapes
+
+
+def _shapes_file(path: Path, shapes: list[dict[str, Any]]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(prompts or ["Is this story acceptable?"]), encoding="utf-8")
+    path.write_text(json.dumps(shapes), encoding="utf-8")
     return path
 
 
@@ -465,6 +511,78 @@ def _median_run(runs: list[Run]) -> Run:
     )
 
 
+# Issue 42's goals: (harness, benchmark, figure, limit); a ratio figure is ours / the floor's,
+# `first request` is seconds after the floor's first request. Inspect's wall, CPU and bytes
+# goals hold with the judge taken out (`--inspect-judge-later`).
+GOALS = (
+    ("inspect", "care", "wall", 1.10),
+    ("inspect", "care", "CPU", 1.10),
+    ("inspect", "care", "log bytes", 1.5),
+    ("inspect", "culturesynth", "wall", 1.10),
+    ("inspect", "culturesynth", "CPU", 1.10),
+    ("inspect", "culturesynth", "log bytes", 1.5),
+    ("lm-eval", "normad", "first request", 0.5),
+    ("inspect", "care", "first request", 0.5),
+)
+JUDGE_WALL_GOAL = 1.02  # the lm-eval judge filter / lm-eval's LocalChatCompletion
+
+
+def _figure(ours: Run, floor: Run, figure: str) -> float:
+    if figure == "first request":
+        return (ours.first_request or 0) - (floor.first_request or 0)
+    if figure == "wall":
+        return ours.wall_less_judge() / floor.wall_less_judge()
+    if figure == "CPU":
+        return ours.cpu / floor.cpu
+    return ours.bytes_written / floor.bytes_written
+
+
+def goal_lines(rows: list[tuple[Run, Run]], judge_later: bool) -> list[str]:
+    """One line a goal this invocation measured: the figure, the limit, met or missed."""
+    lines = []
+    for harness, benchmark, figure, limit in GOALS:
+        pair = next(
+            ((o, f) for o, f in rows if (o.harness, o.benchmark) == (harness, benchmark)), None
+        )
+        if pair is None:
+            continue
+        name = f"{harness} {benchmark} {figure}"
+        if harness == "inspect" and figure != "first request" and not judge_later:
+            lines.append(f"  {name:<34} not measured: needs --inspect-judge-later")
+            continue
+        value = _figure(*pair, figure)
+        shown, bound = (
+            (f"{value:+.2f} s", f"floor + {limit} s")
+            if figure == "first request"
+            else (f"{value:.2f}x", f"{limit:.2f}x")
+        )
+        verdict = "met" if value <= limit else "missed"
+        lines.append(f"  {name:<34} {shown:>9}  (goal: at most {bound})  {verdict}")
+    return lines
+
+
+def judge_goal(n: int, reps: int) -> list[str]:
+    """`--judge`: the lm-eval judge's wall against `LocalChatCompletion` and its CPU a judgment
+    with the breakdown, from `judge_throughput.py --paths lm-eval-compare` (its own process)."""
+    command = [sys.executable, str(ROOT / "benchmarks" / "judge_throughput.py"), "--paths",
+               "lm-eval-compare", "--n", str(n), "--reps", str(reps)]  # fmt: skip
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    found = [line for line in result.stdout.splitlines() if line.startswith("JUDGE_GOAL ")]
+    if result.returncode != 0 or not found:
+        raise SystemExit(f"judge_throughput.py failed:\n{(result.stdout + result.stderr)[-2000:]}")
+    figures = json.loads(found[0].removeprefix("JUDGE_GOAL "))
+    ratio = figures["wall_ratio"]
+    verdict = "met" if ratio <= JUDGE_WALL_GOAL else "missed"
+    lines = [
+        f"  {'lm-eval judge wall / LocalChatCompletion':<34} {ratio:>8.3f}x  (goal: at most "
+        f"{JUDGE_WALL_GOAL:.2f}x; {n} judgments, median of {reps})  {verdict}",
+        f"  {'lm-eval judge CPU a judgment':<34} {figures['cpu_ms']:>6.2f} ms  (reported, not a "
+        "goal); its breakdown:",
+    ]
+    lines += [f"    {label:<62} {ms:6.3f} ms" for label, ms in figures["breakdown"].items()]
+    return lines
+
+
 def _ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}x" if b else "-"
 
@@ -483,6 +601,20 @@ def main() -> None:
         help="Inspect's judged tasks generate only (-T judge_later=true); `inspect score` then "
         "judges their logs in a process of its own, timed apart",
     )  # fmt: skip
+    parser.add_argument(
+        "--no-inspect-score", action="store_true",
+        help="with --inspect-judge-later, skip the `inspect score` step (the goals time the "
+        "generate-only eval; scoring CultureSynth-7's 19,360 samples in one `score()` takes "
+        "longer than the rest of the run)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--judge", action="store_true",
+        help="also the lm-eval judge's goal: benchmarks/judge_throughput.py --paths "
+        "lm-eval-compare (wall against LocalChatCompletion, CPU a judgment and its breakdown)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--judge-n", type=int, default=500, help="judgments a run for --judge (default 500)"
+    )
     parser.add_argument(
         "--report-only", action="store_true",
         help="only time `culture-evals report` (--reps times) over the runs in --work",
@@ -507,7 +639,7 @@ def main() -> None:
     ctx = {
         "work": work, "baseline": baseline, "env": _env(mirror, work),
         "care_limit": None if args.scale >= 1 else care_per_task(args.scale),
-        "judge_later": args.inspect_judge_later,
+        "judge_later": args.inspect_judge_later, "inspect_score": not args.no_inspect_score,
     }  # fmt: skip
     print(f"scale {args.scale:g}: samples {counts}; work folder {work}", flush=True)
     header = (
@@ -524,7 +656,7 @@ def main() -> None:
                 floor_ctx = {**ctx, "work": base / f"floor_{benchmark}"}
                 if harness == "inspect":
                     ours = inspect_run(benchmark, n, rep_ctx)
-                    floor = inspect_run("floor", n, {**floor_ctx, "prompts": ours.prompts})
+                    floor = inspect_run("floor", n, {**floor_ctx, "shapes": ours.shapes})
                 else:
                     ours = lm_eval_run(benchmark, n, rep_ctx)
                     floor_dir = _floor_task(base / f"floor_task_{benchmark}", n, ours.prompts)
@@ -564,6 +696,12 @@ def main() -> None:
             f"{ours.first_request or 0:.2f} s (floor {floor.first_request or 0:.2f})"
         )
     print(f"culture-evals report over every run: {_report(work):.1f} s", flush=True)
+    goals = goal_lines(rows, args.inspect_judge_later)
+    if args.judge:
+        goals += judge_goal(args.judge_n, args.reps)
+    if goals:
+        print("\ngoals (issue 42; ratios and seconds as above, medians of --reps):")
+        print("\n".join(goals), flush=True)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     python benchmarks/judge_throughput.py --n 1000 --latency 0.1 --concurrency 32
     python benchmarks/judge_throughput.py --paths compare --n 500 --reps 3
+    python benchmarks/judge_throughput.py --paths lm-eval-compare --n 500 --reps 3
 
 `--paths compare` (the baselines, in one invocation, repetitions interleaved, ratios within
 the run, medians reported):
@@ -13,6 +14,11 @@ the run, medians reported):
   send prompts of the same size; `--mgqa-template default` uses its own short template.
 - lm-eval floor: the same requests from a bare aiohttp client (nothing but send and read),
   the best any client can do against this server on this machine.
+`--paths lm-eval-compare`: the lm-eval pair alone (filter / `LocalChatCompletion`, the wall
+goal: at most 1.02x), then the filter's CPU a judgment with its breakdown (fencing, cache key,
+cache lookup and write, redaction, request body, the rest), each part's share of a `cProfile`
+run times the unprofiled CPU; `benchmarks/full_scale.py --judge` runs it.
+
 - lm-eval-vs-client: our lm-eval judge filter over N responses vs lm-eval's own API client
   (`LocalChatCompletion.generate_until`) sending N chat requests of the same judge prompts at
   the same concurrency to the same judge server; the ratio of wall times.
@@ -466,6 +472,95 @@ def compare(n: int, latency: float, concurrency: int, reps: int, mgqa_template: 
           f"{_median(floor_ratios):.3f} over {reps} reps")  # fmt: skip
 
 
+# Where the lm-eval judge filter's CPU goes, by where the code lives: (label, path fragment);
+# the first label whose fragment is in a function's file takes its own time.
+BREAKDOWN = (
+    ("fencing the answer in the judge prompt (judging/fences.py)", "judging/fences.py"),
+    ("redaction of secrets (judging/redaction.py)", "judging/redaction.py"),
+    ("cache lookup and write, a commit a verdict (judging/cache.py)", "judging/cache.py"),
+    ("judge client: body, cache key, retries, pacing (judging/*)", "inspect_culture/judging/"),
+    ("lm-eval filter and outcome record (lm_eval_tasks, benchmarks)", "inspect_culture/"),
+    ("HTTP (aiohttp, yarl, multidict)", "aiohttp"),
+    ("event loop (asyncio)", "asyncio"),
+)
+_REST = "the rest (json, hashlib, threading, ...)"
+
+
+def _group(filename: str) -> str:
+    for label, fragment in BREAKDOWN:
+        if fragment in filename:
+            return label
+    return (
+        "HTTP (aiohttp, yarl, multidict)"
+        if "yarl" in filename or "multidict" in filename
+        else _REST
+    )
+
+
+def cpu_breakdown(
+    n: int, concurrency: int, judge_url: str, per_judgment: float
+) -> list[tuple[str, float]]:
+    """The lm-eval judge filter's CPU a judgment (ms), split by where the code lives, from a
+    `cProfile` of one more run, timed by CPU: each function's own time goes to its file's
+    group, a builtin's (`~`: sqlite, hashing, JSON in C) to its callers' groups in proportion.
+    Each group's share of the profiled time is applied to `per_judgment` (ms, the unprofiled runs' median), so the
+    parts add up to it."""
+    import cProfile
+    import pstats
+
+    profile = cProfile.Profile(time.process_time)  # CPU, not the waits on the judge
+    profile.enable()
+    lm_eval_path(n, 0.0, concurrency, judge_url)
+    profile.disable()
+    stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    seconds: dict[str, float] = {}
+    for (filename, _, _), (_, _, own, _, callers) in stats.items():
+        if filename != "~" or not callers:
+            seconds[_group(filename)] = seconds.get(_group(filename), 0.0) + own
+            continue
+        edges = sum(edge[2] for edge in callers.values()) or 1.0
+        for (caller_file, _, _), edge in callers.items():
+            group = _group(caller_file)
+            seconds[group] = seconds.get(group, 0.0) + own * edge[2] / edges
+    profiled = sum(seconds.values()) or 1.0
+    labels = [label for label, _ in BREAKDOWN] + [_REST]
+    return [("total", per_judgment)] + [
+        (label, per_judgment * seconds.get(label, 0.0) / profiled) for label in labels
+    ]
+
+
+def lm_eval_compare(n: int, latency: float, concurrency: int, reps: int) -> None:
+    """The lm-eval judge against `LocalChatCompletion` only (what `full_scale.py --judge`
+    runs), then the filter's CPU a judgment with its breakdown; a last line for scripts."""
+    os.environ["INSPECT_CULTURE_JUDGE_CACHE"] = os.environ.get("BENCH_JUDGE_CACHE", "")
+    walls: list[float] = []
+    cpus: list[float] = []
+    with judge_server(latency, reply="Rating: [[7]]\nGRADE: C") as judge_url:
+        lm_eval_path(min(n, 20), latency, concurrency, judge_url)  # warm-up
+        for rep in range(reps):
+            runs: dict[str, Timer] = {}
+            for which in ["filter", "client"][:: 1 if rep % 2 == 0 else -1]:
+                runs[which] = (
+                    lm_eval_path(n, latency, concurrency, judge_url)
+                    if which == "filter"
+                    else _lm_eval_client_timed(n, concurrency, judge_url)
+                )
+            walls.append(runs["filter"].wall / runs["client"].wall)
+            cpus.append(runs["filter"].cpu / n * 1000)
+            print(f"  rep {rep + 1}: filter {runs['filter'].wall:.2f} s "
+                  f"({cpus[-1]:.2f} ms CPU a judgment), LocalChatCompletion "
+                  f"{runs['client'].wall:.2f} s ({runs['client'].cpu / n * 1000:.2f} ms); "
+                  f"wall ratio {walls[-1]:.3f}", flush=True)  # fmt: skip
+        parts = cpu_breakdown(n, concurrency, judge_url, _median(cpus))
+    print(f"median wall ratio, lm-eval judge filter / LocalChatCompletion: {_median(walls):.3f} "
+          f"over {reps} reps; CPU a judgment {_median(cpus):.2f} ms")  # fmt: skip
+    print("CPU a judgment, lm-eval judge filter (instant judge; shares from a cProfile run):")
+    for label, ms in parts:
+        print(f"  {label:<58} {ms:6.3f} ms")
+    print("JUDGE_GOAL " + json.dumps({"wall_ratio": _median(walls), "cpu_ms": _median(cpus),
+                                      "breakdown": dict(parts)}))  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=1000)
@@ -484,6 +579,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     globals()["ANSWER_CHARS"] = args.answer_chars
+    if args.paths == "lm-eval-compare":
+        os.environ.setdefault("INSPECT_CULTURE_CACHE_DIR", tempfile.mkdtemp())
+        lm_eval_compare(args.n, args.latency, args.concurrency, args.reps)
+        return
     if args.paths == "compare":
         os.environ.setdefault("INSPECT_CACHE_DIR", tempfile.mkdtemp())
         os.environ.setdefault("INSPECT_CULTURE_CACHE_DIR", tempfile.mkdtemp())

@@ -1,0 +1,66 @@
+"""benchmarks/full_scale.py's same-shaped Inspect floor and its goal lines: the floor gets one
+task per task of ours (same name, same prompts), and each goal is printed met or missed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import full_scale  # noqa: E402
+from full_scale import Run, goal_lines  # noqa: E402
+
+
+def _pair(harness: str, benchmark: str, **ours: float) -> tuple[Run, Run]:
+    floor = Run(harness, "floor", 10, wall=10.0, cpu=10.0, bytes_written=1000, first_request=5.0)
+    mine = Run(harness, benchmark, 10, wall=10.0, cpu=10.0, bytes_written=1000, first_request=5.0)
+    for name, value in ours.items():
+        setattr(mine, name, value)
+    return mine, floor
+
+
+def test_each_goal_is_met_or_missed_beside_its_figure() -> None:
+    rows = [
+        _pair("inspect", "care", wall=10.5, cpu=11.5, bytes_written=1400, first_request=5.6),
+        _pair("lm-eval", "normad", first_request=5.3),
+    ]
+    lines = [" ".join(line.split()) for line in goal_lines(rows, judge_later=True)]
+    assert lines[:3] == [
+        "inspect care wall 1.05x (goal: at most 1.10x) met",
+        "inspect care CPU 1.15x (goal: at most 1.10x) missed",
+        "inspect care log bytes 1.40x (goal: at most 1.50x) met",
+    ]
+    assert lines[3:] == [
+        "lm-eval normad first request +0.30 s (goal: at most floor + 0.5 s) met",
+        "inspect care first request +0.60 s (goal: at most floor + 0.5 s) missed",
+    ]
+    assert not any("culturesynth" in line for line in lines)  # not run: no line
+
+
+def test_inspect_ratios_need_the_judge_taken_out() -> None:
+    lines = goal_lines([_pair("inspect", "culturesynth")], judge_later=False)
+    assert len(lines) == 3 and all("needs --inspect-judge-later" in line for line in lines)
+
+
+@pytest.mark.slow
+def test_the_inspect_floor_has_our_tasks_names_and_prompts(tmp_path: Path) -> None:
+    """Two tasks of one name (as CARE's nine are all `care`) become two floor tasks."""
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.solver import generate, system_message
+
+    def task(prompts: list[str]) -> Task:
+        samples = [Sample(input=p, target="x") for p in prompts]
+        return Task(dataset=samples, solver=[system_message("Be brief."), generate()], name="t")
+
+    eval([task(["a", "b"]), task(["c"])], model="mockllm/model", log_dir=str(tmp_path),
+         display="none")  # fmt: skip
+    shapes = full_scale.inspect_shapes(tmp_path)
+    assert sorted((s["name"], sorted(s["prompts"])) for s in shapes) == [
+        ("t", ["Be brief.\n\na", "Be brief.\n\nb"]),
+        ("t", ["Be brief.\n\nc"]),
+    ]
