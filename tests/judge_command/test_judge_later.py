@@ -112,7 +112,7 @@ def test_report_reads_judged_output(tmp_path: Path, monkeypatch) -> None:
         == _results(tmp_path / "judged")["results"]["care_zh"]["rating,judged"]
     )
     assert run.records_source is not None and run.records_source.is_file()
-    [table] = [t for t in report.tables if t.benchmark == "CARE"]
+    [table] = [t for t in report.tables if t.key == "care"]
     [row] = [r for r in table.rows if r.kind == "run"]
     assert row.cells["overall"].value is not None
     assert (

@@ -49,7 +49,7 @@ def _cut(line: bytes, inside_a_character: bool) -> bytes:
 
 
 def _care_row_breakdowns(report: Any) -> dict[str, float | None]:
-    [table] = [t for t in report.tables if t.benchmark == "CARE"]
+    [table] = [t for t in report.tables if t.key == "care"]
     [row] = [r for r in table.rows if r.kind == "run"]
     return {slug: row.cells[slug].value for slug in CATEGORY_SLUGS}
 
