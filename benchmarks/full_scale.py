@@ -39,8 +39,10 @@ The goals (issue 42), printed at the end with "met" or "missed" beside each figu
 
 Issue 42's measurement, in one command (see docs/performance.md for how long it takes):
 
-    python benchmarks/full_scale.py --scale 1 --benchmarks normad,care,culturesynth \\
-        --harnesses inspect,lm-eval --inspect-judge-later --no-inspect-score --judge --reps 5
+    python benchmarks/full_scale.py --goals --reps 5
+
+(`--goals`: only the pairs a goal names, Inspect CARE and CultureSynth-7 and lm-eval NormAd,
+with `--inspect-judge-later --no-inspect-score --judge`; `--scale` as usual.)
 
 Reported, as ratios to the floor within this one invocation:
 
@@ -608,6 +610,11 @@ def main() -> None:
         "longer than the rest of the run)",
     )  # fmt: skip
     parser.add_argument(
+        "--goals", action="store_true",
+        help="issue 42's measurement: only the pairs a goal names (Inspect CARE and "
+        "CultureSynth-7, lm-eval NormAd), with --inspect-judge-later --no-inspect-score --judge",
+    )  # fmt: skip
+    parser.add_argument(
         "--judge", action="store_true",
         help="also the lm-eval judge's goal: benchmarks/judge_throughput.py --paths "
         "lm-eval-compare (wall against LocalChatCompletion, CPU a judgment and its breakdown)",
@@ -624,6 +631,10 @@ def main() -> None:
         if not args.work:
             raise SystemExit("--report-only needs --work: the folder of an earlier run")
         return _time_report(Path(args.work), max(1, args.reps))
+    if args.goals:  # issue 42's measurement: the goals' pairs, the judge out of Inspect's eval
+        args.inspect_judge_later = args.no_inspect_score = args.judge = True
+        if args.benchmarks == ",".join(BENCHMARKS):
+            args.benchmarks = ",".join(sorted({g[1] for g in GOALS}, key=BENCHMARKS.index))
     benchmarks = args.benchmarks.split(",")
     harnesses = args.harnesses.split(",")
     wrong = [b for b in benchmarks if b not in BENCHMARKS] + [
@@ -649,6 +660,8 @@ def main() -> None:
     rows: list[tuple[Run, Run]] = []
     for harness in harnesses:
         for benchmark in benchmarks:
+            if args.goals and not any(g[:2] == (harness, benchmark) for g in GOALS):
+                continue  # --goals: only the pairs a goal names
             n, pairs = counts[benchmark], []
             for rep in range(args.reps):  # ours and the floor in turn: both see the same noise
                 base = work if rep == 0 else work / "reps" / str(rep)

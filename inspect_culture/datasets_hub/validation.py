@@ -66,7 +66,7 @@ _FieldCheck = Callable[[Any], bool]
 def _fast_check(package: str, name: str) -> Callable[[dict[str, Any]], bool] | None:
     """A plain-Python test of a flat record schema (string fields with `minLength`, `pattern`,
     string `enum`s, `required`, `additionalProperties: false`): jsonschema walks every field of
-    every row at about 60 us a row, seconds over NormAd's four contexts or CultureSynth-7's
+    every row at 0.1-0.25 ms a row (this test: 0.01 ms), up to seconds over CultureSynth-7's
     19,360 questions before the first request. True means jsonschema would accept the record;
     False, or a schema using anything else (None), leaves the verdict and its message to
     jsonschema."""
