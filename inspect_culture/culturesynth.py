@@ -82,21 +82,22 @@ def _dataset(languages: Sequence[str] | None, name: str) -> tuple[MemoryDataset,
     return MemoryDataset(samples, name=name), loaded.provenance
 
 
-def _estimate_items(
-    dataset: MemoryDataset, baseline: Any, missing: set[str]
-) -> list[dict[str, Any]]:
+def _cost_estimate(
+    settings: Any, dataset: MemoryDataset, baseline: Any, missing: list[str], judge: JudgeOptions
+) -> CostEstimate:
     """Each question the judge will see, as its judging reads it before any answer exists: the
     reference stands in for the model's answer, and for the baseline's where the file gives none
-    yet (the `baseline` role answers during the run)."""
-    items = []
+    (the `baseline` role answers during the run)."""
+    items, left_out = [], set(missing)
     for sample in dataset:
-        if (key := str(sample.id)) in missing:
+        if (key := str(sample.id)) in left_out:
             continue
         given = baseline.responses.get(key) if baseline is not None else None
         reference = sample.target if isinstance(sample.target, str) else ""
         item = {**(sample.metadata or {}), "id": key, "answer": reference}
         items.append({**item, "baseline_answer": given if given is not None else reference})
-    return items
+    judging = CultureSynthJudging(settings.swap, settings.seed)
+    return CostEstimate(judging, items, judge.repeats)
 
 
 @task
@@ -145,11 +146,7 @@ def culturesynth(
                 judge_calls=judge.repeats.calls(set(ids) - set(missing))
                 * (2 if settings.swap else 1),
                 task_label=f"culturesynth ({language or 'every language'})",
-                estimate=CostEstimate(
-                    CultureSynthJudging(settings.swap, settings.seed),
-                    _estimate_items(dataset, baseline, set(missing)),
-                    judge.repeats,
-                ),
+                estimate=_cost_estimate(settings, dataset, baseline, missing, judge),
             ),
             baseline_answer(baseline, judge.judge_preflight, judge.judge_timeout),
             generate(),

@@ -241,3 +241,44 @@ def test_inspect_says_the_token_estimate_and_cost_before_generation(
     assert float(dollars) == pytest.approx(
         (int(prompt) * 2.5 + int(completion) * 10) / 1e6, abs=1e-4
     )
+
+
+def test_inspect_culturesynth_estimate_is_within_a_quarter_of_the_tokens_paid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """CultureSynth-7: both answer orders of each question with a baseline answer; the
+    reference stands in for the model's answer."""
+    from inspect_culture.culturesynth import culturesynth
+    from tests.support.culturesynth_data import (
+        is_judge_call,
+        judge_reply,
+        question_of,
+        write_culturesynth_jsonl,
+        write_stub_baseline,
+    )
+
+    write_culturesynth_jsonl(tmp_path / "mirror" / "culturesynth" / "culturesynth.jsonl")
+    monkeypatch.setenv("INSPECT_CULTURE_DATA_DIR", str(tmp_path / "mirror"))
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    baseline = write_stub_baseline(tmp_path / "baseline.json", model="stub/gemma")
+
+    def respond(prompt: str, body: dict[str, Any]) -> str:
+        return (
+            judge_reply(prompt)
+            if is_judge_call(body)
+            else f"TARGET answer to {question_of(prompt)}"
+        )
+
+    with StubOpenAIServer(responder=respond) as server:
+        seen = UsageSeen(server)
+        task = culturesynth(baseline_responses=str(baseline), judge_price="2.5,10")
+        log = inspect_eval_on_stub(
+            task, server, tmp_path, model_roles={"grader": stub_grader(server)}
+        )
+    assert log.status == "success", log.error
+    said = capsys.readouterr().err
+    [prompt] = re.findall(r"judge calls to openai-api/stub/judge .*; estimated (\d+) prompt", said)
+    paid = seen.totals()
+    assert paid["calls"] > 0
+    assert abs(int(prompt) - paid["prompt_tokens"]) <= 0.25 * paid["prompt_tokens"], (prompt, paid)
+    assert inspect_outputs.judge_tokens(Path(log.location)) == {"judge_1": paid}
