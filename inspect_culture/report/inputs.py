@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_culture.judging.jury import jury_label, model_names
+from inspect_culture.judging.usage import FIELDS
 from inspect_culture.report.inspect_logs import (
     NotReportable,
     dataset_label,
@@ -165,6 +166,7 @@ def _lm_eval_task_run(
         rejudged=rejudged(metadata) or rejudged(((data.get("judge") or {}).get("settings")) or {}),
         judges=_judges_of(metadata),
         judge_price=metadata.get("judge_price"),
+        judge_cost=_recorded_cost(metadata.get("judge_cost")),
     )
 
 
@@ -224,6 +226,18 @@ def _judges_of(metadata: Mapping[str, Any]) -> tuple[str, ...]:
         return tuple(names)
     model = metadata.get("judge_model")
     return (str(model),) if model else ()
+
+
+def _recorded_cost(recorded: object) -> dict[str, dict[str, int]] | None:
+    """The totals by judge a results file recorded (`judge_cost.judges`), counts only."""
+    judges = recorded.get("judges") if isinstance(recorded, Mapping) else None
+    if not isinstance(judges, Mapping) or not judges:
+        return None
+    return {
+        str(name): {k: int(v) for k, v in tokens.items() if k in FIELDS and is_number(v)}
+        for name, tokens in judges.items()
+        if isinstance(tokens, Mapping)
+    } or None
 
 
 def _jury_of(models: object) -> str | None:

@@ -94,6 +94,9 @@ class RunInfo:
     rejudged: bool = False  # judge_repeats > 1: its intervals carry the judge's noise
     judges: tuple[str, ...] = ()  # each judge's model, in judge order (judge_1, judge_2, ...)
     judge_price: Any = None  # the judge_price the run recorded ("IN,OUT"), if any
+    # lm-eval's totals by judge in its results file (`configs.<task>.metadata.judge_cost`): the
+    # judge cost of a run written without --log_samples (its samples' records come first)
+    judge_cost: Mapping[str, Mapping[str, int]] | None = None
 
 
 @dataclass(frozen=True)

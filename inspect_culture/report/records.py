@@ -131,8 +131,11 @@ def with_damage_named(runs: Sequence[RunInfo], notes: list[str]) -> list[RunInfo
 def judge_tokens(run: RunInfo) -> dict[str, dict[str, int]] | None:
     """The run's tokens by judge (`judge_1`, ...) summed over its samples' token records, read
     alike from an Inspect log's score metadata and an lm-eval samples file's lines (`run_files`);
-    None when no sample recorded any (a run made before they were recorded)."""
+    an lm-eval run without samples: its results file's totals. None when no sample recorded
+    any (a run made before they were recorded)."""
     if (source := run.records_source) is None:
+        if run.judge_cost:  # lm-eval's results file: its totals, as its samples would sum
+            return {name: dict(tokens) for name, tokens in run.judge_cost.items()}
         raise RecordsUnavailable(
             f"{run.path}: {run.task} has no samples file beside it (run lm_eval with "
             "--log_samples for the judge's tokens)"

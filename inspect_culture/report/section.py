@@ -21,7 +21,10 @@ InspectReader = Callable[[str, Mapping[str, Any], Mapping[str, Any]], Any]
 LmEvalReader = Callable[[str, Mapping[str, Any]], Any]
 
 # metadata the run's header reports apart (dataset, judge), not settings
-_NOT_SETTINGS = {"dataset", "dataset_revision", "judge_model", "config_source", "provenance"}
+_NOT_SETTINGS = {
+    "dataset", "dataset_revision", "judge_model", "config_source", "provenance",
+    "judge_cost", "jury_agreement",  # what an lm-eval run's judges cost and agreed: results
+}  # fmt: skip
 
 
 @dataclass(frozen=True)

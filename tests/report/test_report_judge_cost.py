@@ -282,3 +282,22 @@ def test_inspect_culturesynth_estimate_is_within_a_quarter_of_the_tokens_paid(
     assert paid["calls"] > 0
     assert abs(int(prompt) - paid["prompt_tokens"]) <= 0.25 * paid["prompt_tokens"], (prompt, paid)
     assert inspect_outputs.judge_tokens(Path(log.location)) == {"judge_1": paid}
+
+
+def test_an_lm_eval_run_without_samples_shows_its_results_files_totals(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stub: tuple[StubOpenAIServer, UsageSeen]
+) -> None:
+    """Written without its samples file (no --log_samples): the totals its results file
+    recorded (`configs.<task>.metadata.judge_cost`), the same as its samples summed."""
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    clear_cache()
+    server, seen = stub
+    metadata = {"judge_model": JUDGE, "judge_base_url": server.base_url, "per_category": 1}
+    run_lm_eval(server, ["care_zh"], metadata, output_path=tmp_path / "lm")
+    [samples] = list((tmp_path / "lm").rglob("samples_care_zh_*.jsonl"))
+    assert lm_eval_outputs.judge_tokens(samples, "n_scored") == {"judge_1": seen.totals()}
+    samples.unlink()
+    report = build_report([tmp_path / "lm"])
+    [table] = [t for t in report.tables if t.key == "care_judge_cost"]
+    [row] = table.rows
+    assert {k: row.cells[k].value for k in COUNTS} == {k: seen.totals()[k] for k in COUNTS}
