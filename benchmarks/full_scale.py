@@ -589,7 +589,8 @@ def _ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}x" if b else "-"
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
+    """The command line, `--goals` expanded, checked."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=1.0, help="share of each real size")
     parser.add_argument("--benchmarks", default=",".join(BENCHMARKS))
@@ -627,71 +628,58 @@ def main() -> None:
         help="only time `culture-evals report` (--reps times) over the runs in --work",
     )  # fmt: skip
     args = parser.parse_args()
-    if args.report_only:
-        if not args.work:
-            raise SystemExit("--report-only needs --work: the folder of an earlier run")
-        return _time_report(Path(args.work), max(1, args.reps))
+    if args.report_only and not args.work:
+        raise SystemExit("--report-only needs --work: the folder of an earlier run")
     if args.goals:  # issue 42's measurement: the goals' pairs, the judge out of Inspect's eval
         args.inspect_judge_later = args.no_inspect_score = args.judge = True
         if args.benchmarks == ",".join(BENCHMARKS):
             args.benchmarks = ",".join(sorted({g[1] for g in GOALS}, key=BENCHMARKS.index))
-    benchmarks = args.benchmarks.split(",")
-    harnesses = args.harnesses.split(",")
-    wrong = [b for b in benchmarks if b not in BENCHMARKS] + [
-        h for h in harnesses if h not in HARNESSES
+    wrong = [b for b in args.benchmarks.split(",") if b not in BENCHMARKS] + [
+        h for h in args.harnesses.split(",") if h not in HARNESSES
     ]
     if wrong or not 0 < args.scale <= 1 or args.reps < 1:
         raise SystemExit(
             f"unknown {wrong}, --scale {args.scale} outside (0, 1] or --reps {args.reps} below 1; "
             f"benchmarks {BENCHMARKS}, harnesses {HARNESSES}"
         )
-    work = Path(args.work or tempfile.mkdtemp(prefix="full_scale_"))
-    mirror, baseline, counts = make_mirror(work / "mirror", args.scale)
-    ctx = {
-        "work": work, "baseline": baseline, "env": _env(mirror, work),
-        "care_limit": None if args.scale >= 1 else care_per_task(args.scale),
-        "judge_later": args.inspect_judge_later, "inspect_score": not args.no_inspect_score,
-    }  # fmt: skip
-    print(f"scale {args.scale:g}: samples {counts}; work folder {work}", flush=True)
-    header = (
-        f"{'harness':<8} {'benchmark':<13} {'samples':>7} {'wall s':>7} {'CPU s':>7} "
-        f"{'wall/s':>7} {'CPU/s':>7} {'RSS':>6} {'bytes/s':>8} {'1st req':>8} {'judge calls':>11}"
-    )
-    rows: list[tuple[Run, Run]] = []
-    for harness in harnesses:
-        for benchmark in benchmarks:
-            if args.goals and not any(g[:2] == (harness, benchmark) for g in GOALS):
-                continue  # --goals: only the pairs a goal names
-            n, pairs = counts[benchmark], []
-            for rep in range(args.reps):  # ours and the floor in turn: both see the same noise
-                base = work if rep == 0 else work / "reps" / str(rep)
-                rep_ctx = {**ctx, "work": base}
-                floor_ctx = {**ctx, "work": base / f"floor_{benchmark}"}
-                if harness == "inspect":
-                    ours = inspect_run(benchmark, n, rep_ctx)
-                    floor = inspect_run("floor", n, {**floor_ctx, "shapes": ours.shapes})
-                else:
-                    ours = lm_eval_run(benchmark, n, rep_ctx)
-                    floor_dir = _floor_task(base / f"floor_task_{benchmark}", n, ours.prompts)
-                    floor = lm_eval_run("floor", n, {**floor_ctx, "floor_dir": floor_dir})
-                pairs.append((ours, floor))
-            ours, floor = (_median_run([pair[i] for pair in pairs]) for i in (0, 1))
-            rows.append((ours, floor))
-            print(header if len(rows) == 1 else "", end="\n" if len(rows) == 1 else "")
-            for run in (ours, floor):
-                line = run.samples_line
-                print(
-                    f"{run.harness:<8} {run.benchmark:<13} {run.samples:>7} {run.wall:>7.1f} "
-                    f"{run.cpu:>7.1f} {_ratio(run.wall_less_judge(), floor.wall_less_judge()):>7} "
-                    f"{_ratio(run.cpu, floor.cpu):>7} {_ratio(run.rss_mb, floor.rss_mb):>6} "
-                    f"{_ratio(run.bytes_written, floor.bytes_written):>8} "
-                    f"{(run.first_request or 0) - (floor.first_request or 0):>+7.2f}s "
-                    f"{run.judge_calls:>11}"
-                    + (f"  (samples line {line / 1000:.1f} kB)" if line else ""),
-                    flush=True,
-                )
-    print("\nratios: ours / the harness's floor, same samples, same stub; 1st req: seconds "
-          "later than the floor's first model request; lm-eval wall without its judge span")  # fmt: skip
+    return args
+
+
+def _pair(harness: str, benchmark: str, n: int, reps: int, ctx: dict[str, Any]) -> tuple[Run, Run]:
+    """Ours and the floor in turn `reps` times (both see the same noise); each one's medians."""
+    work, pairs = ctx["work"], []
+    for rep in range(reps):
+        base = work if rep == 0 else work / "reps" / str(rep)
+        rep_ctx = {**ctx, "work": base}
+        floor_ctx = {**ctx, "work": base / f"floor_{benchmark}"}
+        if harness == "inspect":
+            ours = inspect_run(benchmark, n, rep_ctx)
+            floor = inspect_run("floor", n, {**floor_ctx, "shapes": ours.shapes})
+        else:
+            ours = lm_eval_run(benchmark, n, rep_ctx)
+            floor_dir = _floor_task(base / f"floor_task_{benchmark}", n, ours.prompts)
+            floor = lm_eval_run("floor", n, {**floor_ctx, "floor_dir": floor_dir})
+        pairs.append((ours, floor))
+    ours, floor = (_median_run([pair[i] for pair in pairs]) for i in (0, 1))
+    return ours, floor
+
+
+def _print_pair(ours: Run, floor: Run) -> None:
+    for run in (ours, floor):
+        line = run.samples_line
+        print(
+            f"{run.harness:<8} {run.benchmark:<13} {run.samples:>7} {run.wall:>7.1f} "
+            f"{run.cpu:>7.1f} {_ratio(run.wall_less_judge(), floor.wall_less_judge()):>7} "
+            f"{_ratio(run.cpu, floor.cpu):>7} {_ratio(run.rss_mb, floor.rss_mb):>6} "
+            f"{_ratio(run.bytes_written, floor.bytes_written):>8} "
+            f"{(run.first_request or 0) - (floor.first_request or 0):>+7.2f}s "
+            f"{run.judge_calls:>11}" + (f"  (samples line {line / 1000:.1f} kB)" if line else ""),
+            flush=True,
+        )
+
+
+def _print_summary(rows: list[tuple[Run, Run]]) -> None:
+    """Each pair's absolute figures, below the ratios."""
     for ours, floor in rows:
         print(
             f"{ours.harness} {ours.benchmark}: wall {ours.wall:.1f} s (floor {floor.wall:.1f}), "
@@ -708,6 +696,34 @@ def main() -> None:
             f"(floor {floor.bytes_written / floor.samples:,.0f}), first request at "
             f"{ours.first_request or 0:.2f} s (floor {floor.first_request or 0:.2f})"
         )
+
+
+def main() -> None:
+    args = _arguments()
+    if args.report_only:
+        return _time_report(Path(args.work), max(1, args.reps))
+    work = Path(args.work or tempfile.mkdtemp(prefix="full_scale_"))
+    mirror, baseline, counts = make_mirror(work / "mirror", args.scale)
+    ctx = {
+        "work": work, "baseline": baseline, "env": _env(mirror, work),
+        "care_limit": None if args.scale >= 1 else care_per_task(args.scale),
+        "judge_later": args.inspect_judge_later, "inspect_score": not args.no_inspect_score,
+    }  # fmt: skip
+    print(f"scale {args.scale:g}: samples {counts}; work folder {work}", flush=True)
+    print(
+        f"{'harness':<8} {'benchmark':<13} {'samples':>7} {'wall s':>7} {'CPU s':>7} "
+        f"{'wall/s':>7} {'CPU/s':>7} {'RSS':>6} {'bytes/s':>8} {'1st req':>8} {'judge calls':>11}"
+    )
+    rows: list[tuple[Run, Run]] = []
+    for harness in args.harnesses.split(","):
+        for benchmark in args.benchmarks.split(","):
+            if args.goals and not any(g[:2] == (harness, benchmark) for g in GOALS):
+                continue  # --goals: only the pairs a goal names
+            rows.append(_pair(harness, benchmark, counts[benchmark], args.reps, ctx))
+            _print_pair(*rows[-1])
+    print("\nratios: ours / the harness's floor, same samples, same stub; 1st req: seconds "
+          "later than the floor's first model request; lm-eval wall without its judge span")  # fmt: skip
+    _print_summary(rows)
     print(f"culture-evals report over every run: {_report(work):.1f} s", flush=True)
     goals = goal_lines(rows, args.inspect_judge_later)
     if args.judge:
