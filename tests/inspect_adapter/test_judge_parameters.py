@@ -26,7 +26,8 @@ JUDGE_TASK = {
     "judge_later": False,
     "judge_repeats": 1,
     "rejudge_fraction": 1.0,
-    "judge_temperature": 0.0,  # the one option added since (greedy, as before)
+    "judge_temperature": 0.0,  # an option added since (greedy, as before)
+    "judge_price": None,  # added since: no price, tokens only (issue 42)
 }
 JUDGE_SCORER = {k: v for k, v in JUDGE_TASK.items() if k != "judge_preflight"}
 CARE = {"language": "zh", "prompting": "zero_shot", "judge_mapping": "paper", "per_category": None}
