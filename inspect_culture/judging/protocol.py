@@ -5,12 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from inspect_culture.judging.constraints import VerdictFormat
-
-if TYPE_CHECKING:
-    from inspect_culture.judging.usage import TokenUsage
 
 Message = Mapping[str, str]  # {"role": "system" | "user", "content": str}
 Item = Mapping[str, Any]  # the benchmark record, with the reference answer under "answer"
@@ -20,6 +17,14 @@ Item = Mapping[str, Any]  # the benchmark record, with the reference answer unde
 class JudgeRequest:
     messages: tuple[Message, ...]  # as sent; the cache key covers exactly these
     verdict_format: VerdictFormat  # what a constrained judge must follow
+
+
+@dataclass(frozen=True)
+class TokenUsage:
+    """One judge reply's tokens as the provider reported them (`judging/usage.py`)."""
+
+    prompt: int
+    completion: int
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,23 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from inspect_culture.judging.cache import JudgeConfigError
-from inspect_culture.judging.protocol import Item, JudgeReply, JudgeRequest, Judging
+from inspect_culture.judging.protocol import (
+    Item,
+    JudgeReply,
+    JudgeRequest,
+    Judging,
+    TokenUsage,  # the reply's tokens, beside JudgeReply (which holds one)
+)
 
-if TYPE_CHECKING:
-    from inspect_culture.judging.repeats import Repeats
+
+class Repeats(Protocol):
+    """Re-judging as the estimate needs it (`repeats.Repeats`): the judgings of one answer."""
+
+    def of(self, sample_id: object) -> int: ...
+
 
 TOKENS_KEY = "judge_tokens"  # a sample's token record, by judge name, in `Judged.details`
 FIELDS = ("calls", "cached", "prompt_tokens", "completion_tokens", "unreported")
@@ -32,14 +42,6 @@ _CJK = re.compile(
     "[\u3000-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
     "\uf900-\ufaff\uff00-\uffef\U00020000-\U0003134f]"
 )
-
-
-@dataclass(frozen=True)
-class TokenUsage:
-    """One judge reply's tokens as the provider reported them."""
-
-    prompt: int
-    completion: int
 
 
 @dataclass(frozen=True)
