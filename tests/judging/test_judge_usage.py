@@ -19,6 +19,7 @@ from inspect_culture.judging.usage import (
     cost_lines,
     estimate_tokens,
     parse_price,
+    reference_estimate,
     run_tokens,
     sample_tokens,
     text_tokens,
@@ -159,3 +160,25 @@ def test_verdict_tokens_declared_or_the_default_capped_by_max_tokens() -> None:
     assert verdict_tokens(Declared()) == 120
     assert verdict_tokens(object()) == DEFAULT_VERDICT_TOKENS
     assert verdict_tokens(Declared(), max_tokens=50) == 50
+
+
+def test_the_estimate_before_generation_reads_a_sample_and_scales_it() -> None:
+    """A task of 1,200 items is estimated from 400 of them (every third), scaled to all."""
+    asked: list[str] = []
+
+    class Judging:
+        verdict_tokens = 100
+
+        def requests(self, item: dict, answer: str | None) -> list[JudgeRequest]:
+            asked.append(item["id"])
+            return [JudgeRequest(user_message(f"{answer}"), FMT)]
+
+        def outcome(self, *_: object) -> None: ...
+
+    items = [{"id": f"q{i}", "answer": "abcdefgh"} for i in range(1200)]
+    # each request: 2 tokens of text + 4 + 3; each reply 100
+    assert reference_estimate(Judging(), items) == (1200 * 9, 1200 * 100)
+    assert len(asked) == 400
+    asked.clear()
+    assert reference_estimate(Judging(), items[:10], judges=3) == (3 * 10 * 9, 3 * 10 * 100)
+    assert len(asked) == 10
