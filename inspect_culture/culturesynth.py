@@ -82,6 +82,18 @@ def _dataset(languages: Sequence[str] | None, name: str) -> tuple[MemoryDataset,
     return MemoryDataset(samples, name=name), loaded.provenance
 
 
+def _attach_baseline(dataset: MemoryDataset, baseline: BaselineResponses) -> None:
+    """A baseline answers file's answer in each sample's metadata, as `baseline_answer` would
+    put it there: the same metadata at the end of each sample, without a solver span a sample
+    (two transcript events, each written to Inspect's sample buffer and log)."""
+    for sample in dataset:
+        sample.metadata = {
+            **(sample.metadata or {}),
+            "baseline_answer": baseline.responses.get(str(sample.id)),
+            "baseline_model": baseline.model,
+        }
+
+
 def _cost_estimate(
     settings: Any, dataset: MemoryDataset, baseline: Any, missing: list[str], judge: JudgeOptions
 ) -> CostEstimate:
@@ -134,6 +146,9 @@ def culturesynth(
         baseline = read_baseline_responses(baseline_responses) if baseline_responses else None
     ids = [str(sample.id) for sample in dataset]
     missing = baseline.check_questions(ids, provenance.get("sha256")) if baseline else []
+    estimate = _cost_estimate(settings, dataset, baseline, missing, judge)
+    if baseline is not None:
+        _attach_baseline(dataset, baseline)
     return Task(
         dataset=dataset,
         solver=[
@@ -146,9 +161,15 @@ def culturesynth(
                 judge_calls=judge.repeats.calls(set(ids) - set(missing))
                 * (2 if settings.swap else 1),
                 task_label=f"culturesynth ({language or 'every language'})",
-                estimate=_cost_estimate(settings, dataset, baseline, missing, judge),
+                estimate=estimate,
             ),
-            baseline_answer(baseline, judge.judge_preflight, judge.judge_timeout),
+            # a file's answers are in each sample already (`_attach_baseline`); the role answers
+            # during the run
+            *(
+                []
+                if baseline
+                else [baseline_answer(None, judge.judge_preflight, judge.judge_timeout)]
+            ),
             generate(),
         ],
         scorer=culturesynth_judge(swap=settings.swap, seed=settings.seed, **judge.scorer_args()),
