@@ -24,7 +24,7 @@ REAL_JUDGE = (
     "  inspect eval inspect_culture/care --model vllm/Qwen/Qwen2.5-7B-Instruct "
     "--model-role grader=openai/gpt-4o -T language=zh\n"
     "  lm_eval --model vllm --model_args pretrained=Qwen/Qwen2.5-7B-Instruct --batch_size auto "
-    '--apply_chat_template --include_path "$(culture-evals lm-eval-path)" --tasks care '
+    "--apply_chat_template --tasks care "
     '--metadata \'{"judge_model": "gpt-4o", "judge_base_url": "https://api.openai.com/v1"}\''
 )
 # the grammar caps the commentary at (512 - 15) // 4 = 124 characters: the rating always fits

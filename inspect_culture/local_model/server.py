@@ -109,7 +109,7 @@ def how_to_use(base_url: str) -> str:
             "lm-eval:",
             f"  lm_eval --model local-chat-completions --model_args model={MODEL_ALIAS},"
             f"base_url={base_url}/chat/completions --apply_chat_template "
-            '--include_path "$(culture-evals lm-eval-path)" --tasks care_zh --limit 5 '
+            "--tasks care_zh --limit 5 "
             "--gen_kwargs max_gen_toks=64 "
             f"--metadata '{judge}'",
             "Judging saved outputs later (culture-evals judge):",
