@@ -75,7 +75,6 @@ JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEF
 DEFAULT_JUDGE_TIMEOUT = 600.0  # judge_timeout's default; none batched (a batch may take 24 h)
 DEFAULT_ATTEMPT_TIMEOUT = 120  # seconds per attempt, unless the grader role sets attempt_timeout
 JUDGE_CACHE_NOTE = "judging/cache.py; INSPECT_CULTURE_JUDGE_CACHE=off disables it"
-ESTIMATE_ITEMS = 500  # records the token estimate reads at most (spread evenly, then scaled)
 
 
 # The judge parameters of every judged task (CARE, CultureSynth-7, CQ-Bench VE) are declared in
@@ -170,16 +169,10 @@ class CostEstimate:
     repeats: Repeats | None = None
 
     def tokens(self, judges: int, max_tokens: int | None) -> tuple[int, int]:
-        """(prompt, completion) tokens of every judge's calls of one epoch: the records spread
-        evenly, at most `ESTIMATE_ITEMS` of them, scaled to all (the first request waits for
-        this, and a full CultureSynth-7 holds 9,680 questions)."""
-        if not self.items:
-            return 0, 0
-        step = max(1, len(self.items) // ESTIMATE_ITEMS)
-        chosen = self.items[::step]
-        scale = len(self.items) / len(chosen)
-        found = reference_estimate(self.judging, chosen, self.repeats, judges, max_tokens)
-        return round(found[0] * scale), round(found[1] * scale)
+        """(prompt, completion) tokens of every judge's calls of one epoch, by the one rule
+        both harnesses use (`usage.reference_estimate`: at most 500 records spread evenly, then
+        scaled, so the first request does not wait on a full CultureSynth-7's 9,680 questions)."""
+        return reference_estimate(self.judging, self.items, self.repeats, judges, max_tokens)
 
 
 # what each eval (its event loop: a later loop may reuse a finished one's id) has said
