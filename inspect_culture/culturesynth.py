@@ -28,6 +28,7 @@ from inspect_culture.benchmarks.culturesynth.baseline_responses import (
 from inspect_culture.benchmarks.culturesynth.data import load_culturesynth
 from inspect_culture.benchmarks.culturesynth.judging import (
     CultureSynthJudging,
+    estimate_items,
     pairwise_verdict_format,
 )
 from inspect_culture.benchmarks.culturesynth.metrics import culturesynth_metrics
@@ -95,19 +96,20 @@ def _attach_baseline(dataset: MemoryDataset, baseline: BaselineResponses) -> Non
 
 
 def _cost_estimate(
-    settings: Any, dataset: MemoryDataset, baseline: Any, missing: list[str], judge: JudgeOptions
+    settings: Any, dataset: MemoryDataset, baseline: Any, judge: JudgeOptions
 ) -> CostEstimate:
-    """Each question the judge will see, as its judging reads it before any answer exists: the
-    reference stands in for the model's answer, and for the baseline's where the file gives none
-    (the `baseline` role answers during the run)."""
-    items, left_out = [], set(missing)
-    for sample in dataset:
-        if (key := str(sample.id)) in left_out:
-            continue
-        given = baseline.responses.get(key) if baseline is not None else None
-        reference = sample.target if isinstance(sample.target, str) else ""
-        item = {**(sample.metadata or {}), "id": key, "answer": reference}
-        items.append({**item, "baseline_answer": given if given is not None else reference})
+    """Each question the judge will see, by the benchmark's one rule (`estimate_items`, as
+    lm-eval reads them): the reference stands in for the model's answer, and for the
+    baseline's where no file gives one (the `baseline` role answers during the run)."""
+    records = [
+        {
+            **(s.metadata or {}),
+            "id": str(s.id),
+            "answer": s.target if isinstance(s.target, str) else "",
+        }
+        for s in dataset
+    ]
+    items = estimate_items(records, baseline.responses if baseline is not None else None)
     judging = CultureSynthJudging(settings.swap, settings.seed)
     return CostEstimate(judging, items, judge.repeats)
 
@@ -146,7 +148,7 @@ def culturesynth(
         baseline = read_baseline_responses(baseline_responses) if baseline_responses else None
     ids = [str(sample.id) for sample in dataset]
     missing = baseline.check_questions(ids, provenance.get("sha256")) if baseline else []
-    estimate = _cost_estimate(settings, dataset, baseline, missing, judge)
+    estimate = _cost_estimate(settings, dataset, baseline, judge)
     if baseline is not None:
         _attach_baseline(dataset, baseline)
     return Task(

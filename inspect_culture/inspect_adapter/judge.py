@@ -48,7 +48,9 @@ from inspect_culture.inspect_adapter.judge_cache import judge_id, learn_identity
 from inspect_culture.inspect_adapter.messages import to_chat_messages
 from inspect_culture.inspect_adapter.preflight import (
     Probe,
+    Sample,
     dead_quota_text,
+    judge_key,
     preflight,
     preflight_at_build,
 )
@@ -66,9 +68,10 @@ from inspect_culture.judging.jury import (
     jury_roles_in_order,
 )
 from inspect_culture.judging.options import JudgeOptions
+from inspect_culture.judging.preflight import Judgment, first_judgment
 from inspect_culture.judging.protocol import Item, JudgeReply, JudgeRequest, Judging
 from inspect_culture.judging.repeats import Repeats, repeat_seed
-from inspect_culture.judging.usage import Price, TokenUsage, reference_estimate
+from inspect_culture.judging.usage import Price, TokenUsage, reference_estimate, verdict_length
 
 DEFAULT_OPTIONS = JudgeOptions()  # every judge option at its default
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
@@ -142,17 +145,16 @@ def require_grader(
         refuse_role_credentials()  # a task built before the eval: its header is written, though
         if options.judge_later:
             return state
-        jury = _jury_and_probes(options, verdict_format)
+        jury = _jury_and_probes(options, verdict_format, estimate)
         graders = [grader for _, grader, _ in jury]
+        if options.judge_preflight:  # first: the estimate counts its judgment's reply
+            for role, grader, probe in jury:  # every judge of a jury, before any generation
+                if problem := await preflight(grader, role, probe):
+                    raise prerequisite_error()(problem)
+                await learn_identity_once(grader)  # the checkpoint the cache's replies come from
         _say_costs(task_label, graders, judge_calls, estimate, options.judge_price)
         if options.judge_timeout is None:
             _say_once(f"{task_label} 429", lambda: dead_quota_text(task_label, _limits(graders)))
-        if not options.judge_preflight:
-            return state
-        for role, grader, probe in jury:  # every judge of a jury, before any generation
-            if problem := await preflight(grader, role, probe):
-                raise prerequisite_error()(problem)
-            await learn_identity_once(grader)  # the checkpoint the judge cache's replies come from
         return state
 
     return solve
@@ -168,11 +170,20 @@ class CostEstimate:
     items: Sequence[Item]
     repeats: Repeats | None = None
 
-    def tokens(self, judges: int, max_tokens: int | None) -> tuple[int, int]:
+    def tokens(
+        self, judges: int, max_tokens: int | None, each: int | None = None
+    ) -> tuple[int, int]:
         """(prompt, completion) tokens of every judge's calls of one epoch, by the one rule
         both harnesses use (`usage.reference_estimate`: at most 500 records spread evenly, then
-        scaled, so the first request does not wait on a full CultureSynth-7's 9,680 questions)."""
-        return reference_estimate(self.judging, self.items, self.repeats, judges, max_tokens)
+        scaled, so the first request does not wait on a full CultureSynth-7's 9,680 questions);
+        each reply `each` tokens (`usage.verdict_length`)."""
+        return reference_estimate(
+            self.judging, self.items, self.repeats, judges, max_tokens, each=each
+        )
+
+    def judgment(self) -> Judgment | None:
+        """The judge check's one judgment (`preflight.first_judgment`)."""
+        return first_judgment(self.judging, self.items)
 
 
 # what each eval (its event loop: a later loop may reuse a finished one's id) has said
@@ -196,9 +207,13 @@ def _say_costs(
         cached = None if reply_cache() is not None else 0
         judges = [str(grader) for grader in graders]
         cap = judge_config(graders[0]).max_tokens if graders else None
-        tokens = estimate.tokens(len(graders), cap) if estimate is not None else None
+        tokens, verdict = None, None
+        if estimate is not None:
+            keys = [judge_key(grader) for grader in graders]
+            verdict = verdict_length(estimate.judging, cap, keys)
+            tokens = estimate.tokens(len(graders), cap, verdict.tokens)
         suffix = " per epoch (fewer with --limit)"
-        return judge_calls_text(task_label, calls, judges, suffix, cached, tokens, price)
+        return judge_calls_text(task_label, calls, judges, suffix, cached, tokens, price, verdict)
 
     _say_once(task_label, text)
 
@@ -236,26 +251,31 @@ def checked_grader(
         return grader_solver
     refuse_role_credentials()
     if not options.judge_later:
-        for role, grader, probe in _jury_and_probes(options, verdict_format):
+        for role, grader, probe in _jury_and_probes(options, verdict_format, estimate):
             if options.judge_preflight and (problem := preflight_at_build(grader, role, probe)):
                 refuse(problem)
     return grader_solver
 
 
 def _jury_and_probes(
-    options: JudgeOptions, verdict_format: VerdictFormat | None
-) -> list[tuple[str, Model, Probe | None]]:
+    options: JudgeOptions,
+    verdict_format: VerdictFormat | None,
+    estimate: CostEstimate | None = None,
+) -> list[tuple[str, Model, Probe | Sample | None]]:
     """Each judge by role (fails when no grader is bound), the cache opened, and each judge's
-    constraint probe if any (none without the preflight: the probe is one)."""
+    check: its constraint probe if any (none without the preflight: the probe is one), else one
+    judgment of the first item (`estimate`), sent with the judge's config, else one token."""
     if not options.judge_preflight:
         options = replace(options, judge_constraint="none")
     constraint = options.judge_constraint
+    judgment = estimate.judgment() if estimate is not None and options.judge_preflight else None
     try:
         open_cache()
-        jury = []
+        jury: list[tuple[str, Model, Probe | Sample | None]] = []
         for role, grader in jury_roles(options.self_grade).items():
             if constraint == "none" or verdict_format is None:
-                jury.append((role, grader, None))
+                config = judge_config(grader, None, options)
+                jury.append((role, grader, Sample(judgment, config) if judgment else None))
                 continue
             config = judge_config(grader, verdict_format, options)
             jury.append((role, grader, Probe(verdict_format, constraint, config)))

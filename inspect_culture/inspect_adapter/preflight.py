@@ -1,16 +1,19 @@
-"""Before the first generation, one one-token request per eval and role model, without retries:
-a role model that cannot answer stops the eval at once with what to fix, instead of retrying
-until Inspect's timeout. `-T judge_preflight=false` switches it off (offline replays)."""
+"""Before the first generation, one request per eval and role model, without retries: a role
+model that cannot answer stops the eval at once with what to fix, instead of retrying until
+Inspect's timeout. A judge's is one real judgment of its benchmark (`Sample`) when there is one
+and no verdict constraint (then the constraint probe), else one token. `-T judge_preflight=false`
+switches it off (offline replays)."""
 
 from __future__ import annotations
 
 import asyncio
 import math
+import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
+from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, Model, get_model
 
 from inspect_culture.inspect_adapter.compat import active_generate_config, server_starter
 from inspect_culture.inspect_adapter.failures import (
@@ -24,19 +27,25 @@ from inspect_culture.inspect_adapter.messages import to_chat_messages
 from inspect_culture.judging.constraints import PROBE_MESSAGES, VerdictFormat
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS
 from inspect_culture.judging.preflight import (
+    CHECK_HEADERS,
     PREFLIGHT_PROMPT,
     PREFLIGHT_TIMEOUT,
+    Judgment,
     Knobs,
     check_outcome,
     endpoint_problem,
+    verdict_warning,
 )
 from inspect_culture.judging.preflight import failure_message as shared_message
 from inspect_culture.judging.reasons import Failure, classify
 from inspect_culture.judging.redaction import redact, without_userinfo
+from inspect_culture.judging.usage import TokenUsage, judging_name, remember_verdict
 
 # never batched: a batch grader gets a direct request (a batch may take hours to answer)
 DIRECT = GenerateConfig(max_retries=0, batch=False)
 PREFLIGHT_CONFIG = DIRECT.merge(GenerateConfig(max_tokens=1, temperature=0.0, timeout=30))
+# the check's judgment: the judge's own settings, no retry, the check's limit and header
+SAMPLE_CONFIG = DIRECT.merge(GenerateConfig(timeout=30, extra_headers=CHECK_HEADERS))
 _PREFLIGHTS: dict[tuple[int, str, str, str, str, str], asyncio.Future[str | None]] = {}
 _PASSED_AT_BUILD: set[tuple[str, str, str, str, str]] = set()
 KNOBS = Knobs(
@@ -57,7 +66,9 @@ def failure_message(role: str, model: Model, problem: str, fix: str) -> str:
     return shared_message(f"{role} model {str(model)!r}", endpoint(model), problem, fix, KNOBS)
 
 
-async def _check(model: Model, role: str, timeout: float, probe: Probe | None = None) -> str | None:
+async def _check(
+    model: Model, role: str, timeout: float, probe: Probe | Sample | None = None
+) -> str | None:
     guard_secrets(model)
     if path_problem := wrong_path(model):
         return failure_message(role, model, path_problem, "correct base_url")
@@ -69,35 +80,64 @@ async def _check(model: Model, role: str, timeout: float, probe: Probe | None = 
         except Exception as exc:  # noqa: BLE001 - reported in words
             problem = f"its server did not start ({classify(unwrap(exc)[0]).what})"
             return failure_message(role, model, problem, "see the server's log above")
-    messages = (
-        to_chat_messages(PROBE_MESSAGES) if probe else [ChatMessageUser(content=PREFLIGHT_PROMPT)]
-    )
-    config = probe.config.merge(DIRECT) if probe else PREFLIGHT_CONFIG
+    messages, config = _request(probe)
     failure: Failure | None = None
-    reply = None
+    reply, usage = None, None
     try:
         output = await asyncio.wait_for(
             model.generate(messages, config=config, cache=False), timeout
         )
         reply = output.completion
-        # without a probe, an error returned as output (a refused one-token cap) is an answer
-        if probe and output.error:
+        if output.usage is not None and not output.error:
+            usage = TokenUsage(output.usage.input_tokens, output.usage.output_tokens)
+        # unconstrained, an error returned as output (a refused one-token cap) is an answer
+        if isinstance(probe, Probe) and output.error:
             failure = Failure(redact(output.error, model_secrets(model))[:300], False)
     except Exception as exc:  # noqa: BLE001 - reported in words
         failure = classify(unwrap(exc)[0], timeout, model_secrets(model))
-    fmt, constraint = (probe.fmt, probe.constraint) if probe else (None, "none")
-    return check_outcome(
+    fmt, constraint = (probe.fmt, probe.constraint) if isinstance(probe, Probe) else (None, "none")
+    problem = check_outcome(
         failure, reply, f"{role} model", str(model), endpoint(model), sent_model_name(model),
         KNOBS, fmt, constraint, config.max_tokens or DEFAULT_MAX_TOKENS,
     )  # fmt: skip
+    if problem is None and failure is None and isinstance(probe, Sample):
+        _judged(model, role, probe.judgment, reply, usage)
+    return problem
 
 
-def _which(model: Model, role: str, probe: Probe | None) -> tuple[str, str, str, str, str]:
+def _request(probe: Probe | Sample | None) -> tuple[list[ChatMessage], GenerateConfig]:
+    """The check's messages and config: the constraint probe's, the judgment's, or one token."""
+    if isinstance(probe, Probe):
+        return to_chat_messages(PROBE_MESSAGES), probe.config.merge(DIRECT)
+    if isinstance(probe, Sample):
+        messages = [dict(m) for m in probe.judgment.request.messages]
+        return to_chat_messages(messages), probe.config.merge(SAMPLE_CONFIG)
+    return [ChatMessageUser(content=PREFLIGHT_PROMPT)], PREFLIGHT_CONFIG
+
+
+def _judged(
+    model: Model, role: str, judgment: Judgment, reply: str | None, usage: TokenUsage | None
+) -> None:
+    """The check's judgment answered: its completion tokens kept for the estimate, and one
+    line when its reply gives no verdict in the benchmark's format."""
+    remember_verdict(judge_key(model), judgment.judging, usage)
+    if warning := verdict_warning(judgment, reply, f"{role} model {str(model)!r}"):
+        print(redact(warning, model_secrets(model)), file=sys.stderr, flush=True)
+
+
+def judge_key(model: Model) -> str:
+    """A judge as its measured verdict length is kept (`usage.remember_verdict`)."""
+    return f"{model} at {without_userinfo(str(getattr(model.api, 'base_url', None)))}"
+
+
+def _which(model: Model, role: str, probe: Probe | Sample | None) -> tuple[str, str, str, str, str]:
     shown = without_userinfo(str(getattr(model.api, "base_url", None)))
+    if isinstance(probe, Sample):
+        return (role, str(model), shown, "judgment", judging_name(probe.judgment.judging))
     return (role, str(model), shown, *((probe.constraint, probe.fmt.name) if probe else ("", "")))
 
 
-async def preflight(model: Model, role: str, probe: Probe | None = None) -> str | None:
+async def preflight(model: Model, role: str, probe: Probe | Sample | None = None) -> str | None:
     """The problem with `model` in words, or None when it answered (and, with `probe`, applied
     the verdict constraint: the constraint probe is then the preflight). Once per event loop
     (one eval), role, model, endpoint and probe: concurrent samples await the same check."""
@@ -119,7 +159,7 @@ async def preflight(model: Model, role: str, probe: Probe | None = None) -> str 
 
 
 def preflight_at_build(
-    model: Model, role: str, probe: Probe | None = None, remember: bool = True
+    model: Model, role: str, probe: Probe | Sample | None = None, remember: bool = True
 ) -> str | None:
     """`preflight` in a thread of its own, on a private copy of the model: while Inspect builds
     the task (its loop runs) or outside a sample. A server Inspect starts is checked in-loop."""
@@ -140,6 +180,14 @@ class Probe:
 
     fmt: VerdictFormat
     constraint: str
+    config: GenerateConfig
+
+
+@dataclass(frozen=True)
+class Sample:
+    """An unconstrained judge's check: one real judgment, sent with the judge's config."""
+
+    judgment: Judgment
     config: GenerateConfig
 
 

@@ -16,6 +16,7 @@ from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.http_client import cache_key, served_identity
 from inspect_culture.judging.openai_batch import JudgeLaterError
 from inspect_culture.judging.options import JudgeConfigError, JudgeOptions, JudgeSettings
+from inspect_culture.judging.preflight import Judgment, first_judgment
 from inspect_culture.judging.protocol import JudgeReply
 from inspect_culture.judging.usage import DEFAULT_VERDICT_TOKENS, messages_tokens
 from inspect_culture.lm_eval_tasks.judge.batch import (
@@ -127,8 +128,12 @@ class JudgeCalls(NamedTuple):
     each: int  # the judge calls each judge gets, every judging counted
     cached: int  # of all the judges' calls, those the judge cache answers (none is then made)
     # the (prompt, completion) tokens of the calls to make, all judges together: the prompts
-    # as sent (`usage.messages_tokens`), each reply the benchmark's expected verdict
+    # as sent (`usage.messages_tokens`), each reply the benchmark's declared verdict
     tokens: tuple[int, int] = (0, 0)
+    made: int = 0  # the calls to make, all judges together
+    # the judge check's one judgment (`preflight.first_judgment`: the first doc's reference
+    # standing in for the answer, as the harnesses have it), and the judging it is of
+    judgment: Judgment | None = None
 
 
 def check_task(
@@ -159,9 +164,13 @@ def check_task(
         try:
             with use_judge_backend(count_only), redirect_stderr(io.StringIO()):
                 task.module.judge_filter(saved.responses(), task.docs)  # its alarm: not said
-            each = task_record(saved.task).get("verdict_tokens", DEFAULT_VERDICT_TOKENS)
+            record = task_record(saved.task)
+            each = record.get("verdict_tokens", DEFAULT_VERDICT_TOKENS)
             tokens = (sum(prompt), len(prompt) * each)
-            return JudgeCalls(sum(counted) // len(options.judges), sum(cached), tokens)
+            judging = record.get("judging")
+            judgment = first_judgment(judging, task.docs) if judging is not None else None
+            each_judge = sum(counted) // len(options.judges)
+            return JudgeCalls(each_judge, sum(cached), tokens, len(prompt), judgment)
         except JudgeConfigError as exc:  # the judge options, not the docs
             raise JudgeLaterError(str(exc)) from None
         except JudgeLaterError:

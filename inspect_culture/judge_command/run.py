@@ -23,9 +23,11 @@ from inspect_culture.judge_command.rejudge import (
 from inspect_culture.judge_command.tasks import JudgedTask, judged_task
 from inspect_culture.judge_command.write import judged_results, write_run
 from inspect_culture.judging.cache import open_cache
+from inspect_culture.judging.http_client import judge_key
 from inspect_culture.judging.jury import judge_calls_text
 from inspect_culture.judging.openai_batch import BatchJudge, BatchOptions, JudgeLaterError
 from inspect_culture.judging.options import JudgeConfigError, JudgeOptions, metadata_options
+from inspect_culture.judging.usage import verdict_length
 from inspect_culture.lm_eval_tasks.judge.batch import (
     check_judges,
     public_settings,
@@ -68,17 +70,23 @@ def _plan(
             continue
         saved = _with_options(read_samples(task, run.samples[task]), judging or {})
         summary.skipped.extend(map(str, saved.skipped))  # damaged lines: the rest is judged
+        calls = check_task(saved, config, found, options)  # asks no judge
         if not dry_run:  # a dry run asks no judge anything, not even the preflight
-            try:  # each judge probed once per verdict format
-                check_judges(options, found.probe_format)
+            try:  # each judge checked once per benchmark (one judgment) or verdict format
+                check_judges(options, found.probe_format, calls.judgment)
             except JudgeConfigError as exc:
                 raise JudgeLaterError(str(exc)) from None
-        calls = check_task(saved, config, found, options)
         models = [judge.model for judge in options.judges]
         label = f"{saved.task} ({saved.path.name})"
+        tokens, verdict = calls.tokens, None
+        if calls.judgment is not None:  # each reply: measured by the check, else declared
+            keys = [judge_key(judge) for judge in options.judges]
+            cap = options.judges[0].max_tokens
+            verdict = verdict_length(calls.judgment.judging, cap, keys)
+            tokens = (calls.tokens[0], calls.made * verdict.tokens)
         said = judge_calls_text(
-            label, calls.each, models, cached=calls.cached, tokens=calls.tokens,
-            price=options.judge_price,
+            label, calls.each, models, cached=calls.cached, tokens=tokens,
+            price=options.judge_price, verdict=verdict,
         )  # fmt: skip
         summary.calls.append(said)
         tasks.append((saved, config, found))
@@ -168,6 +176,8 @@ def judge_outputs(
                 + ("; ".join(summary.skipped) or "nothing found")
             )
         return summary
+    for said in summary.calls:  # before judging: the calls and tokens, as --dry-run says them
+        say(said)
     for run, tasks in plans:  # every run's tasks were checked above: no judge call before that
         if not tasks:
             continue

@@ -40,7 +40,14 @@ from inspect_culture.judging.pacing import (
     Pacer,
     now,
 )
-from inspect_culture.judging.preflight import PREFLIGHT_PROMPT, PREFLIGHT_TIMEOUT, check_outcome
+from inspect_culture.judging.preflight import (
+    CHECK_HEADERS,
+    PREFLIGHT_PROMPT,
+    PREFLIGHT_TIMEOUT,
+    Judgment,
+    check_outcome,
+    verdict_warning,
+)
 from inspect_culture.judging.protocol import JudgeReply
 from inspect_culture.judging.reasons import (
     STATUS_WORDS,
@@ -51,7 +58,7 @@ from inspect_culture.judging.reasons import (
     empty_reply,
 )
 from inspect_culture.judging.redaction import redact
-from inspect_culture.judging.usage import TokenUsage, usage_of
+from inspect_culture.judging.usage import TokenUsage, remember_verdict, usage_of
 
 Messages = Sequence[Mapping[str, str]]
 # what a judgment that ended in a rate-limit hold, before any attempt of its own, heard
@@ -123,6 +130,11 @@ def run_sync(make: Any) -> Any:
         return worker.submit(lambda: asyncio.run(make())).result()
 
 
+def judge_key(settings: JudgeSettings) -> str:
+    """A judge as its measured verdict length is kept (`usage.remember_verdict`)."""
+    return f"{settings.model} at {settings.shown_url()}"
+
+
 @dataclass(eq=False)
 class OpenAICompatibleJudge:
     settings: JudgeSettings
@@ -132,12 +144,24 @@ class OpenAICompatibleJudge:
     retry_max_delay: float = 30.0
     calls: int = field(default=0, init=False)  # requests actually sent, for tests and benchmarks
     pacer: Pacer = field(init=False)
+    # each batch's cache keys by its message lists' ids, computed once for lookup and write
+    _keys: dict[int, str] = field(default_factory=dict, init=False, repr=False)
+    _secrets: tuple[JudgeSettings | None, tuple[str, ...]] = field(
+        default=(None, ()), init=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         settings = self.settings
         self.pacer = Pacer(
             settings.concurrency, settings.max_concurrency, settings.adaptive_concurrency
         )
+
+    def secrets(self) -> tuple[str, ...]:
+        """The settings' secrets, worked out once (twice a judgment otherwise: a URL parse)."""
+        settings, found = self._secrets
+        if settings is not self.settings:
+            settings, found = self._secrets = (self.settings, self.settings.secrets())
+        return found
 
     def _client(self) -> aiohttp.ClientSession:
         """Plain aiohttp: the OpenAI SDK costs several times the call's CPU (docs/judge.md).
@@ -169,7 +193,7 @@ class OpenAICompatibleJudge:
         `judge_retry_budget`, not one budget per wave of workers."""
         fmts = verdict_formats(self.settings, len(batch), formats)
         held_from = self.pacer.held(now())
-        results = [self._cached(messages, fmt) for messages, fmt in zip(batch, fmts, strict=True)]
+        results = self._cached_all(batch, fmts)
         asked = [i for i, hit in enumerate(results) if hit is None]
         if len(asked) < len(batch):  # what was said before the answers existed was "at most"
             cached = len(batch) - len(asked)
@@ -201,6 +225,8 @@ class OpenAICompatibleJudge:
                 finally:
                     for task in workers:
                         task.cancel()
+                    for messages in batch:
+                        self._keys.pop(id(messages), None)
         return [result or JudgeReply(None) for result in results]
 
     async def _judge_one(
@@ -214,21 +240,28 @@ class OpenAICompatibleJudge:
         cache first (`_cached`)."""
         result = await self._call_with_retries(client, messages, fmt, held_from)
         if self.cache is not None and result.text is not None:
-            # committed at once: a killed `culture-evals judge` resumes without asking again
-            key, judge = cache_key(self.settings, messages), served_identity(self.settings)
-            self.cache.put(key, result.text, judge, secrets=self.settings.secrets(), at_once=True)
+            # committed before the reply is handed on: a killed `culture-evals judge` resumes
+            # without asking again (WAL, synchronous=NORMAL: no fsync, survives a process kill)
+            key = self._keys.get(id(messages)) or cache_key(self.settings, messages)
+            judge = served_identity(self.settings)
+            self.cache.put(key, result.text, judge, secrets=self.secrets(), at_once=True)
         return readable(result, fmt, self.settings.constraint)
 
-    def _cached(self, messages: Messages, fmt: VerdictFormat | None) -> JudgeReply | None:
-        """The cached reply to `messages`, or None (none, or the cache is off)."""
+    def _cached_all(
+        self, batch: Sequence[Messages], fmts: Sequence[VerdictFormat | None]
+    ) -> list[JudgeReply | None]:
+        """Each request's cached reply, or None (none, or the cache is off): one query a chunk
+        of keys, each key kept for the reply's write (serial time before the first request)."""
         if self.cache is None:
-            return None
-        hit = self.cache.get(cache_key(self.settings, messages), served_identity(self.settings))
-        return (
-            None
-            if hit is None
-            else readable(JudgeReply(hit, cached=True), fmt, self.settings.constraint)
-        )
+            return [None] * len(batch)
+        keys = [cache_key(self.settings, messages) for messages in batch]
+        self._keys.update(zip(map(id, batch), keys))
+        hits = self.cache.get_many(keys, served_identity(self.settings))
+        constraint = self.settings.constraint
+        return [
+            None if hit is None else readable(JudgeReply(hit, cached=True), fmt, constraint)
+            for hit, fmt in zip(hits, fmts, strict=True)
+        ]
 
     async def learn_identity(self) -> str | None:
         """The checkpoint served as the judge's model, kept with cached replies: another misses."""
@@ -251,21 +284,29 @@ class OpenAICompatibleJudge:
         """For synchronous callers (lm-eval filters); safe inside a running event loop too."""
         return run_sync(lambda: self.judge_all(batch, formats, label))
 
-    async def preflight(self, fmt: VerdictFormat | None = None) -> str | None:
-        """One request, no retry (one token, or `fmt`'s constraint probe): None, or why to stop."""
+    async def preflight(
+        self, fmt: VerdictFormat | None = None, judgment: Judgment | None = None
+    ) -> str | None:
+        """One request, no retry, not cached (`fmt`'s constraint probe; else `judgment`, one
+        real judgment sent as the run sends them, whose reply's tokens are kept for the
+        estimate and whose verdict is read; else one token): None, or why to stop."""
         if fmt is not None:
             try:  # max_tokens too small for the verdict: say so before calling anyone
                 request_fields(fmt, self.settings.constraint, self.settings.max_tokens)
             except JudgeConstraintError as exc:
                 return str(exc)
+            judgment = None  # the probe is the check
         messages = PROBE_MESSAGES if fmt else [{"role": "user", "content": PREFLIGHT_PROMPT}]
+        if judgment is not None:
+            messages = [dict(m) for m in judgment.request.messages]
+        cap = None if fmt or judgment else 1
         limit = min(PREFLIGHT_TIMEOUT, self.settings.timeout)
-        text, failure = None, None
+        text, failure, usage = None, None, None
         try:
             async with self._client() as client:
                 self.calls += 1
-                text, *_ = await asyncio.wait_for(
-                    self._request(client, messages, fmt, max_tokens=None if fmt else 1), limit
+                text, _, usage = await asyncio.wait_for(
+                    self._request(client, messages, fmt, cap, headers=CHECK_HEADERS), limit
                 )
         except Exception as exc:  # noqa: BLE001 - reported in words
             failure = classify(exc, limit, self.settings.secrets())
@@ -274,6 +315,10 @@ class OpenAICompatibleJudge:
             failure, text, "judge", settings.model, settings.shown_url(), settings.model, KNOBS,
             fmt, settings.constraint, settings.max_tokens,
         )  # fmt: skip
+        if found is None and judgment is not None and failure is None:
+            remember_verdict(judge_key(settings), judgment.judging, usage)
+            if warning := verdict_warning(judgment, text, f"judge {settings.model!r}"):
+                print(redact(warning, settings.secrets()), file=sys.stderr, flush=True)
         return None if found is None else redact(found, settings.secrets())
 
     async def _call_with_retries(
@@ -373,7 +418,7 @@ class OpenAICompatibleJudge:
             if text is None or not text.strip():  # paid for all the same: its usage is kept
                 error = empty_reply(settings.model, settings.endpoint())
                 return JudgeReply(None, error=error, usage=usage)
-            return JudgeReply(redact(text, settings.secrets()), usage=usage)  # an echoed key goes
+            return JudgeReply(redact(text, self.secrets()), usage=usage)  # an echoed key goes
         finally:
             self.pacer.release()
             budget.spend(now() - sent_at)
@@ -394,12 +439,17 @@ class OpenAICompatibleJudge:
         fmt: VerdictFormat | None = None,
         max_tokens: int | None = None,
         timeout: float | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> tuple[str | None, Mapping[str, str], TokenUsage | None]:
         """One chat completion's text, the reply's headers and its `usage` (None: the provider
-        gave none); a non-2xx answer raises HTTPFailure."""
+        gave none); a non-2xx answer raises HTTPFailure. `headers`: beside the session's."""
         body = request_body(self.settings, messages, fmt, max_tokens)
         # no `timeout` argument at all keeps the session's (aiohttp reads None as "no limit")
-        limit = {} if timeout is None else {"timeout": aiohttp.ClientTimeout(total=timeout)}
+        limit: dict[str, Any] = (
+            {} if timeout is None else {"timeout": aiohttp.ClientTimeout(total=timeout)}
+        )
+        if headers:
+            limit["headers"] = dict(headers)
         async with client.post(self._url("/chat/completions"), json=body, **limit) as response:
             raw = await response.read()
             if response.status >= 300:

@@ -21,7 +21,7 @@ from typing import Any, Protocol, TypeVar
 
 from inspect_culture.benchmarks.choices import BenchmarkOptionError
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply, Judging
-from inspect_culture.judging.usage import Price, estimate_text
+from inspect_culture.judging.usage import Price, VerdictLength, estimate_text
 
 GRADER_ROLE = "grader"  # Inspect's judge role; a jury adds grader_2, grader_3, ...
 _JURY_ROLE = re.compile(r"grader_([2-9]|[1-9][0-9]+)")
@@ -167,12 +167,14 @@ def judge_calls_text(
     cached: int | None = None,
     tokens: tuple[int, int] | None = None,
     price: Price | None = None,
+    verdict: VerdictLength | None = None,
 ) -> str:
     """What a run will ask, said before the first generation and by `--dry-run`: the calls each
     judge gets, and how many of all of them the judge cache answers (`cached`, 0 with the cache
     off). None: not known yet (the requests hold answers not generated): an upper bound.
     `tokens`: the (prompt, completion) tokens of the calls to make, all judges together
-    (`usage.answers_estimate`), said with their cost at `price`."""
+    (`usage.answers_estimate`), said with how a reply's tokens were had (`verdict`) and their
+    cost at `price`."""
     total = calls_each * len(judges)
     if len(judges) == 1:
         head = f"{task}: {calls_each} judge calls to {judges[0]}{suffix}"
@@ -188,7 +190,7 @@ def judge_calls_text(
         )
     else:
         text = f"{head}: {total - cached} to make, {cached} cached"
-    return text if tokens is None else f"{text}; {estimate_text(tokens, price)}"
+    return text if tokens is None else f"{text}; {estimate_text(tokens, price, verdict)}"
 
 
 def jury_roles_in_order(roles: Iterable[str]) -> list[str]:

@@ -3,17 +3,60 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
 from inspect_culture.judging.constraints import VerdictFormat, probe_failure
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS
+from inspect_culture.judging.protocol import Item, JudgeReply, JudgeRequest, Judging
 from inspect_culture.judging.reasons import Failure
 from inspect_culture.judging.redaction import without_userinfo
 
 PREFLIGHT_PROMPT = "Reply with the single word OK."
 PREFLIGHT_TIMEOUT = 30.0  # seconds: the check's own wall-clock limit
 _ENDPOINT_SUFFIXES = ("/chat/completions", "/completions", "/responses")
+# Sent with the check's request, so a server's logs (and the tests' stub) can tell it from the
+# run's judgments; any server ignores a header it does not know, and the body is a judgment's
+CHECK_HEADERS = {"X-Culture-Evals-Check": "preflight"}
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """The one real judgment a judge's check before generation sends (unconstrained): the
+    first item's first judge request, its reference answer standing in for the model's, as the
+    estimate has it. Its reply's `usage` gives the estimate's completion tokens, and its verdict
+    shows the judge answers in the benchmark's format."""
+
+    judging: Judging
+    item: Item
+    request: JudgeRequest
+    requests: int  # the item's requests: the one reply stands in for each when it is read
+
+
+def first_judgment(judging: Judging, items: Iterable[Item]) -> Judgment | None:
+    """The check's judgment: the first item that makes a request (None: none does)."""
+    for item in items:
+        if requests := judging.requests(item, item.get("answer")):
+            return Judgment(judging, item, requests[0], len(requests))
+    return None
+
+
+def verdict_warning(judgment: Judgment, text: str | None, who: str) -> str | None:
+    """One line when the reply to the check's judgment gives no verdict in the benchmark's
+    format; None when it does. A warning, not a refusal: unconstrained, the check refuses no
+    reply (the paper's protocol leaves a reply without a verdict unscored)."""
+    if text is None:
+        return None
+    replies = [JudgeReply(text)] * judgment.requests
+    judged = judgment.judging.outcome(judgment.item, judgment.item.get("answer"), replies)
+    if judged.value is not None:
+        return None
+    return (
+        f"culture-evals: warning: the {who} answered one judgment before generation without a "
+        f"verdict in the benchmark's format ({judged.reason}; it said {text[:120]!r}); going "
+        "on, but each such reply leaves its sample unscored"
+    )
 
 
 @dataclass(frozen=True)

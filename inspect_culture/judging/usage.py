@@ -213,18 +213,63 @@ def estimate_tokens(requests: Iterable[JudgeRequest], completion_each: int) -> t
 
 
 def verdict_tokens(judging: object, max_tokens: int | None = None) -> int:
-    """The completion tokens expected of one judge reply: the benchmark's declared figure
-    (its judging's `verdict_tokens`), else `DEFAULT_VERDICT_TOKENS`, never above the judge's
-    `max_tokens`."""
+    """The completion tokens assumed of one judge reply when none was measured: the
+    benchmark's declared figure (its judging's `verdict_tokens`), else
+    `DEFAULT_VERDICT_TOKENS`, never above the judge's `max_tokens`."""
     declared = getattr(judging, "verdict_tokens", None)
     tokens = declared if isinstance(declared, int) and declared > 0 else DEFAULT_VERDICT_TOKENS
     return min(tokens, max_tokens) if max_tokens else tokens
 
 
-def estimate_text(tokens: tuple[int, int], price: Price | None = None) -> str:
-    """An estimate (prompt, completion) in words, with its cost when priced."""
+@dataclass(frozen=True)
+class VerdictLength:
+    """The completion tokens an estimate counts a judge reply: measured from the one judgment
+    the check before generation sent (`remember_verdict`), or the benchmark's declared figure."""
+
+    tokens: int
+    measured: bool
+
+    def words(self) -> str:
+        return "measured from one judgment" if self.measured else f"assumed {self.tokens} a verdict"
+
+
+# Completion tokens of the check's judgment, by (judge, benchmark): what the provider reported
+_MEASURED: dict[tuple[str, str], int] = {}
+
+
+def judging_name(judging: object) -> str:
+    """The benchmark a judging belongs to, as the measured verdicts are kept by it."""
+    return type(judging).__qualname__
+
+
+def remember_verdict(judge: str, judging: object, usage: TokenUsage | None) -> None:
+    """Keep the completion tokens the provider reported for the check's judgment of `judging`
+    by `judge` (a harness's name for the judge and its endpoint); no `usage`: nothing kept."""
+    if usage is not None and usage.completion > 0:
+        _MEASURED[(judge, judging_name(judging))] = usage.completion
+
+
+def verdict_length(
+    judging: object, max_tokens: int | None = None, judges: Sequence[str] = ()
+) -> VerdictLength:
+    """One reply's completion tokens for an estimate: the judges' measured figures (their mean,
+    for a jury) when every one of `judges` has one, else the declared figure (`verdict_tokens`:
+    no check was made, the judge reported no usage, or a dry run asked no one)."""
+    found = [_MEASURED.get((judge, judging_name(judging))) for judge in judges]
+    if found and all(n is not None for n in found):
+        return VerdictLength(round(sum(found) / len(found)), True)  # type: ignore[arg-type]
+    return VerdictLength(verdict_tokens(judging, max_tokens), False)
+
+
+def estimate_text(
+    tokens: tuple[int, int], price: Price | None = None, verdict: VerdictLength | None = None
+) -> str:
+    """An estimate (prompt, completion) in words, with how the completion was had (`verdict`)
+    and its cost when priced."""
     prompt, completion = tokens
     text = f"estimated {prompt} prompt + {completion} completion tokens"
+    if verdict is not None:
+        text += f" (completion {verdict.words()})"
     if price is not None:
         one = cost({"prompt_tokens": prompt, "completion_tokens": completion}, price)
         text += f", about {one:.4f} at {price.text()} per million"
@@ -237,11 +282,12 @@ def answers_estimate(
     repeats: Repeats | None = None,
     judges: int = 1,
     max_tokens: int | None = None,
+    each: int | None = None,
 ) -> tuple[int, int]:
     """The (prompt, completion) tokens of judging these answers: each answer's requests
-    (`request_tokens`) as often as re-judging judges it, times the judges; each reply the
-    benchmark's expected verdict (`verdict_tokens`)."""
-    each = verdict_tokens(judging, max_tokens)
+    (`request_tokens`) as often as re-judging judges it, times the judges; each reply `each`
+    tokens (`verdict_length`), else the benchmark's declared verdict (`verdict_tokens`)."""
+    each = verdict_tokens(judging, max_tokens) if each is None else each
     prompt = completion = 0
     for item, answer in answers:
         times = repeats.of(item["id"]) if repeats is not None else 1
@@ -257,13 +303,15 @@ def reference_estimate(
     judges: int = 1,
     max_tokens: int | None = None,
     sample: int = ESTIMATE_SAMPLE,
+    each: int | None = None,
 ) -> tuple[int, int]:
     """`answers_estimate` before generation: each item's reference answer (`item["answer"]`)
-    stands in for the model's, not written yet. Over `sample` items at most, spread evenly and
+    stands in for the model's, not written yet; each reply `each` tokens (`verdict_length`) or
+    the declared figure. Over `sample` items at most, spread evenly and
     scaled to all: said when a task loads, it must not delay the first request."""
     listed = list(items)
     chosen = listed[:: max(1, math.ceil(len(listed) / sample))] if sample > 0 else listed
     answers = ((item, item.get("answer")) for item in chosen)
-    prompt, completion = answers_estimate(judging, answers, repeats, judges, max_tokens)
+    prompt, completion = answers_estimate(judging, answers, repeats, judges, max_tokens, each)
     scale = len(listed) / len(chosen) if chosen else 0.0
     return round(prompt * scale), round(completion * scale)

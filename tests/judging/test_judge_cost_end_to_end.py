@@ -33,6 +33,10 @@ pytestmark = pytest.mark.slow
 CARE_JUDGE = "Please serve as"
 PRICE = Price(2.5, 10.0)
 ESTIMATE = re.compile(r"estimated (\d+) prompt \+ (\d+) completion tokens")
+MEASURED = re.compile(
+    r"estimated (\d+) prompt \+ (\d+) completion tokens \(completion measured from one judgment\)"
+)
+ASSUMED = "(completion assumed {} a verdict)"
 
 
 def _results(folder: Path) -> dict[str, Any]:
@@ -51,8 +55,12 @@ def _is_judge(body: dict[str, Any]) -> bool:
 
 
 def _stub_counts(server: StubOpenAIServer, model: str) -> tuple[int, int]:
-    """The prompt and completion tokens the stub reported for `model`'s judge calls."""
-    bodies = [b for b in server.requests if _is_judge(b) and b["model"] == model]
+    """The prompt and completion tokens the stub reported for `model`'s judge calls (the check
+    before generation, one judgment not counted in a run's totals, apart)."""
+    checks = {id(b) for b in server.checks}
+    bodies = [
+        b for b in server.requests if _is_judge(b) and b["model"] == model and id(b) not in checks
+    ]
     prompt = sum(stub_tokens(body_text(b)) for b in bodies)
     completion = sum(stub_tokens(server.responder(b["messages"][-1]["content"], b)) for b in bodies)
     return prompt, completion
@@ -161,11 +169,27 @@ def _judged_later(
     found = ESTIMATE.search(dry)
     assert found is not None, dry
     assert "at 2.5,10 per million" in dry
+    # --dry-run asks no judge: each reply the benchmark's declared verdict, and it says so
+    assert ASSUMED.format(int(found[2]) // max(1, _calls_to_make(dry))) in dry, dry
     server.requests.clear()
+    server.checks.clear()
     assert main(["judge", gen, "-o", str(tmp_path / "judged"), *args]) == 0
     printed = capsys.readouterr()
     record = _results(tmp_path / "judged")["configs"][task]["metadata"]["judge_cost"]
     return (int(found[1]), int(found[2])), printed.out + printed.err, record
+
+
+def _calls_to_make(said: str) -> int:
+    found = re.search(r"(\d+) to make", said)
+    assert found is not None, said
+    return int(found[1])
+
+
+def _measured(printed: str) -> tuple[int, int]:
+    """The estimate a judging printed before judging, its completion measured by the check."""
+    found = MEASURED.search(printed)
+    assert found is not None, printed
+    return int(found[1]), int(found[2])
 
 
 def _within(estimate: int, actual: int, share: float = 0.25) -> bool:
@@ -189,7 +213,12 @@ def test_care_judge_prints_the_totals_and_the_dry_run_estimate_is_within_25_perc
         f"{reported[0]} prompt + {reported[1]} completion tokens, cost" in printed
     )
     assert _within(prompt, totals["prompt_tokens"]), (prompt, totals)
-    assert completion == 20 * CareJudging.verdict_tokens  # an assumption of a real judge's reply
+    assert completion == 20 * CareJudging.verdict_tokens  # --dry-run: declared, said so
+    # judging for real: the check's one judgment measured the reply; the total within 25%
+    prompt, completion = _measured(printed)
+    assert len(server.checks) == 1
+    paid = totals["prompt_tokens"] + totals["completion_tokens"]
+    assert _within(prompt + completion, paid), (prompt, completion, totals)
 
 
 def test_culturesynth_dry_run_estimate_is_within_25_percent(
@@ -198,7 +227,6 @@ def test_culturesynth_dry_run_estimate_is_within_25_percent(
     write_culturesynth_jsonl(tmp_path / "mirror" / "culturesynth" / "culturesynth.jsonl")
     monkeypatch.setenv("INSPECT_CULTURE_DATA_DIR", str(tmp_path / "mirror"))
     monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
-    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_PREFLIGHT", "off")  # the stub knows no probe
     baseline = {"baseline_responses": str(write_stub_baseline(tmp_path / "b.json", model="g"))}
     with StubOpenAIServer(responder=_culturesynth_responder) as server:
         (prompt, completion), printed, record = _judged_later(
@@ -211,4 +239,8 @@ def test_culturesynth_dry_run_estimate_is_within_25_percent(
     assert games == 12  # two orders of the 6 questions with a baseline answer
     assert "culturesynth_all: judge cost: judge_1 (judge): 12 calls" in printed
     assert _within(prompt, totals["prompt_tokens"]), (prompt, totals)
-    assert completion == games * CultureSynthJudging.verdict_tokens
+    assert completion == games * CultureSynthJudging.verdict_tokens  # --dry-run: declared
+    prompt, completion = _measured(printed)  # judging for real: measured by the check
+    assert len(server.checks) == 1
+    paid = totals["prompt_tokens"] + totals["completion_tokens"]
+    assert _within(prompt + completion, paid), (prompt, completion, totals)

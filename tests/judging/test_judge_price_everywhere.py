@@ -68,7 +68,10 @@ def test_one_judge_is_announced_with_the_estimate_and_its_cost(
         {"id": f"q{i}", "category": "literacy", "question": "问题？", "answer": "参考答案。" * i}
         for i in range(1, 4)
     ]
-    judge = {"judge_model": "j", "judge_base_url": CLOSED, "judge_price": "2.5,10"}
+    judge = {
+        "judge_model": "j", "judge_base_url": CLOSED, "judge_price": "2.5,10",
+        "judge_preflight": False,  # no check: each reply the declared verdict
+    }  # fmt: skip
     options = metadata_options(judge)
     with batch.use_task_options("t", options):
         batch.announce_judge_calls(
@@ -80,6 +83,7 @@ def test_one_judge_is_announced_with_the_estimate_and_its_cost(
     money = (prompt * 2.5 + completion * 10) / 1e6
     assert said == (
         "t: 3 judge calls to j (fewer with --limit): 3 to make, 0 cached; estimated "
-        f"{prompt} prompt + {completion} completion tokens, about {money:.4f} at 2.5,10 per million"
+        f"{prompt} prompt + {completion} completion tokens (completion assumed 250 a verdict), "
+        f"about {money:.4f} at 2.5,10 per million"
     )
     assert options.judge_price == Price(2.5, 10.0)

@@ -24,12 +24,7 @@ from inspect_culture.report.build import build_report, write_report
 from inspect_culture.report.records import clear_cache
 from inspect_culture.run_files import inspect_outputs, lm_eval_outputs
 from tests.support.harness_runs import inspect_eval_on_stub, run_lm_eval, stub_grader
-from tests.support.openai_stub import (
-    PREFLIGHT_PROMPT,
-    StubOpenAIServer,
-    care_responder,
-    last_user_text,
-)
+from tests.support.openai_stub import StubOpenAIServer, care_responder, is_check
 
 pytestmark = [pytest.mark.slow]
 
@@ -40,16 +35,18 @@ COUNTS = ("calls", "cached", "prompt_tokens", "completion_tokens")
 
 class UsageSeen:
     """What the stub answered each judge request, its reported `usage`, read off its replies
-    (the stub's own figures, whatever it counts)."""
+    (the stub's own figures, whatever it counts); the check before generation (one judgment,
+    not counted in a run's totals) apart, in `checks`."""
 
     def __init__(self, server: StubOpenAIServer) -> None:
         self.usages: list[dict[str, int]] = []
+        self.checks: list[dict[str, int]] = []
         answer = server._completion
 
         def recording(path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
             status, payload = answer(path, body)
-            if body.get("model") == JUDGE and last_user_text(body) != PREFLIGHT_PROMPT:
-                self.usages.append(dict(payload["usage"]))
+            if body.get("model") == JUDGE:
+                (self.checks if is_check(body) else self.usages).append(dict(payload["usage"]))
             return status, payload
 
         server._completion = recording  # type: ignore[method-assign]
@@ -224,20 +221,24 @@ def test_inspect_says_the_token_estimate_and_cost_before_generation(
     stub: tuple[StubOpenAIServer, UsageSeen],
 ) -> None:
     """One judge, no jury: the call count is said (as lm-eval says it) with the estimate of
-    the prompt tokens, the reference answer standing in for the model's, and its cost at
-    -T judge_price; on the stub the estimate is within 25% of the prompt tokens paid."""
+    the tokens, the reference answer standing in for the model's, each reply's completion
+    measured from the check's one judgment, and its cost at -T judge_price; on the stub the
+    estimate (prompt + completion) is within 25% of the tokens paid."""
     monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
     server, seen = stub
     log = _care(server, tmp_path, judge_price="2.5,10")
     said = capsys.readouterr().err
     pattern = (
         rf"care_zh \(zero_shot\): {len(log.samples)} judge calls to openai-api/stub/{JUDGE} "
-        r"per epoch.*; estimated (\d+) prompt \+ (\d+) completion tokens, about ([\d.]+) at "
-        r"2\.5,10 per million"
+        r"per epoch.*; estimated (\d+) prompt \+ (\d+) completion tokens \(completion "
+        r"measured from one judgment\), about ([\d.]+) at 2\.5,10 per million"
     )
     [(prompt, completion, dollars)] = re.findall(pattern, said)
-    paid = seen.totals()["prompt_tokens"]
-    assert abs(int(prompt) - paid) <= 0.25 * paid, (prompt, paid)
+    paid = seen.totals()
+    [check] = seen.checks  # one judgment before generation, not in the run's totals
+    assert int(completion) == len(log.samples) * check["completion_tokens"]
+    total = paid["prompt_tokens"] + paid["completion_tokens"]
+    assert abs(int(prompt) + int(completion) - total) <= 0.25 * total, (prompt, completion, paid)
     assert float(dollars) == pytest.approx(
         (int(prompt) * 2.5 + int(completion) * 10) / 1e6, abs=1e-4
     )
@@ -247,7 +248,7 @@ def test_inspect_culturesynth_estimate_is_within_a_quarter_of_the_tokens_paid(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """CultureSynth-7: both answer orders of each question with a baseline answer; the
-    reference stands in for the model's answer."""
+    reference stands in for the model's answer; prompt + completion within a quarter."""
     from inspect_culture.culturesynth import culturesynth
     from tests.support.culturesynth_data import (
         is_judge_call,
@@ -277,10 +278,15 @@ def test_inspect_culturesynth_estimate_is_within_a_quarter_of_the_tokens_paid(
         )
     assert log.status == "success", log.error
     said = capsys.readouterr().err
-    [prompt] = re.findall(r"judge calls to openai-api/stub/judge .*; estimated (\d+) prompt", said)
+    pattern = (
+        r"judge calls to openai-api/stub/judge .*; estimated (\d+) prompt \+ (\d+) completion "
+        r"tokens \(completion measured from one judgment\)"
+    )
+    [(prompt, completion)] = re.findall(pattern, said)
     paid = seen.totals()
-    assert paid["calls"] > 0
-    assert abs(int(prompt) - paid["prompt_tokens"]) <= 0.25 * paid["prompt_tokens"], (prompt, paid)
+    assert paid["calls"] > 0 and len(seen.checks) == 1
+    total = paid["prompt_tokens"] + paid["completion_tokens"]
+    assert abs(int(prompt) + int(completion) - total) <= 0.25 * total, (prompt, completion, paid)
     assert inspect_outputs.judge_tokens(Path(log.location)) == {"judge_1": paid}
 
 

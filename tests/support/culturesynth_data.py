@@ -60,7 +60,8 @@ def is_judge_call(body: dict[str, Any]) -> bool:
 
 def judge_reply(prompt: str) -> str:
     """The stub judge's reply to one game's prompt, as `RULINGS` says."""
-    target_first = prompt.index("TARGET") < prompt.index("BASELINE")
+    # the check before generation judges the reference standing in for the target's answer
+    target_first = prompt.find("TARGET") <= prompt.find("BASELINE")
     verdict = {
         "target": "[[A]]" if target_first else "[[B]]",
         "baseline": "[[B]]" if target_first else "[[A]]",

@@ -34,6 +34,10 @@ COMPLETION_PATHS = ("/v1/chat/completions", "/v1/completions")
 # The one-token check both harnesses send before generation: answered "OK" whatever the
 # responder, so responders need not know it (faults, keys and models still apply to it).
 PREFLIGHT_PROMPT = "Reply with the single word OK."
+# The header of the judge's check before generation (`judging/preflight.CHECK_HEADERS`): with it,
+# the check is one real judgment, answered by the responder, but counted as a check, not a
+# judgment (no storm, not `first_judgment_at`, listed in `checks`).
+CHECK_HEADER = "x-culture-evals-check"
 # The request headers of the connection being served (each connection is its own task).
 _REQUEST_HEADERS: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
     "request_headers", default=None
@@ -93,6 +97,13 @@ def prompt_hash_responder(answers: tuple[str, ...] = NORMAD_ANSWERS) -> Responde
     return respond
 
 
+def is_check(body: dict[str, Any]) -> bool:
+    """Whether the request being served is a check before generation (one token, or the one
+    judgment sent with `CHECK_HEADER`)."""
+    headers = _REQUEST_HEADERS.get() or {}
+    return last_user_text(body) == PREFLIGHT_PROMPT or headers.get(CHECK_HEADER) == "preflight"
+
+
 def last_user_text(body: dict[str, Any]) -> str:
     if "messages" in body:
         content = body["messages"][-1]["content"]
@@ -145,6 +156,7 @@ class StubOpenAIServer:
         self.refused: list[str] = []  # paths of requests refused before recording (404, 401)
         self.authorizations: list[str] = []  # the Authorization header of each completion request
         self.requests: list[dict[str, Any]] = []
+        self.checks: list[dict[str, Any]] = []  # the requests that were checks (`is_check`)
         # (model, prompt tokens, completion tokens) of each answered completion, as its `usage`
         self.usages: list[tuple[str, int, int]] = []
         self.in_flight = 0
@@ -212,7 +224,9 @@ class StubOpenAIServer:
             self.requests.append(body)
             if self.first_request_at is None:
                 self.first_request_at = time.time()
-            if self.first_judgment_at is None and last_user_text(body) != PREFLIGHT_PROMPT:
+            if is_check(body):
+                self.checks.append(body)
+            elif self.first_judgment_at is None:
                 self.first_judgment_at = time.time()
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
@@ -302,7 +316,7 @@ class StubOpenAIServer:
                 "model_not_found",
             )
         ratelimit_headers: dict[str, str] = {}
-        if self.storm is not None and last_user_text(body) != PREFLIGHT_PROMPT:
+        if self.storm is not None and not is_check(body):
             with self._lock:
                 began = self._storm_began = self._storm_began or time.monotonic()
                 stormy = self.storm < 0 or time.monotonic() - began < self.storm
@@ -324,7 +338,7 @@ class StubOpenAIServer:
                 }  # fmt: skip
             with self._lock:
                 self.paid.append((time.monotonic(), tokens))
-                self.preflights += last_user_text(body) == PREFLIGHT_PROMPT
+                self.preflights += is_check(body)
         number = self._record(body)
         try:
             fault = self.fault(number, body) if self.fault else None

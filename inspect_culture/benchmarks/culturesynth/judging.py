@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -27,6 +27,22 @@ def pairwise_verdict_format() -> VerdictFormat:
 # reference-guided pairwise prompt asks for an explanation comparing both answers with the
 # reference, then "[[A]]", "[[B]]" or "[[C]]"; about 300 tokens (an assumption: docs/judge.md)
 VERDICT_TOKENS = 300
+
+
+def estimate_items(
+    records: Iterable[Mapping[str, Any]], baseline: Mapping[str, str] | None
+) -> list[Item]:
+    """The questions the judge will see, as the estimate before generation (and the check's
+    one judgment) read them, in both harnesses: each record (its reference under "answer",
+    standing in for the model's) with its baseline answer from the `baseline` file's answers by
+    id. A question the file has no answer for is left out (it makes no judge request); without
+    a file (the `baseline` role answers during the run), the reference stands in for it too."""
+    items = []
+    for record in records:
+        given = baseline.get(str(record["id"])) if baseline is not None else record["answer"]
+        if given is not None:
+            items.append({**record, "id": str(record["id"]), "baseline_answer": given})
+    return items
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from inspect_culture.benchmarks.culturesynth.baseline_responses import read_base
 from inspect_culture.benchmarks.culturesynth.data import load_culturesynth
 from inspect_culture.benchmarks.culturesynth.judging import (
     CultureSynthJudging,
+    estimate_items,
     pairwise_verdict_format,
 )
 from inspect_culture.benchmarks.culturesynth.metrics import culturesynth_metrics
@@ -91,7 +92,10 @@ def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
     record_provenance(task, metadata, provenance, VERSIONS, baseline.provenance())  # once
     with_baseline = [doc["id"] for doc in docs if doc["baseline_answer"] is not None]
     judging = CultureSynthJudging(settings.swap, settings.seed)  # tokens estimated too
-    announce_judge_calls(task, 2 if settings.swap else 1, with_baseline, judging=judging, docs=docs)
+    items = estimate_items(records, baseline.responses)  # the rule Inspect's estimate reads
+    announce_judge_calls(
+        task, 2 if settings.swap else 1, with_baseline, judging=judging, docs=items
+    )
     return {"test": datasets.Dataset.from_list(docs)}
 
 

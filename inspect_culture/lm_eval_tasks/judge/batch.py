@@ -18,7 +18,7 @@ from inspect_culture.judging.constraints import (
     VerdictFormat,
     constraint_record,
 )
-from inspect_culture.judging.http_client import OpenAICompatibleJudge, run_sync
+from inspect_culture.judging.http_client import OpenAICompatibleJudge, judge_key, run_sync
 from inspect_culture.judging.jury import (
     JURY_KEY,
     JuryJudging,
@@ -40,6 +40,7 @@ from inspect_culture.judging.orchestration import (
     judge_names,
     judges_named,
 )
+from inspect_culture.judging.preflight import Judgment, first_judgment
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply, JudgeRequest, Judging
 from inspect_culture.judging.reasons import (
     HOW_TO_JUDGE,
@@ -52,8 +53,10 @@ from inspect_culture.judging.usage import (
     Price,
     cost,
     cost_lines,
+    judging_name,
     reference_estimate,
     run_tokens,
+    verdict_length,
     verdict_tokens,
 )
 from inspect_culture.lm_eval_tasks.compat import simple_evaluate_call
@@ -66,8 +69,12 @@ from inspect_culture.lm_eval_tasks.task_provenance import (
 # A task's judges: one, or a jury (`judge_models`), in the order given
 Jury = tuple[JudgeSettings, ...]
 
-# Judges already checked in this process: (settings, verdict format name or "")
-_CHECKED: set[tuple[JudgeSettings, str]] = set()
+# Judges already checked in this process: (settings, verdict format name or "", the benchmark
+# whose judgment was the check or "")
+_CHECKED: set[tuple[JudgeSettings, str, str]] = set()
+
+# Each task's verdict format, kept when it loads: its check is made when its docs are known
+_TASK_FORMATS: dict[str, VerdictFormat | None] = {}
 
 # Each task's judge options, built from its --metadata when it loads (`load_options`); outside a
 # run, the judges are resolved when the filter first needs them (`_Later`)
@@ -97,17 +104,25 @@ def use_judge_backend(backend: JudgeBackend) -> Iterator[None]:
         _BACKEND.reset(token)
 
 
-def check_judges(options: JudgeOptions, verdict_format: VerdictFormat | None = None) -> None:
-    """Each judge checked by one request, once per process (unless the preflight is off)."""
+def check_judges(
+    options: JudgeOptions,
+    verdict_format: VerdictFormat | None = None,
+    judgment: Judgment | None = None,
+) -> None:
+    """Each judge checked by one request, once per process and benchmark (unless the preflight
+    is off): with a `judgment` (and no verdict constraint, whose probe is then the check), that
+    real judgment, whose reply's tokens the estimate then counts (`usage.remember_verdict`)."""
     if not options.judge_preflight:
         return
     for judge in options.judges:
         fmt = verdict_format if judge.constraint != "none" else None
-        key = (judge, fmt.name if fmt is not None else "")
+        sample = judgment if fmt is None else None
+        benchmark = judging_name(sample.judging) if sample is not None else ""
+        key = (judge, fmt.name if fmt is not None else "", benchmark)
         if key in _CHECKED:
             continue
         client = OpenAICompatibleJudge(judge)
-        if failure := run_sync(lambda: client.preflight(fmt)):  # noqa: B023 - run here
+        if failure := run_sync(lambda: client.preflight(fmt, sample)):  # noqa: B023 - run here
             raise JudgeConfigError(failure)
         run_sync(client.learn_identity)  # the checkpoint the cache's replies come from
         _CHECKED.add(key)
@@ -149,14 +164,15 @@ def keep_task_options(
     options: JudgeOptions,
     verdict_format: VerdictFormat | None = None,
 ) -> None:
-    """After the loader's own checks: the task's judges checked by one request each (in a run
-    that judges), and its options kept for its filter (judges, re-judging) and its count of
-    judge calls; the metadata mappings its judging fills kept too (`judged_slots`)."""
+    """After the loader's own checks: the task's options kept for its filter (judges,
+    re-judging) and its count of judge calls, its judges checked by one request each (in a run
+    that judges) when it announces them (`announce_judge_calls`: the check is one judgment of
+    its first doc); the metadata mappings its judging fills kept too (`judged_slots`)."""
     _TASK_SLOTS.setdefault(task, []).append(judged_slots(task, metadata))
     if run_judges() is None:
         _TASK_OPTIONS[task] = _Later(dict(metadata), verdict_format)
         return
-    check_judges(options, verdict_format)
+    _TASK_FORMATS[task] = verdict_format
     _TASK_OPTIONS[task] = options
 
 
@@ -171,20 +187,27 @@ def announce_judge_calls(
     """A run that judges says, when its task loads (before any generation), how many judge
     calls each judge will get: `requests_each` per judging of each sample id; with `judging`
     and the `docs`, the tokens too (each doc's reference answer standing in for the model's),
-    and their cost when `judge_price` is set. The requests hold the answers, not generated yet:
-    with the cache on, the count is an upper bound."""
+    and their cost when `judge_price` is set. First each judge is checked (`check_judges`), by
+    one judgment of the first doc when there is one: its reply's tokens are each reply's in the
+    estimate. The requests hold the answers, not generated yet: with the cache on, the count is
+    an upper bound."""
     options = _TASK_OPTIONS.get(task)
     if not isinstance(options, JudgeOptions) or not options.judges:
         return
+    sample = first_judgment(judging, docs) if judging is not None else None
+    check_judges(options, _TASK_FORMATS.get(task), sample)
     calls = requests_each * options.repeats.calls(ids)
     cached = None if open_cache() is not None else 0
     models = [j.model for j in options.judges]
-    tokens = None
+    tokens, verdict = None, None
     if judging is not None and docs:
         max_tokens = options.judges[0].max_tokens
-        tokens = reference_estimate(judging, docs, options.repeats, len(models), max_tokens)
+        verdict = verdict_length(judging, max_tokens, [judge_key(j) for j in options.judges])
+        tokens = reference_estimate(
+            judging, docs, options.repeats, len(models), max_tokens, each=verdict.tokens
+        )
     said = judge_calls_text(
-        task, calls, models, " (fewer with --limit)", cached, tokens, options.judge_price
+        task, calls, models, " (fewer with --limit)", cached, tokens, options.judge_price, verdict
     )
     print(said, file=sys.stderr)
 
@@ -323,6 +346,7 @@ def _judging_record(
         JURY_AGREEMENT: agreement_record(figures or {}),
         "lines": cost_lines(tokens, models, price),
         "verdict_tokens": verdict_tokens(judging, options.judges[0].max_tokens),
+        "judging": judging,  # not written: `culture-evals judge` checks its judges with it
     }
 
 
