@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,13 +110,19 @@ def key(
 
 
 class JudgeCache:
-    """Writes batched (Inspect calls it on the event loop); a failure mid-run: a miss, a warning."""
+    """Writes batched (Inspect calls it on the event loop), or committed at once by a writer
+    thread (`commit_soon`); a failure mid-run: a miss, a warning."""
 
     def __init__(self, path: Path, *, flush_every: int = 64, flush_seconds: float = 2.0) -> None:
         self.path = path
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the rows and waiters below; held for microseconds
+        self._db_lock = threading.Lock()  # the connection, through a whole commit
+        self._wake = threading.Condition(self._lock)
+        self._writer: threading.Thread | None = None
         self._flush_every, self._flush_seconds = flush_every, flush_seconds
         self._pending: dict[str, tuple[str, str | None]] = {}
+        self._committing: dict[str, tuple[str, str | None]] = {}  # still readable meanwhile
+        self._waiters: list[Future[None]] = []  # `commit_soon`s whose rows are in `_pending`
         self._last_flush = time.monotonic()
         self._warned = False
         try:
@@ -145,17 +152,37 @@ class JudgeCache:
     def get(self, key: str, judge: str | None = None) -> str | None:
         """The reply, unless it came from another checkpoint than `judge` (both known)."""
         with self._lock:
-            row: tuple[str, str | None] | None = self._pending.get(key)
-            if row is None:
-                try:
+            row: tuple[str, str | None] | None = self._unwritten(key)
+        if row is None:
+            try:
+                with self._db_lock:
                     sql = f"SELECT text, judge FROM {TABLE} WHERE key = ?"
                     row = self._db.execute(sql, (key,)).fetchone()
-                except sqlite3.Error as exc:
-                    self._failed(exc)
-                    return None
-        if row is None or (judge is not None and row[1] is not None and row[1] != judge):
-            return None
-        return redact(row[0])  # a row written before replies were stored redacted
+            except sqlite3.Error as exc:
+                self._failed(exc)
+                return None
+        return _hit(row, judge)
+
+    def _unwritten(self, key: str) -> tuple[str, str | None] | None:
+        """A row not committed yet (pending, or in the commit under way); `_lock` held."""
+        return self._pending.get(key) or self._committing.get(key)
+
+    def get_many(self, keys: Sequence[str], judge: str | None = None) -> list[str | None]:
+        """`get` of each key, in one query a chunk: a batch is looked up before its first
+        request is sent, so this is serial time of the whole batch."""
+        with self._lock:
+            rows = {k: row for k in keys if (row := self._unwritten(k)) is not None}
+        wanted = [k for k in dict.fromkeys(keys) if k not in rows]
+        try:
+            with self._db_lock:
+                for start in range(0, len(wanted), _CHUNK):
+                    chunk = wanted[start : start + _CHUNK]
+                    sql = f"SELECT key, text, judge FROM {TABLE} WHERE key IN ({_marks(chunk)})"
+                    rows.update((k, (t, j)) for k, t, j in self._db.execute(sql, chunk))
+        except sqlite3.Error as exc:
+            self._failed(exc)
+            return [None] * len(keys)
+        return [_hit(rows.get(k), judge) for k in keys]
 
     def put(
         self,
@@ -166,34 +193,75 @@ class JudgeCache:
         secrets: tuple[str, ...] = (),
         at_once: bool = False,
     ) -> None:
-        """Redacted: a server echoing the key must not plant it in a file that other runs replay."""
+        """Redacted: a server echoing the key must not plant it in a file that other runs replay.
+        `at_once`: committed before it returns, in the caller's thread."""
         with self._lock:
             self._pending[key] = (redact(text, secrets), judge)
             due = at_once or time.monotonic() - self._last_flush >= self._flush_seconds
-            if len(self._pending) >= self._flush_every or due:
-                self._flush_locked()
+            if len(self._pending) < self._flush_every and not due:
+                return
+        self.flush()
+
+    def commit_soon(
+        self, key: str, text: str, judge: str | None = None, *, secrets: tuple[str, ...] = ()
+    ) -> Future[None]:
+        """`put`, committed at once by the cache's writer thread (with any rows waiting): the
+        future is done when the row is committed. An event loop awaits it without blocking:
+        a commit takes tens of microseconds, a WAL checkpoint's fsync milliseconds."""
+        committed: Future[None] = Future()
+        with self._lock:
+            self._pending[key] = (redact(text, secrets), judge)
+            self._waiters.append(committed)
+            if self._writer is None:
+                self._writer = threading.Thread(
+                    target=self._write_forever, name="judge-cache-writer", daemon=True
+                )
+                self._writer.start()
+            self._wake.notify()
+        return committed
+
+    def _write_forever(self) -> None:
+        while True:
+            with self._lock:
+                while not self._waiters:
+                    self._wake.wait()
+            try:
+                self.flush()
+            except Exception as exc:  # noqa: BLE001 - the thread must go on: a warning
+                self._failed(exc)
 
     def flush(self) -> None:
-        with self._lock:
-            self._flush_locked()
-
-    def _flush_locked(self) -> None:
-        if self._pending:
-            rows = [(key, text, judge) for key, (text, judge) in self._pending.items()]
-            self._pending.clear()
+        """Commit every pending row in one transaction; then its `commit_soon` futures are done
+        (a failed write too: a warning, the verdicts kept in memory)."""
+        with self._db_lock:
+            with self._lock:
+                self._committing, self._pending = self._pending, {}
+                waiters, self._waiters = self._waiters, []
             try:
-                self._db.execute("BEGIN")
-                self._db.executemany(
-                    f"INSERT OR REPLACE INTO {TABLE} (key, text, judge) VALUES (?, ?, ?)", rows
-                )
-                self._db.execute("COMMIT")
-            except sqlite3.Error as exc:
-                with contextlib.suppress(sqlite3.Error):
-                    self._db.execute("ROLLBACK")
-                self._failed(exc)
-        self._last_flush = time.monotonic()
+                if self._committing:
+                    self._write(self._committing)
+            finally:
+                with self._lock:
+                    self._committing = {}
+                    self._last_flush = time.monotonic()
+                for committed in waiters:  # never left waiting, whatever the write did
+                    committed.set_result(None)
 
-    def _failed(self, exc: sqlite3.Error) -> None:
+    def _write(self, pending: Mapping[str, tuple[str, str | None]]) -> None:
+        """One transaction (`_db_lock` held)."""
+        rows = [(key, text, judge) for key, (text, judge) in pending.items()]
+        try:
+            self._db.execute("BEGIN")
+            self._db.executemany(
+                f"INSERT OR REPLACE INTO {TABLE} (key, text, judge) VALUES (?, ?, ?)", rows
+            )
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+            self._failed(exc)
+
+    def _failed(self, exc: Exception) -> None:
         if not self._warned:
             self._warned = True
             print(
@@ -203,6 +271,20 @@ class JudgeCache:
                 file=sys.stderr,
                 flush=True,
             )
+
+
+_CHUNK = 500  # keys a lookup query (SQLite allows 999 parameters before 3.32)
+
+
+def _marks(keys: Sequence[str]) -> str:
+    return ",".join("?" * len(keys))
+
+
+def _hit(row: tuple[str, str | None] | None, judge: str | None) -> str | None:
+    """A stored row's reply, unless it came from another checkpoint than `judge` (both known)."""
+    if row is None or (judge is not None and row[1] is not None and row[1] != judge):
+        return None
+    return redact(row[0])  # a row written before replies were stored redacted
 
 
 def _why(exc: BaseException) -> str:

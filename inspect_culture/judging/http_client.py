@@ -240,11 +240,13 @@ class OpenAICompatibleJudge:
         cache first (`_cached`)."""
         result = await self._call_with_retries(client, messages, fmt, held_from)
         if self.cache is not None and result.text is not None:
-            # committed before the reply is handed on: a killed `culture-evals judge` resumes
-            # without asking again (WAL, synchronous=NORMAL: no fsync, survives a process kill)
+            # committed before the reply is handed on, so a killed `culture-evals judge` resumes
+            # without asking again; by the cache's writer thread, so that the other judgments
+            # go on meanwhile (a WAL checkpoint's fsync blocks its thread for milliseconds)
             key = self._keys.get(id(messages)) or cache_key(self.settings, messages)
             judge = served_identity(self.settings)
-            self.cache.put(key, result.text, judge, secrets=self.secrets(), at_once=True)
+            committed = self.cache.commit_soon(key, result.text, judge, secrets=self.secrets())
+            await asyncio.wrap_future(committed)
         return readable(result, fmt, self.settings.constraint)
 
     def _cached_all(
