@@ -16,7 +16,7 @@ from inspect_ai.model import get_model
 from inspect_culture.care import care
 from inspect_culture.cqbench import cqbench_ve
 from inspect_culture.culturesynth import culturesynth
-from inspect_culture.inspect_adapter.preflight import PREFLIGHT_PROMPT
+from inspect_culture.judging.usage import TOKENS_KEY
 from tests.support.openai_stub import StubOpenAIServer, care_responder, last_user_text
 
 pytestmark = pytest.mark.slow
@@ -140,7 +140,9 @@ def test_culturesynth_baseline_role_is_checked(tmp_path: Path, full_mirror: Path
     assert len(baseline.requests) == 1
 
 
-def test_one_small_request_per_eval_and_switch_off(tmp_path: Path) -> None:
+def test_one_check_per_eval_and_switch_off(tmp_path: Path) -> None:
+    """The judge's check is one request, a real judgment of the benchmark (the first record,
+    its reference standing in for the answer), not counted among the run's judgments."""
     with (
         StubOpenAIServer(responder=care_responder) as model_server,
         StubOpenAIServer(responder=care_responder) as judge,
@@ -148,17 +150,20 @@ def test_one_small_request_per_eval_and_switch_off(tmp_path: Path) -> None:
         roles = {"grader": _grader(judge.base_url)}
         on = _run(care(language="zh", per_category=2), model_server, tmp_path / "on",
                   model_roles=roles)  # fmt: skip
-        checks = [b for b in judge.requests if last_user_text(b) == PREFLIGHT_PROMPT]
+        checks = judge.checks
         judged = len(judge.requests) - len(checks)
         assert on.status == "success", on.error
-        assert len(checks) == 1 and checks[0]["max_tokens"] == 1
+        assert len(checks) == 1 and last_user_text(checks[0]).startswith("Please serve as")
         assert judged == len(on.samples)
+        tokens = [s.scores["care_judge"].metadata[TOKENS_KEY]["judge_1"] for s in on.samples]
+        assert sum(t["calls"] for t in tokens) == judged  # the check is not in the totals
 
         judge.requests.clear()
+        judge.checks.clear()
         off = _run(care(language="zh", per_category=2, judge_preflight=False), model_server,
                    tmp_path / "off", model_roles=roles)  # fmt: skip
         assert off.status == "success", off.error
-        assert not [b for b in judge.requests if last_user_text(b) == PREFLIGHT_PROMPT]
+        assert not judge.checks  # (its judgments: from the judge cache)
 
 
 def test_preflight_off_lets_an_offline_replay_run(tmp_path: Path) -> None:
@@ -223,5 +228,5 @@ def test_rate_limited_grader_passes_the_check(tmp_path: Path) -> None:
                    model_roles={"grader": _grader(judge.base_url)})  # fmt: skip
     assert log.status == "success", log.error
     assert len(model_server.requests) == 5  # generation went ahead
-    checks = [r for r in judge.requests if r.get("max_tokens") == 1]
+    checks = judge.checks
     assert checks and len(judge.requests) == len(checks) + 5  # every judgment went through

@@ -20,7 +20,7 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import GenerateConfig, get_model
 
 from tests.support.harness_runs import registered_task_name
-from tests.support.openai_stub import PREFLIGHT_PROMPT, StubOpenAIServer, care_responder
+from tests.support.openai_stub import StubOpenAIServer, care_responder
 
 pytestmark = pytest.mark.slow
 INSPECT = Path(sys.executable).parent / "inspect"
@@ -69,7 +69,7 @@ def test_the_check_does_not_count_against_the_message_limit(tmp_path: Path) -> N
         grader = get_model("openai-api/stub/judge", base_url=server.base_url, api_key="k-1234567")
         log = _by_name(server, tmp_path, grader, message_limit=1)
     assert log.status == "success", log.error
-    assert PREFLIGHT_PROMPT in server.prompts()
+    assert len(server.checks) == 1  # the judge's check: one judgment, outside the samples
 
 
 def test_the_first_sample_check_does_not_count_against_the_message_limit(tmp_path: Path) -> None:
@@ -83,7 +83,7 @@ def test_the_first_sample_check_does_not_count_against_the_message_limit(tmp_pat
             care(**CARE_ARGS), server, tmp_path, model_roles={"grader": grader}, message_limit=1
         )
     assert log.status == "success", log.error
-    assert PREFLIGHT_PROMPT in server.prompts()
+    assert len(server.checks) == 1
 
 
 def test_a_batch_grader_is_probed_directly(tmp_path: Path) -> None:
@@ -95,9 +95,9 @@ def test_a_batch_grader_is_probed_directly(tmp_path: Path) -> None:
             config=GenerateConfig(batch=True), responses_api=False,
         )  # fmt: skip
         log = _by_name(server, tmp_path, grader, score=False)
-        prompts = server.prompts()
     assert log.status == "success", log.error
-    assert prompts[0] == PREFLIGHT_PROMPT and server.refused == []  # no /files, no /batches
+    # the check (a judgment) sent first, directly: no /files, no /batches
+    assert server.requests[0] is server.checks[0] and server.refused == []
 
 
 @pytest.mark.parametrize("task", ["inspect_culture/care", "inspect_culture/care.py"])
