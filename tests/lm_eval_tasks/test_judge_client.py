@@ -157,3 +157,47 @@ def test_old_caches_upgraded_by_two_runs_at_once_stay_usable(tmp_path: Path) -> 
     assert JudgeCache(path).get("k") == "Rating: [[7]]"
     with sqlite3.connect(tmp_path / "other.sqlite") as db, pytest.raises(sqlite3.OperationalError):
         add_column(db, "missing_table", "judge TEXT")  # other errors are not swallowed
+
+
+def test_other_judgments_go_on_while_a_verdict_is_committed(tmp_path: Path, monkeypatch) -> None:
+    """A verdict's commit (a WAL checkpoint's fsync: milliseconds) holds the cache's writer
+    thread, not the event loop: the other reply is read while the first commit waits for it.
+    Both verdicts are committed when `judge_all` returns."""
+    import sqlite3
+    import threading
+
+    from inspect_culture.judging import http_client
+
+    path = tmp_path / "judge.sqlite"
+    cache = JudgeCache(path)
+    second_reply_read, first_commit = threading.Event(), {}
+    database = cache._db
+
+    class FirstCommitWaits:
+        """The cache's connection, whose first COMMIT waits until the second reply is read."""
+
+        def __getattr__(self, name: str):
+            return getattr(database, name)
+
+        def execute(self, sql: str, *args):
+            if sql == "COMMIT" and not first_commit:
+                first_commit["other_reply_read"] = second_reply_read.wait(10)
+            return database.execute(sql, *args)
+
+    cache._db = FirstCommitWaits()
+    replies: list[str] = []
+    redact = http_client.redact
+
+    def reading(text: str, secrets: tuple[str, ...] = ()) -> str:
+        replies.append(text)
+        if len(replies) == 2:
+            second_reply_read.set()
+        return redact(text, secrets)
+
+    monkeypatch.setattr(http_client, "redact", reading)  # each reply read goes through it
+    with StubOpenAIServer(responder=lambda p, b: "Rating: [[7]]") as server:
+        results = _judge(server, cache, concurrency=2).judge_all_sync(_batch(2))
+    assert [r.text for r in results] == ["Rating: [[7]]"] * 2
+    assert first_commit == {"other_reply_read": True}
+    rows = sqlite3.connect(path).execute("SELECT text FROM replies").fetchall()
+    assert rows == [("Rating: [[7]]",)] * 2

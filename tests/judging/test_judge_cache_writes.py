@@ -1,0 +1,66 @@
+"""The judge cache's writes and lookups as the lm-eval judge uses them: a verdict committed by
+the writer thread is on disk when its future is done (a kill right after keeps it), and a
+batch's keys are looked up in one query a chunk."""
+
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from inspect_culture.judging.cache import JudgeCache
+
+ROOT = Path(__file__).resolve().parents[2]
+
+KILLED_AFTER_COMMIT = """
+import os, signal, sys
+from pathlib import Path
+from inspect_culture.judging.cache import JudgeCache
+JudgeCache(Path(sys.argv[1])).commit_soon("k", "Rating: [[8]]", "ckpt").result(timeout=60)
+os.kill(os.getpid(), signal.SIGKILL)  # no atexit flush, no connection closed
+"""
+
+
+def test_a_committed_verdict_survives_a_kill(tmp_path: Path) -> None:
+    path = tmp_path / "judge.sqlite"
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_AFTER_COMMIT, str(path)], cwd=ROOT, capture_output=True
+    )
+    assert killed.returncode == -9, killed.stderr
+    rows = sqlite3.connect(path).execute("SELECT key, text, judge FROM replies").fetchall()
+    assert rows == [("k", "Rating: [[8]]", "ckpt")]
+
+
+def test_a_verdict_being_committed_is_read_and_its_key_redacted(tmp_path: Path) -> None:
+    cache = JudgeCache(tmp_path / "judge.sqlite")
+    database, go_on = cache._db, threading.Event()
+
+    class CommitWaits:
+        def __getattr__(self, name: str):
+            return getattr(database, name)
+
+        def execute(self, sql: str, *args):
+            if sql == "COMMIT":
+                assert go_on.wait(10)
+            return database.execute(sql, *args)
+
+    cache._db = CommitWaits()
+    committed = cache.commit_soon("k", "Rating: [[6]] sk-abcdefgh12345", None, secrets=())
+    assert not committed.done()  # its commit waits
+    assert cache.get("k") == "Rating: [[6]] [redacted]"  # pending or mid-commit: still a hit
+    go_on.set()
+    committed.result(timeout=10)
+    rows = sqlite3.connect(cache.path).execute("SELECT text FROM replies").fetchall()
+    assert rows == [("Rating: [[6]] [redacted]",)]
+
+
+def test_get_many_answers_each_key_as_get_does(tmp_path: Path) -> None:
+    cache = JudgeCache(tmp_path / "judge.sqlite")
+    for i in range(1200):  # over two chunks of keys
+        cache.put(f"k{i}", f"Rating: [[{i % 10}]]", "ckpt-a" if i % 2 else None)
+    cache.flush()
+    cache.put("pending", "Rating: [[9]]")  # not committed yet: read all the same
+    keys = ["pending", "absent", *(f"k{i}" for i in range(1200)), "k3", "absent"]
+    for judge in (None, "ckpt-a", "ckpt-b"):
+        assert cache.get_many(keys, judge) == [cache.get(k, judge) for k in keys]
+    assert cache.get_many(["k3", "k4"], "ckpt-b") == [None, "Rating: [[4]]"]
