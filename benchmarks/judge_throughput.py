@@ -55,6 +55,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -477,7 +478,10 @@ def compare(n: int, latency: float, concurrency: int, reps: int, mgqa_template: 
 BREAKDOWN = (
     ("fencing the answer in the judge prompt (judging/fences.py)", "judging/fences.py"),
     ("redaction of secrets (judging/redaction.py)", "judging/redaction.py"),
-    ("cache lookup and write, a commit a verdict (judging/cache.py)", "judging/cache.py"),
+    (
+        "cache lookup and write, a commit a verdict (judging/cache.py, its writer thread)",
+        "judging/cache.py",
+    ),
     ("judge client: body, cache key, retries, pacing (judging/*)", "inspect_culture/judging/"),
     ("lm-eval filter and outcome record (lm_eval_tasks, benchmarks)", "inspect_culture/"),
     ("HTTP (aiohttp, yarl, multidict)", "aiohttp"),
@@ -497,18 +501,41 @@ def _group(filename: str) -> str:
     )
 
 
+class WriterCPU:
+    """CPU seconds of the judge cache's writer thread (its commits), which a `cProfile` of the
+    main thread does not see: each flush it runs is timed by its thread's CPU clock."""
+
+    def __init__(self) -> None:
+        from inspect_culture.judging.cache import JudgeCache
+
+        self.seconds = 0.0
+        flush = JudgeCache.flush
+
+        def timed(cache: JudgeCache) -> None:
+            if threading.current_thread().name != "judge-cache-writer":
+                return flush(cache)
+            began = time.thread_time()
+            try:
+                return flush(cache)
+            finally:
+                self.seconds += time.thread_time() - began
+
+        JudgeCache.flush = timed  # type: ignore[method-assign]
+
+
 def cpu_breakdown(
-    n: int, concurrency: int, judge_url: str, per_judgment: float
+    n: int, concurrency: int, judge_url: str, per_judgment: float, writer: float
 ) -> list[tuple[str, float]]:
     """The lm-eval judge filter's CPU a judgment (ms), split by where the code lives, from a
-    `cProfile` of one more run, timed by CPU: each function's own time goes to its file's
-    group, a builtin's (`~`: sqlite, hashing, JSON in C) to its callers' groups in proportion.
-    Each group's share of the profiled time is applied to `per_judgment` (ms, the unprofiled runs' median), so the
-    parts add up to it."""
+    `cProfile` of one more run, timed by the main thread's CPU: each function's own time goes
+    to its file's group, a builtin's (`~`: sqlite, hashing, JSON in C) to its callers' groups
+    in proportion. Each group's share is applied to `per_judgment` less `writer` (ms, medians
+    of the unprofiled runs: the whole process, and the cache's writer thread, whose commits go
+    to the cache's part), so the parts add up to `per_judgment`."""
     import cProfile
     import pstats
 
-    profile = cProfile.Profile(time.process_time)  # CPU, not the waits on the judge
+    profile = cProfile.Profile(time.thread_time)  # CPU, not the waits on the judge
     profile.enable()
     lm_eval_path(n, 0.0, concurrency, judge_url)
     profile.disable()
@@ -524,9 +551,10 @@ def cpu_breakdown(
             seconds[group] = seconds.get(group, 0.0) + own * edge[2] / edges
     profiled = sum(seconds.values()) or 1.0
     labels = [label for label, _ in BREAKDOWN] + [_REST]
-    return [("total", per_judgment)] + [
-        (label, per_judgment * seconds.get(label, 0.0) / profiled) for label in labels
-    ]
+    main = max(0.0, per_judgment - writer)
+    parts = {label: main * seconds.get(label, 0.0) / profiled for label in labels}
+    parts[BREAKDOWN[2][0]] += per_judgment - main  # the writer thread's commits
+    return [("total", per_judgment), *parts.items()]
 
 
 def lm_eval_compare(n: int, latency: float, concurrency: int, reps: int) -> None:
@@ -535,25 +563,31 @@ def lm_eval_compare(n: int, latency: float, concurrency: int, reps: int) -> None
     os.environ["INSPECT_CULTURE_JUDGE_CACHE"] = os.environ.get("BENCH_JUDGE_CACHE", "")
     walls: list[float] = []
     cpus: list[float] = []
+    writers: list[float] = []
+    writer = WriterCPU()
     with judge_server(latency, reply="Rating: [[7]]\nGRADE: C") as judge_url:
         lm_eval_path(min(n, 20), latency, concurrency, judge_url)  # warm-up
         for rep in range(reps):
             runs: dict[str, Timer] = {}
             for which in ["filter", "client"][:: 1 if rep % 2 == 0 else -1]:
+                writer.seconds = 0.0
                 runs[which] = (
                     lm_eval_path(n, latency, concurrency, judge_url)
                     if which == "filter"
                     else _lm_eval_client_timed(n, concurrency, judge_url)
                 )
+                if which == "filter":
+                    writers.append(writer.seconds / n * 1000)
             walls.append(runs["filter"].wall / runs["client"].wall)
             cpus.append(runs["filter"].cpu / n * 1000)
             print(f"  rep {rep + 1}: filter {runs['filter'].wall:.2f} s "
                   f"({cpus[-1]:.2f} ms CPU a judgment), LocalChatCompletion "
                   f"{runs['client'].wall:.2f} s ({runs['client'].cpu / n * 1000:.2f} ms); "
                   f"wall ratio {walls[-1]:.3f}", flush=True)  # fmt: skip
-        parts = cpu_breakdown(n, concurrency, judge_url, _median(cpus))
+        parts = cpu_breakdown(n, concurrency, judge_url, _median(cpus), _median(writers))
     print(f"median wall ratio, lm-eval judge filter / LocalChatCompletion: {_median(walls):.3f} "
-          f"over {reps} reps; CPU a judgment {_median(cpus):.2f} ms")  # fmt: skip
+          f"over {reps} reps (spread {min(walls):.3f}-{max(walls):.3f}); CPU a judgment "
+          f"{_median(cpus):.2f} ms")  # fmt: skip
     print("CPU a judgment, lm-eval judge filter (instant judge; shares from a cProfile run):")
     for label, ms in parts:
         print(f"  {label:<58} {ms:6.3f} ms")
