@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -245,7 +245,8 @@ class JudgeCache:
                     self._committing = {}
                     self._last_flush = time.monotonic()
                 for committed in waiters:  # never left waiting, whatever the write did
-                    committed.set_result(None)
+                    with contextlib.suppress(InvalidStateError):  # cancelled: nobody waits
+                        committed.set_result(None)
 
     def _write(self, pending: Mapping[str, tuple[str, str | None]]) -> None:
         """One transaction (`_db_lock` held)."""

@@ -64,3 +64,28 @@ def test_get_many_answers_each_key_as_get_does(tmp_path: Path) -> None:
     for judge in (None, "ckpt-a", "ckpt-b"):
         assert cache.get_many(keys, judge) == [cache.get(k, judge) for k in keys]
     assert cache.get_many(["k3", "k4"], "ckpt-b") == [None, "Rating: [[4]]"]
+
+
+def test_a_cancelled_wait_for_a_commit_leaves_the_writer_working(tmp_path: Path, capsys) -> None:
+    """A judgment cancelled while it awaits its commit (a run stopped) cancels its future: the
+    verdict is committed all the same, and the writer goes on with the next, without warning."""
+    cache = JudgeCache(tmp_path / "judge.sqlite")
+    database, go_on = cache._db, threading.Event()
+
+    class CommitWaits:
+        def __getattr__(self, name: str):
+            return getattr(database, name)
+
+        def execute(self, sql: str, *args):
+            if sql == "COMMIT":
+                assert go_on.wait(10)
+            return database.execute(sql, *args)
+
+    cache._db = CommitWaits()
+    first = cache.commit_soon("k1", "Rating: [[1]]")
+    assert first.cancel()
+    go_on.set()
+    cache.commit_soon("k2", "Rating: [[2]]").result(timeout=10)
+    rows = sqlite3.connect(cache.path).execute("SELECT key FROM replies ORDER BY key").fetchall()
+    assert rows == [("k1",), ("k2",)]
+    assert "judge cache" not in capsys.readouterr().err
