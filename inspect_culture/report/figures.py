@@ -51,6 +51,8 @@ RC = {
     "axes.spines.right": False,
     "legend.frameon": False,
     "hatch.linewidth": 0.8,
+    "figure.autolayout": False,  # each figure chooses its layout (see `_save`)
+    "figure.constrained_layout.use": False,
 }
 
 
@@ -234,7 +236,10 @@ def _save(figure: MplFigure, context: _Context, key: str, title: str, caption: s
     png, pdf = context.out_dir / f"{key}.png", context.out_dir / f"{key}.pdf"
     try:
         figure.savefig(png, dpi=150, metadata={"Software": None})
-        figure.set_layout_engine("none")  # the PDF keeps the PNG's layout, not a second solve
+        # the PDF keeps the PNG's layout, not a second solve; with no engine at all (not
+        # "none"), savefig does not draw the figure once more before drawing it (`RC` keeps
+        # matplotlibrc's automatic layouts off, so None means none)
+        figure.set_layout_engine(None)
         figure.savefig(pdf, metadata={"CreationDate": None, "Producer": None})
     finally:
         figure.clear()

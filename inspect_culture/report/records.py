@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_culture.judging.jury import JURY_KEY
+from inspect_culture.judging.usage import run_tokens
 from inspect_culture.report.model import RunInfo
 from inspect_culture.report.section import RecordSource, section_of
 from inspect_culture.run_files import inspect_outputs, lm_eval_outputs
@@ -22,6 +23,8 @@ _THINNED = "Key removed from summary (> 1k)"
 _cache: dict[Path, list[dict[str, Any]]] = {}
 _skipped: dict[Path, list[DamagedLine]] = {}  # an lm-eval samples file's damaged lines, as read
 _tokens: dict[Path, dict[str, dict[str, int]] | None] = {}  # a run's tokens by judge, as read
+# each sample's token record, kept while its outcome records were read: parsed once, not twice
+_found_tokens: dict[Path, list[Any]] = {}
 
 
 class RecordsUnavailable(ValueError):
@@ -65,7 +68,9 @@ def _inspect_records(path: Path, family: RecordSource) -> list[dict[str, Any]]:
     """From the log's sample summaries; a sample thinned out of its summary is read in full."""
     records = []
     try:
-        for sample_id, epoch, metadata in list(summary_score_metadata(path)):
+        rows = list(summary_score_metadata(path))
+        _found_tokens[path] = inspect_outputs.sample_tokens(rows)
+        for sample_id, epoch, metadata in rows:
             found = [_unnest(m, family) for m in metadata]
             if not any(found):
                 found = [_unnest(m, family) for m in score_metadata(path, sample_id, epoch)]
@@ -91,8 +96,13 @@ def _unnest(metadata: Mapping[str, Any] | None, family: RecordSource) -> dict[st
 def _lm_eval_records(path: Path, family: RecordSource) -> list[dict[str, Any]]:
     """Every intact line's record; a damaged line (cut by a killed run, garbage) costs only itself:
     it is kept in `_skipped` for `damaged_lines` to name."""
-    _skipped[path] = []
-    return read_outcome_records(path, family.lm_eval_field, RecordsUnavailable, _skipped[path])
+    _skipped[path], tokens = [], []
+    records = read_outcome_records(
+        path, family.lm_eval_field, RecordsUnavailable, _skipped[path], tokens
+    )
+    if not (tokens and tokens[0] is lm_eval_outputs.TOKENS_UNREAD):
+        _found_tokens[path] = tokens
+    return records
 
 
 def damaged_lines(run: RunInfo) -> list[DamagedLine]:
@@ -143,7 +153,10 @@ def judge_tokens(run: RunInfo) -> dict[str, dict[str, int]] | None:
     if source not in _tokens:
         try:
             if run.harness == "inspect":
-                _tokens[source] = inspect_outputs.judge_tokens(source)
+                found = _found_tokens.pop(source, None)
+                _tokens[source] = inspect_outputs.judge_tokens(source, found)
+            elif (found := _found_tokens.pop(source, None)) is not None:
+                _tokens[source] = run_tokens(found) if found else None
             else:
                 field = _family_field(run)
                 _tokens[source] = lm_eval_outputs.judge_tokens(source, field, RecordsUnavailable)
@@ -168,3 +181,4 @@ def clear_cache() -> None:
     _cache.clear()
     _skipped.clear()
     _tokens.clear()
+    _found_tokens.clear()

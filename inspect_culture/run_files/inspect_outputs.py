@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -80,13 +80,24 @@ def score_metadata(path: Path, sample_id: Any, epoch: int) -> list[Any]:
     return [s.metadata for s in (sample.scores or {}).values()]
 
 
-def judge_tokens(path: Path) -> dict[str, dict[str, int]] | None:
+def sample_tokens(rows: Iterable[tuple[Any, int, list[Any]]]) -> list[tuple[Any, int, Any]]:
+    """(sample id, epoch, token record) of each of `rows` (`summary_score_metadata`) that has
+    one, for `judge_tokens`: a reader that already holds the summaries passes these on instead
+    of parsing them a second time."""
+    return [(i, epoch, found) for i, epoch, m in rows if (found := _tokens_record(m)) is not None]
+
+
+def judge_tokens(
+    path: Path, found: Sequence[tuple[Any, int, Any]] | None = None
+) -> dict[str, dict[str, int]] | None:
     """The run's tokens by judge (`judging/usage.run_tokens`) from each sample's token record
     in its score metadata (`judge_tokens`, one per sample and epoch); None when no sample has
-    one (a run made before judges' tokens were recorded, or one nothing judged)."""
+    one (a run made before judges' tokens were recorded, or one nothing judged). `found`: the
+    log's `sample_tokens`, when its summaries were read already."""
+    if found is None:
+        found = sample_tokens(list(summary_score_metadata(path)))
     records = []
-    for sample_id, epoch, metadata in list(summary_score_metadata(path)):
-        record = _tokens_record(metadata)
+    for sample_id, epoch, record in found:
         if record == THINNED:  # a jury's many judges: over 1 kB, read in full
             record = _tokens_record(score_metadata(path, sample_id, epoch))
         if isinstance(record, Mapping):

@@ -279,13 +279,20 @@ def outcome_records(
     field: str,
     error: Error = DataValidationError,
     skipped: list[DamagedLine] | None = None,
+    tokens: list[Mapping[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """Every line's outcome record (see `outcome_record`), in file order. With `skipped`, a line
     that is no JSON object or whose field holds unreadable text is named there and skipped, else
-    an error; a line without the field's text (e.g. `--predict_only`) has no record to read."""
+    an error; a line without the field's text (e.g. `--predict_only`) has no record to read.
+    `tokens`, when given, gets each line's token record (`judge_tokens_of`) from the same parse
+    (the report needs both; a file of 60 MB is parsed once); a line whose judge reply cannot be
+    read so leaves `tokens` holding only `TOKENS_UNREAD`: `judge_tokens` reads them itself."""
     records = []
     for number, line in sample_lines(path, error, skipped):
-        if (record := outcome_record(line, field)) is not None:
+        record = outcome_record(line, field)
+        if tokens is not None:
+            _collect_tokens(line, record, tokens)
+        if record is not None:
             records.append(record)
         elif isinstance(line.get(field), str):
             why = f"field {field!r} holds no outcome record"
@@ -293,10 +300,31 @@ def outcome_records(
     return records
 
 
+TOKENS_UNREAD: Mapping[str, Any] = {}  # `outcome_records`' tokens: not all could be read there
+
+
+def _collect_tokens(
+    line: Mapping[str, Any], record: dict[str, Any] | None, tokens: list[Mapping[str, Any]]
+) -> None:
+    """The line's token record onto `tokens`; after a line that fails, only `TOKENS_UNREAD`."""
+    if tokens and tokens[-1] is TOKENS_UNREAD:
+        return
+    try:
+        found = _tokens_of(line, record)
+    except Exception:  # noqa: BLE001 (`judge_tokens` reads the file again and says why)
+        tokens[:] = [TOKENS_UNREAD]
+        return
+    if found is not None:
+        tokens.append(found)
+
+
 def judge_reply_of(line: Mapping[str, Any]) -> dict[str, Any]:
     """The judge's record a judged task's filter wrote as the line's filtered response, or {}."""
     try:
-        reply = json.loads((line.get("filtered_resps") or [""])[0] or "{}")
+        text = (line.get("filtered_resps") or [""])[0] or "{}"
+        if isinstance(text, str) and not text.lstrip().startswith("{"):
+            return {}  # an answer, not a record: no JSON object can start otherwise
+        reply = json.loads(text)
     except (json.JSONDecodeError, TypeError):
         return {}
     return reply if isinstance(reply, dict) else {}
@@ -305,10 +333,20 @@ def judge_reply_of(line: Mapping[str, Any]) -> dict[str, Any]:
 def judge_tokens_of(line: Mapping[str, Any], field: str | None = None) -> Mapping[str, Any] | None:
     """A samples line's token record by judge (`judge_tokens`): in the judge's record of the
     filtered response, else in the outcome record under `field`; None when it has none."""
-    record = judge_reply_of(line).get(TOKENS_KEY)
-    if not isinstance(record, Mapping) and field is not None:
-        record = (outcome_record(line, field) or {}).get(TOKENS_KEY)
-    return record if isinstance(record, Mapping) else None
+    found = judge_reply_of(line).get(TOKENS_KEY)
+    if not isinstance(found, Mapping) and field is not None:
+        found = (outcome_record(line, field) or {}).get(TOKENS_KEY)
+    return found if isinstance(found, Mapping) else None
+
+
+def _tokens_of(
+    line: Mapping[str, Any], record: Mapping[str, Any] | None
+) -> Mapping[str, Any] | None:
+    """`judge_tokens_of` with the line's outcome record already read (None: it has none)."""
+    found = judge_reply_of(line).get(TOKENS_KEY)
+    if not isinstance(found, Mapping):
+        found = (record or {}).get(TOKENS_KEY)
+    return found if isinstance(found, Mapping) else None
 
 
 def judge_tokens(

@@ -64,14 +64,21 @@ def resampled_macro_f1(
     """`macro_f1`, same rules, of each row of a (resamples, n) index array: the report's
     bootstraps, in numpy (scikit-learn scores one resample per call)."""
     gold, pred = _codes(golds, preds, labels)
+    # one code per (gold, prediction) pair, -1 ("no label") as 0: a resample's confusion counts
+    # are then one bincount, instead of four comparisons of the whole resample per label
+    side = len(labels) + 1
+    pairs = (gold + 1) * side + (pred + 1)
 
     def statistic(indices: np.ndarray) -> np.ndarray:
-        g, p = gold[indices], pred[indices]
-        zeros = np.zeros(len(indices))
+        k = len(indices)
+        offsets = (np.arange(k) * side * side)[:, None]
+        counts = np.bincount((pairs[indices] + offsets).ravel(), minlength=k * side * side)
+        counts = counts.reshape(k, side, side)  # [resample, gold + 1, prediction + 1]
+        zeros = np.zeros(k)
         f1s = []
-        for code in range(len(labels)):
-            tp = ((g == code) & (p == code)).sum(axis=1)
-            predicted, support = (p == code).sum(axis=1), (g == code).sum(axis=1)
+        for code in range(1, side):
+            tp = counts[:, code, code]
+            predicted, support = counts[:, :, code].sum(axis=1), counts[:, code, :].sum(axis=1)
             precision = np.divide(tp, predicted, out=zeros.copy(), where=predicted > 0)
             recall = np.divide(tp, support, out=zeros.copy(), where=support > 0)
             total = precision + recall
