@@ -268,3 +268,38 @@ def test_module_imports_without_matplotlib(monkeypatch: pytest.MonkeyPatch) -> N
     import inspect_culture.report.figures as reloaded
 
     assert reloaded.model_styles(report_tables())[MINI].colour == OKABE_ITO[1]
+
+
+def test_each_figure_is_laid_out_once_and_drawn_once_per_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three draws a figure: the layout pass before the PNG, the PNG, the PDF (which keeps the
+    PNG's layout: no layout pass of its own, a quarter of the drawing)."""
+    from matplotlib.figure import Figure as MplFigure
+
+    draws: dict[int, int] = {}
+    original = MplFigure.draw
+
+    def counting(self: MplFigure, renderer: object) -> None:
+        draws[id(self)] = draws.get(id(self), 0) + 1
+        original(self, renderer)
+
+    monkeypatch.setattr(MplFigure, "draw", counting)
+    tables = [t for t in report_tables() if t.key in ("culturesynth_secondary", "cqbench")]
+    assert len(draw_figures(tables, tmp_path)) == 2
+    assert sorted(draws.values()) == [3, 3]
+
+
+def test_an_automatic_layout_in_matplotlibrc_changes_no_file(tmp_path: Path) -> None:
+    """The PDF is drawn with no layout engine: a user's `figure.autolayout` or
+    `figure.constrained_layout.use` must not lay it out again."""
+    import matplotlib
+
+    tables = [t for t in report_tables() if t.key in ("culturesynth_secondary", "cqbench")]
+    plain = draw_figures(tables, tmp_path / "plain")
+    for setting in ("figure.autolayout", "figure.constrained_layout.use"):
+        with matplotlib.rc_context({setting: True}):
+            again = draw_figures(tables, tmp_path / setting)
+        for one, two in zip(plain, again, strict=True):
+            assert one.pdf.read_bytes() == two.pdf.read_bytes(), (setting, one.key)
+            assert one.png.read_bytes() == two.png.read_bytes(), (setting, one.key)

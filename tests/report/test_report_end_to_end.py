@@ -316,3 +316,35 @@ def test_cli_lists_runs_without_a_table_but_does_not_fail(
     err = capsys.readouterr().err
     assert f"not in the report {answers}: its tasks have no report table" in err
     assert code == 0
+
+
+def test_each_run_is_parsed_once_with_the_cycle_collector_paused(
+    real_runs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full-scale report's CPU went to parsing: every Inspect log's summaries and every lm-eval
+    samples file are parsed once for the outcome records and the judge's tokens together, and
+    the cyclic garbage collector rests while the records pile up (resumed afterwards)."""
+    import gc
+
+    from inspect_culture.run_files import inspect_outputs, lm_eval_outputs
+
+    reads: dict[str, list[bool]] = {}
+
+    def counted(module: object, name: str) -> None:
+        original = getattr(module, name)
+
+        def reading(path: Path, *args: object, **kwargs: object) -> object:
+            reads.setdefault(str(path), []).append(gc.isenabled())
+            return original(path, *args, **kwargs)
+
+        monkeypatch.setattr(module, name, reading)
+
+    counted(inspect_outputs, "raw_summaries")
+    counted(lm_eval_outputs, "sample_lines")
+    clear_cache()
+    report = build_report([real_runs / "inspect", real_runs / "lm_eval"])
+    assert {"care_judge_cost", "culturesynth_judge_cost"} <= {t.key for t in report.tables}
+    assert any(p.endswith(".eval") for p in reads) and any(p.endswith(".jsonl") for p in reads)
+    assert {p: len(r) for p, r in reads.items() if len(r) != 1} == {}
+    assert not any(enabled for r in reads.values() for enabled in r)
+    assert gc.isenabled()

@@ -62,3 +62,38 @@ def test_chunked_draws_are_the_single_draw(monkeypatch, chunk: int) -> None:
     assert got.shape == (101,) and (got == expected).all()
     rows = bootstrap.resampled(values.size, lambda i: i.sum(axis=1), resamples=101, seed=3)
     assert (rows == indices.sum(axis=1)).all()
+
+
+def test_the_kept_draw_is_the_draw(monkeypatch) -> None:
+    """A second bootstrap of the same (size, resamples, seed) gets the very indices (int64) the
+    seeded draw gives, without drawing again (a report bootstraps many cells of the same
+    questions); another size or seed draws afresh, and an unseeded bootstrap is never kept."""
+    from inspect_culture.stats import bootstrap
+
+    monkeypatch.setattr(bootstrap, "_kept", None, raising=False)
+    monkeypatch.setattr(bootstrap, "_CHUNK_ELEMENTS", 50)  # several chunks
+    draws = []
+    real = np.random.default_rng
+    monkeypatch.setattr(
+        np.random, "default_rng", lambda seed=None: draws.append(seed) or real(seed)
+    )
+    expected = real(4).integers(0, 9, size=(120, 9))
+    seen: list[np.ndarray] = []
+
+    def statistic(indices: np.ndarray) -> np.ndarray:
+        seen.append(indices)
+        return indices.sum(axis=1)
+
+    for _ in range(2):
+        seen.clear()
+        got = bootstrap.resampled(9, statistic, resamples=120, seed=4)
+        assert (got == expected.sum(axis=1)).all()
+        assert all(chunk.dtype == np.int64 for chunk in seen)
+        assert (np.concatenate(seen) == expected).all()
+    assert draws == [4]
+    bootstrap.resampled(9, statistic, resamples=120, seed=5)
+    bootstrap.resampled(8, statistic, resamples=120, seed=5)
+    assert draws == [4, 5, 5]
+    bootstrap.resampled(9, statistic, resamples=120, seed=None)
+    bootstrap.resampled(9, statistic, resamples=120, seed=None)
+    assert draws == [4, 5, 5, None, None]

@@ -49,3 +49,29 @@ def test_resampled_macro_f1_is_macro_f1_of_each_resample() -> None:
     for row, value in zip(indices, statistic(indices), strict=True):
         expected = cls.macro_f1([golds[i] for i in row], [preds[i] for i in row], labels)
         assert value == pytest.approx(expected)
+
+
+def test_resampled_macro_f1_is_exactly_the_per_label_counts() -> None:
+    """The resampled statistic (one bincount of gold and prediction pairs) gives, to the last
+    bit, the F1s of each label's counts: unparsed (None) and unknown predictions and golds
+    count for no label."""
+    import numpy as np
+
+    labels = ("yes", "no", "neutral")
+    pool = ["yes", "no", "neutral", "other", None]
+    rng = np.random.default_rng(11)
+    for n in (1, 7, 300):
+        golds = [pool[i] for i in rng.integers(0, 4, n)]
+        preds = [pool[i] for i in rng.integers(0, 5, n)]
+        indices = rng.integers(0, n, size=(40, n))
+        got = cls.resampled_macro_f1(golds, preds, labels)(indices)
+        for row, value in zip(indices, got, strict=True):
+            f1s = []
+            for label in labels:
+                gold = [golds[i] == label for i in row]
+                pred = [preds[i] == label for i in row]
+                tp = sum(g and p for g, p in zip(gold, pred))
+                p = np.float64(tp) / sum(pred) if sum(pred) else 0.0
+                r = np.float64(tp) / sum(gold) if sum(gold) else 0.0
+                f1s.append(2 * p * r / (p + r) if p + r else 0.0)
+            assert value == np.mean(f1s)
