@@ -46,7 +46,8 @@ def test_models_and_roles_get_neutral_defaults_before_generating(
             max_retries=1,
         )  # fmt: skip
     assert log.status == "success", log.error
-    assert len(seen) == 10  # 5 answers, 5 judgments: the provider did the work
+    # 5 answers, 5 judgments and the judge's check (one judgment): the provider did the work
+    assert len(seen) == 11
     assert set(seen) == {("vllm", "vllm")}  # set before the first request of either model
     # by the judge checks' solver: one solver span before generation, not one per check
     for sample in log.samples:

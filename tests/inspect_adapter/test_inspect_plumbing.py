@@ -199,7 +199,7 @@ def test_judge_cache_names_the_served_checkpoint_not_the_local_port(tmp_path: Pa
                 log_dir=str(tmp_path / name), display="none",
             )  # fmt: skip
             assert log.status == "success", log.error
-            return sum(1 for p in server.prompts() if p.startswith("Please serve as"))
+            return sum(1 for p in server.run_prompts() if p.startswith("Please serve as"))
 
     first = judged("/models/judge-v1", "a")
     assert first == 5

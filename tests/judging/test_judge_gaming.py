@@ -468,8 +468,11 @@ def test_the_culturesynth_judges_take_a_planted_verdict_from_an_unneutralised_pr
 
 def _cs_responder(judges: Rotation, answers: Rotation) -> Callable[[str, Any], str]:
     from tests.support.culturesynth_data import is_judge_call
+    from tests.support.openai_stub import is_check
 
     def respond(prompt: str, body: dict[str, Any]) -> str:
+        if is_check(body):  # the check before generation: a plain verdict, no judge used up
+            return "Both are fine. [[C]]"
         if is_judge_call(body):
             name = judges.next()
             judges.used[name] += 1

@@ -38,7 +38,7 @@ def _seeded_judge(prompt: str, body: dict[str, Any]) -> str:
 def _judge_calls(server: StubOpenAIServer) -> list[str]:
     return sorted(
         json.dumps(r["messages"]) + str(r.get("seed"))
-        for r in server.requests
+        for r in server.run_requests()  # the check before generation apart
         if r["messages"][-1]["content"].startswith("Please serve as")
     )
 

@@ -18,7 +18,7 @@ JUDGE_PREFIX = "Please serve as"
 def _judged_by(server: StubOpenAIServer) -> list[str]:
     return [
         body["model"]
-        for body in server.requests
+        for body in server.run_requests()  # the check before generation apart
         if JUDGE_PREFIX in str(body["messages"]) and body.get("max_tokens", 0) > 1
     ]
 

@@ -219,6 +219,16 @@ class StubOpenAIServer:
         with self._lock:
             return [last_user_text(body) for body in self.requests]
 
+    def run_requests(self) -> list[dict[str, Any]]:
+        """`requests` without the checks before generation (`checks`): the run's own."""
+        with self._lock:
+            checks = {id(body) for body in self.checks}
+            return [body for body in self.requests if id(body) not in checks]
+
+    def run_prompts(self) -> list[str]:
+        """`prompts` without the checks before generation (`checks`): the run's own requests."""
+        return [last_user_text(body) for body in self.run_requests()]
+
     def _record(self, body: dict[str, Any]) -> int:
         with self._lock:
             self.requests.append(body)

@@ -194,8 +194,9 @@ def announce_judge_calls(
     options = _TASK_OPTIONS.get(task)
     if not isinstance(options, JudgeOptions) or not options.judges:
         return
-    sample = first_judgment(judging, docs) if judging is not None else None
-    check_judges(options, _TASK_FORMATS.get(task), sample)
+    if task in _TASK_FORMATS:  # loaded in a run that judges (`keep_task_options`)
+        sample = first_judgment(judging, docs) if judging is not None else None
+        check_judges(options, _TASK_FORMATS[task], sample)
     calls = requests_each * options.repeats.calls(ids)
     cached = None if open_cache() is not None else 0
     models = [j.model for j in options.judges]

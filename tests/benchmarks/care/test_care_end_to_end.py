@@ -17,7 +17,7 @@ from tests.support.harness_runs import (
     run_lm_eval,
     stub_grader,
 )
-from tests.support.openai_stub import StubOpenAIServer, care_responder
+from tests.support.openai_stub import StubOpenAIServer, care_responder, is_check
 
 pytestmark = [pytest.mark.slow, pytest.mark.compat]
 ZH = {"language": "zh", "prompting": "zero_shot"}  # care_zh's variant
@@ -25,7 +25,7 @@ JUDGE_PREFIX = "Please serve as"
 
 
 def _judge_calls(server: StubOpenAIServer) -> int:
-    return sum(p.startswith(JUDGE_PREFIX) for p in server.prompts())
+    return sum(p.startswith(JUDGE_PREFIX) for p in server.run_prompts())  # no check
 
 
 def _inspect_metrics(log) -> dict[str, float]:
@@ -107,7 +107,7 @@ def test_unparsable_and_failed_judgments_are_unscored_not_zero(tmp_path: Path, m
         return "no verdict here" if prompt.startswith(JUDGE_PREFIX) else "answer"
 
     def fault(number: int, body) -> int | None:  # every other judge call fails outright
-        judging = body["messages"][-1]["content"].startswith(JUDGE_PREFIX)
+        judging = body["messages"][-1]["content"].startswith(JUDGE_PREFIX) and not is_check(body)
         return 500 if judging and number % 2 == 0 else None
 
     with StubOpenAIServer(responder=responder, fault=fault) as server:

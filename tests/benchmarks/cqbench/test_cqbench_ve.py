@@ -96,7 +96,7 @@ def _requests(server: StubOpenAIServer, marker: str) -> list[list[dict[str, str]
     return sorted(
         (
             [{"role": m["role"], "content": m["content"]} for m in body["messages"]]
-            for body in server.requests
+            for body in server.run_requests()  # the check before generation apart
             if marker in body["messages"][-1]["content"]
         ),
         key=json.dumps,
@@ -291,7 +291,7 @@ def test_ve_rejudging_parity(mirror, tmp_path: Path) -> None:
             model_roles={"grader": stub_grader(inspect_server)},
         )
         inspect_seeds = sorted(
-            b["seed"] for b in inspect_server.requests if "ground truth" in str(b)
+            b["seed"] for b in inspect_server.run_requests() if "ground truth" in str(b)
         )
     assert log.status == "success", log.error
     ours = _metrics(log)
@@ -305,7 +305,7 @@ def test_ve_rejudging_parity(mirror, tmp_path: Path) -> None:
             "judge_repeats": 3,
         }
         results = run_lm_eval(lm_server, ["cqbench_ve_ethical"], metadata)
-        lm_seeds = sorted(b["seed"] for b in lm_server.requests if "ground truth" in str(b))
+        lm_seeds = sorted(b["seed"] for b in lm_server.run_requests() if "ground truth" in str(b))
     theirs = lm_eval_all_metrics(results, "cqbench_ve_ethical", "judged")
     _assert_same_numbers(ours, theirs)
     stories = len(log.samples)
