@@ -244,3 +244,28 @@ def test_culturesynth_dry_run_estimate_is_within_25_percent(
     assert len(server.checks) == 1
     paid = totals["prompt_tokens"] + totals["completion_tokens"]
     assert _within(prompt + completion, paid), (prompt, completion, totals)
+
+
+@pytest.mark.parametrize("task", ["care_zh", "culturesynth_all"])
+def test_lm_eval_estimate_before_generation_is_within_25_percent(
+    task: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """lm-eval itself: the estimate said when the task loads, each reply measured by the check's
+    one judgment, lies within 25% of the tokens the run then paid, prompt and completion
+    together; the check is not among the run's calls."""
+    monkeypatch.setenv("INSPECT_CULTURE_JUDGE_CACHE", "off")
+    responder, extra = care_responder, {"per_category": 1}
+    if task == "culturesynth_all":
+        write_culturesynth_jsonl(tmp_path / "mirror" / "culturesynth" / "culturesynth.jsonl")
+        monkeypatch.setenv("INSPECT_CULTURE_DATA_DIR", str(tmp_path / "mirror"))
+        baseline = write_stub_baseline(tmp_path / "b.json", model="g")
+        responder, extra = _culturesynth_responder, {"baseline_responses": str(baseline)}
+    with StubOpenAIServer(responder=responder) as server:
+        judge = {"judge_model": "judge", "judge_base_url": server.base_url, **extra}
+        run_lm_eval(server, [task], judge, output_path=tmp_path / "out")
+        reported, checks = _stub_counts(server, "judge"), len(server.checks)
+    prompt, completion = _measured(capsys.readouterr().err)
+    totals = _results(tmp_path / "out")["configs"][task]["metadata"]["judge_cost"]
+    paid = totals["judges"]["judge_1"]
+    assert (paid["prompt_tokens"], paid["completion_tokens"]) == reported and checks == 1
+    assert _within(prompt + completion, sum(reported)), (prompt, completion, reported)
