@@ -181,11 +181,20 @@ def build_inputs(work: Path, rows: int, runs: int, concurrency: int) -> dict[str
 # --- the measured work -------------------------------------------------------------------
 
 
+def cold() -> None:
+    """What one `culture-evals report` process starts without: records read, a kept draw."""
+    from inspect_culture.report import records
+    from inspect_culture.stats.bootstrap import forget_kept_draw
+
+    records.clear_cache()
+    forget_kept_draw()
+
+
 def ours_one_log(path: Path) -> int:
     from inspect_culture.report import records
     from inspect_culture.report.inspect_logs import read_inspect_log
 
-    records.clear_cache()
+    cold()
     run = read_inspect_log(path)
     return len(records.outcome_records(run))
 
@@ -231,10 +240,9 @@ def timed_readers(parts: dict[str, float]) -> Iterator[None]:
 
 def ours_folder(folder: Path) -> tuple[Any, dict[str, float]]:
     """The report and the seconds its sample readers took, by harness."""
-    from inspect_culture.report import records
     from inspect_culture.report.build import build_report
 
-    records.clear_cache()
+    cold()
     parts = dict.fromkeys(READERS.values(), 0.0)
     with timed_readers(parts):
         return build_report([folder]), parts
@@ -268,18 +276,22 @@ def write_outputs(report: Any, out: Path, formats: tuple[str, ...]) -> None:
 
 
 def figures_only(report: Any, out: Path) -> None:
-    """What `write_report` does first for html, md and figures."""
+    """What `write_report` does first for html, md and figures (the cycle collector paused)."""
+    from inspect_culture.report.build import cycle_collector_paused
     from inspect_culture.report.figures import draw_figures
 
     shutil.rmtree(out, ignore_errors=True)
-    report.figures = draw_figures(report.tables, out / "figures")
+    with cycle_collector_paused():
+        report.figures = draw_figures(report.tables, out / "figures")
 
 
 def pages_only(report: Any, out: Path) -> None:
     """What `write_report` does next: the pages, embedding the figures already drawn."""
+    from inspect_culture.report.build import cycle_collector_paused
     from inspect_culture.report.render import write_outputs as render
 
-    render(report, out, ("html", "md"))
+    with cycle_collector_paused():
+        render(report, out, ("html", "md"))
 
 
 def median_time(repeat: int, work: Callable[[], Any]) -> tuple[float, list[Any]]:

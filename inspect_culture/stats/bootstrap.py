@@ -55,6 +55,12 @@ def _draws(size: int, resamples: int, seed: Any, rows: int) -> Iterator[np.ndarr
         _kept = (key, chunks)
 
 
+def forget_kept_draw() -> None:
+    """Draw afresh next time (a benchmark timing a cold report; memory back)."""
+    global _kept
+    _kept = None
+
+
 def bootstrap_means(
     values: Sequence[float], *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
 ) -> np.ndarray:
