@@ -8,6 +8,7 @@ import sys
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import anyio
 from inspect_ai.event import ModelEvent
@@ -181,8 +182,10 @@ class CostEstimate:
             self.judging, self.items, self.repeats, judges, max_tokens, each=each
         )
 
+    @cached_property
     def judgment(self) -> Judgment | None:
-        """The judge check's one judgment (`preflight.first_judgment`)."""
+        """The judge check's one judgment (`preflight.first_judgment`), made once: every
+        sample's first solver asks for it."""
         return first_judgment(self.judging, self.items)
 
 
@@ -268,7 +271,7 @@ def _jury_and_probes(
     if not options.judge_preflight:
         options = replace(options, judge_constraint="none")
     constraint = options.judge_constraint
-    judgment = estimate.judgment() if estimate is not None and options.judge_preflight else None
+    judgment = estimate.judgment if estimate is not None and options.judge_preflight else None
     try:
         open_cache()
         jury: list[tuple[str, Model, Probe | Sample | None]] = []
