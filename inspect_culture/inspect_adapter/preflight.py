@@ -53,7 +53,7 @@ KNOBS = Knobs(
     "OPENAI_API_KEY, or model_args api_key)",
     base_url="base_url",
     concurrency="--max-connections",
-    switch_off="a one-token check before generation; -T judge_preflight=false switches it off",
+    switch_off="a one-request check before generation; -T judge_preflight=false switches it off",
 )
 
 

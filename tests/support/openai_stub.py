@@ -144,7 +144,7 @@ class StubOpenAIServer:
         self.api_key = api_key  # None: no key checked
         # a hosted API's rate limits (429 beyond them, x-ratelimit-* headers); None: no limits
         self.buckets = Buckets(limits) if limits is not None else None
-        # a 429 storm: every completion (the one-token check before generation excepted) for
+        # a 429 storm: every completion (the checks before generation excepted) for
         # `storm` seconds from the first (< 0: forever) refused with 429 and Retry-After,
         # unrecorded and unpaid, as a provider does while a quota is spent
         self.storm, self.storm_retry_after = storm, storm_retry_after
@@ -152,7 +152,7 @@ class StubOpenAIServer:
         self.limited = 0  # requests refused with 429 by the limits (not recorded, not paid)
         # (monotonic time, tokens charged) of each admitted request
         self.paid: list[tuple[float, int]] = []
-        self.preflights = 0  # admitted one-token checks before generation
+        self.preflights = 0  # admitted checks before generation (`is_check`)
         self.refused: list[str] = []  # paths of requests refused before recording (404, 401)
         self.authorizations: list[str] = []  # the Authorization header of each completion request
         self.requests: list[dict[str, Any]] = []
@@ -162,7 +162,9 @@ class StubOpenAIServer:
         self.in_flight = 0
         self.max_in_flight = 0  # most requests being answered at the same time
         self.first_request_at: float | None = None  # wall clock, for benchmarks
-        self.first_judgment_at: float | None = None  # the same, not counting one-token checks
+        self.first_judgment_at: float | None = (
+            None  # the same, not counting the checks (`is_check`)
+        )
         self.last_response_at: float | None = None
         # seconds from arrival to answer written, summed over answered requests: the latency the
         # server really gave (its timer wakes late), for a benchmark's attainable ideal
