@@ -42,6 +42,7 @@ HARNESS_HATCH = {"lm-eval": "////"}
 # Win / tie / loss are outcomes, not models: greys, so no outcome looks like a model's colour.
 OUTCOME_COLOURS = {"win_rate": "#3b3b3b", "tie_rate": "#9e9e9e", "loss_rate": "#dcdcdc"}
 SUMMARY_COLUMNS = frozenset({"overall", "weighted_average"})
+PNG_DPI = 150
 RC = {
     "pdf.fonttype": 42,  # TrueType (Type 42): text stays text, selectable in LaTeX output
     "ps.fonttype": 42,
@@ -51,7 +52,7 @@ RC = {
     "axes.spines.right": False,
     "legend.frameon": False,
     "hatch.linewidth": 0.8,
-    "figure.autolayout": False,  # each figure chooses its layout (see `_save`)
+    "figure.autolayout": False,  # each figure is laid out once, by `_save`
     "figure.constrained_layout.use": False,
 }
 
@@ -232,14 +233,19 @@ def _new_figure(width: float, height: float) -> MplFigure:
 
 
 def _save(figure: MplFigure, context: _Context, key: str, title: str, caption: str) -> Figure:
-    """Write PNG and PDF without timestamps or version strings, so reruns give equal files."""
+    """Write PNG and PDF without timestamps or version strings, so reruns give equal files.
+
+    The constrained layout is solved once, at the PNG's resolution, before either file; both
+    files are then drawn with no layout engine, so `savefig` draws each once (with an engine,
+    it first draws the whole figure once more to lay it out). `RC` keeps matplotlibrc's
+    automatic layouts off, so no engine means none."""
     png, pdf = context.out_dir / f"{key}.png", context.out_dir / f"{key}.pdf"
     try:
-        figure.savefig(png, dpi=150, metadata={"Software": None})
-        # the PDF keeps the PNG's layout, not a second solve; with no engine at all (not
-        # "none"), savefig does not draw the figure once more before drawing it (`RC` keeps
-        # matplotlibrc's automatic layouts off, so None means none)
+        figure.set_dpi(PNG_DPI)  # text measured as the PNG draws it
+        if (engine := figure.get_layout_engine()) is not None:
+            engine.execute(figure)
         figure.set_layout_engine(None)
+        figure.savefig(png, dpi=PNG_DPI, metadata={"Software": None})
         figure.savefig(pdf, metadata={"CreationDate": None, "Producer": None})
     finally:
         figure.clear()
