@@ -171,6 +171,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         _deselect(config, items, lambda item: _pass_of(item) == wanted)
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Skip importing a test file none of whose tests the --serial-tests pass runs: collecting
+    every module costs a pass about 12 s of CPU (inspect_ai, lm-eval), which the short passes
+    (the timing-bound one runs alone, on the critical path) paid three times a CI run. What each
+    pass runs is unchanged: the tests of such a file were deselected before."""
+    wanted = config.getoption("--serial-tests", default=None)
+    name = collection_path.name
+    if not wanted or not (name.startswith("test_") and name.endswith(".py")):
+        return None
+    if wanted == "only":
+        return name not in SERIAL_TESTS or None
+    if wanted == "beside":
+        return name not in BESIDE_TESTS or None
+    # the main pass: a file whose every test runs in one of the other two passes
+    return (BESIDE_TESTS.get(name) is ALL and name not in SERIAL_TESTS) or None
+
+
 def _pass_of(item: pytest.Item) -> str:
     """The --serial-tests pass a test runs in: "only" (timing-bound), "beside" or "skip"."""
     if item.get_closest_marker("serial") is not None:

@@ -38,12 +38,16 @@ def test_every_listed_test_is_found(table: dict[str, frozenset[str]], name: str)
 
 
 def _collected(*args: str) -> list[str]:
-    done = subprocess.run(
+    done = _collect(*args)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return [line for line in done.stdout.splitlines() if "::" in line]
+
+
+def _collect(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return [line for line in done.stdout.splitlines() if "::" in line]
 
 
 def test_the_two_passes_split_a_file_between_them() -> None:
@@ -67,3 +71,15 @@ def test_the_documented_commands_run_in_a_pass_of_their_own() -> None:
     alone = _collected(*targets, "--serial-tests=only")
     others = _collected(*targets, "--serial-tests=skip")
     assert sorted(beside + alone + others) == sorted(every)
+
+
+def test_a_pass_imports_only_the_files_it_runs_tests_of() -> None:
+    """Found in a folder (as the passes find every file), the documented commands' file is not
+    even imported for the timing-bound pass (tests/conftest.py, pytest_ignore_collect): it was
+    collected and its tests deselected, about 12 s of imports per pass over the whole suite."""
+    [docs] = TESTS.rglob("test_documented_commands.py")
+    folder = str(docs.parent.relative_to(ROOT))
+    done = _collect(folder, "--serial-tests=only")
+    assert done.returncode == 5, done.stdout[-3000:] + done.stderr[-3000:]  # none collected
+    assert "deselected" not in done.stdout, done.stdout[-3000:]
+    assert _collected(folder, "--serial-tests=beside")  # the pass that runs them finds them
