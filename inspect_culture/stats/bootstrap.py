@@ -30,18 +30,32 @@ def resampled(
 ) -> np.ndarray:
     """`statistic` of (k, size) resample indices, over `resamples` rows drawn in chunks: the
     seeded draws are the very ones a single (resamples, size) draw gives, in the same order."""
+    return _resampled(size, statistic, resamples, seed, np.int64)
+
+
+def _resampled(
+    size: int,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    resamples: int,
+    seed: Any,
+    kept_as: type | None,
+) -> np.ndarray:
+    """`resampled`; `kept_as`: the dtype a kept draw's chunks are given in (None: as kept, an
+    unsigned type that serves only to index, and halves a mean's time: no int64 copy)."""
     rows = max(1, _CHUNK_ELEMENTS // max(size, 1))
-    parts = [statistic(indices) for indices in _draws(size, resamples, seed, rows)]
+    parts = [statistic(indices) for indices in _draws(size, resamples, seed, rows, kept_as)]
     return np.concatenate(parts) if parts else np.empty(0)
 
 
-def _draws(size: int, resamples: int, seed: Any, rows: int) -> Iterator[np.ndarray]:
+def _draws(
+    size: int, resamples: int, seed: Any, rows: int, kept_as: type | None
+) -> Iterator[np.ndarray]:
     """The seeded (<= rows, size) index chunks, int64 as `Generator.integers` draws them; the
-    last draw is kept (`_KEEP_ELEMENTS`) and given again as the same values."""
+    last draw is kept (`_KEEP_ELEMENTS`) and given again: the same values, as `kept_as`."""
     global _kept
     key = (size, resamples, seed, rows)
     if _kept is not None and _kept[0] == key:
-        yield from (chunk.astype(np.int64) for chunk in _kept[1])
+        yield from (chunk if kept_as is None else chunk.astype(kept_as) for chunk in _kept[1])
         return
     keep = 0 < size * resamples <= _KEEP_ELEMENTS and isinstance(seed, (int, np.integer))
     compact = np.uint16 if size <= 1 << 16 else np.uint32  # indices are below `size`
@@ -68,9 +82,7 @@ def bootstrap_means(
     data = np.asarray(values, dtype=float)
     if data.size == 0:
         return np.empty(0)
-    return resampled(
-        data.size, lambda indices: data[indices].mean(axis=1), resamples=resamples, seed=seed
-    )
+    return _resampled(data.size, lambda indices: data[indices].mean(axis=1), resamples, seed, None)
 
 
 def percentile_interval(statistics: Sequence[float], level: float = 0.95) -> tuple[float, float]:
