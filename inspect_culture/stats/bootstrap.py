@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -13,12 +14,13 @@ DEFAULT_SEED = 0
 
 # index elements drawn at once: (1000, 19,360) at once is 155 MB and five times slower
 _CHUNK_ELEMENTS = 1 << 20
-# The last draw is kept (compactly) when it has at most this many elements: a seeded draw
-# depends only on (size, resamples, seed), and a report bootstraps many statistics of the same
-# questions in a row (NormAd's cells of 2,633 questions, CultureSynth-7's rates of 16,594):
-# drawing them is most of the bootstrap's time. 1 << 24 elements keep at most 32 MB.
+# The latest draws are kept (compactly), at most this many index elements in all: a seeded
+# draw depends only on (size, resamples, seed), and a report bootstraps many statistics of the
+# same questions, a few sizes in turn (NormAd's cells of 2,633 questions between its clusters'
+# smaller ones, CultureSynth-7's rates of 16,594): drawing them was most of the bootstrap's
+# time. 1 << 24 elements keep at most 32 MB.
 _KEEP_ELEMENTS = 1 << 24
-_kept: tuple[tuple[int, int, Any, int], list[np.ndarray]] | None = None
+_kept: OrderedDict[tuple[int, int, Any, int], list[np.ndarray]] = OrderedDict()
 
 
 def resampled(
@@ -51,13 +53,14 @@ def _draws(
     size: int, resamples: int, seed: Any, rows: int, kept_as: type | None
 ) -> Iterator[np.ndarray]:
     """The seeded (<= rows, size) index chunks, int64 as `Generator.integers` draws them; the
-    last draw is kept (`_KEEP_ELEMENTS`) and given again: the same values, as `kept_as`."""
-    global _kept
+    latest draws are kept (`_KEEP_ELEMENTS`) and given again: the same values, as `kept_as`."""
     key = (size, resamples, seed, rows)
-    if _kept is not None and _kept[0] == key:
-        yield from (chunk if kept_as is None else chunk.astype(kept_as) for chunk in _kept[1])
+    seeded = isinstance(seed, (int, np.integer))  # an unseeded draw is never the same
+    if seeded and (kept := _kept.get(key)) is not None:
+        _kept.move_to_end(key)
+        yield from (chunk if kept_as is None else chunk.astype(kept_as) for chunk in kept)
         return
-    keep = 0 < size * resamples <= _KEEP_ELEMENTS and isinstance(seed, (int, np.integer))
+    keep = seeded and 0 < size * resamples <= _KEEP_ELEMENTS
     compact = np.uint16 if size <= 1 << 16 else np.uint32  # indices are below `size`
     rng, chunks = np.random.default_rng(seed), []
     for start in range(0, resamples, rows):
@@ -66,13 +69,14 @@ def _draws(
             chunks.append(indices.astype(compact))
         yield indices
     if keep:
-        _kept = (key, chunks)
+        _kept[key] = chunks
+        while sum(k[0] * k[1] for k in _kept) > _KEEP_ELEMENTS:
+            _kept.popitem(last=False)  # the least recently used
 
 
 def forget_kept_draw() -> None:
     """Draw afresh next time (a benchmark timing a cold report; memory back)."""
-    global _kept
-    _kept = None
+    _kept.clear()
 
 
 def bootstrap_means(

@@ -1,4 +1,5 @@
 import math
+from collections import OrderedDict
 
 import numpy as np
 import pytest
@@ -67,10 +68,11 @@ def test_chunked_draws_are_the_single_draw(monkeypatch, chunk: int) -> None:
 def test_the_kept_draw_is_the_draw(monkeypatch) -> None:
     """A second bootstrap of the same (size, resamples, seed) gets the very indices (int64) the
     seeded draw gives, without drawing again (a report bootstraps many cells of the same
-    questions); another size or seed draws afresh, and an unseeded bootstrap is never kept."""
+    questions, a few sizes in turn); another size or seed draws afresh, and an unseeded
+    bootstrap is never kept."""
     from inspect_culture.stats import bootstrap
 
-    monkeypatch.setattr(bootstrap, "_kept", None, raising=False)
+    monkeypatch.setattr(bootstrap, "_kept", OrderedDict(), raising=False)
     monkeypatch.setattr(bootstrap, "_CHUNK_ELEMENTS", 50)  # several chunks
     draws = []
     real = np.random.default_rng
@@ -96,4 +98,6 @@ def test_the_kept_draw_is_the_draw(monkeypatch) -> None:
     assert draws == [4, 5, 5]
     bootstrap.resampled(9, statistic, resamples=120, seed=None)
     bootstrap.resampled(9, statistic, resamples=120, seed=None)
+    assert draws == [4, 5, 5, None, None]
+    bootstrap.resampled(9, statistic, resamples=120, seed=4)  # kept among the latest draws
     assert draws == [4, 5, 5, None, None]
