@@ -97,8 +97,11 @@ def test_inspect_refuses_a_grader_url_with_credentials():
 
 
 # Storms (issue 40): every judge request answered 429 with Retry-After (forever), or the first
-# 16 of them (a burst that clears). 12 samples, 2 at a time: an lm-eval judge that spent one
-# budget per wave of workers would take 6 budgets, not one.
+# 8 of them (a burst that clears: 4 holds of each of the 2 workers). 12 samples, 2 at a time: an
+# lm-eval judge that spent one budget per wave of workers would take 6 budgets, not one. The
+# storms wait out real seconds (Retry-After 1 s): an honest storm that never clears spends 2-s
+# budgets (Inspect's 6 waves of 2 samples: 18 s; 4-s budgets took 30 s), the mutated one 4-s
+# budgets, so that its 6 budgets stand well clear of the bound of one budget plus the margin.
 STORM = (
     "--size", "12", "--concurrency", "2", "--credentials-check", "off", "--retry-after", "1",
     "--benchmark", "care",
@@ -108,8 +111,8 @@ STORM = (
 @functools.cache
 def storm(kind: str, harness: str, mutation: str | None = None) -> tuple[int, str]:
     budget = {
-        "forever": ("--storm-budget", "4", "--judge-timeout", "1"),
-        "burst": ("--storm-budget", "60", "--judge-timeout", "5", "--storm-requests", "16"),
+        "forever": ("--storm-budget", "4" if mutation else "2", "--judge-timeout", "1"),
+        "burst": ("--storm-budget", "60", "--judge-timeout", "5", "--storm-requests", "8"),
     }
     command = [sys.executable, str(SCRIPT), *STORM, "--harness", harness, "--storm", kind,
                *budget[kind], *(("--mutation", mutation) if mutation else ())]  # fmt: skip
