@@ -9,8 +9,9 @@
 #      the tests that start llama.cpp's server. Each process uses about one core, so on two
 #      cores the pair takes about as long as the main pass alone. Its output goes to a file,
 #      shown when it ends; it has INSPECT_CULTURE_BESIDE_DEADLINE seconds (default 2700) and is
-#      stopped if this shell exits first; with INSPECT_CULTURE_BESIDE_LOCK (a file) it first waits
-#      for that lock, so two such passes never overlap (scripts/compat's two environments);
+#      stopped if this shell exits first; with INSPECT_CULTURE_BESIDE_LOCK (a file), each of its
+#      tests that may start llama.cpp's server holds that lock while it runs, so that two such
+#      servers never overlap (scripts/compat's two environments; tests/conftest.py);
 #   3. then the timing-bound tests (SERIAL_TESTS in tests/conftest.py), one at a time, with no
 #      neighbour.
 # `pytest_first_passes` (1 and 2) and `pytest_timed_pass` (3) are its halves: scripts/compat runs
@@ -35,9 +36,6 @@ pytest_first_passes() {
   # coreutils' timeout stops the pass and what it started (its own process group)
   if command -v timeout >/dev/null 2>&1; then
     deadline=(timeout --kill-after=30 "$seconds")
-  fi
-  if [ -n "${INSPECT_CULTURE_BESIDE_LOCK:-}" ]; then
-    deadline+=(flock "$INSPECT_CULTURE_BESIDE_LOCK")
   fi
   log="$(mktemp "${TMPDIR:-/tmp}/beside-tests.XXXXXX")"
   ${deadline[@]+"${deadline[@]}"} "$python" -m pytest "$@" --serial-tests=beside -n 0 >"$log" 2>&1 &

@@ -3,6 +3,7 @@ port unless a test starts its own local HTTP server, and caches and logs live in
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import socket
@@ -96,6 +97,11 @@ BESIDE_TESTS: dict[str, frozenset[str]] = {
     "test_lm_eval_discovery.py": ALL,
 }
 SERIAL_CHOICES = ("skip", "only", "beside")
+# scripts/compat runs two environments' beside passes at once: each of their tests that may
+# start llama.cpp's server holds this lock (a file), so that two servers never run at once; the
+# fresh-venv packaging tests (no llama.cpp) run without it, beside the other environment's.
+BESIDE_LOCK_ENV = "INSPECT_CULTURE_BESIDE_LOCK"
+NO_LLAMA_CPP = frozenset({"test_lm_eval_discovery.py"})
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -201,6 +207,26 @@ def _closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def holds_beside_lock(item: pytest.Item) -> bool:
+    """Whether the test runs beside the main pass and may start llama.cpp's server."""
+    return _listed(item, BESIDE_TESTS) and item.path.name not in NO_LLAMA_CPP
+
+
+@pytest.fixture(autouse=True)
+def _one_llama_cpp_at_a_time(request: pytest.FixtureRequest) -> Iterator[None]:
+    """With INSPECT_CULTURE_BESIDE_LOCK set (scripts/compat), a beside-pass test that may start
+    llama.cpp's server waits for that file lock and holds it while it runs. A lock over the
+    whole pass made the newest environment's five llama.cpp tests (30 s) wait for the floor's
+    seven-minute packaging tests, then run alone at the end."""
+    lock = os.environ.get(BESIDE_LOCK_ENV)
+    if not lock or not holds_beside_lock(request.node):
+        yield
+        return
+    with open(lock, "a", encoding="utf-8") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file closes
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -8,10 +8,11 @@ import ast
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from tests.conftest import ALL, BESIDE_TESTS, ONE_AT_A_TIME, SERIAL_TESTS
+from tests.conftest import ALL, BESIDE_TESTS, ONE_AT_A_TIME, SERIAL_TESTS, holds_beside_lock
 
 TESTS = Path(__file__).parent
 ROOT = TESTS.parent
@@ -83,3 +84,21 @@ def test_a_pass_imports_only_the_files_it_runs_tests_of() -> None:
     assert done.returncode == 5, done.stdout[-3000:] + done.stderr[-3000:]  # none collected
     assert "deselected" not in done.stdout, done.stdout[-3000:]
     assert _collected(folder, "--serial-tests=beside")  # the pass that runs them finds them
+
+
+def _item(path: Path, function: str) -> SimpleNamespace:
+    return SimpleNamespace(path=path, originalname=function, name=function)
+
+
+def test_llama_cpp_tests_hold_the_beside_lock_and_the_packaging_ones_do_not() -> None:
+    """scripts/compat's two beside passes share one lock, held per llama.cpp test: the floor's
+    packaging tests (fresh venvs, minutes) no longer keep the newest's llama.cpp tests waiting."""
+    [smoke] = TESTS.rglob("test_local_model_smoke.py")
+    [constraints] = TESTS.rglob("test_judge_constraints.py")
+    [discovery] = TESTS.rglob("test_lm_eval_discovery.py")
+    [retries] = TESTS.rglob("test_judge_retries.py")
+    assert holds_beside_lock(_item(smoke, "test_main_job_scores_every_sample_in_both_harnesses"))
+    assert holds_beside_lock(_item(constraints, "test_grammar_compiles_in_llama_cpp"))
+    assert not holds_beside_lock(_item(constraints, "test_care_regex_admits_the_paper_format_only"))
+    assert not holds_beside_lock(_item(discovery, "test_the_cards_command_runs"))
+    assert not holds_beside_lock(_item(retries, "test_retry_after_is_waited_out"))
