@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -21,6 +22,7 @@ _CHUNK_ELEMENTS = 1 << 20
 # time. 1 << 24 elements keep at most 32 MB.
 _KEEP_ELEMENTS = 1 << 24
 _kept: OrderedDict[tuple[int, int, Any, int], list[np.ndarray]] = OrderedDict()
+_kept_lock = threading.Lock()  # a metric may bootstrap in any thread
 
 
 def resampled(
@@ -56,8 +58,10 @@ def _draws(
     latest draws are kept (`_KEEP_ELEMENTS`) and given again: the same values, as `kept_as`."""
     key = (size, resamples, seed, rows)
     seeded = isinstance(seed, (int, np.integer))  # an unseeded draw is never the same
-    if seeded and (kept := _kept.get(key)) is not None:
-        _kept.move_to_end(key)
+    with _kept_lock:
+        if (kept := _kept.get(key) if seeded else None) is not None:
+            _kept.move_to_end(key)
+    if kept is not None:
         yield from (chunk if kept_as is None else chunk.astype(kept_as) for chunk in kept)
         return
     keep = seeded and 0 < size * resamples <= _KEEP_ELEMENTS
@@ -69,14 +73,16 @@ def _draws(
             chunks.append(indices.astype(compact))
         yield indices
     if keep:
-        _kept[key] = chunks
-        while sum(k[0] * k[1] for k in _kept) > _KEEP_ELEMENTS:
-            _kept.popitem(last=False)  # the least recently used
+        with _kept_lock:
+            _kept[key] = chunks
+            while sum(k[0] * k[1] for k in _kept) > _KEEP_ELEMENTS:
+                _kept.popitem(last=False)  # the least recently used
 
 
 def forget_kept_draw() -> None:
     """Draw afresh next time (a benchmark timing a cold report; memory back)."""
-    _kept.clear()
+    with _kept_lock:
+        _kept.clear()
 
 
 def bootstrap_means(
