@@ -32,7 +32,7 @@ from tests.support.culturesynth_data import (
     write_culturesynth_jsonl,
 )
 from tests.support.harness_runs import inspect_eval_on_stub, run_lm_eval
-from tests.support.openai_stub import StubOpenAIServer
+from tests.support.openai_stub import StubOpenAIServer, is_check
 
 GREEDY_LM_EVAL = {"until": [], "max_gen_toks": 2048, "do_sample": False, "temperature": 0.0}
 
@@ -64,6 +64,8 @@ def responder(prompt: str, body: dict[str, Any]) -> str:
     """Judges rule by RULINGS[model]; the `base` model answers "BASELINE ..." (nothing for
     ja-0001), any other model "ANSWER ..." (nothing for fr-0002)."""
     qid = question_of(prompt)
+    if is_check(body):  # the judge's check before generation: one judgment, the reference
+        return "Compared with the reference... [[C]]"  # standing in for both answers
     if is_judge_call(body):
         outcome = RULINGS[body["model"]][qid]
         target_first = prompt.index("BASELINE") > prompt.index("[The Start of Assistant B's")
