@@ -32,8 +32,10 @@ from inspect_culture.judging.preflight import (
     PREFLIGHT_TIMEOUT,
     Judgment,
     Knobs,
+    Sent,
     check_outcome,
     endpoint_problem,
+    judgment_or_one_token,
     verdict_warning,
 )
 from inspect_culture.judging.preflight import failure_message as shared_message
@@ -80,29 +82,41 @@ async def _check(
         except Exception as exc:  # noqa: BLE001 - reported in words
             problem = f"its server did not start ({classify(unwrap(exc)[0]).what})"
             return failure_message(role, model, problem, "see the server's log above")
+    slow = ""
+    if isinstance(probe, Sample):  # a judge too slow for one judgment in time: one token
+        sent, slow = await judgment_or_one_token(
+            lambda judged: _send(model, probe if judged else None, timeout), timeout
+        )
+    else:
+        sent = await _send(model, probe, timeout)
+    failure, reply, usage = sent
+    fmt, constraint = (probe.fmt, probe.constraint) if isinstance(probe, Probe) else (None, "none")
+    max_tokens = probe.config.max_tokens if isinstance(probe, Probe) else None
+    problem = check_outcome(
+        failure, reply, f"{role} model", str(model), endpoint(model), sent_model_name(model),
+        KNOBS, fmt, constraint, max_tokens or DEFAULT_MAX_TOKENS,
+    )  # fmt: skip
+    if problem is None and (failure is None or slow) and isinstance(probe, Sample):
+        _judged(model, role, probe.judgment, reply, usage, slow)
+    return problem
+
+
+async def _send(model: Model, probe: Probe | Sample | None, timeout: float) -> Sent:
+    """One request of the check, no retry, not cached, within `timeout`: what it gave."""
     messages, config = _request(probe)
-    failure: Failure | None = None
-    reply, usage = None, None
     try:
         output = await asyncio.wait_for(
             model.generate(messages, config=config, cache=False), timeout
         )
-        reply = output.completion
-        if output.usage is not None and not output.error:
-            usage = TokenUsage(output.usage.input_tokens, output.usage.output_tokens)
-        # unconstrained, an error returned as output (a refused one-token cap) is an answer
-        if isinstance(probe, Probe) and output.error:
-            failure = Failure(redact(output.error, model_secrets(model))[:300], False)
     except Exception as exc:  # noqa: BLE001 - reported in words
-        failure = classify(unwrap(exc)[0], timeout, model_secrets(model))
-    fmt, constraint = (probe.fmt, probe.constraint) if isinstance(probe, Probe) else (None, "none")
-    problem = check_outcome(
-        failure, reply, f"{role} model", str(model), endpoint(model), sent_model_name(model),
-        KNOBS, fmt, constraint, config.max_tokens or DEFAULT_MAX_TOKENS,
-    )  # fmt: skip
-    if problem is None and failure is None and isinstance(probe, Sample):
-        _judged(model, role, probe.judgment, reply, usage)
-    return problem
+        return classify(unwrap(exc)[0], timeout, model_secrets(model)), None, None
+    usage = None
+    if output.usage is not None and not output.error:
+        usage = TokenUsage(output.usage.input_tokens, output.usage.output_tokens)
+    # unconstrained, an error returned as output (a refused one-token cap) is an answer
+    if isinstance(probe, Probe) and output.error:
+        return Failure(redact(output.error, model_secrets(model))[:300], False), None, None
+    return None, output.completion, usage
 
 
 def _request(probe: Probe | Sample | None) -> tuple[list[ChatMessage], GenerateConfig]:
@@ -116,11 +130,19 @@ def _request(probe: Probe | Sample | None) -> tuple[list[ChatMessage], GenerateC
 
 
 def _judged(
-    model: Model, role: str, judgment: Judgment, reply: str | None, usage: TokenUsage | None
+    model: Model,
+    role: str,
+    judgment: Judgment,
+    reply: str | None,
+    usage: TokenUsage | None,
+    slow: str = "",
 ) -> None:
     """The check's judgment answered: its completion tokens kept for the estimate, and one
-    line when its reply gives no verdict in the benchmark's format."""
-    remember_verdict(judge_key(model), judgment.judging, usage)
+    line when its reply gives no verdict in the benchmark's format. `slow`: it timed out and
+    one token answered instead (nothing measured, nothing to read; why kept for the estimate)."""
+    remember_verdict(judge_key(model), judgment.judging, usage, slow)
+    if slow:
+        return
     if warning := verdict_warning(judgment, reply, f"{role} model {str(model)!r}"):
         print(redact(warning, model_secrets(model)), file=sys.stderr, flush=True)
 

@@ -45,7 +45,9 @@ from inspect_culture.judging.preflight import (
     PREFLIGHT_PROMPT,
     PREFLIGHT_TIMEOUT,
     Judgment,
+    Sent,
     check_outcome,
+    judgment_or_one_token,
     verdict_warning,
 )
 from inspect_culture.judging.protocol import JudgeReply
@@ -291,19 +293,42 @@ class OpenAICompatibleJudge:
     ) -> str | None:
         """One request, no retry, not cached (`fmt`'s constraint probe; else `judgment`, one
         real judgment sent as the run sends them, whose reply's tokens are kept for the
-        estimate and whose verdict is read; else one token): None, or why to stop."""
+        estimate and whose verdict is read, or the one-token check when it times out; else one
+        token): None, or why to stop."""
         if fmt is not None:
             try:  # max_tokens too small for the verdict: say so before calling anyone
                 request_fields(fmt, self.settings.constraint, self.settings.max_tokens)
             except JudgeConstraintError as exc:
                 return str(exc)
             judgment = None  # the probe is the check
+        limit = min(PREFLIGHT_TIMEOUT, self.settings.timeout)
+        if judgment is None:
+            (failure, text, usage), slow = await self._check(fmt, None, limit), ""
+        else:  # a judge too slow for one judgment within the limit: the one-token check
+            (failure, text, usage), slow = await judgment_or_one_token(
+                lambda judged: self._check(None, judgment if judged else None, limit), limit
+            )
+        settings = self.settings
+        found = check_outcome(
+            failure, text, "judge", settings.model, settings.shown_url(), settings.model, KNOBS,
+            fmt, settings.constraint, settings.max_tokens,
+        )  # fmt: skip
+        if found is None and judgment is not None and (failure is None or slow):
+            remember_verdict(judge_key(settings), judgment.judging, usage, slow)
+            warning = None if slow else verdict_warning(judgment, text, f"judge {settings.model!r}")
+            if warning:
+                print(redact(warning, settings.secrets()), file=sys.stderr, flush=True)
+        return None if found is None else redact(found, settings.secrets())
+
+    async def _check(
+        self, fmt: VerdictFormat | None, judgment: Judgment | None, limit: float
+    ) -> Sent:
+        """One request of the check, no retry, not cached: `fmt`'s constraint probe, else
+        `judgment`, else one token; what it gave (`preflight.Sent`)."""
         messages = PROBE_MESSAGES if fmt else [{"role": "user", "content": PREFLIGHT_PROMPT}]
         if judgment is not None:
             messages = [dict(m) for m in judgment.request.messages]
         cap = None if fmt or judgment else 1
-        limit = min(PREFLIGHT_TIMEOUT, self.settings.timeout)
-        text, failure, usage = None, None, None
         try:
             async with self._client() as client:
                 self.calls += 1
@@ -311,17 +336,8 @@ class OpenAICompatibleJudge:
                     self._request(client, messages, fmt, cap, headers=CHECK_HEADERS), limit
                 )
         except Exception as exc:  # noqa: BLE001 - reported in words
-            failure = classify(exc, limit, self.settings.secrets())
-        settings = self.settings
-        found = check_outcome(
-            failure, text, "judge", settings.model, settings.shown_url(), settings.model, KNOBS,
-            fmt, settings.constraint, settings.max_tokens,
-        )  # fmt: skip
-        if found is None and judgment is not None and failure is None:
-            remember_verdict(judge_key(settings), judgment.judging, usage)
-            if warning := verdict_warning(judgment, text, f"judge {settings.model!r}"):
-                print(redact(warning, settings.secrets()), file=sys.stderr, flush=True)
-        return None if found is None else redact(found, settings.secrets())
+            return classify(exc, limit, self.settings.secrets()), None, None
+        return None, text, usage
 
     async def _call_with_retries(
         self,

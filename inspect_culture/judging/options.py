@@ -192,7 +192,8 @@ OPTIONS: tuple[Option, ...] = (
         "judge_preflight",
         True,
         check_bool,
-        "one one-token request to the grader before any generation; false offline",
+        "one request to the grader before any generation: a judgment of the first sample "
+        "(one token if it times out), the constraint probe with judge_constraint; false offline",
         TASK,
         annotation="bool",
     ),

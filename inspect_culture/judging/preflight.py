@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
@@ -12,6 +12,7 @@ from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS
 from inspect_culture.judging.protocol import Item, JudgeReply, JudgeRequest, Judging
 from inspect_culture.judging.reasons import Failure
 from inspect_culture.judging.redaction import without_userinfo
+from inspect_culture.judging.usage import TokenUsage
 
 PREFLIGHT_PROMPT = "Reply with the single word OK."
 PREFLIGHT_TIMEOUT = 30.0  # seconds: the check's own wall-clock limit
@@ -40,6 +41,32 @@ def first_judgment(judging: Judging, items: Iterable[Item]) -> Judgment | None:
         if requests := judging.requests(item, item.get("answer")):
             return Judgment(judging, item, requests[0], len(requests))
     return None
+
+
+# What one request of the check gave: its failure (None: answered), its text and its `usage`
+Sent = tuple[Failure | None, str | None, TokenUsage | None]
+
+
+def timed_out(failure: Failure | None) -> bool:
+    """Whether a request failed by getting no reply in time (`reasons.classify`'s words)."""
+    return (
+        failure is not None
+        and failure.status is None
+        and failure.what.startswith(("no reply within", "the request timed out"))
+    )
+
+
+async def judgment_or_one_token(
+    send: Callable[[bool], Awaitable[Sent]], limit: float
+) -> tuple[Sent, str]:
+    """The check's judgment (`send(True)`) and, only when it timed out, the one-token check
+    (`send(False)`, within the same limit): a slow judge (CPU llama.cpp, vLLM) that cannot write
+    a full verdict within the check's limit is not refused for it. Also why, after the fallback,
+    the estimate assumes the declared verdict ("" when the judgment answered or failed)."""
+    sent = await send(True)
+    if not timed_out(sent[0]):
+        return sent, ""
+    return await send(False), f"the judge took over {limit:g} s for one judgment"
 
 
 def verdict_warning(judgment: Judgment, text: str | None, who: str) -> str | None:

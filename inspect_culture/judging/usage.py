@@ -228,13 +228,18 @@ class VerdictLength:
 
     tokens: int
     measured: bool
+    why: str = ""  # why none was measured, when the check says (its judgment timed out)
 
     def words(self) -> str:
-        return "measured from one judgment" if self.measured else f"assumed {self.tokens} a verdict"
+        if self.measured:
+            return "measured from one judgment"
+        return f"assumed {self.tokens} a verdict" + (f": {self.why}" if self.why else "")
 
 
 # Completion tokens of the check's judgment, by (judge, benchmark): what the provider reported
 _MEASURED: dict[tuple[str, str], int] = {}
+# Why a check measured none, by (judge, benchmark): its judgment timed out, one token answered
+_UNMEASURED: dict[tuple[str, str], str] = {}
 
 
 def judging_name(judging: object) -> str:
@@ -242,11 +247,17 @@ def judging_name(judging: object) -> str:
     return type(judging).__qualname__
 
 
-def remember_verdict(judge: str, judging: object, usage: TokenUsage | None) -> None:
+def remember_verdict(judge: str, judging: object, usage: TokenUsage | None, why: str = "") -> None:
     """Keep the completion tokens the provider reported for the check's judgment of `judging`
-    by `judge` (a harness's name for the judge and its endpoint); no `usage`: nothing kept."""
-    if usage is not None and usage.completion > 0:
-        _MEASURED[(judge, judging_name(judging))] = usage.completion
+    by `judge` (a harness's name for the judge and its endpoint); no `usage`: nothing kept.
+    `why`: the check measured nothing for that reason (`preflight.judgment_or_one_token`)."""
+    key = (judge, judging_name(judging))
+    _UNMEASURED.pop(key, None)
+    if why:
+        _MEASURED.pop(key, None)
+        _UNMEASURED[key] = why
+    elif usage is not None and usage.completion > 0:
+        _MEASURED[key] = usage.completion
 
 
 def verdict_length(
@@ -255,10 +266,12 @@ def verdict_length(
     """One reply's completion tokens for an estimate: the judges' measured figures (their mean,
     for a jury) when every one of `judges` has one, else the declared figure (`verdict_tokens`:
     no check was made, the judge reported no usage, or a dry run asked no one)."""
-    found = [_MEASURED.get((judge, judging_name(judging))) for judge in judges]
+    keys = [(judge, judging_name(judging)) for judge in judges]
+    found = [_MEASURED.get(key) for key in keys]
     if found and all(n is not None for n in found):
         return VerdictLength(round(sum(found) / len(found)), True)  # type: ignore[arg-type]
-    return VerdictLength(verdict_tokens(judging, max_tokens), False)
+    why = next((_UNMEASURED[key] for key in keys if key in _UNMEASURED), "")
+    return VerdictLength(verdict_tokens(judging, max_tokens), False, why)
 
 
 def estimate_text(
