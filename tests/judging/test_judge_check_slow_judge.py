@@ -147,3 +147,24 @@ def test_culture_evals_judge_goes_on_and_its_estimate_says_why(
     printed = capsys.readouterr()
     assert kinds == ["judgment", "one token"] and judged == 2
     assert ASSUMED in printed.out + printed.err
+
+
+def test_inspect_eval_goes_on_and_its_estimate_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from inspect_ai.model import get_model
+
+    from inspect_culture.care import care
+    from tests.support.harness_runs import inspect_eval_on_stub
+
+    with (
+        StubOpenAIServer(responder=care_responder) as model_server,
+        StubOpenAIServer(responder=care_responder, fault=_slow_judgment) as judge,
+    ):
+        grader = get_model("openai-api/stub/judge", base_url=judge.base_url, api_key="sk-t")
+        log = inspect_eval_on_stub(care(language="zh", per_category=1), model_server, tmp_path,
+                                   model_roles={"grader": grader})  # fmt: skip
+        kinds, judged = _kinds(judge), len(judge.run_requests())
+    assert log.status == "success", log.error
+    assert kinds == ["judgment", "one token"] and judged == len(log.samples)
+    assert ASSUMED in capsys.readouterr().err
