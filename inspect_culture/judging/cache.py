@@ -4,6 +4,7 @@ each reply, not in the key, so another checkpoint misses and an offline replay s
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import functools
@@ -122,7 +123,9 @@ class JudgeCache:
         self._flush_every, self._flush_seconds = flush_every, flush_seconds
         self._pending: dict[str, tuple[str, str | None]] = {}
         self._committing: dict[str, tuple[str, str | None]] = {}  # still readable meanwhile
-        self._waiters: list[Future[None]] = []  # `commit_soon`s whose rows are in `_pending`
+        # `commit_soon`s whose rows are in `_pending`: a thread's future, or a loop's
+        self._waiters: list[Future[None] | tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]
+        self._waiters = []
         self._last_flush = time.monotonic()
         self._warned = False
         try:
@@ -206,19 +209,41 @@ class JudgeCache:
         self, key: str, text: str, judge: str | None = None, *, secrets: tuple[str, ...] = ()
     ) -> Future[None]:
         """`put`, committed at once by the cache's writer thread (with any rows waiting): the
-        future is done when the row is committed. An event loop awaits it without blocking:
-        a commit takes tens of microseconds, a WAL checkpoint's fsync milliseconds."""
+        future is done when the row is committed (`commit_soon_async` on an event loop)."""
         committed: Future[None] = Future()
+        self._enqueue(key, text, judge, secrets, committed)
+        return committed
+
+    def commit_soon_async(
+        self, key: str, text: str, judge: str | None = None, *, secrets: tuple[str, ...] = ()
+    ) -> asyncio.Future[None]:
+        """`commit_soon` for the running event loop, awaited without blocking it (a commit takes
+        tens of microseconds, a WAL checkpoint's fsync milliseconds): a group's futures are
+        set by one wake-up of the loop, not one each as `asyncio.wrap_future` would."""
+        loop = asyncio.get_running_loop()
+        committed: asyncio.Future[None] = loop.create_future()
+        self._enqueue(key, text, judge, secrets, (loop, committed))
+        return committed
+
+    def _enqueue(
+        self,
+        key: str,
+        text: str,
+        judge: str | None,
+        secrets: tuple[str, ...],
+        waiter: Future[None] | tuple[asyncio.AbstractEventLoop, asyncio.Future[None]],
+    ) -> None:
+        """The row pending (redacted) and its waiter kept; the writer thread woken."""
+        row = (redact(text, secrets), judge)
         with self._lock:
-            self._pending[key] = (redact(text, secrets), judge)
-            self._waiters.append(committed)
+            self._pending[key] = row
+            self._waiters.append(waiter)
             if self._writer is None:
                 self._writer = threading.Thread(
                     target=self._write_forever, name="judge-cache-writer", daemon=True
                 )
                 self._writer.start()
             self._wake.notify()
-        return committed
 
     def _write_forever(self) -> None:
         while True:
@@ -244,9 +269,7 @@ class JudgeCache:
                 with self._lock:
                     self._committing = {}
                     self._last_flush = time.monotonic()
-                for committed in waiters:  # never left waiting, whatever the write did
-                    with contextlib.suppress(InvalidStateError):  # cancelled: nobody waits
-                        committed.set_result(None)
+                _release(waiters)  # never left waiting, whatever the write did
 
     def _write(self, pending: Mapping[str, tuple[str, str | None]]) -> None:
         """One transaction (`_db_lock` held)."""
@@ -272,6 +295,29 @@ class JudgeCache:
                 file=sys.stderr,
                 flush=True,
             )
+
+
+def _release(
+    waiters: Iterable[Future[None] | tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]],
+) -> None:
+    """Each waiter's future done: a thread's at once, a loop's all in one call on that loop."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
+    for waiter in waiters:
+        if isinstance(waiter, tuple):
+            by_loop.setdefault(waiter[0], []).append(waiter[1])
+            continue
+        with contextlib.suppress(InvalidStateError):  # cancelled: nobody waits
+            waiter.set_result(None)
+    for loop, futures in by_loop.items():
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+            loop.call_soon_threadsafe(_set_done, futures)
+
+
+def _set_done(futures: Iterable[asyncio.Future[None]]) -> None:
+    """On their loop: every future not cancelled meanwhile (a stopped run) is done."""
+    for future in futures:
+        if not future.done():
+            future.set_result(None)
 
 
 _CHUNK = 500  # keys a lookup query (SQLite allows 999 parameters before 3.32)

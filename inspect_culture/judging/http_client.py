@@ -247,8 +247,7 @@ class OpenAICompatibleJudge:
             # go on meanwhile (a WAL checkpoint's fsync blocks its thread for milliseconds)
             key = self._keys.get(id(messages)) or cache_key(self.settings, messages)
             judge = served_identity(self.settings)
-            committed = self.cache.commit_soon(key, result.text, judge, secrets=self.secrets())
-            await asyncio.wrap_future(committed)
+            await self.cache.commit_soon_async(key, result.text, judge, secrets=self.secrets())
         return readable(result, fmt, self.settings.constraint)
 
     def _cached_all(

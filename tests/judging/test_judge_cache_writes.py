@@ -2,6 +2,7 @@
 the writer thread is on disk when its future is done (a kill right after keeps it), and a
 batch's keys are looked up in one query a chunk."""
 
+import asyncio
 import sqlite3
 import subprocess
 import sys
@@ -89,3 +90,48 @@ def test_a_cancelled_wait_for_a_commit_leaves_the_writer_working(tmp_path: Path,
     rows = sqlite3.connect(cache.path).execute("SELECT key FROM replies ORDER BY key").fetchall()
     assert rows == [("k1",), ("k2",)]
     assert "judge cache" not in capsys.readouterr().err
+
+
+def test_a_loops_commits_wake_it_once_a_group_and_a_cancelled_one_is_kept(tmp_path: Path) -> None:
+    """`commit_soon_async`: the verdicts committed together are handed back to their event loop
+    in one call (not one wake-up each); each is on disk when its future is done, and one whose
+    waiter was cancelled (a stopped run) is committed all the same."""
+    cache = JudgeCache(tmp_path / "judge.sqlite")
+    database, go_on = cache._db, threading.Event()
+    begun = threading.Event()
+
+    class CommitWaits:
+        def __getattr__(self, name: str):
+            return getattr(database, name)
+
+        def execute(self, sql: str, *args):
+            if sql == "BEGIN":
+                begun.set()
+                assert go_on.wait(10)
+            return database.execute(sql, *args)
+
+    cache._db = CommitWaits()
+
+    async def commit_all() -> tuple[list[int], list[str]]:
+        loop = asyncio.get_running_loop()
+        woken: list[int] = []
+        threadsafe = loop.call_soon_threadsafe
+
+        def counted(callback, *args):
+            woken.append(1)
+            return threadsafe(callback, *args)
+
+        loop.call_soon_threadsafe = counted  # type: ignore[method-assign]
+        first = cache.commit_soon_async("k0", "Rating: [[0]]")
+        assert begun.wait(10)  # the writer holds k0's commit
+        group = [cache.commit_soon_async(f"k{i}", f"Rating: [[{i}]]") for i in range(1, 6)]
+        group[2].cancel()
+        go_on.set()
+        await first
+        await asyncio.gather(*(f for i, f in enumerate(group) if i != 2))
+        seen = sqlite3.connect(cache.path).execute("SELECT key FROM replies ORDER BY key")
+        return woken, [key for (key,) in seen]
+
+    woken, keys = asyncio.run(commit_all())
+    assert keys == [f"k{i}" for i in range(6)]  # k3 too: its waiter was cancelled
+    assert len(woken) == 2  # k0's commit, then the other five's together
