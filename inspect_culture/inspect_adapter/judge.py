@@ -48,8 +48,8 @@ from inspect_culture.inspect_adapter.failures import (
 from inspect_culture.inspect_adapter.judge_cache import judge_id, learn_identity_once, request_key
 from inspect_culture.inspect_adapter.messages import to_chat_messages
 from inspect_culture.inspect_adapter.preflight import (
+    JudgmentCheck,
     Probe,
-    Sample,
     dead_quota_text,
     judge_key,
     preflight,
@@ -264,7 +264,7 @@ def _jury_and_probes(
     options: JudgeOptions,
     verdict_format: VerdictFormat | None,
     estimate: CostEstimate | None = None,
-) -> list[tuple[str, Model, Probe | Sample | None]]:
+) -> list[tuple[str, Model, Probe | JudgmentCheck | None]]:
     """Each judge by role (fails when no grader is bound), the cache opened, and each judge's
     check: its constraint probe if any (none without the preflight: the probe is one), else one
     judgment of the first item (`estimate`), sent with the judge's config, else one token."""
@@ -274,11 +274,11 @@ def _jury_and_probes(
     judgment = estimate.judgment if estimate is not None and options.judge_preflight else None
     try:
         open_cache()
-        jury: list[tuple[str, Model, Probe | Sample | None]] = []
+        jury: list[tuple[str, Model, Probe | JudgmentCheck | None]] = []
         for role, grader in jury_roles(options.self_grade).items():
             if constraint == "none" or verdict_format is None:
                 config = judge_config(grader, None, options)
-                jury.append((role, grader, Sample(judgment, config) if judgment else None))
+                jury.append((role, grader, JudgmentCheck(judgment, config) if judgment else None))
                 continue
             config = judge_config(grader, verdict_format, options)
             jury.append((role, grader, Probe(verdict_format, constraint, config)))

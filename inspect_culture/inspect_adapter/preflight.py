@@ -1,6 +1,6 @@
 """Before the first generation, one request per eval and role model, without retries: a role
 model that cannot answer stops the eval at once with what to fix, instead of retrying until
-Inspect's timeout. A judge's is one real judgment of its benchmark (`Sample`) when there is one
+Inspect's timeout. A judge's is one real judgment of its benchmark (`JudgmentCheck`) when there is one
 and no verdict constraint (then the constraint probe), else one token. `-T judge_preflight=false`
 switches it off (offline replays)."""
 
@@ -69,7 +69,7 @@ def failure_message(role: str, model: Model, problem: str, fix: str) -> str:
 
 
 async def _check(
-    model: Model, role: str, timeout: float, probe: Probe | Sample | None = None
+    model: Model, role: str, timeout: float, probe: Probe | JudgmentCheck | None = None
 ) -> str | None:
     guard_secrets(model)
     if path_problem := wrong_path(model):
@@ -83,7 +83,7 @@ async def _check(
             problem = f"its server did not start ({classify(unwrap(exc)[0]).what})"
             return failure_message(role, model, problem, "see the server's log above")
     slow = ""
-    if isinstance(probe, Sample):  # a judge too slow for one judgment in time: one token
+    if isinstance(probe, JudgmentCheck):  # a judge too slow for one judgment in time: one token
         sent, slow = await judgment_or_one_token(
             lambda judged: _send(model, probe if judged else None, timeout), timeout
         )
@@ -96,12 +96,12 @@ async def _check(
         failure, reply, f"{role} model", str(model), endpoint(model), sent_model_name(model),
         KNOBS, fmt, constraint, max_tokens or DEFAULT_MAX_TOKENS,
     )  # fmt: skip
-    if problem is None and (failure is None or slow) and isinstance(probe, Sample):
+    if problem is None and (failure is None or slow) and isinstance(probe, JudgmentCheck):
         _judged(model, role, probe.judgment, reply, usage, slow)
     return problem
 
 
-async def _send(model: Model, probe: Probe | Sample | None, timeout: float) -> Sent:
+async def _send(model: Model, probe: Probe | JudgmentCheck | None, timeout: float) -> Sent:
     """One request of the check, no retry, not cached, within `timeout`: what it gave."""
     messages, config = _request(probe)
     try:
@@ -119,11 +119,11 @@ async def _send(model: Model, probe: Probe | Sample | None, timeout: float) -> S
     return None, output.completion, usage
 
 
-def _request(probe: Probe | Sample | None) -> tuple[list[ChatMessage], GenerateConfig]:
+def _request(probe: Probe | JudgmentCheck | None) -> tuple[list[ChatMessage], GenerateConfig]:
     """The check's messages and config: the constraint probe's, the judgment's, or one token."""
     if isinstance(probe, Probe):
         return to_chat_messages(PROBE_MESSAGES), probe.config.merge(DIRECT)
-    if isinstance(probe, Sample):
+    if isinstance(probe, JudgmentCheck):
         messages = [dict(m) for m in probe.judgment.request.messages]
         return to_chat_messages(messages), probe.config.merge(SAMPLE_CONFIG)
     return [ChatMessageUser(content=PREFLIGHT_PROMPT)], PREFLIGHT_CONFIG
@@ -152,14 +152,18 @@ def judge_key(model: Model) -> str:
     return f"{model} at {without_userinfo(str(getattr(model.api, 'base_url', None)))}"
 
 
-def _which(model: Model, role: str, probe: Probe | Sample | None) -> tuple[str, str, str, str, str]:
+def _which(
+    model: Model, role: str, probe: Probe | JudgmentCheck | None
+) -> tuple[str, str, str, str, str]:
     shown = without_userinfo(str(getattr(model.api, "base_url", None)))
-    if isinstance(probe, Sample):
+    if isinstance(probe, JudgmentCheck):
         return (role, str(model), shown, "judgment", judging_name(probe.judgment.judging))
     return (role, str(model), shown, *((probe.constraint, probe.fmt.name) if probe else ("", "")))
 
 
-async def preflight(model: Model, role: str, probe: Probe | Sample | None = None) -> str | None:
+async def preflight(
+    model: Model, role: str, probe: Probe | JudgmentCheck | None = None
+) -> str | None:
     """The problem with `model` in words, or None when it answered (and, with `probe`, applied
     the verdict constraint: the constraint probe is then the preflight). Once per event loop
     (one eval), role, model, endpoint and probe: concurrent samples await the same check."""
@@ -181,7 +185,7 @@ async def preflight(model: Model, role: str, probe: Probe | Sample | None = None
 
 
 def preflight_at_build(
-    model: Model, role: str, probe: Probe | Sample | None = None, remember: bool = True
+    model: Model, role: str, probe: Probe | JudgmentCheck | None = None, remember: bool = True
 ) -> str | None:
     """`preflight` in a thread of its own, on a private copy of the model: while Inspect builds
     the task (its loop runs) or outside a sample. A server Inspect starts is checked in-loop."""
@@ -206,7 +210,7 @@ class Probe:
 
 
 @dataclass(frozen=True)
-class Sample:
+class JudgmentCheck:
     """An unconstrained judge's check: one real judgment, sent with the judge's config."""
 
     judgment: Judgment

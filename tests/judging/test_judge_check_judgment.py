@@ -106,7 +106,7 @@ def test_inspect_check_is_the_same_judgment_measured_alike(
     responder = _replying("Rating: [[9]] and no more")
     with StubOpenAIServer(responder=responder) as server:
         grader = get_model("openai-api/stub/judge", base_url=server.base_url, api_key="sk-t")
-        check = preflight.Sample(_judgment(), GenerateConfig(temperature=0.0))
+        check = preflight.JudgmentCheck(_judgment(), GenerateConfig(temperature=0.0))
         assert preflight.preflight_at_build(grader, "grader", check, remember=False) is None
         [body] = server.requests
     assert responder.seen == [True]

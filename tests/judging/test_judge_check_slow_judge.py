@@ -86,7 +86,7 @@ def _inspect_check(server: StubOpenAIServer) -> tuple[str | None, str]:
     from inspect_culture.inspect_adapter import preflight
 
     grader = get_model("openai-api/stub/judge", base_url=server.base_url, api_key="sk-t")
-    check = preflight.Sample(_judgment(), GenerateConfig(temperature=0.0))
+    check = preflight.JudgmentCheck(_judgment(), GenerateConfig(temperature=0.0))
     problem = preflight.preflight_at_build(grader, "grader", check, remember=False)
     return problem, preflight.judge_key(grader)
 
