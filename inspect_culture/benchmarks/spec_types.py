@@ -52,7 +52,11 @@ class OutcomeRecord:
     record without a field that has a default reads as the default."""
 
     def to_record(self) -> dict[str, Any]:
-        record = asdict(self)
+        # a record is built for every judgment: skip `asdict`'s deep copy when every value is
+        # immutable already (a JSON scalar, or a tuple of them), as in every outcome so far
+        record = {name: getattr(self, name) for name in _field_names(type(self))}
+        if not all(map(_immutable, record.values())):
+            record = asdict(self)
         for name in _omitted(type(self)):
             if record[name] == _defaults(type(self))[name]:
                 del record[name]
@@ -88,6 +92,16 @@ def _omitted(cls: type) -> tuple[str, ...]:
 @functools.cache
 def _defaults(cls: type) -> dict[str, Any]:
     return {f.name: f.default for f in fields(cls) if f.default is not MISSING}
+
+
+_SCALARS = (str, int, float, type(None))  # bool is an int
+
+
+def _immutable(value: Any) -> bool:
+    """A JSON scalar, or a tuple of them: what `asdict` would copy into an equal value."""
+    if isinstance(value, tuple):
+        return all(isinstance(item, _SCALARS) for item in value)
+    return isinstance(value, _SCALARS)
 
 
 def _frozen(value: Any) -> Any:
