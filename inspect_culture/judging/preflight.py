@@ -48,12 +48,8 @@ Sent = tuple[Failure | None, str | None, TokenUsage | None]
 
 
 def timed_out(failure: Failure | None) -> bool:
-    """Whether a request failed by getting no reply in time (`reasons.classify`'s words)."""
-    return (
-        failure is not None
-        and failure.status is None
-        and failure.what.startswith(("no reply within", "the request timed out"))
-    )
+    """Whether a request failed by getting no reply in time."""
+    return failure is not None and failure.timed_out
 
 
 async def judgment_or_one_token(
@@ -165,7 +161,7 @@ def check_outcome(
         return None
     rejected = failure is not None and failure.status in (400, 422)
     if failure is not None and not (rejected and (fmt is None or constraint != "none")):
-        fix = fix_for(failure.status, "no reply within" in failure.what, model_name, knobs)
+        fix = fix_for(failure.status, failure.timed_out, model_name, knobs)
         return failure_message(who, url, failure.what, fix, knobs)
     if fmt is None:
         return None

@@ -75,6 +75,7 @@ class Failure:
     retryable: bool
     status: int | None = None
     retry_after: float | None = None  # seconds the server asked to wait
+    timed_out: bool = False  # no reply within the limit: the check's fallback and fix read it
 
 
 def status_code(exc: BaseException) -> int | None:
@@ -112,7 +113,7 @@ def classify(
         return Failure(what, code in RETRY_STATUS or code >= 500, code, wait)
     if isinstance(exc, asyncio.TimeoutError) or names & _TIMEOUT_NAMES:
         within = f"no reply within {limit:.3g} s (timeout)" if limit else "the request timed out"
-        return Failure(within, True)
+        return Failure(within, True, timed_out=True)
     if names & _CONNECTION_NAMES:
         return Failure(COULD_NOT_CONNECT, True)
     detail = f": {line}" if (line := first_line(str(exc), secrets)) else ""

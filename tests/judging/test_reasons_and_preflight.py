@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from inspect_culture.judging.preflight import Knobs, check_outcome, endpoint_problem
+from inspect_culture.judging.preflight import Knobs, check_outcome, endpoint_problem, timed_out
 from inspect_culture.judging.reasons import (
     COULD_NOT_CONNECT,
     Failure,
@@ -71,7 +71,11 @@ def test_an_endpoint_url_is_not_an_api_root() -> None:
         (Failure("HTTP 400 (bad request)", False, 400), False, ""),  # refused the 1-token cap
         (Failure("HTTP 401 (unauthorized)", False, 401), True, "check THE_KEY_VAR"),
         (Failure("HTTP 404 (not found)", False, 404), True, "('m' is what is sent)"),
-        (Failure("no reply within 30 s (timeout)", True), True, "up and not overloaded"),
+        (
+            Failure("no reply within 30 s (timeout)", True, timed_out=True),
+            True,
+            "up and not overloaded",
+        ),
         (Failure(COULD_NOT_CONNECT, True), True, "the_url (host, port)"),
     ],
 )
@@ -87,3 +91,12 @@ def test_a_rate_limited_check_goes_on_with_a_warning(capsys: pytest.CaptureFixtu
     limited = Failure("HTTP 429 (rate limited)", True, 429)
     assert check_outcome(limited, None, "judge", "m", "http://h/v1", "m", KNOBS) is None
     assert "rate limiting (HTTP 429)" in capsys.readouterr().err
+
+
+def test_a_timeout_is_told_by_its_field_not_its_words() -> None:
+    """The check falls back to one token only on a timeout, whatever an error's text says."""
+    assert timed_out(classify(asyncio.TimeoutError(), 30.0))
+    assert timed_out(classify(asyncio.TimeoutError()))
+    assert not timed_out(classify(ConnectionRefusedError("refused")))
+    # a provider's error text (Inspect's output.error) that happens to use the words
+    assert not timed_out(Failure("no reply within the provider's budget: overloaded", False))
