@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import time
 import venv
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -128,14 +129,25 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_wheel(tmp_path_factory.mktemp("dist"), tmp_path_factory.mktemp("src"))
 
 
-@pytest.fixture(scope="module", params=["floor", "newest"])
-def stack(request: pytest.FixtureRequest, wheel: Path, tmp_path_factory) -> Stack:
-    version = _pinned("lm-eval", CONSTRAINTS[request.param])
-    assert list(WHEELHOUSE.glob(f"lm_eval-{version}-*.whl")), (
-        f"lm-eval {version} ({CONSTRAINTS[request.param].name}) is not in {WHEELHOUSE}: "
-        "scripts/compat downloads it"
-    )
-    return Stack(tmp_path_factory.mktemp(f"stack-{request.param}"), version, wheel)
+@pytest.fixture(scope="module")
+def stacks(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Stack]:
+    """Both stacks, installed at once: two pips unpacking wheels wait mostly on the disk, and
+    this pass runs beside scripts/compat's others, where it is the last to end."""
+    versions = {name: _pinned("lm-eval", constraints) for name, constraints in CONSTRAINTS.items()}
+    for name, version in versions.items():
+        assert list(WHEELHOUSE.glob(f"lm_eval-{version}-*.whl")), (
+            f"lm-eval {version} ({CONSTRAINTS[name].name}) is not in {WHEELHOUSE}: "
+            "scripts/compat downloads it"
+        )
+    roots = {name: tmp_path_factory.mktemp(f"stack-{name}") for name in versions}
+    with ThreadPoolExecutor(len(versions)) as pool:
+        built = {n: pool.submit(Stack, roots[n], v, wheel) for n, v in versions.items()}
+        return {name: future.result() for name, future in built.items()}
+
+
+@pytest.fixture(scope="module", params=list(CONSTRAINTS))
+def stack(request: pytest.FixtureRequest, stacks: dict[str, Stack]) -> Stack:
+    return stacks[request.param]
 
 
 def test_lm_eval_ls_tasks_lists_every_task_and_group_of_ours(stack: Stack, tmp_path: Path) -> None:
