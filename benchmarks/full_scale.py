@@ -193,11 +193,14 @@ tasks = []
 if spec["benchmark"] == "floor":  # one generate-only task per task of ours: same name, prompts
     from inspect_ai import Task
     from inspect_ai.dataset import MemoryDataset, Sample
+    from inspect_ai.model import ChatMessageSystem, ChatMessageUser
     from inspect_ai.scorer import match
     from inspect_ai.solver import generate
+    kinds = {"system": ChatMessageSystem, "user": ChatMessageUser}
     shapes = json.loads(open(spec["prompts"], encoding="utf-8").read())
     for shape in shapes:
-        samples = [Sample(id=i, input=p, target="yes") for i, p in enumerate(shape["prompts"])]
+        samples = [Sample(id=i, input=[kinds[role](content=text) for role, text in messages],
+                          target="yes") for i, messages in enumerate(shape["prompts"])]
         tasks.append(Task(dataset=MemoryDataset(samples), solver=generate(), scorer=match(),
                           name=shape["name"]))
 else:
@@ -441,9 +444,10 @@ def model_prompts(model: StubOpenAIServer) -> list[str]:
 
 def inspect_shapes(folder: Path) -> list[dict[str, Any]]:
     """Each task of an Inspect run, from its log: its name and the prompt of each sample (the
-    messages the model was sent, joined as `model_prompts` joins them). The floor runs one
-    generate-only task per entry, so it has our run's shape: as many tasks, each with the same
-    name and samples, every one with its own log writer, sample buffer and live metrics."""
+    messages the model was sent, each a [role, text] pair: a system message stays one, as the
+    model received it). The floor runs one generate-only task per entry, so it has our run's
+    shape: as many tasks, each with the same name and samples, every one with its own log
+    writer, sample buffer and live metrics."""
     from inspect_ai.log import read_eval_log, read_eval_log_samples
 
     shapes = []
@@ -453,7 +457,8 @@ def inspect_shapes(folder: Path) -> list[dict[str, Any]]:
             messages = list(sample.messages)
             while messages and messages[-1].role == "assistant":
                 messages.pop()  # the model's reply, not what it was sent
-            prompts.append("\n\n".join(m.text for m in messages) or "Is this acceptable?")
+            sent = [[m.role, m.text] for m in messages if m.role in ("system", "user")]
+            prompts.append(sent or [["user", "Is this acceptable?"]])
         shapes.append({"name": read_eval_log(path, header_only=True).eval.task, "prompts": prompts})
     return shapes
 

@@ -48,7 +48,8 @@ def test_inspect_ratios_need_the_judge_taken_out() -> None:
 
 @pytest.mark.slow
 def test_the_inspect_floor_has_our_tasks_names_and_prompts(tmp_path: Path) -> None:
-    """Two tasks of one name (as CARE's nine are all `care`) become two floor tasks."""
+    """Two tasks of one name (as CARE's nine are all `care`) become two floor tasks, each
+    sample's messages as the model received them (a system message stays one)."""
     from inspect_ai import Task, eval
     from inspect_ai.dataset import Sample
     from inspect_ai.solver import generate, system_message
@@ -60,7 +61,8 @@ def test_the_inspect_floor_has_our_tasks_names_and_prompts(tmp_path: Path) -> No
     eval([task(["a", "b"]), task(["c"])], model="mockllm/model", log_dir=str(tmp_path),
          display="none")  # fmt: skip
     shapes = full_scale.inspect_shapes(tmp_path)
+    brief = ["system", "Be brief."]
     assert sorted((s["name"], sorted(s["prompts"])) for s in shapes) == [
-        ("t", ["Be brief.\n\na", "Be brief.\n\nb"]),
-        ("t", ["Be brief.\n\nc"]),
+        ("t", [[brief, ["user", "a"]], [brief, ["user", "b"]]]),
+        ("t", [[brief, ["user", "c"]]]),
     ]
