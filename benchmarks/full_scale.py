@@ -262,6 +262,17 @@ metadata:
   version: 1
 """
 
+# our run's shape when it ran several tasks (`_floor_task`): lm-eval's group over them
+FLOOR_GROUP_YAML = """group: floor_gen
+task:{tasks}
+aggregate_metric_list:
+- metric: exact_match
+  weight_by_size: false
+  aggregation: mean
+metadata:
+  version: 1
+"""
+
 
 @dataclass
 class Run:
@@ -469,14 +480,26 @@ def _shapes_file(path: Path, shapes: list[dict[str, Any]]) -> Path:
     return path
 
 
-def _floor_task(folder: Path, n: int, prompts: list[str]) -> Path:
+def _floor_task(folder: Path, n: int, prompts: list[str], tasks: int = 1) -> Path:
+    """The lm-eval floor's YAML and data, sending `prompts` in order. With `tasks` > 1 it has our
+    run's shape: a group `floor_gen` of that many tasks, the samples split evenly among them, as
+    `--tasks normad` is a group of four, each of which lm-eval builds (config, dataset, filters,
+    metrics) before the first request."""
     folder.mkdir(parents=True, exist_ok=True)
-    data = folder / "floor.jsonl"
     prompts = prompts or ["Is this story acceptable?"]
-    with data.open("w", encoding="utf-8") as handle:
-        for i in range(n):
-            handle.write(json.dumps({"prompt": prompts[i % len(prompts)], "label": "yes"}) + "\n")
-    (folder / "floor_gen.yaml").write_text(FLOOR_YAML.format(data=data), encoding="utf-8")
+    names = ["floor_gen"] if tasks <= 1 else [f"floor_gen_{k}" for k in range(tasks)]
+    bounds = [n * k // len(names) for k in range(len(names) + 1)]
+    for k, name in enumerate(names):
+        data = folder / f"{name}.jsonl"
+        with data.open("w", encoding="utf-8") as handle:
+            for i in range(bounds[k], bounds[k + 1]):
+                row = {"prompt": prompts[i % len(prompts)], "label": "yes"}
+                handle.write(json.dumps(row) + "\n")
+        text = FLOOR_YAML.format(data=data).replace("task: floor_gen", f"task: {name}", 1)
+        (folder / f"{name}.yaml").write_text(text, encoding="utf-8")
+    if len(names) > 1:
+        group = FLOOR_GROUP_YAML.format(tasks="".join(f"\n- {name}" for name in names))
+        (folder / "floor_group.yaml").write_text(group, encoding="utf-8")
     return folder
 
 
@@ -662,7 +685,8 @@ def _pair(harness: str, benchmark: str, n: int, reps: int, ctx: dict[str, Any]) 
             floor = inspect_run("floor", n, {**floor_ctx, "shapes": ours.shapes})
         else:
             ours = lm_eval_run(benchmark, n, rep_ctx)
-            floor_dir = _floor_task(base / f"floor_task_{benchmark}", n, ours.prompts)
+            shape = len(list(ours.out.rglob("samples_*.jsonl")))  # one a task of ours
+            floor_dir = _floor_task(base / f"floor_task_{benchmark}", n, ours.prompts, shape)
             floor = lm_eval_run("floor", n, {**floor_ctx, "floor_dir": floor_dir})
         pairs.append((ours, floor))
     ours, floor = (_median_run([pair[i] for pair in pairs]) for i in (0, 1))

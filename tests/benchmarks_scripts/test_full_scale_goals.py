@@ -66,3 +66,27 @@ def test_the_inspect_floor_has_our_tasks_names_and_prompts(tmp_path: Path) -> No
         ("t", [[brief, ["user", "a"]], [brief, ["user", "b"]]]),
         ("t", [[brief, ["user", "c"]]]),
     ]
+
+
+def test_the_lm_eval_floor_has_as_many_tasks_as_our_run(tmp_path: Path) -> None:
+    """`--tasks normad` is a group of four tasks: the floor is a group of four too, the samples
+    split evenly and sent in our order; lm-eval indexes it as one group."""
+    from lm_eval.tasks import TaskManager
+
+    prompts = [f"p{i}" for i in range(10)]
+    folder = full_scale._floor_task(tmp_path / "floor", 10, prompts, tasks=4)
+    rows = {
+        name: [line.split('"')[3] for line in (folder / f"{name}.jsonl").read_text().splitlines()]
+        for name in ("floor_gen_0", "floor_gen_1", "floor_gen_2", "floor_gen_3")
+    }
+    assert list(rows.values()) == [
+        ["p0", "p1"],
+        ["p2", "p3", "p4"],
+        ["p5", "p6"],
+        ["p7", "p8", "p9"],
+    ]
+    manager = TaskManager(include_path=[str(folder)], include_defaults=False)
+    assert sorted(manager.all_groups) == ["floor_gen"]
+    assert sorted(manager.all_subtasks) == sorted(rows)
+    one = full_scale._floor_task(tmp_path / "one", 3, prompts)  # one task of ours: one task
+    assert sorted(p.name for p in one.iterdir()) == ["floor_gen.jsonl", "floor_gen.yaml"]
