@@ -59,7 +59,12 @@ def _cmd_main_job(args: argparse.Namespace) -> int:
         )
     try:
         runs = main_job(
-            languages, args.per_category, args.max_tokens, args.judge_constraint, args.output
+            languages,
+            args.per_category,
+            args.max_tokens,
+            args.judge_constraint,
+            args.output,
+            args.threads,
         )
     except LocalModelUnavailable as exc:
         raise SystemExit(f"culture-evals main-job: {exc}") from None
@@ -74,7 +79,7 @@ def _cmd_local_server(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # `kill` stops it as Ctrl-C does
     try:
-        with LlamaServer(port=args.port) as server:
+        with LlamaServer(port=args.port, threads=args.threads) as server:
             print(
                 f"llama.cpp server with {server.model.name} on {server.base_url} "
                 f"(Ctrl-C stops it)\n\n{how_to_use(server.base_url)}",
@@ -213,6 +218,10 @@ def _report(args: argparse.Namespace, formats: Sequence[str], price: Any = None)
 
 
 # `culture-evals report` exit codes beyond 0 (everything used) and 2 (usage)
+THREADS_HELP = (
+    "llama.cpp's CPU threads (default: every CPU, llama.cpp's own; beside other work fewer are "
+    "faster, e.g. 1 on 2 cores)"
+)
 EXIT_NOTHING = 1  # no input was a finished run of ours: nothing written
 EXIT_SKIPPED = 3  # the report was written, but some inputs were skipped (listed on stderr)
 
@@ -317,6 +326,7 @@ COMMANDS: tuple[Command, ...] = (
                     "(report/) here (default: runs/main-job)",
                 },
             ),
+            (("--threads",), {"type": int, "default": None, "help": THREADS_HELP}),
         ),
         _cmd_main_job,
     ),
@@ -326,7 +336,17 @@ COMMANDS: tuple[Command, ...] = (
             "help": "start the main job's local model (SmolLM2-135M, llama.cpp) on 127.0.0.1 and print "
             "the --model, --model-role and --metadata arguments to use it in each harness"
         },
-        ((("--port",), {"type": int, "default": None, "help": "(default: a free port)"}),),
+        (
+            (("--port",), {"type": int, "default": None, "help": "(default: a free port)"}),
+            (
+                ("--threads",),
+                {
+                    "type": int,
+                    "default": None,
+                    "help": THREADS_HELP,
+                },
+            ),
+        ),
         _cmd_local_server,
     ),
     Command(

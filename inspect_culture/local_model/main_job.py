@@ -239,17 +239,20 @@ def main_job(
     max_tokens: int,
     judge_constraint: str = "grammar",
     output_dir: str | None = None,
+    threads: int | None = None,
 ) -> list[HarnessRun]:
-    """Both harnesses on every language, kept and reported under `output_dir` (else a temp dir)."""
+    """Both harnesses on every language, kept and reported under `output_dir` (else a temp dir);
+    `threads`: the llama.cpp server's (`LlamaServer`)."""
     os.environ.setdefault(
         "INSPECT_CULTURE_JUDGE_CACHE", os.path.join(tempfile.mkdtemp(), "judge.sqlite")
     )
+    llama = LlamaServer(threads=threads)  # its settings checked before a previous run is removed
     out = Path(output_dir or tempfile.mkdtemp(prefix="culture-evals-main-job-"))
     log_dir, lm_eval_dir = out / "inspect", out / "lm_eval"
     for previous in (log_dir, lm_eval_dir):  # the report is of this run only
         shutil.rmtree(previous, ignore_errors=True)
     runs: list[HarnessRun] = []
-    with LlamaServer() as server:
+    with llama as server:
         print(
             "Pipeline check: SmolLM2-135M (llama.cpp, CPU) answers CARE questions and judges the "
             "answers.\nA 135M model is not a meaningful judge; these numbers only show that both "

@@ -45,13 +45,24 @@ def _free_port() -> int:
 
 class LlamaServer:
     """A context manager that always stops the server; one request at a time (one slot), so
-    greedy replies do not depend on what else is in flight."""
+    greedy replies do not depend on what else is in flight. `threads`: llama.cpp's CPU threads
+    (None: its default, every CPU). Beside other work, fewer are faster: its threads wait for
+    one another at each step (docs/local-model.md, "Threads")."""
 
-    def __init__(self, model: Path | None = None, n_ctx: int = 4096, port: int | None = None):
+    def __init__(
+        self,
+        model: Path | None = None,
+        n_ctx: int = 4096,
+        port: int | None = None,
+        threads: int | None = None,
+    ):
+        if threads is not None and threads < 1:
+            raise LocalModelUnavailable(f"threads must be 1 or more, not {threads}")
         self.model = model or smollm2_gguf()
         self.port = port or _free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         self.n_ctx = n_ctx
+        self.threads = threads
         self._server: Any = None
 
     def __enter__(self) -> LlamaServer:
@@ -66,17 +77,7 @@ class LlamaServer:
                 raise LocalModelUnavailable(
                     f"port {self.port} on 127.0.0.1 is in use: pick another"
                 )
-        params = xllamacpp.CommonParams()
-        params.model.path = str(self.model)
-        params.model_alias = {MODEL_ALIAS}
-        params.hostnames = ["127.0.0.1"]
-        params.port = self.port
-        params.n_ctx = self.n_ctx
-        params.n_parallel = 1
-        # no reuse of the previous request's prompt: a reused prefix changes how the rest is
-        # batched, hence the float sums, hence a greedy reply at a near-tie (parity, main job)
-        params.cache_prompt = False
-        params.verbosity = 0  # errors only: llama.cpp's load and per-request lines are noise here
+        params = self.params(xllamacpp)
         try:
             self._server = xllamacpp.Server(params)  # returns once the model is loaded
             with urllib.request.urlopen(f"{self.base_url}/models", timeout=10) as response:
@@ -87,6 +88,23 @@ class LlamaServer:
                 f"llama.cpp server did not start on port {self.port} with {self.model}: {exc}"
             ) from None
         return self
+
+    def params(self, xllamacpp: Any) -> Any:
+        """The server's settings (`xllamacpp.CommonParams`)."""
+        params = xllamacpp.CommonParams()
+        params.model.path = str(self.model)
+        params.model_alias = {MODEL_ALIAS}
+        params.hostnames = ["127.0.0.1"]
+        params.port = self.port
+        params.n_ctx = self.n_ctx
+        params.n_parallel = 1
+        if self.threads is not None:
+            params.cpuparams.n_threads = params.cpuparams_batch.n_threads = self.threads
+        # no reuse of the previous request's prompt: a reused prefix changes how the rest is
+        # batched, hence the float sums, hence a greedy reply at a near-tie (parity, main job)
+        params.cache_prompt = False
+        params.verbosity = 0  # errors only: llama.cpp's load and per-request lines are noise here
+        return params
 
     def __exit__(self, *_: object) -> None:
         self._server = None  # the server's destructor stops its loop and frees the port

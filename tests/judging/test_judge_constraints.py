@@ -152,7 +152,7 @@ def test_grammar_compiles_in_llama_cpp() -> None:
 
     from inspect_culture.local_model.server import MODEL_ALIAS, LlamaServer
 
-    with LlamaServer() as server:
+    with LlamaServer(threads=1) as server:  # beside other tests: docs/local-model.md, "Threads"
 
         def compiles(grammar: str) -> bool:
             body = {

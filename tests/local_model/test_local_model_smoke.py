@@ -36,7 +36,8 @@ def test_main_job_scores_every_sample_in_both_harnesses(
     stale = tmp_path / "lm_eval" / "earlier" / "results_2026-01-01T00-00-00.json"
     stale.parent.mkdir(parents=True)
     stale.write_text("{}")  # a previous run's file: a rerun replaces it, the report is of this run
-    runs = main_job(["zh"], per_category=1, max_tokens=24, output_dir=str(tmp_path))
+    # one thread: beside other tests, more are slower (docs/local-model.md, "Threads")
+    runs = main_job(["zh"], per_category=1, max_tokens=24, output_dir=str(tmp_path), threads=1)
     assert not stale.exists()
     out = capsys.readouterr().out
     assert "not a meaningful judge" in out and "--model-role grader=" in out

@@ -24,7 +24,8 @@ def test_local_server_prints_the_arguments_and_stops_on_ctrl_c() -> None:
 
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "inspect_culture.cli", "local-server", "--port", str(port)],
+        [sys.executable, "-m", "inspect_culture.cli", "local-server", "--port", str(port)]
+        + ["--threads", "1"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -59,3 +60,32 @@ def test_a_taken_port_is_named() -> None:
         port = taken.getsockname()[1]
         with pytest.raises(LocalModelUnavailable, match=f"port {port} on 127.0.0.1 is in use"):
             LlamaServer(port=port).__enter__()
+
+
+def test_llama_cpp_threads_are_its_own_default_unless_chosen() -> None:
+    import xllamacpp
+
+    from inspect_culture.local_model.server import LlamaServer
+
+    default = xllamacpp.CommonParams().cpuparams.n_threads
+    params = LlamaServer(port=1).params(xllamacpp)
+    assert (params.cpuparams.n_threads, params.cpuparams_batch.n_threads) == (default, default)
+    chosen = LlamaServer(port=1, threads=1).params(xllamacpp)
+    assert (chosen.cpuparams.n_threads, chosen.cpuparams_batch.n_threads) == (1, 1)
+
+
+@pytest.mark.parametrize("command", ["local-server", "main-job"])
+def test_no_threads_is_refused_before_anything_is_touched(command: str, tmp_path) -> None:
+    earlier = tmp_path / "inspect" / "earlier.eval"  # a previous main job's log
+    earlier.parent.mkdir()
+    earlier.write_text("kept")
+    process = subprocess.run(
+        [sys.executable, "-m", "inspect_culture.cli", command, "--threads", "0"]
+        + (["-o", str(tmp_path)] if command == "main-job" else []),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert process.returncode == 1
+    assert process.stderr.strip() == f"culture-evals {command}: threads must be 1 or more, not 0"
+    assert earlier.read_text() == "kept"
