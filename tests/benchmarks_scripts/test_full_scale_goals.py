@@ -90,3 +90,43 @@ def test_the_lm_eval_floor_has_as_many_tasks_as_our_run(tmp_path: Path) -> None:
     assert sorted(manager.all_subtasks) == sorted(rows)
     one = full_scale._floor_task(tmp_path / "one", 3, prompts)  # one task of ours: one task
     assert sorted(p.name for p in one.iterdir()) == ["floor_gen.jsonl", "floor_gen.yaml"]
+
+
+def test_a_stopped_measurement_leaves_no_process_behind(tmp_path: Path) -> None:
+    """Ctrl-C (or SIGTERM, which main turns into an exit) while a harness runs: the child and
+    what it started are stopped, not left retrying against the stubs the script shut down."""
+    import os
+    import signal
+    import time
+
+    pidfile = tmp_path / "grandchild"
+    child = (  # the harness's process starts one of its own, as `inspect eval` may
+        "import subprocess, sys, time; "
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+        f"open({str(pidfile)!r}, 'w').write(str(p.pid)); time.sleep(60)"
+    )
+
+    def interrupt(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 2.0)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            full_scale._measure(
+                [sys.executable, "-c", child], dict(os.environ), Run("x", "y", 1), None
+            )
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    grandchild = Path(f"/proc/{pidfile.read_text()}/stat")
+    for _ in range(50):  # SIGKILL is delivered at once; a zombie (Z) is stopped too
+        try:
+            stat = grandchild.read_text(encoding="utf-8")
+        except FileNotFoundError:  # reaped
+            break
+        if stat.rsplit(")", 1)[1].split()[0] == "Z":
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"{grandchild.parent.name} still runs")
