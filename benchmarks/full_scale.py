@@ -370,7 +370,8 @@ def inspect_run(benchmark: str, n: int, ctx: dict[str, Any]) -> Run:
         command = [sys.executable, "-c", INSPECT_CHILD, json.dumps(spec)]
         _measure(command, ctx["env"], run, model)
         run.bytes_written = _bytes(run.out)  # the eval's own log, before any `inspect score`
-        run.shapes = inspect_shapes(run.out) if benchmark != "floor" else ctx["shapes"]
+        # the floor's tasks: read once from our first repetition's log (the same each time)
+        run.shapes = ctx.get("shapes") or inspect_shapes(run.out)
         if ctx["judge_later"] and ctx["inspect_score"] and benchmark != "floor":
             scoring = Run("inspect", f"{benchmark} score", n)
             _measure([sys.executable, "-c", SCORE_CHILD, json.dumps(spec)], ctx["env"], scoring,
@@ -692,7 +693,7 @@ def _pair(harness: str, benchmark: str, n: int, reps: int, ctx: dict[str, Any]) 
     work, pairs = ctx["work"], []
     for rep in range(reps):
         base = work if rep == 0 else work / "reps" / str(rep)
-        rep_ctx = {**ctx, "work": base}
+        rep_ctx = {**ctx, "work": base, "shapes": pairs[0][0].shapes if pairs else None}
         floor_ctx = {**ctx, "work": base / f"floor_{benchmark}"}
         if harness == "inspect":
             ours = inspect_run(benchmark, n, rep_ctx)

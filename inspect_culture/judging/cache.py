@@ -16,7 +16,6 @@ import sys
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -112,7 +111,7 @@ def key(
 
 class JudgeCache:
     """Writes batched (Inspect calls it on the event loop), or committed at once by a writer
-    thread (`commit_soon`); a failure mid-run: a miss, a warning."""
+    thread (`commit_soon_async`); a failure mid-run: a miss, a warning."""
 
     def __init__(self, path: Path, *, flush_every: int = 64, flush_seconds: float = 2.0) -> None:
         self.path = path
@@ -123,9 +122,8 @@ class JudgeCache:
         self._flush_every, self._flush_seconds = flush_every, flush_seconds
         self._pending: dict[str, tuple[str, str | None]] = {}
         self._committing: dict[str, tuple[str, str | None]] = {}  # still readable meanwhile
-        # `commit_soon`s whose rows are in `_pending`: a thread's future, or a loop's
-        self._waiters: list[Future[None] | tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]
-        self._waiters = []
+        # `commit_soon_async`s whose rows are in `_pending`: each one's loop and future
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self._last_flush = time.monotonic()
         self._warned = False
         try:
@@ -205,45 +203,26 @@ class JudgeCache:
                 return
         self.flush()
 
-    def commit_soon(
-        self, key: str, text: str, judge: str | None = None, *, secrets: tuple[str, ...] = ()
-    ) -> Future[None]:
-        """`put`, committed at once by the cache's writer thread (with any rows waiting): the
-        future is done when the row is committed (`commit_soon_async` on an event loop)."""
-        committed: Future[None] = Future()
-        self._enqueue(key, text, judge, secrets, committed)
-        return committed
-
     def commit_soon_async(
         self, key: str, text: str, judge: str | None = None, *, secrets: tuple[str, ...] = ()
     ) -> asyncio.Future[None]:
-        """`commit_soon` for the running event loop, awaited without blocking it (a commit takes
-        tens of microseconds, a WAL checkpoint's fsync milliseconds): a group's futures are
-        set by one wake-up of the loop, not one each as `asyncio.wrap_future` would."""
+        """`put`, committed at once by the cache's writer thread (with any rows waiting),
+        awaited without blocking the running event loop (a commit takes tens of microseconds, a
+        WAL checkpoint's fsync milliseconds): the future is done when the row is committed, and
+        a group's futures are set by one wake-up of the loop, not one each."""
         loop = asyncio.get_running_loop()
         committed: asyncio.Future[None] = loop.create_future()
-        self._enqueue(key, text, judge, secrets, (loop, committed))
-        return committed
-
-    def _enqueue(
-        self,
-        key: str,
-        text: str,
-        judge: str | None,
-        secrets: tuple[str, ...],
-        waiter: Future[None] | tuple[asyncio.AbstractEventLoop, asyncio.Future[None]],
-    ) -> None:
-        """The row pending (redacted) and its waiter kept; the writer thread woken."""
         row = (redact(text, secrets), judge)
         with self._lock:
             self._pending[key] = row
-            self._waiters.append(waiter)
+            self._waiters.append((loop, committed))
             if self._writer is None:
                 self._writer = threading.Thread(
                     target=self._write_forever, name="judge-cache-writer", daemon=True
                 )
                 self._writer.start()
             self._wake.notify()
+        return committed
 
     def _write_forever(self) -> None:
         while True:
@@ -256,7 +235,7 @@ class JudgeCache:
                 self._failed(exc)
 
     def flush(self) -> None:
-        """Commit every pending row in one transaction; then its `commit_soon` futures are done
+        """Commit every pending row in one transaction; then its `commit_soon_async` futures are done
         (a failed write too: a warning, the verdicts kept in memory)."""
         with self._db_lock:
             with self._lock:
@@ -297,17 +276,11 @@ class JudgeCache:
             )
 
 
-def _release(
-    waiters: Iterable[Future[None] | tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]],
-) -> None:
-    """Each waiter's future done: a thread's at once, a loop's all in one call on that loop."""
+def _release(waiters: Iterable[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]) -> None:
+    """Each waiter's future done, a loop's all in one call on that loop."""
     by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
-    for waiter in waiters:
-        if isinstance(waiter, tuple):
-            by_loop.setdefault(waiter[0], []).append(waiter[1])
-            continue
-        with contextlib.suppress(InvalidStateError):  # cancelled: nobody waits
-            waiter.set_result(None)
+    for loop, future in waiters:
+        by_loop.setdefault(loop, []).append(future)
     for loop, futures in by_loop.items():
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
             loop.call_soon_threadsafe(_set_done, futures)

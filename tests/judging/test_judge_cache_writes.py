@@ -14,10 +14,12 @@ from inspect_culture.judging.cache import JudgeCache
 ROOT = Path(__file__).resolve().parents[2]
 
 KILLED_AFTER_COMMIT = """
-import os, signal, sys
+import asyncio, os, signal, sys
 from pathlib import Path
 from inspect_culture.judging.cache import JudgeCache
-JudgeCache(Path(sys.argv[1])).commit_soon("k", "Rating: [[8]]", "ckpt").result(timeout=60)
+async def commit():
+    await asyncio.wait_for(JudgeCache(Path(sys.argv[1])).commit_soon_async("k", "Rating: [[8]]", "ckpt"), 60)
+asyncio.run(commit())
 os.kill(os.getpid(), signal.SIGKILL)  # no atexit flush, no connection closed
 """
 
@@ -46,11 +48,16 @@ def test_a_verdict_being_committed_is_read_and_its_key_redacted(tmp_path: Path) 
             return database.execute(sql, *args)
 
     cache._db = CommitWaits()
-    committed = cache.commit_soon("k", "Rating: [[6]] sk-abcdefgh12345", None, secrets=())
-    assert not committed.done()  # its commit waits
-    assert cache.get("k") == "Rating: [[6]] [redacted]"  # pending or mid-commit: still a hit
-    go_on.set()
-    committed.result(timeout=10)
+
+    async def commit() -> None:
+        committed = cache.commit_soon_async("k", "Rating: [[6]] sk-abcdefgh12345", secrets=())
+        await asyncio.sleep(0.05)
+        assert not committed.done()  # its commit waits
+        assert cache.get("k") == "Rating: [[6]] [redacted]"  # pending or mid-commit: a hit
+        go_on.set()
+        await asyncio.wait_for(committed, 10)
+
+    asyncio.run(commit())
     rows = sqlite3.connect(cache.path).execute("SELECT text FROM replies").fetchall()
     assert rows == [("Rating: [[6]] [redacted]",)]
 
@@ -83,10 +90,15 @@ def test_a_cancelled_wait_for_a_commit_leaves_the_writer_working(tmp_path: Path,
             return database.execute(sql, *args)
 
     cache._db = CommitWaits()
-    first = cache.commit_soon("k1", "Rating: [[1]]")
-    assert first.cancel()
-    go_on.set()
-    cache.commit_soon("k2", "Rating: [[2]]").result(timeout=10)
+
+    async def commit() -> None:
+        first = cache.commit_soon_async("k1", "Rating: [[1]]")
+        await asyncio.sleep(0.05)
+        assert first.cancel()
+        go_on.set()
+        await asyncio.wait_for(cache.commit_soon_async("k2", "Rating: [[2]]"), 10)
+
+    asyncio.run(commit())
     rows = sqlite3.connect(cache.path).execute("SELECT key FROM replies ORDER BY key").fetchall()
     assert rows == [("k1",), ("k2",)]
     assert "judge cache" not in capsys.readouterr().err
