@@ -217,11 +217,11 @@ def _report(args: argparse.Namespace, formats: Sequence[str], price: Any = None)
     return EXIT_SKIPPED if any(not s.by_design for s in report.skipped) else 0
 
 
-# `culture-evals report` exit codes beyond 0 (everything used) and 2 (usage)
 THREADS_HELP = (
     "llama.cpp's CPU threads (default: every CPU, llama.cpp's own; beside other work fewer are "
     "faster, e.g. 1 on 2 cores)"
 )
+# `culture-evals report` exit codes beyond 0 (everything used) and 2 (usage)
 EXIT_NOTHING = 1  # no input was a finished run of ours: nothing written
 EXIT_SKIPPED = 3  # the report was written, but some inputs were skipped (listed on stderr)
 
@@ -338,14 +338,7 @@ COMMANDS: tuple[Command, ...] = (
         },
         (
             (("--port",), {"type": int, "default": None, "help": "(default: a free port)"}),
-            (
-                ("--threads",),
-                {
-                    "type": int,
-                    "default": None,
-                    "help": THREADS_HELP,
-                },
-            ),
+            (("--threads",), {"type": int, "default": None, "help": THREADS_HELP}),
         ),
         _cmd_local_server,
     ),
