@@ -476,7 +476,7 @@ def inspect_shapes(folder: Path) -> list[dict[str, Any]]:
     shapes = []
     for path in sorted(folder.glob("*.eval")):
         # the whole log in one read: sample by sample, each read walked the zip's directory
-        # again (CultureSynth-7 at full size, 19,360 samples: over 17 min; this: about 75 s)
+        # again (CultureSynth-7 at full size, 19,360 samples: over 17 min; this: about 40 s)
         log = read_eval_log(path, exclude_fields=SHAPES_SKIP)
         prompts = []
         for sample in log.samples or []:
