@@ -6,4 +6,5 @@ from pathlib import Path
 
 
 def include_path() -> Path:
+    """Our task YAMLs: this package's folder (what `culture-evals lm-eval-path` prints)."""
     return Path(__file__).resolve().parent

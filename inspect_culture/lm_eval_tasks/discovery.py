@@ -26,6 +26,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from inspect_culture import lm_eval_tasks
+
 ENV = "INSPECT_CULTURE_LM_EVAL_TASKS"
 TARGET = "lm_eval.tasks"
 PTH_NAME = "inspect_culture_lm_eval_tasks.pth"
@@ -33,11 +35,6 @@ PTH_NAME = "inspect_culture_lm_eval_tasks.pth"
 # lm-eval's own module
 MARKER = "_inspect_culture_lm_eval_tasks"
 _warned: set[str] = set()
-
-
-def task_folder() -> Path:
-    """Our task YAMLs: this package's folder (what `culture-evals lm-eval-path` prints)."""
-    return Path(__file__).resolve().parent
 
 
 def warn_once(cause: str) -> None:
@@ -93,7 +90,7 @@ def include_paths(
 ) -> tuple[Any, bool]:
     """The `include_path` to hand TaskManager, and whether ours was added. Ours goes first among
     the include paths (after lm-eval's defaults), so every path the caller gave overrides it."""
-    folder = folder or task_folder()
+    folder = folder or lm_eval_tasks.include_path()
     if not include_defaults or not enabled():
         return include_path, False
     given: list[Any] = (

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from inspect_culture.lm_eval_tasks import discovery
+from inspect_culture.lm_eval_tasks import discovery, include_path
 
 PTH = Path(discovery.__file__).with_name("discovery.pth")
-OURS = str(discovery.task_folder())
+OURS = str(include_path())
 
 
 @pytest.fixture(autouse=True)
