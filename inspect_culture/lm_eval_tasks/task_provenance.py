@@ -6,6 +6,7 @@ judge` read it (`run_files.lm_eval_outputs.task_provenance`)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,8 +32,8 @@ def record_provenance(task: str, metadata: Mapping[str, Any], *parts: Mapping[st
             "file's digest, rows, release and the prompt and parser versions); leave it out"
         )
     slot.clear()
-    for part in parts:
-        slot.update({str(key): _plain(value) for key, value in part.items()})
+    for part in parts:  # JSON values lm-eval can write as is (paths and other objects as text)
+        slot.update(json.loads(json.dumps({str(k): v for k, v in part.items()}, default=str)))
 
 
 def judged_slots(task: str, metadata: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -47,14 +48,3 @@ def judged_slots(task: str, metadata: Mapping[str, Any]) -> dict[str, dict[str, 
             )
         slots[key] = slot
     return slots
-
-
-def _plain(value: Any) -> Any:
-    """A JSON value lm-eval can write as is (paths and other objects as text)."""
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return str(value)
