@@ -46,9 +46,8 @@ def generate() -> dict[str, str]:
         )
         for lang in (None, *spec.CARE_LANGUAGES)
     ]
-    note = AGREEMENT_NOTE
     files |= family_files(
-        GENERATOR, "_care_agreement_template_yaml", agreement_template(), note, agreement
+        GENERATOR, "_care_agreement_template_yaml", agreement_template(), AGREEMENT_NOTE, agreement
     )
     return files | {"care.yaml": render(config, generator=GENERATOR)}
 

@@ -122,8 +122,7 @@ def process_results_summary(doc: dict[str, Any], results: Sequence[str]) -> dict
 
 def judge_filter(resps: Sequence[str | None], docs: Sequence[dict[str, Any]]) -> list[str]:
     """Judge every story's extracted values in one concurrent batch (after `take_first`)."""
-    versions = {"prompt_version": spec.PROMPT_VERSION}
-    return judged_filter(VeJudging(), resps, docs, versions, summary=(_jury_figures, None))
+    return judged_filter(VeJudging(), resps, docs, _VERSIONS, summary=(_jury_figures, None))
 
 
 def _jury_figures(items: list[dict[str, Any]]) -> dict[str, float]:
