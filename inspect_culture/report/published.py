@@ -80,12 +80,6 @@ def published_rows(table_key: str) -> list[Row]:
     return [e.row for e in published_entries(table_key)]
 
 
-def published_human_baselines(table_key: str) -> list[PublishedEntry]:
-    """Human figures for a table that are not in its unit (kept out of `published_rows`)."""
-    _check_table_key(table_key)
-    return [e for f in load_published() for e in f.human_baselines if e.table == table_key]
-
-
 def published_settings(table_key: str) -> dict[str, tuple[str, ...]]:
     """Each setting's values among a table's published model rows, to compare runs' settings."""
     seen: dict[str, dict[str, None]] = {}
