@@ -411,6 +411,11 @@ def _set(index: int, **fields):
             "rows[6].printed.overall",
             "does not occur in the quote",
         ),
+        (
+            _set(6, values={"overall": 7.5}, printed={"overall": "7,5"}),
+            "rows[6].printed.overall",
+            "must be a number as printed, got '7,5'",
+        ),
         (_set(7, printed={"overall": "1.00"}), "rows[7].printed", "exactly the keys of values"),
         (_set(0, source={"where": "Table 6"}), "rows[0].source", "where"),
         (lambda d: d["rows"][1].pop("quote"), "rows[1].quote", "missing"),
