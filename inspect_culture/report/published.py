@@ -52,11 +52,11 @@ class PublishedFile:
     notes: tuple[str, ...]
 
 
-def load_published(benchmark_file: str | Path | None = None) -> tuple[PublishedFile, ...]:
-    """Read and validate all published files, or the one named ("<name>.json", "<name>", path)."""
-    if benchmark_file is None:
+def load_published(path: str | Path | None = None) -> tuple[PublishedFile, ...]:
+    """Read and validate all published files, or the one at `path`."""
+    if path is None:
         return _load_files(published_files())
-    return (_load_file(_resolve(benchmark_file)),)
+    return (_load_file(Path(path)),)
 
 
 def published_files() -> tuple[str, ...]:
@@ -92,14 +92,6 @@ def published_settings(table_key: str) -> dict[str, tuple[str, ...]]:
 def _check_table_key(table_key: str) -> None:
     if table_key not in (layouts := all_layouts()):
         raise KeyError(f"unknown table {table_key!r}; tables: {', '.join(layouts)}")
-
-
-def _resolve(benchmark_file: str | Path) -> Path:
-    path = Path(benchmark_file)
-    if path.exists():
-        return path
-    name = path.name if path.suffix == ".json" else f"{path.name}.json"
-    return PUBLISHED_DIR / name
 
 
 # -- validation: the schema (schemas/published.schema.json) checks each file's shape, then each

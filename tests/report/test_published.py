@@ -87,8 +87,8 @@ def test_every_file_loads_and_validates() -> None:
     assert sorted(p.name for p in PUBLISHED_DIR.glob("*.json")) == sorted(published_files())
     for f in files:
         assert f.rows and f.notes, f.path.name
-        assert load_published(f.path.name)[0] == f
-        assert load_published(f.path.stem)[0] == f
+        assert load_published(f.path)[0] == f
+        assert load_published(str(f.path))[0] == f
     tables = {e.table for f in files for e in f.rows}
     assert {"normad_context", "care", "culturesynth", "cqbench"} <= tables
 
