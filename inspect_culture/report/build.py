@@ -18,6 +18,7 @@ from inspect_culture.report.records import with_damage_named
 from inspect_culture.report.render import write_outputs
 from inspect_culture.report.section import COST_SUFFIX, section_of
 from inspect_culture.report.tables import build_tables
+from inspect_culture.report.tables.common import describe, of_benchmark
 
 INSTALL = "pip install 'inspect-culture[report]'"
 # what each output needs beyond the core dependencies
@@ -92,8 +93,7 @@ def comparability_warnings(runs: Sequence[RunInfo], tables: Sequence[Table]) -> 
     """Where numbers side by side differ in judge, data, versions, subset, harness or settings."""
     warnings: list[str] = []
     for benchmark in dict.fromkeys(run.benchmark for run in runs):
-        chosen = [r for r in runs if r.benchmark == benchmark and not r.setting.get("aggregate")]
-        warnings += _differences(benchmark, chosen)
+        warnings += _differences(benchmark, of_benchmark(runs, benchmark))
     for table in tables:
         if table.key.endswith(COST_SUFFIX):  # a cached reply costs one run nothing, not another
             continue
@@ -132,8 +132,7 @@ def _setting(run: RunInfo) -> str:
 
 
 def _coverage(run: RunInfo) -> str:
-    parts = [run.subset or "", f"limit={run.limit}" if run.limit is not None else ""]
-    return "; ".join(p for p in parts if p) or "full"
+    return describe(run, {}) or "full"  # no settings: the subset and limit alone
 
 
 def _spread(

@@ -134,6 +134,7 @@ def _lm_eval_task_run(
     read = {
         f"dataset_{k}": provenance[k] for k in ("revision", "sha256", "rows") if k in provenance
     }
+    judges = _judges_of(metadata)
     return RunInfo(
         path=path,
         harness="lm-eval",
@@ -156,7 +157,7 @@ def _lm_eval_task_run(
         dataset_rows=read.get("dataset_rows") or (n_samples.get(task) or {}).get("original"),
         judge=NOT_JUDGED
         if str(metadata.get("judge_later")).lower() == "true"
-        else metadata.get("judge_model") or _jury_of(metadata.get("judge_models")),
+        else metadata.get("judge_model") or jury_label(judges),
         versions={
             "task_version": (data.get("versions") or {}).get(task),
             **{k: v for k, v in metadata.items() if k.endswith("_version")},
@@ -164,7 +165,7 @@ def _lm_eval_task_run(
         unscored=next((int(v) for v in unscored if isinstance(v, int | float)), None),
         records_source=None if task in groups else samples_beside(path, task),
         rejudged=rejudged(metadata) or rejudged(((data.get("judge") or {}).get("settings")) or {}),
-        judges=_judges_of(metadata),
+        judges=judges,
         judge_price=metadata.get("judge_price"),
         judge_cost=_recorded_cost(metadata.get("judge_cost")),
     )
@@ -238,8 +239,3 @@ def _recorded_cost(recorded: object) -> dict[str, dict[str, int]] | None:
         for name, tokens in judges.items()
         if isinstance(tokens, Mapping)
     } or None
-
-
-def _jury_of(models: object) -> str | None:
-    """lm-eval's `judge_models` (a list, or names separated by commas) as the report's judge."""
-    return jury_label(model_names(models) or [])

@@ -52,11 +52,11 @@ class PublishedFile:
     notes: tuple[str, ...]
 
 
-def load_published(benchmark_file: str | Path | None = None) -> tuple[PublishedFile, ...]:
-    """Read and validate all published files, or the one named ("<name>.json", "<name>", path)."""
-    if benchmark_file is None:
+def load_published(path: str | Path | None = None) -> tuple[PublishedFile, ...]:
+    """Read and validate all published files, or the one at `path`."""
+    if path is None:
         return _load_files(published_files())
-    return (_load_file(_resolve(benchmark_file)),)
+    return (_load_file(Path(path)),)
 
 
 def published_files() -> tuple[str, ...]:
@@ -80,12 +80,6 @@ def published_rows(table_key: str) -> list[Row]:
     return [e.row for e in published_entries(table_key)]
 
 
-def published_human_baselines(table_key: str) -> list[PublishedEntry]:
-    """Human figures for a table that are not in its unit (kept out of `published_rows`)."""
-    _check_table_key(table_key)
-    return [e for f in load_published() for e in f.human_baselines if e.table == table_key]
-
-
 def published_settings(table_key: str) -> dict[str, tuple[str, ...]]:
     """Each setting's values among a table's published model rows, to compare runs' settings."""
     seen: dict[str, dict[str, None]] = {}
@@ -98,14 +92,6 @@ def published_settings(table_key: str) -> dict[str, tuple[str, ...]]:
 def _check_table_key(table_key: str) -> None:
     if table_key not in (layouts := all_layouts()):
         raise KeyError(f"unknown table {table_key!r}; tables: {', '.join(layouts)}")
-
-
-def _resolve(benchmark_file: str | Path) -> Path:
-    path = Path(benchmark_file)
-    if path.exists():
-        return path
-    name = path.name if path.suffix == ".json" else f"{path.name}.json"
-    return PUBLISHED_DIR / name
 
 
 # -- validation: the schema (schemas/published.schema.json) checks each file's shape, then each
@@ -233,14 +219,10 @@ def _entry(raw: dict[str, Any], file: str, at: str, cite: str, baseline: bool) -
     )
 
 
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-
-
 def _printed_error(text: str, value: float, quote: str) -> str | None:
-    """What is wrong with a number as the paper prints it: not a number, not the value, or not in
-    the quote as a whole number ("0.1" is not in "0.10" or "-0.1")."""
-    if not _NUMBER.fullmatch(text):
-        return f"must be a number as printed, got {text!r}"
+    """What is wrong with a number as the paper prints it (the schema has checked that it is
+    one): not the value, or not in the quote as a whole number ("0.1" is not in "0.10" or
+    "-0.1")."""
     if float(text) != value:
         return f"{text!r} is not the value {value!r}"
     if not re.search(rf"(?<![\d.\-]){re.escape(text)}(?![\d])", quote):

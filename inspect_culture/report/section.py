@@ -228,19 +228,15 @@ def _cost_layout(benchmark: Benchmark) -> Layout:
 
 def all_layouts() -> dict[str, Layout]:
     """Every benchmark's layouts by key, in report order; read on each call for late ones."""
-    found = {layout.key: layout for _, s in sections() for layout in s.layouts}
-    found |= {s.jury.key: _judges_layout(b.title, s.jury) for b, s in sections() if s.jury}
+    every = sections()
+    found = {layout.key: layout for _, s in every for layout in s.layouts}
+    juries = [(b.title, s.jury) for b, s in every if s.jury]
+    found |= {jury.key: _judges_layout(title, jury) for title, jury in juries}
+    found |= {jury.noise_key: _noise_layout(title, jury) for title, jury in juries if jury.headline}
     found |= {
-        s.jury.noise_key: _noise_layout(b.title, s.jury)
-        for b, s in sections()
-        if s.jury and s.jury.headline
+        jury.pairs_key: _pairs_layout(title, jury) for title, jury in juries if jury.vote_values
     }
-    found |= {
-        s.jury.pairs_key: _pairs_layout(b.title, s.jury)
-        for b, s in sections()
-        if s.jury and s.jury.vote_values
-    }
-    found |= {judge_cost_key(b): _cost_layout(b) for b, s in sections() if s.judged}
+    found |= {judge_cost_key(b): _cost_layout(b) for b, s in every if s.judged}
     return found
 
 

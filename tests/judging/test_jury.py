@@ -174,13 +174,17 @@ def test_jury_metrics_kappa_over_pairwise_games() -> None:
 
 def test_role_order_and_the_reports_jury_label() -> None:
     from inspect_culture.judging.jury import jury_label, jury_roles_in_order
-    from inspect_culture.report.inputs import _jury_of
+    from inspect_culture.report.inputs import _judges_of
+
+    def lm_eval_label(models: object) -> str | None:  # as the report labels lm-eval's judge
+        return jury_label(_judges_of({"judge_models": models}))
 
     roles = ["grader_10", "baseline", "grader", "grader_2", "grader_1", "grader_x"]
     assert jury_roles_in_order(roles) == ["grader", "grader_2", "grader_10"]
     assert jury_label(["a"]) == "a" and jury_label([]) is None
-    assert jury_label(["a", "b"]) == "jury of 2: a, b" == _jury_of("a, b") == _jury_of(["a", "b"])
-    assert _jury_of(None) is None
+    assert jury_label(["a", "b"]) == "jury of 2: a, b" == lm_eval_label("a, b")
+    assert lm_eval_label(["a", "b"]) == "jury of 2: a, b"
+    assert lm_eval_label(None) is None
 
 
 def test_jury_metrics_leave_out_samples_the_jury_left_unscored() -> None:

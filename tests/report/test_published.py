@@ -22,7 +22,6 @@ from inspect_culture.report.published import (
     load_published,
     published_entries,
     published_files,
-    published_human_baselines,
     published_rows,
     published_settings,
 )
@@ -88,8 +87,8 @@ def test_every_file_loads_and_validates() -> None:
     assert sorted(p.name for p in PUBLISHED_DIR.glob("*.json")) == sorted(published_files())
     for f in files:
         assert f.rows and f.notes, f.path.name
-        assert load_published(f.path.name)[0] == f
-        assert load_published(f.path.stem)[0] == f
+        assert load_published(f.path)[0] == f
+        assert load_published(str(f.path))[0] == f
     tables = {e.table for f in files for e in f.rows}
     assert {"normad_context", "care", "culturesynth", "cqbench"} <= tables
 
@@ -128,7 +127,7 @@ def test_sources_cite_paper_and_place() -> None:
 
 def test_care_human_awareness_is_kept_out_of_the_rating_table() -> None:
     assert all(r.model != "Native speakers" for r in published_rows("care"))
-    humans = published_human_baselines("care")
+    humans = [h for h in _file("CARE").human_baselines if h.table == "care"]
     assert [h.row.group for h in humans] == ["zh", "ar", "ja"]
     assert all(h.metric and "Human Awareness" in h.metric for h in humans)
     assert humans[0].row.cells["overall"].value == 71
@@ -411,6 +410,11 @@ def _set(index: int, **fields):
             _set(6, values={"overall": 7.5}, printed={"overall": "7.50"}),
             "rows[6].printed.overall",
             "does not occur in the quote",
+        ),
+        (
+            _set(6, values={"overall": 7.5}, printed={"overall": "7,5"}),
+            "rows[6].printed.overall",
+            "must be a number as printed, got '7,5'",
         ),
         (_set(7, printed={"overall": "1.00"}), "rows[7].printed", "exactly the keys of values"),
         (_set(0, source={"where": "Table 6"}), "rows[0].source", "where"),

@@ -33,9 +33,8 @@ def build_tables(
         built = sorted(build(runs, warnings), key=lambda t: t.secondary)
         tables.extend(replace(t, rows=(*t.rows, *published_rows(t.key))) for t in built)
         if section.jury is not None:
-            tables.extend(judges_tables(benchmark.title, section.jury, runs, warnings))
-            tables.extend(judge_noise_tables(benchmark.title, section.jury, runs, warnings))
-            tables.extend(judge_pairs_tables(benchmark.title, section.jury, runs, warnings))
+            for jury_tables in (judges_tables, judge_noise_tables, judge_pairs_tables):
+                tables.extend(jury_tables(benchmark.title, section.jury, runs, warnings))
         if section.judged:
             key = judge_cost_key(benchmark)
             tables.extend(judge_cost_tables(key, benchmark.title, runs, warnings, judge_price))

@@ -12,7 +12,7 @@ from inspect_culture.judging.cache import JudgeConfigError
 from inspect_culture.judging.usage import Price, cost, parse_price
 from inspect_culture.report.model import NOT_JUDGED, Cell, Column, RunInfo, Table
 from inspect_culture.report.records import RecordsUnavailable, judge_tokens
-from inspect_culture.report.tables.common import Rows, of_benchmark, table
+from inspect_culture.report.tables.common import Rows, describe, of_benchmark, table
 
 NOT_RECORDED = "not recorded"  # a run made before judges' tokens were recorded: never 0
 COUNTS = (
@@ -84,15 +84,9 @@ def _recorded_price(run: RunInfo, benchmark: str, warnings: list[str]) -> Price 
 def _setting(run: RunInfo, price: Price | None) -> str:
     """The run's settings (as its benchmark names them alike in both harnesses), scope and
     the price its cost is at."""
-    parts = [
-        f"{name}={value}"
-        for name, value in sorted(run.setting.items())
-        if value is not None and name != "aggregate"
-    ]
-    parts += [run.subset] if run.subset else []
-    parts += [f"limit={run.limit}"] if run.limit is not None else []
+    parts = [describe(run, dict.fromkeys(sorted(run.setting)))]  # every setting but None ones
     parts += [f"price {price.text()} per million"] if price is not None else []
-    return "; ".join(parts)
+    return "; ".join(part for part in parts if part)
 
 
 def _judge_label(run: RunInfo, name: str, judges: int) -> str:
