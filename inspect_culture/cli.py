@@ -136,6 +136,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     from inspect_culture.judge_command.run import BATCH_STATE_DIR, judge_outputs
     from inspect_culture.judging.openai_batch import BatchOptions, JudgeLaterError
     from inspect_culture.judging.options import FLAG, declared
+    from inspect_culture.run_files.lm_eval_outputs import results_json
 
     if args.poll_interval <= 0 or args.max_rounds < 1:
         raise SystemExit("culture-evals judge: --poll-interval must be > 0, --max-rounds >= 1")
@@ -169,7 +170,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     for task in summary.tasks:
         print(f"{task.task}: {task.n_scored} scored, {task.n_unscored} unscored")
     for path in summary.written:  # the table lm-eval prints: headline metrics, intervals, counts
-        print(f"written: {path}\n{make_table(json.loads(path.read_text('utf-8')))}")
+        print(f"written: {path}\n{make_table(results_json(path))}")
     if not any(task.n_scored for task in summary.tasks):
         _warn(
             f"every judged sample ({sum(t.n_unscored for t in summary.tasks)}) is unscored: the reasons are in the "
