@@ -6,7 +6,8 @@ import argparse
 import logging
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,16 @@ from inspect_culture.run_files import RunsError
 from inspect_culture.run_files import report_to_stderr as _warn
 from inspect_culture.run_files.judge_comparison import agreement_modules
 from inspect_culture.task_catalogue import all_tasks
+
+
+@contextmanager
+def _exits(command: str, *errors: type[Exception], prefix: str = "") -> Iterator[None]:
+    """`errors` raised in the block, which the user can fix: one line on stderr and exit code 1
+    (as SystemExit says a message), never a traceback."""
+    try:
+        yield
+    except errors as exc:
+        raise SystemExit(f"culture-evals {command}: {prefix}{exc}") from None
 
 
 def _cmd_list(_: argparse.Namespace) -> int:
@@ -57,7 +68,7 @@ def _cmd_main_job(args: argparse.Namespace) -> int:
         raise SystemExit(
             f"--languages: unknown {', '.join(unknown)}; allowed: {', '.join(LANGUAGES)}"
         )
-    try:
+    with _exits("main-job", LocalModelUnavailable):
         runs = main_job(
             languages,
             args.per_category,
@@ -66,8 +77,6 @@ def _cmd_main_job(args: argparse.Namespace) -> int:
             args.output,
             args.threads,
         )
-    except LocalModelUnavailable as exc:
-        raise SystemExit(f"culture-evals main-job: {exc}") from None
     return 1 if parity_differences(runs) else 0
 
 
@@ -97,15 +106,10 @@ def _cmd_baseline_export(args: argparse.Namespace) -> int:
     from inspect_culture.benchmarks.culturesynth.baseline_responses import write_baseline_responses
     from inspect_culture.run_files.culturesynth_baseline_export import export_baseline
 
-    try:
+    with _exits("baseline export", RunsError, DataValidationError):
         baseline = export_baseline(args.inputs, role=args.role, model=args.model)
-    except (RunsError, DataValidationError) as exc:
-        raise SystemExit(f"culture-evals baseline export: {exc}") from None
-    try:
+    with _exits("baseline export", OSError, prefix=f"cannot write {args.output}: "):
         path = write_baseline_responses(baseline, args.output)
-    except OSError as exc:
-        message = f"culture-evals baseline export: cannot write {args.output}: {exc}"
-        raise SystemExit(message) from None
     print(
         f"{path}: {len(baseline.responses)} answers of {baseline.model} from "
         f"{len(baseline.sources)} run file(s)"
@@ -116,10 +120,8 @@ def _cmd_baseline_export(args: argparse.Namespace) -> int:
 def _cmd_agreement(args: argparse.Namespace) -> int:
     from inspect_culture.run_files.judge_comparison import agreement
 
-    try:
+    with _exits("agreement", RunsError, DataValidationError):
         table, warnings = agreement(args.benchmark, args.a, args.b)
-    except (RunsError, DataValidationError) as exc:
-        raise SystemExit(f"culture-evals agreement: {exc}") from None
     print(table)
     for warning in warnings:
         _warn(warning)
@@ -134,6 +136,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     from inspect_culture.judge_command.run import BATCH_STATE_DIR, judge_outputs
     from inspect_culture.judging.openai_batch import BatchOptions, JudgeLaterError
     from inspect_culture.judging.options import FLAG, declared
+    from inspect_culture.run_files.lm_eval_outputs import results_json
 
     if args.poll_interval <= 0 or args.max_rounds < 1:
         raise SystemExit("culture-evals judge: --poll-interval must be > 0, --max-rounds >= 1")
@@ -150,7 +153,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
             raise SystemExit("culture-evals judge: --metadata must be a JSON object")
     options = {option.name: getattr(args, option.name) for option in declared(FLAG)}
     metadata |= {key: value for key, value in options.items() if value is not None}
-    try:
+    with _exits("judge", JudgeLaterError, OSError):
         summary = judge_outputs(
             Path(args.source),
             output,
@@ -159,8 +162,6 @@ def _cmd_judge(args: argparse.Namespace) -> int:
             say=_warn,
             dry_run=args.dry_run,
         )
-    except (JudgeLaterError, OSError) as exc:
-        raise SystemExit(f"culture-evals judge: {exc}") from None
     for skipped in summary.skipped:
         _warn(f"skipped {skipped}")
     if args.dry_run:
@@ -169,7 +170,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     for task in summary.tasks:
         print(f"{task.task}: {task.n_scored} scored, {task.n_unscored} unscored")
     for path in summary.written:  # the table lm-eval prints: headline metrics, intervals, counts
-        print(f"written: {path}\n{make_table(json.loads(path.read_text('utf-8')))}")
+        print(f"written: {path}\n{make_table(results_json(path))}")
     if not any(task.n_scored for task in summary.tasks):
         _warn(
             f"every judged sample ({sum(t.n_unscored for t in summary.tasks)}) is unscored: the reasons are in the "
@@ -186,12 +187,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from inspect_culture.report.model import ReportDependencyError
     from inspect_culture.report.render import parse_formats
 
-    try:
+    with _exits("report", ValueError, ReportDependencyError, JudgeConfigError):
         formats = parse_formats(args.format)
         check_dependencies(formats)
         price = None if args.judge_price is None else parse_price(args.judge_price)
-    except (ValueError, ReportDependencyError, JudgeConfigError) as exc:
-        raise SystemExit(f"culture-evals report: {exc}") from None
     return _report(args, formats, price)
 
 
@@ -206,10 +205,8 @@ def _report(args: argparse.Namespace, formats: Sequence[str], price: Any = None)
         return EXIT_NOTHING
     for warning in report.warnings:
         _warn(f"warning: {warning}")
-    try:
+    with _exits("report", OSError, prefix=f"cannot write {args.output}: "):
         written = write_report(report, Path(args.output), formats)
-    except OSError as exc:
-        raise SystemExit(f"culture-evals report: cannot write {args.output}: {exc}") from None
     runs = len(report.runs)
     print(f"{runs} run(s), {len(report.tables)} table(s), {len(report.warnings)} warning(s)")
     for name, path in written.items():
@@ -232,6 +229,11 @@ EXIT_SKIPPED = 3  # the report was written, but some inputs were skipped (listed
 Row = tuple[tuple[str, ...], dict[str, Any]]
 
 
+def _arg(*flags: str, **keywords: Any) -> Row:
+    """One argument's row, written as its `add_argument` call."""
+    return flags, keywords
+
+
 @dataclass(frozen=True)
 class Command:
     name: str
@@ -245,9 +247,8 @@ def _judge_option_rows() -> list[Row]:
     from inspect_culture.judging.options import FLAG, declared
 
     return [
-        (
-            (f"--{o.name.replace('_', '-')}",),
-            {"type": o.flag_type, "help": o.help or f"lm-eval's {o.name}"},
+        _arg(
+            f"--{o.name.replace('_', '-')}", type=o.flag_type, help=o.help or f"lm-eval's {o.name}"
         )
         for o in declared(FLAG)
     ]
@@ -255,21 +256,16 @@ def _judge_option_rows() -> list[Row]:
 
 def _agreement_rows() -> list[Row]:
     return [
-        (
-            ("--benchmark",),
-            {
-                "choices": ("auto", *agreement_modules()),
-                "default": "auto",
-                "help": "auto (default): CARE when A holds CARE samples files, else CultureSynth-7",
-            },
+        _arg(
+            "--benchmark",
+            choices=("auto", *agreement_modules()),
+            default="auto",
+            help="auto (default): CARE when A holds CARE samples files, else CultureSynth-7",
         )
     ]
 
 
-_OUTPUT_DIR: Row = (
-    ("-o", "--output"),
-    {"required": True, "metavar": "OUTDIR", "help": "folder to write"},
-)
+_OUTPUT_DIR: Row = _arg("-o", "--output", required=True, metavar="OUTDIR", help="folder to write")
 COMMANDS: tuple[Command, ...] = (
     Command("list", {"help": "every task in both harnesses"}, run=_cmd_list),
     Command(
@@ -281,14 +277,12 @@ COMMANDS: tuple[Command, ...] = (
         "data",
         {"help": "dataset sources, availability and validation"},
         (
-            (
-                ("action",),
-                {
-                    "choices": ("info", "verify"),
-                    "help": "info: sources and where the files are; verify: load and validate every record",
-                },
+            _arg(
+                "action",
+                choices=("info", "verify"),
+                help="info: sources and where the files are; verify: load and validate every record",
             ),
-            (("datasets",), {"nargs": "*", "help": "dataset names (default: all)"}),
+            _arg("datasets", nargs="*", help="dataset names (default: all)"),
         ),
         _cmd_data,
     ),
@@ -296,37 +290,25 @@ COMMANDS: tuple[Command, ...] = (
         "main-job",
         {"help": "CARE in both harnesses on a local SmolLM2-135M (llama.cpp): a pipeline check"},
         (
-            (
-                ("--languages",),
-                {"default": "zh,ar,ja", "help": "comma-separated (default zh,ar,ja)"},
+            _arg("--languages", default="zh,ar,ja", help="comma-separated (default zh,ar,ja)"),
+            _arg("--per-category", type=int, default=1, help="questions per category (1)"),
+            _arg("--max-tokens", type=int, default=128, help="new tokens per answer (128)"),
+            _arg(
+                "--judge-constraint",
+                choices=("grammar", "none"),
+                default="grammar",
+                help="grammar (default): the judge's replies always end in 'Rating: [[n]]'; "
+                "none: the paper's protocol, where a 135M judge leaves most samples unscored",
             ),
-            (
-                ("--per-category",),
-                {"type": int, "default": 1, "help": "questions per category (1)"},
+            _arg(
+                "-o",
+                "--output",
+                metavar="DIR",
+                default="runs/main-job",
+                help="keep the runs (inspect/, lm_eval/: a rerun replaces them) and the report "
+                "(report/) here (default: runs/main-job)",
             ),
-            (
-                ("--max-tokens",),
-                {"type": int, "default": 128, "help": "new tokens per answer (128)"},
-            ),
-            (
-                ("--judge-constraint",),
-                {
-                    "choices": ("grammar", "none"),
-                    "default": "grammar",
-                    "help": "grammar (default): the judge's replies always end in 'Rating: [[n]]'; "
-                    "none: the paper's protocol, where a 135M judge leaves most samples unscored",
-                },
-            ),
-            (
-                ("-o", "--output"),
-                {
-                    "metavar": "DIR",
-                    "default": "runs/main-job",
-                    "help": "keep the runs (inspect/, lm_eval/: a rerun replaces them) and the report "
-                    "(report/) here (default: runs/main-job)",
-                },
-            ),
-            (("--threads",), {"type": int, "default": None, "help": THREADS_HELP}),
+            _arg("--threads", type=int, default=None, help=THREADS_HELP),
         ),
         _cmd_main_job,
     ),
@@ -337,8 +319,8 @@ COMMANDS: tuple[Command, ...] = (
             "the --model, --model-role and --metadata arguments to use it in each harness"
         },
         (
-            (("--port",), {"type": int, "default": None, "help": "(default: a free port)"}),
-            (("--threads",), {"type": int, "default": None, "help": THREADS_HELP}),
+            _arg("--port", type=int, default=None, help="(default: a free port)"),
+            _arg("--threads", type=int, default=None, help=THREADS_HELP),
         ),
         _cmd_local_server,
     ),
@@ -353,29 +335,19 @@ COMMANDS: tuple[Command, ...] = (
                     "baseline model"
                 },
                 (
-                    (
-                        ("inputs",),
-                        {
-                            "nargs": "+",
-                            "metavar": "INPUT",
-                            "help": "Inspect log (.eval/.json), lm-eval samples or results file, or a folder of them",
-                        },
+                    _arg(
+                        "inputs",
+                        nargs="+",
+                        metavar="INPUT",
+                        help="Inspect log (.eval/.json), lm-eval samples or results file, or a folder of them",
                     ),
-                    (
-                        ("-o", "--output"),
-                        {"required": True, "metavar": "FILE", "help": "file to write"},
+                    _arg("-o", "--output", required=True, metavar="FILE", help="file to write"),
+                    _arg(
+                        "--role",
+                        choices=("baseline",),
+                        help="export the baseline role's answers recorded in Inspect culturesynth logs",
                     ),
-                    (
-                        ("--role",),
-                        {
-                            "choices": ("baseline",),
-                            "help": "export the baseline role's answers recorded in Inspect culturesynth logs",
-                        },
-                    ),
-                    (
-                        ("--model",),
-                        {"metavar": "NAME", "help": "the model's name (overrides the runs')"},
-                    ),
+                    _arg("--model", metavar="NAME", help="the model's name (overrides the runs')"),
                 ),
                 _cmd_baseline_export,
             ),
@@ -388,8 +360,8 @@ COMMANDS: tuple[Command, ...] = (
             "(Table 7), CARE rating agreement (exact, within-1, MAD, Pearson, Spearman, weighted kappa)"
         },
         (
-            (("a",), {"metavar": "A", "help": "judged run(s) of judge A: a file or a folder"}),
-            (("b",), {"metavar": "B", "help": "judged run(s) of judge B: a file or a folder"}),
+            _arg("a", metavar="A", help="judged run(s) of judge A: a file or a folder"),
+            _arg("b", metavar="B", help="judged run(s) of judge B: a file or a folder"),
             _agreement_rows,
         ),
         _cmd_agreement,
@@ -406,45 +378,33 @@ COMMANDS: tuple[Command, ...] = (
             "judged sample ends unscored.",
         },
         (
-            (
-                ("source",),
-                {"metavar": "RUN", "help": "lm-eval --output_path folder (or results file)"},
-            ),
+            _arg("source", metavar="RUN", help="lm-eval --output_path folder (or results file)"),
             _OUTPUT_DIR,
             _judge_option_rows,
-            (
-                ("--metadata",),
-                {
-                    "metavar": "JSON",
-                    "help": "judge keys as in lm_eval --metadata, and jury_rule (options win); any other key "
-                    "is refused",
-                },
+            _arg(
+                "--metadata",
+                metavar="JSON",
+                help="judge keys as in lm_eval --metadata, and jury_rule (options win); any other key "
+                "is refused",
             ),
-            (
-                ("--batch",),
-                {
-                    "action": "store_true",
-                    "help": "use the OpenAI Batch API (about half price, within 24 h); rerun to resume a wait",
-                },
+            _arg(
+                "--batch",
+                action="store_true",
+                help="use the OpenAI Batch API (about half price, within 24 h); rerun to resume a wait",
             ),
-            (
-                ("--dry-run",),
-                {
-                    "action": "store_true",
-                    "help": "check every task and print the judge calls each judge would get; call none",
-                },
+            _arg(
+                "--dry-run",
+                action="store_true",
+                help="check every task and print the judge calls each judge would get; call none",
             ),
-            (
-                ("--poll-interval",),
-                {"type": float, "default": 30.0, "help": "seconds between batch polls (30)"},
+            _arg(
+                "--poll-interval", type=float, default=30.0, help="seconds between batch polls (30)"
             ),
-            (
-                ("--max-rounds",),
-                {
-                    "type": int,
-                    "default": 3,
-                    "help": "batches per task: the first plus retries of what it left undone (3)",
-                },
+            _arg(
+                "--max-rounds",
+                type=int,
+                default=3,
+                help="batches per task: the first plus retries of what it left undone (3)",
             ),
         ),
         _cmd_judge,
@@ -460,31 +420,25 @@ COMMANDS: tuple[Command, ...] = (
             "design, such as judge-agreement runs, are listed but do not count).",
         },
         (
-            (
-                ("runs",),
-                {
-                    "nargs": "+",
-                    "metavar": "RUN",
-                    "help": "Inspect log (.eval/.json), lm-eval results_*.json, or a folder of either",
-                },
+            _arg(
+                "runs",
+                nargs="+",
+                metavar="RUN",
+                help="Inspect log (.eval/.json), lm-eval results_*.json, or a folder of either",
             ),
             _OUTPUT_DIR,
-            (
-                ("--format",),
-                {
-                    "default": "html,md,tex,csv,figures",
-                    "help": "comma-separated: html (report.html), md (report.md), tex (tables.tex), csv "
-                    "(results.csv), figures (figures/*.png and .pdf); default: all",
-                },
+            _arg(
+                "--format",
+                default="html,md,tex,csv,figures",
+                help="comma-separated: html (report.html), md (report.md), tex (tables.tex), csv "
+                "(results.csv), figures (figures/*.png and .pdf); default: all",
             ),
-            (
-                ("--judge-price",),
-                {
-                    "metavar": "IN,OUT",
-                    "help": "the judge's price per million prompt and completion tokens, e.g. "
-                    "2.5,10: the Judge cost tables' cost column (default: the price a run "
-                    "recorded with judge_price, if any)",
-                },
+            _arg(
+                "--judge-price",
+                metavar="IN,OUT",
+                help="the judge's price per million prompt and completion tokens, e.g. "
+                "2.5,10: the Judge cost tables' cost column (default: the price a run "
+                "recorded with judge_price, if any)",
             ),
         ),
         _cmd_report,

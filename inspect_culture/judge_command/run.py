@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -11,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_culture import __version__
-from inspect_culture.benchmark_registry import Benchmark, benchmarks
+from inspect_culture.benchmark_registry import benchmarks
 from inspect_culture.benchmarks.choices import BenchmarkOptionError
 from inspect_culture.judge_command.rejudge import (
     SavedTask,
@@ -68,7 +67,7 @@ def _plan(
                 "(rerun lm_eval with --log_samples)"
             )
             continue
-        saved = _with_options(read_samples(task, run.samples[task]), judging or {})
+        saved = _with_options(read_samples(task, run.samples[task]), judging or {}, found.options)
         summary.skipped.extend(map(str, saved.skipped))  # damaged lines: the rest is judged
         calls = check_task(saved, config, found, options)  # asks no judge
         if not dry_run:  # a dry run asks no judge anything, not even the preflight
@@ -104,10 +103,9 @@ def _checked_options(metadata: Mapping[str, Any]) -> tuple[JudgeOptions, dict[st
         raise JudgeLaterError(str(exc)) from None
 
 
-def _with_options(saved: SavedTask, judging: Mapping[str, Any]) -> SavedTask:
-    """The saved docs with the judging options given that the task's benchmark reads (its
+def _with_options(saved: SavedTask, judging: Mapping[str, Any], read: Sequence[str]) -> SavedTask:
+    """The saved docs with the judging options given that the task's benchmark reads (`read`: its
     `judge_filter` reads them from the docs), so they are judged, and written, with them."""
-    read = {key for b in benchmarks() if _judges(b, saved.task) for key in b.lm_eval_options}
     given = {key: value for key, value in judging.items() if key in read}
     if not given:
         return saved
@@ -116,11 +114,6 @@ def _with_options(saved: SavedTask, judging: Mapping[str, Any]) -> SavedTask:
         for line in saved.lines
     ]
     return replace(saved, lines=lines)
-
-
-def _judges(benchmark: Benchmark, task: str) -> bool:
-    """Whether `task` is one of the benchmark's judged lm-eval tasks."""
-    return any(re.fullmatch(family.pattern, task) for family in benchmark.lm_eval_judged)
 
 
 def _judging_record(

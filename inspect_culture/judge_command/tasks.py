@@ -13,11 +13,14 @@ from inspect_culture.judging.constraints import VerdictFormat
 class JudgedTask:
     module: str  # the lm-eval adapter module
     probe_format: VerdictFormat  # what a constrained judge is probed with
+    options: tuple[str, ...] = ()  # the benchmark's `--metadata` keys, which its docs carry
 
 
 def judged_task(task: str) -> JudgedTask | None:
     """The judged benchmark of an lm-eval task name; None for tasks without a judge."""
-    for family in (f for b in benchmarks() for f in b.lm_eval_judged):
-        if re.fullmatch(family.pattern, task):
-            return JudgedTask(family.module, resolve(family.probe_format)(*family.probe_args))
+    for owner in benchmarks():
+        for family in owner.lm_eval_judged:
+            if re.fullmatch(family.pattern, task):
+                probe = resolve(family.probe_format)(*family.probe_args)
+                return JudgedTask(family.module, probe, owner.lm_eval_options)
     return None

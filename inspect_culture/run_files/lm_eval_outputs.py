@@ -310,7 +310,7 @@ def _collect_tokens(
     if tokens and tokens[-1] is TOKENS_UNREAD:
         return
     try:
-        found = _tokens_of(line, record)
+        found = judge_tokens_of(line, record=record)
     except Exception:  # noqa: BLE001 (`judge_tokens` reads the file again and says why)
         tokens[:] = [TOKENS_UNREAD]
         return
@@ -330,21 +330,16 @@ def judge_reply_of(line: Mapping[str, Any]) -> dict[str, Any]:
     return reply if isinstance(reply, dict) else {}
 
 
-def judge_tokens_of(line: Mapping[str, Any], field: str | None = None) -> Mapping[str, Any] | None:
-    """A samples line's token record by judge (`judge_tokens`): in the judge's record of the
-    filtered response, else in the outcome record under `field`; None when it has none."""
-    found = judge_reply_of(line).get(TOKENS_KEY)
-    if not isinstance(found, Mapping) and field is not None:
-        found = (outcome_record(line, field) or {}).get(TOKENS_KEY)
-    return found if isinstance(found, Mapping) else None
-
-
-def _tokens_of(
-    line: Mapping[str, Any], record: Mapping[str, Any] | None
+def judge_tokens_of(
+    line: Mapping[str, Any], field: str | None = None, record: Mapping[str, Any] | None = None
 ) -> Mapping[str, Any] | None:
-    """`judge_tokens_of` with the line's outcome record already read (None: it has none)."""
+    """A samples line's token record by judge (`judge_tokens`): in the judge's record of the
+    filtered response, else in the outcome record under `field` (or `record`: that record, when
+    the caller read it already); None when it has none."""
     found = judge_reply_of(line).get(TOKENS_KEY)
     if not isinstance(found, Mapping):
+        if record is None and field is not None:
+            record = outcome_record(line, field)
         found = (record or {}).get(TOKENS_KEY)
     return found if isinstance(found, Mapping) else None
 
