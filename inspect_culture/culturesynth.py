@@ -17,7 +17,7 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import CachePolicy, GenerateConfig, Model
-from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.scorer import Metric, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from inspect_culture.benchmarks.culturesynth import spec
@@ -254,18 +254,13 @@ def baseline_answer(
 @metric(scores="unreduced")
 def culturesynth_breakdown() -> Metric:
     """Net win rate and breakdowns; each question's epochs averaged first (docs/culturesynth.md)."""
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        return judged_metrics(
-            scores,
-            lambda record: spec.PairOutcome.from_record(record["pair"]),
-            culturesynth_metrics,
-            spec.JURY_VOTES,
-            spec.UNSCORED_COUNTS,
-            spec.JURY_SCALE,
-        )
-
-    return compute
+    return judged_metrics(
+        lambda record: spec.PairOutcome.from_record(record["pair"]),
+        culturesynth_metrics,
+        spec.JURY_VOTES,
+        spec.UNSCORED_COUNTS,
+        spec.JURY_SCALE,
+    )
 
 
 @scorer(metrics=[culturesynth_breakdown()])
