@@ -286,7 +286,7 @@ def culturesynth_judge(
             "baseline_answer": meta.get("baseline_answer"),
             **judge.record(),
         }
-        explanation = "\n\n---\n\n".join(r or "" for r in replies) or judged.reason
+        explanation = judgment.explanation() or judged.reason
         return judgment.score(metadata=details, explanation=explanation)
 
     return score
