@@ -14,7 +14,7 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
-from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.scorer import Metric, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState, generate
 
 from inspect_culture.benchmarks.care import spec
@@ -125,12 +125,8 @@ def record_to_sample(record: dict[str, Any], prompting: str) -> Sample:
 @metric(scores="unreduced")
 def care_breakdown() -> Metric:
     """`care_metrics` over every epoch's score (it counts each question once)."""
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        outcome = CareOutcome.from_record
-        return judged_metrics(scores, outcome, care_metrics, spec.JURY_VOTES, spec.UNSCORED_COUNTS)
-
-    return compute
+    outcome = CareOutcome.from_record
+    return judged_metrics(outcome, care_metrics, spec.JURY_VOTES, spec.UNSCORED_COUNTS)
 
 
 @scorer(metrics=[care_breakdown()])

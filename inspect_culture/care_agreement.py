@@ -13,7 +13,7 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
-from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.scorer import Metric, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState, generate
 
 from inspect_culture.benchmarks.care import spec
@@ -23,6 +23,7 @@ from inspect_culture.benchmarks.care.prompts import judge_prompt
 from inspect_culture.benchmarks.care.ratings import load_care_ratings
 from inspect_culture.inspect_adapter.engines import engine_defaults
 from inspect_culture.inspect_adapter.errors import task_setup_errors
+from inspect_culture.inspect_adapter.metrics import outcome_metrics
 
 
 @task
@@ -69,15 +70,8 @@ def record_to_sample(record: dict[str, Any], judge_mapping: str) -> Sample:
 @metric(scores="unreduced")
 def agreement() -> Metric:
     """`judge_agreement` over every epoch's score (each response once, with its mean rating)."""
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        outcomes = [
-            spec.AgreementOutcome.from_record(s.score.metadata) for s in scores if s.score.metadata
-        ]
-        # Inspect counts unscored samples itself (unscored_samples)
-        return {k: v for k, v in judge_agreement(outcomes).items() if k != "n_unscored"}
-
-    return compute
+    # Inspect counts unscored samples itself (unscored_samples)
+    return outcome_metrics(spec.AgreementOutcome.from_record, judge_agreement, {"n_unscored"})
 
 
 @scorer(metrics=[agreement()])

@@ -20,7 +20,6 @@ from inspect_ai.scorer import (
     CORRECT,
     INCORRECT,
     Metric,
-    SampleScore,
     Score,
     Scorer,
     Target,
@@ -40,6 +39,7 @@ from inspect_culture.inspect_adapter.errors import scorer_setup_errors, task_set
 from inspect_culture.inspect_adapter.judge import checked_grader
 from inspect_culture.inspect_adapter.judged_task import judge_sample, judged_metrics
 from inspect_culture.inspect_adapter.messages import to_chat_messages
+from inspect_culture.inspect_adapter.metrics import outcome_metrics
 from inspect_culture.inspect_adapter.params import judge_parameters
 from inspect_culture.judging.constraints import constraint_record
 from inspect_culture.judging.options import SCORER, TASK, JudgeOptions
@@ -116,11 +116,7 @@ def cqbench_ad(
 @metric(scores="unreduced")
 def ad_breakdown() -> Metric:
     """Accuracy, macro-F1, unparsed rate, accuracy per category; epochs per benchmarks/cqbench."""
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        return ad_metrics([spec.AdOutcome.from_record(s.score.metadata or {}) for s in scores])
-
-    return compute
+    return outcome_metrics(spec.AdOutcome.from_record, ad_metrics)
 
 
 @scorer(metrics=[ad_breakdown()])
@@ -168,11 +164,7 @@ def cqbench_vs(
 @metric(scores="unreduced")
 def vs_breakdown() -> Metric:
     """The paper's F1 of mean precision and mean recall, mean per-story F1, empty rate."""
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        return vs_metrics([spec.VsOutcome.from_record(s.score.metadata or {}) for s in scores])
-
-    return compute
+    return outcome_metrics(spec.VsOutcome.from_record, vs_metrics)
 
 
 @scorer(metrics=[vs_breakdown()])
@@ -245,12 +237,8 @@ def ve_two_step() -> Solver:
 @metric(scores="unreduced")
 def ve_breakdown() -> Metric:
     """Recall pooled over the judged stories' gold values (1 / 0.5 / 0), and `n_scored`."""
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        outcome = spec.VeOutcome.from_record
-        return judged_metrics(scores, outcome, ve_metrics, spec.JURY_VOTES, spec.UNSCORED_COUNTS)
-
-    return compute
+    outcome = spec.VeOutcome.from_record
+    return judged_metrics(outcome, ve_metrics, spec.JURY_VOTES, spec.UNSCORED_COUNTS)
 
 
 @scorer(metrics=[ve_breakdown()])

@@ -17,7 +17,7 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import CachePolicy, GenerateConfig, Model
-from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.scorer import Metric, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from inspect_culture.benchmarks.culturesynth import spec
@@ -33,6 +33,7 @@ from inspect_culture.benchmarks.culturesynth.judging import (
 )
 from inspect_culture.benchmarks.culturesynth.metrics import culturesynth_metrics
 from inspect_culture.benchmarks.culturesynth.prompts import answer_messages
+from inspect_culture.benchmarks.spec_types import LoadedDataset
 from inspect_culture.inspect_adapter.engines import engine_defaults
 from inspect_culture.inspect_adapter.errors import scorer_setup_errors, task_setup_errors
 from inspect_culture.inspect_adapter.failures import (
@@ -77,10 +78,10 @@ def record_to_sample(record: dict[str, Any]) -> Sample:
     )
 
 
-def _dataset(languages: Sequence[str] | None, name: str) -> tuple[MemoryDataset, dict[str, Any]]:
+def _dataset(languages: Sequence[str] | None, name: str) -> tuple[MemoryDataset, LoadedDataset]:
     loaded = load_culturesynth(languages)
     samples = [record_to_sample(r) for r in loaded.records]
-    return MemoryDataset(samples, name=name), loaded.provenance
+    return MemoryDataset(samples, name=name), loaded
 
 
 def _attach_baseline(dataset: MemoryDataset, baseline: BaselineResponses) -> None:
@@ -96,19 +97,11 @@ def _attach_baseline(dataset: MemoryDataset, baseline: BaselineResponses) -> Non
 
 
 def _cost_estimate(
-    settings: Any, dataset: MemoryDataset, baseline: Any, judge: JudgeOptions
+    settings: Any, records: list[dict[str, Any]], baseline: Any, judge: JudgeOptions
 ) -> CostEstimate:
     """Each question the judge will see, by the benchmark's one rule (`estimate_items`, as
     lm-eval reads them): the reference stands in for the model's answer, and for the
     baseline's where no file gives one (the `baseline` role answers during the run)."""
-    records = [
-        {
-            **(s.metadata or {}),
-            "id": str(s.id),
-            "answer": s.target if isinstance(s.target, str) else "",
-        }
-        for s in dataset
-    ]
     items = estimate_items(records, baseline.responses if baseline is not None else None)
     judging = CultureSynthJudging(settings.swap, settings.seed)
     return CostEstimate(judging, items, judge.repeats)
@@ -144,11 +137,11 @@ def culturesynth(
     """
     with task_setup_errors():
         settings = spec.validate(language, swap, seed)
-        dataset, provenance = _dataset(settings.languages, "culturesynth")
+        dataset, loaded = _dataset(settings.languages, "culturesynth")
         baseline = read_baseline_responses(baseline_responses) if baseline_responses else None
-    ids = [str(sample.id) for sample in dataset]
+    ids, provenance = [str(r["id"]) for r in loaded.records], loaded.provenance
     missing = baseline.check_questions(ids, provenance.get("sha256")) if baseline else []
-    estimate = _cost_estimate(settings, dataset, baseline, judge)
+    estimate = _cost_estimate(settings, loaded.records, baseline, judge)
     if baseline is not None:
         _attach_baseline(dataset, baseline)
     return Task(
@@ -211,13 +204,13 @@ def culturesynth_answers(language: str | None = None) -> Task:
     export` the log into a baseline file that both harnesses read."""
     with task_setup_errors():
         settings = spec.validate(language)
-        dataset, provenance = _dataset(settings.languages, "culturesynth_answers")
+        dataset, loaded = _dataset(settings.languages, "culturesynth_answers")
     return Task(
         dataset=dataset,
         solver=[engine_defaults(), generate()],
         config=GENERATION,
         version=spec.TASK_VERSION,
-        metadata={"benchmark": spec.BENCHMARK, "language": language, "dataset": provenance},
+        metadata={"benchmark": spec.BENCHMARK, "language": language, "dataset": loaded.provenance},
     )
 
 
@@ -261,18 +254,13 @@ def baseline_answer(
 @metric(scores="unreduced")
 def culturesynth_breakdown() -> Metric:
     """Net win rate and breakdowns; each question's epochs averaged first (docs/culturesynth.md)."""
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        return judged_metrics(
-            scores,
-            lambda record: spec.PairOutcome.from_record(record["pair"]),
-            culturesynth_metrics,
-            spec.JURY_VOTES,
-            spec.UNSCORED_COUNTS,
-            spec.JURY_SCALE,
-        )
-
-    return compute
+    return judged_metrics(
+        lambda record: spec.PairOutcome.from_record(record["pair"]),
+        culturesynth_metrics,
+        spec.JURY_VOTES,
+        spec.UNSCORED_COUNTS,
+        spec.JURY_SCALE,
+    )
 
 
 @scorer(metrics=[culturesynth_breakdown()])
@@ -298,7 +286,7 @@ def culturesynth_judge(
             "baseline_answer": meta.get("baseline_answer"),
             **judge.record(),
         }
-        explanation = "\n\n---\n\n".join(r or "" for r in replies) or judged.reason
+        explanation = judgment.explanation() or judged.reason
         return judgment.score(metadata=details, explanation=explanation)
 
     return score

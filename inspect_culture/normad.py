@@ -18,7 +18,6 @@ from inspect_ai.scorer import (
     CORRECT,
     INCORRECT,
     Metric,
-    SampleScore,
     Score,
     Scorer,
     Target,
@@ -34,6 +33,7 @@ from inspect_culture.benchmarks.normad.parse import score_answer
 from inspect_culture.benchmarks.normad.prompts import render_prompt
 from inspect_culture.inspect_adapter.engines import engine_defaults
 from inspect_culture.inspect_adapter.errors import task_setup_errors
+from inspect_culture.inspect_adapter.metrics import outcome_metrics
 
 
 @task
@@ -78,12 +78,7 @@ def record_to_sample(record: dict[str, Any], context: str) -> Sample:
 @metric(scores="unreduced")
 def normad_breakdown() -> Metric:
     """Every NormAd number, from `normad_metrics` over every epoch's judgment."""
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        records = [s.score.metadata for s in scores if s.score.metadata]
-        return normad_metrics([spec.NormadOutcome.from_record(r) for r in records])
-
-    return compute
+    return outcome_metrics(spec.NormadOutcome.from_record, normad_metrics)
 
 
 @scorer(metrics=[normad_breakdown()])

@@ -32,12 +32,6 @@ def active_generate_config() -> GenerateConfig:
     return _active_generate_config()
 
 
-def registry_name(obj: object) -> str:
-    """A registered object's name without its package (a reducer's, e.g. `mean`): the registry
-    has no public accessor for it."""
-    return registry.registry_unqualified_name(obj)
-
-
 def register_scorer_alias(name: str, factory: Callable[..., Any]) -> bool:
     """Register scorer `factory` under the bare `name` too (logs store a scorer's name without
     its package and `inspect score LOG` looks it up as it is), unless something else holds the

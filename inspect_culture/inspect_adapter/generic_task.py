@@ -9,13 +9,14 @@ from functools import cache
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig
-from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.scorer import Metric, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState, generate
 
 from inspect_culture import benchmark_registry
 from inspect_culture.benchmarks.contract import SimpleBenchmark
 from inspect_culture.inspect_adapter.engines import engine_defaults
 from inspect_culture.inspect_adapter.errors import task_setup_errors
+from inspect_culture.inspect_adapter.metrics import outcome_metrics
 
 
 def simple_task(name: str) -> Task:
@@ -44,12 +45,7 @@ def simple_task(name: str) -> Task:
 @metric(scores="unreduced")
 def simple_metrics(name: str) -> Metric:
     """The benchmark's metric function over every epoch's outcome record (it counts epochs)."""
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        contract = benchmark_registry.benchmark(name).simple()
-        return contract.score([s.score.metadata for s in scores if s.score.metadata])
-
-    return compute
+    return outcome_metrics(dict, benchmark_registry.benchmark(name).simple().score)
 
 
 @scorer(metrics=[])

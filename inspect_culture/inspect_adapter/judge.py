@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -34,7 +33,7 @@ from inspect_culture.inspect_adapter.build_checks import (
 )
 from inspect_culture.inspect_adapter.compat import active_model
 from inspect_culture.inspect_adapter.engines import apply_engine_defaults
-from inspect_culture.inspect_adapter.eval_hooks import watch_judged_tasks
+from inspect_culture.inspect_adapter.eval_hooks import first_time, watch_judged_tasks
 from inspect_culture.inspect_adapter.failures import (
     ATTEMPTS,
     ATTEMPTS_NOTE,
@@ -189,10 +188,6 @@ class CostEstimate:
         return first_judgment(self.judging, self.items)
 
 
-# what each eval (its event loop: a later loop may reuse a finished one's id) has said
-_SAID: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, set[str]] = weakref.WeakKeyDictionary()
-
-
 def _say_costs(
     task_label: str,
     graders: list[Model],
@@ -229,11 +224,8 @@ def _limits(graders: list[Model]) -> list[tuple[Model, float | None, float | Non
 def _say_once(what: str, text: Callable[[], str | None]) -> None:
     """`text()`, once per eval and `what`, before any generation (made only then: this runs for
     every sample)."""
-    said = _SAID.setdefault(asyncio.get_running_loop(), set())
-    if what not in said:
-        said.add(what)
-        if words := text():
-            print(words, file=sys.stderr, flush=True)
+    if first_time(what) and (words := text()):
+        print(words, file=sys.stderr, flush=True)
 
 
 def checked_grader(
@@ -369,18 +361,6 @@ async def bounded_generate(
         ATTEMPTS.reset(token)
 
 
-async def judge_reply(
-    grader: Model,
-    prompt: str | list[ChatMessage],
-    verdict_format: VerdictFormat | None = None,
-    options: JudgeOptions = DEFAULT_OPTIONS,
-    judging: int = 1,
-) -> tuple[str | None, str | None]:
-    """(reply, error) of one judge call (`judge_call`)."""
-    reply = await judge_call(grader, prompt, verdict_format, options, judging)
-    return reply.text, reply.error
-
-
 async def judge_call(
     grader: Model,
     prompt: str | list[ChatMessage],
@@ -451,7 +431,7 @@ def from_inspect_cache(output: ModelOutput) -> bool:
 
 class GraderTransport:
     """One Inspect grader as a judge transport: its requests at once, through Inspect's model
-    API (`judge_reply`)."""
+    API (`judge_call`)."""
 
     def __init__(self, grader: Model, options: JudgeOptions) -> None:
         self.grader, self.options = grader, options

@@ -12,7 +12,7 @@ from functools import partial
 from typing import Any
 
 from inspect_ai.model import Model
-from inspect_ai.scorer import SampleScore, Score
+from inspect_ai.scorer import Metric, SampleScore, Score
 from inspect_ai.solver import TaskState
 
 from inspect_culture.inspect_adapter.eval_hooks import ALL_UNSCORED, note_judge_later
@@ -120,22 +120,25 @@ async def judge_sample(
 
 
 def judged_metrics(
-    scores: Sequence[SampleScore],
     outcome: Callable[[dict[str, Any]], Any],
     metrics: Callable[..., dict[str, float]],
     votes: VoteKind,
     dropped: Collection[str],
     scale: float = 1.0,
-) -> dict[str, float]:
-    """A judged task's metrics over every epoch's score (the same full computation for Inspect's
+) -> Metric:
+    """A judged task's metric over every epoch's score (the same full computation for Inspect's
     live display and for the log: a metric cannot tell them apart without Inspect's internals,
     and the bootstrap of a judged task costs milliseconds): the benchmark's `metrics` of each
     score's `outcome` record, with a jury's figures, less `dropped` (Inspect counts unscored
     samples itself). None scored: `all_unscored` = 1, which `eval_hooks` turns into the alarm
     when the task ends."""
-    if not scores:
-        return {"n_scored": 0.0, ALL_UNSCORED: 1.0}
-    outcomes = [outcome(s.score.metadata or {}) for s in scores]
-    juries = [(s.score.metadata or {}).get(JURY_KEY) for s in scores]
-    computed = with_jury(partial(metrics, outcomes), juries, votes, scale)()
-    return {k: v for k, v in computed.items() if k not in dropped}
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        if not scores:
+            return {"n_scored": 0.0, ALL_UNSCORED: 1.0}
+        outcomes = [outcome(s.score.metadata or {}) for s in scores]
+        juries = [(s.score.metadata or {}).get(JURY_KEY) for s in scores]
+        computed = with_jury(partial(metrics, outcomes), juries, votes, scale)()
+        return {k: v for k, v in computed.items() if k not in dropped}
+
+    return compute

@@ -9,21 +9,17 @@ import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from inspect_culture.benchmarks.choices import check_bool, is_whole_number_text
+from inspect_culture.benchmarks.choices import is_whole_number_text
 from inspect_culture.inspect_adapter.errors import scorer_setup_errors, task_setup_errors
 from inspect_culture.judging.options import TASK, declared, inspect_options
 
 Made = TypeVar("Made", bound=Callable[..., Any])
 
-as_bool = check_bool  # true or false only (the shared check of both harnesses)
-
 
 def as_optional_int(name: str, value: Any, minimum: int | None = None) -> int | None:
-    return None if value is None else as_int(name, value, minimum, optional=True)
-
-
-def as_int(name: str, value: Any, minimum: int | None = None, optional: bool = False) -> int:
-    """A whole number (at least `minimum`); "3" as text is read too."""
+    """A whole number (at least `minimum`), or None; "3" as text is read too."""
+    if value is None:
+        return None
     number: int | None = None
     if isinstance(value, int) and not isinstance(value, bool):
         number = value
@@ -32,7 +28,7 @@ def as_int(name: str, value: Any, minimum: int | None = None, optional: bool = F
     elif isinstance(value, str) and is_whole_number_text(value):
         number = int(value.strip())
     allowed = "a whole number" + (f" >= {minimum}" if minimum is not None else "")
-    allowed += " (or leave it out)" if optional else ""
+    allowed += " (or leave it out)"
     if number is None or (minimum is not None and number < minimum):
         raise ValueError(f"-T {name}={value!r}: {name} must be {allowed}")
     return number

@@ -212,8 +212,9 @@ def test_a_batch_graders_reason_claims_no_attempt_count(monkeypatch) -> None:
     reasons = {}
     for batch in (True, False):
         grader = get_model("mockllm/judge", config=GenerateConfig(batch=batch))
-        reply, reasons[batch] = asyncio.run(judge.judge_reply(grader, "Rate this."))
-        assert reply is None
+        reply = asyncio.run(judge.judge_call(grader, "Rate this."))
+        reasons[batch] = reply.error
+        assert reply.text is None
     assert "after 7 attempts" in reasons[False], reasons[False]
     assert "attempt" not in reasons[True], reasons[True]
 

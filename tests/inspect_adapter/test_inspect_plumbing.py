@@ -66,15 +66,19 @@ def test_live_and_final_metrics_are_one_computation(
     from inspect_ai.scorer import SampleScore
 
     import inspect_culture.care as care_module
+    from inspect_culture.inspect_adapter import judged_task
 
     calls: list[int] = []
-    original = care_module.care_metrics
+    original = judged_task.with_jury
 
-    def recording(outcomes, **kwargs):  # type: ignore[no-untyped-def]
-        calls.append(kwargs.get("resamples", 1000))
-        return original(outcomes, **kwargs)
+    def recording(compute, *args):  # type: ignore[no-untyped-def]
+        def counted(**kwargs):  # type: ignore[no-untyped-def]  # each call of care_metrics
+            calls.append(kwargs.get("resamples", 1000))
+            return compute(**kwargs)
 
-    monkeypatch.setattr(care_module, "care_metrics", recording)
+        return original(counted, *args)
+
+    monkeypatch.setattr(judged_task, "with_jury", recording)
     # refresh the live metrics after every sample (Inspect waits 0.9 s between refreshes)
     from inspect_ai._eval.task import run as inspect_run
 

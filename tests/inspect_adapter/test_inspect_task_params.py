@@ -14,11 +14,12 @@ from typing import Any
 import pytest
 import yaml
 
+from inspect_culture.benchmarks.choices import check_bool
 from inspect_culture.care import care, care_judge
 from inspect_culture.cqbench import cqbench_ad, cqbench_ve, cqbench_ve_judge, cqbench_vs
 from inspect_culture.culturesynth import culturesynth, culturesynth_judge
 from inspect_culture.inspect_adapter.errors import ScorerSetupError, TaskSetupError
-from inspect_culture.inspect_adapter.params import as_bool, as_int, as_optional_int
+from inspect_culture.inspect_adapter.params import as_optional_int
 from inspect_culture.judging.options import inspect_options
 
 BOOL = "true, false"
@@ -93,8 +94,9 @@ def test_scorer_options_are_checked_too(scorer: Callable[..., Any], name: str, v
 
 
 def test_helpers_accept_what_the_cli_gives() -> None:
-    assert as_bool("x", True) is True and as_bool("x", "false") is False
-    assert as_int("shots", 1) == 1 and as_int("shots", "3") == 3 and as_int("n", 4.0) == 4
+    assert check_bool("x", True) is True and check_bool("x", "false") is False
+    assert as_optional_int("shots", 1) == 1 and as_optional_int("shots", "3") == 3
+    assert as_optional_int("n", 4.0) == 4
     assert as_optional_int("per_category", None) is None
     assert as_optional_int("per_category", 2, minimum=1) == 2
     # judge_timeout: its declared check (`judging/options.py`), None (no limit) its default
@@ -105,7 +107,7 @@ def test_helpers_accept_what_the_cli_gives() -> None:
         with pytest.raises(ValueError, match="judge_timeout"):
             inspect_options({"judge_timeout": bad})
     with pytest.raises(ValueError, match="shots"):
-        as_int("shots", True)
+        as_optional_int("shots", True)
 
 
 @pytest.mark.slow

@@ -105,5 +105,5 @@ def test_no_request_no_jury_looked_up(looked_up: list[bool]) -> None:
 
 
 def test_no_score_is_all_unscored() -> None:
-    metrics = judged_task.judged_metrics([], dict, lambda _: {}, "interval", ())
+    metrics = judged_task.judged_metrics(dict, lambda _: {}, "interval", ())([])
     assert metrics == {"n_scored": 0.0, ALL_UNSCORED: 1.0}

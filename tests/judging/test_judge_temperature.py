@@ -18,7 +18,7 @@ from inspect_culture.benchmarks.care.judging import care_rating_format
 from inspect_culture.care import care, care_judge
 from inspect_culture.cli import main
 from inspect_culture.inspect_adapter.errors import ScorerSetupError, TaskSetupError
-from inspect_culture.inspect_adapter.judge import judge_config, judge_reply
+from inspect_culture.inspect_adapter.judge import judge_call, judge_config
 from inspect_culture.inspect_adapter.judge_cache import request_key
 from inspect_culture.judge_command import run as judge_command_run
 from inspect_culture.judging.http_client import cache_key, request_body, run_sync
@@ -53,8 +53,8 @@ def _inspect_temperatures(given: dict[str, Any]) -> list[float | None]:
 
     grader = get_model("mockllm/model", custom_outputs=grader_output, memoize=False)
     options = inspect_options(given)
-    reply, error = asyncio.run(judge_reply(grader, PROMPT, None, options))
-    assert (reply, error) == ("Rating: [[7]]", None)
+    reply = asyncio.run(judge_call(grader, PROMPT, None, options))
+    assert (reply.text, reply.error) == ("Rating: [[7]]", None)
     return seen
 
 

@@ -71,10 +71,10 @@ def _inspect_estimate(baseline: Path) -> tuple[int, int]:
     from inspect_culture import culturesynth as task
     from inspect_culture.benchmarks.culturesynth import spec
 
-    dataset, _ = task._dataset(None, "culturesynth")
+    _, loaded = task._dataset(None, "culturesynth")
     options = metadata_options({"judge_model": "j", "judge_preflight": False}, judges=False)
     estimate = task._cost_estimate(
-        spec.validate(), dataset, read_baseline_responses(str(baseline)), options
+        spec.validate(), loaded.records, read_baseline_responses(str(baseline)), options
     )
     return estimate.tokens(1, None)
 
