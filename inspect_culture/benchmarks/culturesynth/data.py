@@ -433,8 +433,7 @@ def _text_table(path: Path) -> _Table:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             if path.suffix.lower() == ".csv":
                 reader = NulSafeDictReader(handle)
-                headers = [(name or "").strip() for name in (reader.fieldnames or [])]
-                reader.fieldnames = headers
+                headers = reader.fieldnames or []
                 rows = [(f"{path}, data row {i}", dict(row)) for i, row in enumerate(reader, 1)]
                 return _Table(str(path), headers, rows)
             for number, line in enumerate(handle, start=1):
