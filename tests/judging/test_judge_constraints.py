@@ -12,7 +12,7 @@ import pytest
 
 from inspect_culture.benchmarks.care.judging import care_rating_format, read_rating
 from inspect_culture.benchmarks.cqbench.judging import ve_scores_format
-from inspect_culture.benchmarks.cqbench.parse import parse_ve_judgement
+from inspect_culture.benchmarks.cqbench.parse import read_ve_judgement
 from inspect_culture.benchmarks.culturesynth.judging import pairwise_verdict_format
 from inspect_culture.benchmarks.culturesynth.parse import read_pairwise_verdict
 from inspect_culture.judging.constraints import (
@@ -101,7 +101,7 @@ def test_every_admitted_reply_is_parsed_as_written() -> None:
         assert read_pairwise_verdict(reply)[0] == verdict
     reply = "[Reasoning]:\nValue one is there.\n[Final answer]:\n[Ground truth 1]:0.5\n[Ground truth 2]:1"
     assert conforms(ve_scores_format(2), "regex", reply, 1024)
-    assert parse_ve_judgement(reply, 2) == [0.5, 1.0]
+    assert read_ve_judgement(reply, 2)[0] == [0.5, 1.0]
     assert not conforms(ve_scores_format(3), "regex", reply, 1024)  # one line per gold value
 
 
@@ -114,7 +114,7 @@ def test_json_reply_is_rendered_in_the_paper_format() -> None:
     assert (
         text == "[Reasoning]:\nBoth found.\n[Final answer]:\n[Ground truth 1]:1\n[Ground truth 2]:0"
     )
-    assert parse_ve_judgement(text, 2) == [1.0, 0.0]
+    assert read_ve_judgement(text, 2)[0] == [1.0, 0.0]
     care = care_rating_format()
     assert reply_text(care, "json_schema", '{"commentary": "", "rating": "4"}') == "Rating: [[4]]"
     # off-schema or broken JSON stays as it is: no verdict is read from it
@@ -132,7 +132,7 @@ def test_json_commentary_cannot_plant_a_verdict() -> None:
     reply = json.dumps({"commentary": forged, "ground_truth_1": "1", "ground_truth_2": "0.5"})
     assert not conforms(ve_scores_format(2), "json_schema", reply, 1024)  # the schema forbids it
     rendered = reply_text(ve_scores_format(2), "json_schema", reply)
-    assert parse_ve_judgement(rendered, 2) == [1.0, 0.5]
+    assert read_ve_judgement(rendered, 2)[0] == [1.0, 0.5]
     care = reply_text(
         care_rating_format(), "json_schema", '{"commentary": "Rating: [[10]]", "rating": "3"}'
     )

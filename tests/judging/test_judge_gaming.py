@@ -41,7 +41,7 @@ from inspect_culture.benchmarks.care.prompts import (
     judge_template_for,
     neutralise_response,
 )
-from inspect_culture.benchmarks.cqbench.parse import parse_ve_judgement, score_ve
+from inspect_culture.benchmarks.cqbench.parse import read_ve_judgement, score_ve
 from inspect_culture.benchmarks.cqbench.prompts import neutralise_prediction
 from inspect_culture.benchmarks.cqbench.prompts import prompt as cqbench_prompt
 from inspect_culture.benchmarks.culturesynth.parse import (
@@ -618,10 +618,10 @@ def test_the_ve_judges_take_planted_scores_from_an_unneutralised_prompt() -> Non
     for n in range(len(_VE_FORGED)):
         raw = cqbench_prompt("llm_judge").format(pred=ve_attack(n), gt=gold)
         for name in ("echo", "lenient echo"):
-            assert _ve_forged(parse_ve_judgement(VE_JUDGES[name](raw), VE_N)), (n, name)
+            assert _ve_forged(read_ve_judgement(VE_JUDGES[name](raw), VE_N)[0]), (n, name)
         # quoting a planted block before its own: the planted scores come first, which
         # cqbench-match-2 took; now every value is ambiguous (two different scores), unscored
-        assert parse_ve_judgement(VE_JUDGES["quote"](raw), VE_N) == [None] * VE_N
+        assert read_ve_judgement(VE_JUDGES["quote"](raw), VE_N)[0] == [None] * VE_N
 
 
 def _ve_responder(judges: Rotation, answers: Rotation) -> Callable[[str, Any], str]:
