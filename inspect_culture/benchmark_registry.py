@@ -50,7 +50,6 @@ class Benchmark:
     lm_eval_options: tuple[str, ...] = ()  # the `--metadata` keys its lm-eval tasks read
     lm_eval_judged: tuple[JudgedFamily, ...] = ()
     judge_scorers: tuple[str, ...] = ()  # Inspect scorers `inspect score --scorer` may name
-    locate: str = ""  # "module:function" finding the data file, when the source's rule differs
     report: str = ""  # "module:ATTRIBUTE" of its report section; "" = the generic one
     # the module `culture-evals agreement` compares two judges' runs with: `compare(a, b)`, and
     # `holds(path)` when `--benchmark auto` can tell its runs apart
@@ -170,7 +169,6 @@ for _entry in (
         title="CultureSynth-7",
         source="inspect_culture.benchmarks.culturesynth.source:CULTURESYNTH",
         load_all="inspect_culture.benchmarks.culturesynth.data:load_culturesynth",
-        locate="inspect_culture.benchmarks.culturesynth.data:locate_culturesynth",
         inspect_tasks=(
             InspectTask(
                 "culturesynth",

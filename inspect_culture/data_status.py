@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from inspect_culture.benchmark_registry import Benchmark, benchmarks, resolve
+from inspect_culture.benchmark_registry import Benchmark, benchmarks
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, MIRROR_RULE, mirror_dir
 from inspect_culture.datasets_hub.resolve import cache_path, locate, mirror_path, mirror_relpath
@@ -32,8 +32,7 @@ def data_info(names: Sequence[str] | None = None) -> str:
         if isinstance(source, PackagedSource):  # no mirror, cache or download
             lines.append(f"  available: yes (packaged: {source.path('')}; {_row_count(benchmark)})")
             continue
-        # a benchmark whose mirror accepts more than the upstream file name locates its own
-        found = resolve(benchmark.locate)() if benchmark.locate else locate(source)
+        found = locate(source)  # under any of the names its mirror accepts
         rule = MIRROR_RULE[0].lower() + MIRROR_RULE[1:]
         if found:
             available = f"yes ({found.origin}: {found.path}; {_row_count(benchmark)})"

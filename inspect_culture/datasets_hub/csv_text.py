@@ -1,6 +1,6 @@
 """CSV reading that treats a NUL byte as text on every Python, so that a loader can refuse it
 naming the row and field: Python 3.10's csv module stops at it ("line contains NUL"), 3.11+
-reads it."""
+reads it. Header names are stripped, as every loader looks its columns up by the bare name."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def _restore(value: Any) -> Any:
 
 
 class NulSafeDictReader(csv.DictReader):
-    """`csv.DictReader` whose header names and cells keep their NUL bytes."""
+    """`csv.DictReader` whose header names (stripped) and cells keep their NUL bytes."""
 
     def __init__(self, handle: Iterable[str]) -> None:
         super().__init__(line.replace("\x00", _STANDIN) for line in handle)
@@ -29,11 +29,7 @@ class NulSafeDictReader(csv.DictReader):
     @property  # type: ignore[override]
     def fieldnames(self) -> list[str] | None:
         names = csv.DictReader.fieldnames.fget(self)  # type: ignore[attr-defined]
-        return None if names is None else [_restore(name) for name in names]
-
-    @fieldnames.setter
-    def fieldnames(self, value: list[str] | None) -> None:
-        self._fieldnames = value
+        return None if names is None else [_restore(name).strip() for name in names]
 
     def __next__(self) -> dict[str, Any]:
         row = super().__next__()

@@ -44,9 +44,13 @@ def mirror_relpath(source: Source) -> str:
 
 
 def locate(source: Source) -> ResolvedFile | None:
-    """The local copy, if any, without touching the network."""
-    for path, origin in ((mirror_path(source), "mirror"), (cache_path(source), "cache")):
-        if path is not None and path.is_file():
+    """The local copy, if any, without touching the network: the mirror (under each of the
+    source's names, in order), then the cache."""
+    names = (source.filename, *getattr(source, "also_mirrored_as", ()))
+    folder = root / source.benchmark if (root := mirror_dir()) else None
+    mirrored = [(folder / name, "mirror") for name in names] if folder else []
+    for path, origin in (*mirrored, (cache_path(source), "cache")):
+        if path.is_file():
             return ResolvedFile(path, origin)
     return None
 

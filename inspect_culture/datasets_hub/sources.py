@@ -43,6 +43,7 @@ class GitHubFileSource:
     license: str
     description: str
     blob_id: str = ""  # sha1 of b"blob <size>\0" + content; "" = not verified
+    also_mirrored_as: tuple[str, ...] = ()  # other names the mirror may hold it under, in order
 
     @property
     def pinned(self) -> bool:  # a full commit id: the URL always serves the same file

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -40,12 +40,8 @@ def validate_record(
     """The first schema violation or (`refuse_nul`) NUL byte as a DataValidationError naming
     `where` and the field as the user sees it (`field_names`: ours -> upstream)."""
     names = field_names or {}
-    nul = next((str(key) for key, value in record.items() if _has_nul(value)), None)
-    if refuse_nul and nul is not None:
-        raise DataValidationError(
-            f"{where}, field '{names.get(nul, nul)}': contains a NUL byte (a corrupt file; "
-            "upstream text has none)"
-        )
+    if refuse_nul:
+        refuse_nul_bytes(record, where=where, field_names=names)
     fast = _fast_check(package, name)
     if fast is not None and fast(record):
         return  # the schema holds: jsonschema would find nothing
@@ -55,6 +51,19 @@ def validate_record(
         raise DataValidationError(
             f"{where}, field '{names.get(field, field)}': {_describe(errors[0])}"
         )
+
+
+def refuse_nul_bytes(
+    record: dict[Any, Any], *, where: str, field_names: Mapping[Any, str] | None = None
+) -> None:
+    """The first field holding a NUL byte (a corrupt file) as a DataValidationError."""
+    names = field_names or {}
+    for key, value in record.items():
+        if _has_nul(value):
+            raise DataValidationError(
+                f"{where}, field '{names.get(key, key)}': contains a NUL byte (a corrupt file; "
+                "upstream text has none)"
+            )
 
 
 # keywords that say nothing about validity

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from inspect_culture.benchmarks.care.judging import care_rating_format, parse_rating
+from inspect_culture.benchmarks.care.judging import care_rating_format, read_rating
 from inspect_culture.care import care
 from inspect_culture.judging.constraints import PROBE_MESSAGES, reply_text
 from inspect_culture.judging.options import JudgeConfigError
@@ -102,7 +102,7 @@ def test_care_constrained_parity_and_no_unscored(
     # recorded with the results; every rating is the one the (stub) judge chose for its prompt
     assert log.eval.metadata["judge_constraint"] == constraint
     chosen = sorted(
-        parse_rating(reply_text(care_rating_format(), constraint, constrained_reply(p, body)))
+        read_rating(reply_text(care_rating_format(), constraint, constrained_reply(p, body))).rating
         for p, body in zip(inspect_server.prompts(), inspect_server.requests)
         if any(k in body for k in CONSTRAINT_FIELDS) and not _is_probe(body)
     )
@@ -110,11 +110,11 @@ def test_care_constrained_parity_and_no_unscored(
     assert sorted(score.value for score in scores) == chosen
     for score in scores:
         assert score.metadata["judge_constraint"] == constraint
-        assert score.value == parse_rating(score.explanation)
+        assert score.value == read_rating(score.explanation).rating
     for sample in results["samples"]["care_zh"]:
         reply = json.loads(sample["filtered_resps"][0])
         assert reply["judge_constraint"] == constraint
-        assert parse_rating(reply["judge_text"]) is not None
+        assert read_rating(reply["judge_text"]).rating is not None
     assert results["configs"]["care_zh"]["metadata"]["judge_constraint"] == constraint
 
 

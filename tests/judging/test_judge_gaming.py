@@ -34,19 +34,18 @@ from typing import Any
 
 import pytest
 
-from inspect_culture.benchmarks.care.judging import judge_record, parse_rating
+from inspect_culture.benchmarks.care.judging import judge_record, read_rating
 from inspect_culture.benchmarks.care.prompts import (
     RESPONSE_CLOSE,
     RESPONSE_OPEN,
     judge_template_for,
     neutralise_response,
 )
-from inspect_culture.benchmarks.cqbench.parse import parse_ve_judgement, score_ve
+from inspect_culture.benchmarks.cqbench.parse import read_ve_judgement, score_ve
 from inspect_culture.benchmarks.cqbench.prompts import neutralise_prediction
 from inspect_culture.benchmarks.cqbench.prompts import prompt as cqbench_prompt
 from inspect_culture.benchmarks.culturesynth.parse import (
     judge_games,
-    parse_pairwise_verdict,
     read_pairwise_verdict,
 )
 from inspect_culture.benchmarks.culturesynth.prompts import (
@@ -316,7 +315,7 @@ def test_the_care_judges_take_a_planted_rating_from_an_unneutralised_prompt() ->
             "{response}", f"{RESPONSE_OPEN}\n{care_attack(n)}\n{RESPONSE_CLOSE}"
         )
         for name in ECHOING:
-            assert parse_rating(CARE_JUDGES[name](raw)) in CARE_FORGED, (n, name)
+            assert read_rating(CARE_JUDGES[name](raw)).rating in CARE_FORGED, (n, name)
 
 
 def _care_responder(judges: Rotation, answers: Rotation) -> Callable[[str, Any], str]:
@@ -459,7 +458,7 @@ def test_the_culturesynth_judges_take_a_planted_verdict_from_an_unneutralised_pr
                 raw = prompt_text("judge_user").format(
                     question="Q?", answer_ref="Ref.", answer_a=answers[0], answer_b=answers[1]
                 )
-                if parse_pairwise_verdict(CS_JUDGES[name](system, raw)) == position:
+                if read_pairwise_verdict(CS_JUDGES[name](system, raw))[0] == position:
                     won[name].add(position)
     # the planted verdict wins games for the target in both positions; the fence follower is
     # fooled only by a forged end of block A, so only when the target is A
@@ -619,10 +618,10 @@ def test_the_ve_judges_take_planted_scores_from_an_unneutralised_prompt() -> Non
     for n in range(len(_VE_FORGED)):
         raw = cqbench_prompt("llm_judge").format(pred=ve_attack(n), gt=gold)
         for name in ("echo", "lenient echo"):
-            assert _ve_forged(parse_ve_judgement(VE_JUDGES[name](raw), VE_N)), (n, name)
+            assert _ve_forged(read_ve_judgement(VE_JUDGES[name](raw), VE_N)[0]), (n, name)
         # quoting a planted block before its own: the planted scores come first, which
         # cqbench-match-2 took; now every value is ambiguous (two different scores), unscored
-        assert parse_ve_judgement(VE_JUDGES["quote"](raw), VE_N) == [None] * VE_N
+        assert read_ve_judgement(VE_JUDGES["quote"](raw), VE_N)[0] == [None] * VE_N
 
 
 def _ve_responder(judges: Rotation, answers: Rotation) -> Callable[[str, Any], str]:
@@ -727,7 +726,7 @@ def test_footnote_links_and_r_indexing_are_altered_only_where_a_parser_reads_the
     assert neutralise_response(R_NAMED_INDEX) == R_NAMED_INDEX  # CARE reads numbers only
     # CARE's parser reads rating 1 in both: an echoing or quoting judge would hand it over
     for text in (FOOTNOTE_LINK, R_LIST_INDEX):
-        assert parse_rating(text) == 1.0
+        assert read_rating(text).rating == 1.0
         assert "[[1 (quoted)]]" in neutralise_response(text)
         assert _verdicts_read("care", neutralise_response(text)) == []
     # CultureSynth: `[[a]]` is `[[A]]` to a judge that folds case (the `lenient echo` below)

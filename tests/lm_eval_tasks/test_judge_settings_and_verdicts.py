@@ -1,6 +1,6 @@
 import pytest
 
-from inspect_culture.benchmarks.care.judging import parse_rating
+from inspect_culture.benchmarks.care.judging import read_rating
 from inspect_culture.judging.options import JudgeConfigError, resolve_judge_settings
 
 
@@ -21,7 +21,7 @@ from inspect_culture.judging.options import JudgeConfigError, resolve_judge_sett
     ],
 )
 def test_parse_rating(text, rating) -> None:
-    assert parse_rating(text) == rating
+    assert read_rating(text).rating == rating
 
 
 def test_metadata_wins_over_environment() -> None:

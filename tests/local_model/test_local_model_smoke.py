@@ -21,7 +21,7 @@ if _MISSING:
 def test_main_job_scores_every_sample_in_both_harnesses(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:
-    from inspect_culture.benchmarks.care.judging import parse_rating
+    from inspect_culture.benchmarks.care.judging import read_rating
     from inspect_culture.local_model import server as local_server
     from inspect_culture.local_model.main_job import main_job
 
@@ -52,7 +52,7 @@ def test_main_job_scores_every_sample_in_both_harnesses(
         assert len(run.judged) == 5
         for text, rating in run.judged:  # the rating is the one the judge wrote
             assert text is not None and text.rstrip().endswith(f"Rating: [[{int(rating)}]]")
-            assert parse_rating(text) == rating
+            assert read_rating(text).rating == rating
         ratings = [rating for _, rating in run.judged]
         assert run.metrics["rating"] == pytest.approx(sum(ratings) / 5)
     table_lines = [line for line in out.splitlines() if line.startswith("zh ")]

@@ -40,11 +40,6 @@ def read_rating(text: str | None) -> JudgedRating:
     return JudgedRating(value, None) if 1.0 <= value <= 10.0 else JudgedRating(None, NO_RATING)
 
 
-def parse_rating(text: str | None) -> float | None:
-    """The judge's one rating (`[[n]]`, 1 <= n <= 10, any repeats equal), else None."""
-    return read_rating(text).rating
-
-
 def judge_record(judge_text: str | None, error: str | None = None) -> JudgedRating:
     """One judge reply (or the reason the call failed) as a rating, shared by both harnesses."""
     return JudgedRating(None, error) if error else read_rating(judge_text)

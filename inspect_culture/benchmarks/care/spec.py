@@ -55,12 +55,8 @@ SLUG_BY_UPSTREAM: dict[str, str] = {c.upstream: c.slug for c in CATEGORIES}
 GENERATION = GenerationSettings(temperature=0.7, max_tokens=1024, top_p=1.0)
 # care_judge_agreement: the evaluated model is the judge: greedy, the judge seed and the judge's
 # reply cap (`judging/defaults.py`), in both harnesses
-AGREEMENT_GENERATION: dict[str, Any] = {
-    "temperature": 0.0,
-    "seed": DEFAULT_SEED,
-    "max_tokens": DEFAULT_MAX_TOKENS,
-}
 AGREEMENT_SETTINGS = GenerationSettings(temperature=0.0, max_tokens=DEFAULT_MAX_TOKENS)
+AGREEMENT_GENERATION: dict[str, Any] = {**AGREEMENT_SETTINGS.inspect_config(), "seed": DEFAULT_SEED}
 # care_judge_agreement's own version: 2 capped the judge's reply at DEFAULT_MAX_TOKENS and added
 # the correlations' bootstrap intervals (docs/care.md)
 AGREEMENT_VERSION = 2

@@ -190,11 +190,6 @@ def read_ve_judgement(
     return scores, tuple(k + 1 for k, s in enumerate(seen) if len(s) > 1)
 
 
-def parse_ve_judgement(text: str | None, n_values: int) -> list[float | None]:
-    """One score per gold value (None: unscored or ambiguous); see `read_ve_judgement`."""
-    return read_ve_judgement(text, n_values)[0]
-
-
 def ve_unscored_reason(text: str | None, n_values: int, error: str | None = None) -> str | None:
     """Why some gold values of a judged story are unscored, in words; None if all are scored."""
     if error:
@@ -217,5 +212,5 @@ def score_ve(
 ) -> VeOutcome:
     """Per-gold-value scores of one judge reply; a failed judge call leaves every value unscored."""
     n_values = len(record["gold_values"])
-    values = [None] * n_values if error else parse_ve_judgement(reply, n_values)
+    values = [None] * n_values if error else read_ve_judgement(reply, n_values)[0]
     return VeOutcome(sample_id, record["category"], tuple(values))

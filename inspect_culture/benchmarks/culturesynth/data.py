@@ -24,7 +24,7 @@ from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataVal
 from inspect_culture.datasets_hub.hashing import sha256_file
 from inspect_culture.datasets_hub.languages import LANGUAGES as LANGUAGE_MAP
 from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, mirror_dir
-from inspect_culture.datasets_hub.resolve import ResolvedFile, locate, resolve
+from inspect_culture.datasets_hub.resolve import ResolvedFile, resolve
 from inspect_culture.datasets_hub.validation import validate_record
 
 logger = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ DEFAULT_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 OPTIONAL_FIELDS = ("id", "secondary_topic")
 
-MIRROR_NAMES: tuple[str, ...] = (CULTURESYNTH.filename, "culturesynth.jsonl", "culturesynth.csv")
+MIRROR_NAMES: tuple[str, ...] = (CULTURESYNTH.filename, *CULTURESYNTH.also_mirrored_as)
 
 # Spellings accepted for each language (case-insensitive); "zh-CN", "pt_BR" etc. also match.
 _LANGUAGE_LOOKUP = {a.casefold(): code for code in LANGUAGES for a in LANGUAGE_MAP[code].aliases}
@@ -141,12 +141,6 @@ def load_culturesynth(
     return LoadedDataset(records, provenance)
 
 
-def locate_culturesynth() -> ResolvedFile | None:
-    """The local copy, if any, without touching the network: mirror names in order, then cache."""
-    found = _first_in(root / CULTURESYNTH.benchmark) if (root := mirror_dir()) else None
-    return ResolvedFile(found, "mirror") if found else locate(CULTURESYNTH)
-
-
 def _first_in(folder: Path) -> Path | None:
     return next((folder / n for n in MIRROR_NAMES if (folder / n).is_file()), None)
 
@@ -162,8 +156,6 @@ def _resolve(path: str | Path | None) -> ResolvedFile:
         if not found.is_file():
             raise DatasetUnavailableError(f"{explicit}: no such file")
         return ResolvedFile(found, "explicit")
-    if (found := locate_culturesynth()) is not None:
-        return found
     try:
         return resolve(CULTURESYNTH)
     except DatasetUnavailableError as exc:
@@ -433,8 +425,7 @@ def _text_table(path: Path) -> _Table:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             if path.suffix.lower() == ".csv":
                 reader = NulSafeDictReader(handle)
-                headers = [(name or "").strip() for name in (reader.fieldnames or [])]
-                reader.fieldnames = headers
+                headers = reader.fieldnames or []
                 rows = [(f"{path}, data row {i}", dict(row)) for i, row in enumerate(reader, 1)]
                 return _Table(str(path), headers, rows)
             for number, line in enumerate(handle, start=1):

@@ -34,11 +34,6 @@ def read_pairwise_verdict(text: str | None) -> tuple[Verdict | None, str | None]
     return distinct[0], None  # type: ignore[return-value]
 
 
-def parse_pairwise_verdict(text: str | None) -> Verdict | None:
-    """The judge's one `[[A]]`, `[[B]]` or `[[C]]` (repeats allowed), else None (unscored)."""
-    return read_pairwise_verdict(text)[0]
-
-
 def game_outcome(verdict: Verdict | None, target_position: Position) -> int | None:
     """+1 target better, -1 baseline better, 0 tie ([[C]]), None when there is no verdict."""
     check_position(target_position)

@@ -10,4 +10,6 @@ CULTURESYNTH = GitHubFileSource(
     revision="main",
     license="unknown (none could be read upstream; not redistributed)",
     description="CultureSynth-7: manually verified cultural QA pairs in 7 languages, 12 topics",
+    # the mirror may hold the questions as JSONL or CSV instead (docs/culturesynth.md)
+    also_mirrored_as=("culturesynth.jsonl", "culturesynth.csv"),
 )

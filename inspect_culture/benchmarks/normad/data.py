@@ -17,7 +17,7 @@ from inspect_culture.datasets_hub.errors import DataValidationError
 from inspect_culture.datasets_hub.file_memo import once_per_content
 from inspect_culture.datasets_hub.hashing import sha256_file, verified_revision
 from inspect_culture.datasets_hub.resolve import ResolvedFile, resolve
-from inspect_culture.datasets_hub.validation import validate_record
+from inspect_culture.datasets_hub.validation import refuse_nul_bytes, validate_record
 
 log = logging.getLogger(__name__)
 # normalized field -> upstream CSV column
@@ -84,7 +84,7 @@ def read_normad_csv(path: Path) -> list[dict[str, Any]]:
     with handle:
         try:
             reader = NulSafeDictReader(handle)
-            found = [name.strip() for name in (reader.fieldnames or [])]
+            found = reader.fieldnames or []
             if nul := next((name for name in found if "\x00" in name), None):
                 raise DataValidationError(
                     f"{path}, header: column {nul!r} contains a NUL byte (a corrupt file; "
@@ -95,7 +95,6 @@ def read_normad_csv(path: Path) -> list[dict[str, Any]]:
                     f"{path}: missing column(s) {', '.join(missing)}; found columns: "
                     f"{', '.join(found) or '(none)'}"
                 )
-            reader.fieldnames = found
             records = [_normalize(row, path, index) for index, row in enumerate(reader, start=1)]
         except UnicodeDecodeError as exc:
             raise DataValidationError(
@@ -122,15 +121,9 @@ def _normalize(row: dict[str | None, Any], path: Path, index: int) -> dict[str, 
     raw = {name: (row.get(column) or "") for name, column in COLUMNS.items()}
     shown_id = raw["id"].strip().replace("\x00", "\\x00") or "?"
     where = f"{path}, data row {index} (ID {shown_id})"
-    # Python's csv module reads NUL bytes as text; in this file they only mean corruption.
-    for column, value in row.items():
-        cells = value if isinstance(value, list) else [value]  # extra cells: a list under None
-        if any(isinstance(cell, str) and "\x00" in cell for cell in cells):
-            field = column if column is not None else "(cell beyond the header)"
-            raise DataValidationError(
-                f"{where}, field '{field}': contains a NUL byte (a corrupt file; upstream text "
-                "has none)"
-            )
+    # Python's csv module reads NUL bytes as text; in this file they only mean corruption; every
+    # column counts, and the cells beyond the header (a list under None)
+    refuse_nul_bytes(row, where=where, field_names={None: "(cell beyond the header)"})
     # NFC: "türkiye" and "māori_etiquette" must match however the file encodes the accents.
     country = unicodedata.normalize("NFC", raw["country"].strip())
     subaxis = unicodedata.normalize("NFC", raw["subaxis"].strip())

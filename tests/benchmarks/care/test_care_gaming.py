@@ -14,7 +14,7 @@ from inspect_culture.benchmarks.care.judging import (
     NO_RATING,
     care_rating_format,
     judge_record,
-    parse_rating,
+    read_rating,
 )
 from inspect_culture.benchmarks.care.prompts import (
     RESPONSE_CLOSE,
@@ -70,7 +70,7 @@ def test_rating_variants_in_the_answer_are_neutralised(forged: str) -> None:
     prompt = judge_prompt("norms", "Q?", "A.", f"I deserve it. {forged}")
     inside = _fenced(prompt)
     assert "(quoted)" in inside
-    assert parse_rating(inside) is None  # nothing in the answer reads as a rating
+    assert read_rating(inside).rating is None  # nothing in the answer reads as a rating
     assert not RATING_SHAPE.search(independent_fold(inside)), forged
     # the last rating the judge sees in the prompt is the template's own example
     assert RATING_SHAPE.findall(independent_fold(prompt))[-1] == "[[6]]"
@@ -106,7 +106,7 @@ def test_ordinary_answers_are_byte_identical(answer: str) -> None:
 )
 def test_rating_parser_known_answers(reply: str | None, rating: float | None, reason) -> None:
     judged = judge_record(reply)
-    assert judged.rating == rating and parse_rating(reply) == rating
+    assert judged.rating == rating and read_rating(reply).rating == rating
     if reason is None:
         assert judged.reason is None
     else:
@@ -118,11 +118,12 @@ def test_rating_parser_known_answers(reply: str | None, rating: float | None, re
 def test_constrained_replies_have_one_rating() -> None:
     fmt = care_rating_format()
     as_json = '{"commentary": "It says [[10]] but is weak", "rating": "3"}'
-    assert parse_rating(reply_text(fmt, "json_schema", as_json)) == 3.0  # brackets -> parentheses
+    # brackets -> parentheses
+    assert read_rating(reply_text(fmt, "json_schema", as_json)).rating == 3.0
     for n in range(1, 11):
         reply = f"Checked.\nRating: [[{n}]]"
         assert re.fullmatch(fmt.regex(1024), reply)
-        assert parse_rating(reply_text(fmt, "regex", reply)) == n
+        assert read_rating(reply_text(fmt, "regex", reply)).rating == n
 
 
 def test_versions_record_the_change() -> None:

@@ -13,7 +13,6 @@ from inspect_culture.benchmarks.cqbench.judging import ve_scores_format
 from inspect_culture.benchmarks.cqbench.parse import (
     AMBIGUOUS,
     NO_VE_SCORES,
-    parse_ve_judgement,
     read_ve_judgement,
     score_ve,
     ve_unscored_reason,
@@ -68,7 +67,7 @@ def test_forged_markers_and_score_lines_are_neutralised(forged: str) -> None:
     inside = independent_fold(_predictions(text))
     assert not SCORE_LINE.search(inside), forged
     assert not MARKER.search(inside), forged
-    assert parse_ve_judgement(_predictions(text), 3) == [None, None, None]
+    assert read_ve_judgement(_predictions(text), 3)[0] == [None, None, None]
     # nor as a judge's own block: a judge that copies the predictions gets no score from them
     for form in (_predictions(text), independent_fold(_predictions(text))):
         assert read_ve_judgement(f"[Final answer]:\n{form}", 3) == ([None] * 3, ()), forged
@@ -124,7 +123,7 @@ def test_ordinary_predictions_are_byte_identical(prediction: str) -> None:
 )  # fmt: skip
 def test_ve_parser_known_answers(reply: str, scores: list, ambiguous: tuple) -> None:
     assert read_ve_judgement(reply, 3) == (scores, ambiguous)
-    assert parse_ve_judgement(reply, 3) == scores
+    assert read_ve_judgement(reply, 3)[0] == scores
 
 
 def test_unscored_reasons() -> None:
@@ -145,10 +144,10 @@ def test_constrained_replies_have_one_score_per_value() -> None:
         '{"commentary": "[Ground truth 1]:1 was claimed", "ground_truth_1": "0",'
         ' "ground_truth_2": "0.5", "ground_truth_3": "1"}'
     )
-    assert parse_ve_judgement(reply_text(fmt, "json_schema", as_json), 3) == [0.0, 0.5, 1.0]
+    assert read_ve_judgement(reply_text(fmt, "json_schema", as_json), 3)[0] == [0.0, 0.5, 1.0]
     reply = "[Reasoning]:\nChecked.\n[Final answer]:\n[Ground truth 1]:1\n[Ground truth 2]:0\n[Ground truth 3]:0.5"
     assert re.fullmatch(fmt.regex(1024), reply)
-    assert parse_ve_judgement(reply_text(fmt, "regex", reply), 3) == [1.0, 0.0, 0.5]
+    assert read_ve_judgement(reply_text(fmt, "regex", reply), 3)[0] == [1.0, 0.0, 0.5]
 
 
 def test_versions_record_the_change() -> None:

@@ -5,7 +5,7 @@ from inspect_culture.benchmarks.cqbench.parse import (
     effective_prediction,
     extract_ad_answer,
     match_option,
-    parse_ve_judgement,
+    read_ve_judgement,
     score_ad,
     score_ve,
     score_vs,
@@ -145,9 +145,9 @@ def test_parse_ve_judgement_places_scores_by_index() -> None:
         "[Ground truth 2]:0.5\n[Ground truth 1]: 1\n[Ground truth 4]:0\n[Ground truth 3]: 0.7\n"
     )
     # value 3's 0.7 is off-scale and value 5 was never scored: both unscored, not 0
-    assert parse_ve_judgement(reply, 5) == [1.0, 0.5, None, 0.0, None]
-    assert parse_ve_judgement("no final answer here", 2) == [None, None]
-    assert parse_ve_judgement(None, 1) == [None]
+    assert read_ve_judgement(reply, 5)[0] == [1.0, 0.5, None, 0.0, None]
+    assert read_ve_judgement("no final answer here", 2)[0] == [None, None]
+    assert read_ve_judgement(None, 1)[0] == [None]
 
 
 def test_vs_empty_rate_is_reported_when_every_story_is_skipped() -> None:

@@ -14,7 +14,6 @@ from inspect_culture.benchmarks.culturesynth.parse import (
     AMBIGUOUS,
     NO_VERDICT,
     judge_games,
-    parse_pairwise_verdict,
     read_pairwise_verdict,
 )
 from inspect_culture.benchmarks.culturesynth.prompts import (
@@ -63,7 +62,7 @@ def test_forged_markers_are_neutralised_in_either_answer(forged: str) -> None:
         folded = independent_fold(user)
         assert len(LINE_SHAPE.findall(folded)) == template_lines, forged
         assert not VERDICT_SHAPE.search(folded), forged
-        assert parse_pairwise_verdict(user) is None
+        assert read_pairwise_verdict(user)[0] is None
     once = neutralise_answer(answer)
     assert "(quoted)" in once and neutralise_answer(once) == once
     assert once.replace(" (quoted)", "") == answer  # only the marker's span changed
@@ -100,7 +99,7 @@ def test_ordinary_answers_are_byte_identical(answer: str) -> None:
 )
 def test_verdict_parser_known_answers(reply: str | None, verdict: str | None, reason) -> None:
     found, why = read_pairwise_verdict(reply)
-    assert found == verdict and parse_pairwise_verdict(reply) == verdict
+    assert found == verdict and read_pairwise_verdict(reply)[0] == verdict
     assert (why is None) if reason is None else why.startswith(reason)
 
 
@@ -116,11 +115,11 @@ def test_an_ambiguous_game_leaves_the_question_unscored_with_its_reason() -> Non
 def test_constrained_replies_have_one_verdict() -> None:
     fmt = pairwise_verdict_format()
     as_json = '{"commentary": "A wrote [[A]]", "verdict": "B"}'
-    assert parse_pairwise_verdict(reply_text(fmt, "json_schema", as_json)) == "B"
+    assert read_pairwise_verdict(reply_text(fmt, "json_schema", as_json))[0] == "B"
     for verdict in "ABC":
         reply = f"Compared.\n[[{verdict}]]"
         assert re.fullmatch(fmt.regex(1024), reply)
-        assert parse_pairwise_verdict(reply_text(fmt, "regex", reply)) == verdict
+        assert read_pairwise_verdict(reply_text(fmt, "regex", reply))[0] == verdict
 
 
 def test_versions_record_the_change() -> None:

@@ -21,7 +21,7 @@ from inspect_culture.benchmarks.culturesynth.parse import (
     game_outcome,
     judge_games,
     missing_baseline,
-    parse_pairwise_verdict,
+    read_pairwise_verdict,
 )
 from inspect_culture.benchmarks.culturesynth.prompts import (
     coin_target_position,
@@ -152,7 +152,7 @@ def test_forged_delimiters_cannot_close_a_block() -> None:
     assert "[[A (quoted)]]" in user and "[[ b  (quoted)]]" in user
     assert "[System (quoted)]" in user
     # A judge that echoes the answer cannot hand us a verdict from it.
-    assert parse_pairwise_verdict(user) is None
+    assert read_pairwise_verdict(user)[0] is None
 
 
 def test_neutralising_is_idempotent_and_leaves_benign_text_alone() -> None:
@@ -190,7 +190,7 @@ def test_braces_and_placeholders_in_answers_stay_literal() -> None:
     ],
 )
 def test_parse_pairwise_verdict(text: str | None, expected: str | None) -> None:
-    assert parse_pairwise_verdict(text) == expected
+    assert read_pairwise_verdict(text)[0] == expected
 
 
 # ---------------------------------------------------------------- answer order
