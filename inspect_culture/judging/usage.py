@@ -143,13 +143,19 @@ def parse_price(value: object, where: str = "--judge-price") -> Price:
 
 def _price_number(part: object) -> float | None:
     """A price part: a finite number, 0 or more; None otherwise."""
-    if isinstance(part, bool):
-        return None
-    try:
-        number = float(part.strip() if isinstance(part, str) else part)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
+    number = as_number(part)
     return number if math.isfinite(number) and number >= 0 else None
+
+
+def as_number(value: object) -> float:
+    """An option's number, given as a number or as text (--metadata and -T values may be
+    text); NaN for a bool or anything else, so that each option's own check refuses it."""
+    if isinstance(value, bool):
+        return math.nan
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return math.nan
 
 
 def cost(tokens: Mapping[str, int], price: Price) -> float:
