@@ -152,17 +152,7 @@ class JudgeCache:
 
     def get(self, key: str, judge: str | None = None) -> str | None:
         """The reply, unless it came from another checkpoint than `judge` (both known)."""
-        with self._lock:
-            row: tuple[str, str | None] | None = self._unwritten(key)
-        if row is None:
-            try:
-                with self._db_lock:
-                    sql = f"SELECT text, judge FROM {TABLE} WHERE key = ?"
-                    row = self._db.execute(sql, (key,)).fetchone()
-            except sqlite3.Error as exc:
-                self._failed(exc)
-                return None
-        return _hit(row, judge)
+        return self.get_many([key], judge)[0]
 
     def _unwritten(self, key: str) -> tuple[str, str | None] | None:
         """A row not committed yet (pending, or in the commit under way); `_lock` held."""
@@ -174,11 +164,11 @@ class JudgeCache:
         with self._lock:
             rows = {k: row for k in keys if (row := self._unwritten(k)) is not None}
         wanted = [k for k in dict.fromkeys(keys) if k not in rows]
-        try:
-            with self._db_lock:
-                for start in range(0, len(wanted), _CHUNK):
-                    chunk = wanted[start : start + _CHUNK]
-                    sql = f"SELECT key, text, judge FROM {TABLE} WHERE key IN ({_marks(chunk)})"
+        try:  # the connection only for keys not pending: a commit under way blocks no other
+            for start in range(0, len(wanted), _CHUNK):
+                chunk = wanted[start : start + _CHUNK]
+                sql = f"SELECT key, text, judge FROM {TABLE} WHERE key IN ({_marks(chunk)})"
+                with self._db_lock:
                     rows.update((k, (t, j)) for k, t, j in self._db.execute(sql, chunk))
         except sqlite3.Error as exc:
             self._failed(exc)

@@ -98,11 +98,6 @@ class _FoldTable(dict[int, str]):
 _TABLE = _FoldTable()
 
 
-def detection_copy(text: str) -> tuple[str, Sequence[int]]:
-    """The normalised copy of `text` and, per copy character, the index of its original."""
-    return text.translate(_TABLE), _origins(text)
-
-
 def _origins(text: str) -> Sequence[int]:
     """A range when every character folds to exactly one (the common case, no pass in Python)."""
     # a few known uneven characters: one substring search each beats a pass over the text

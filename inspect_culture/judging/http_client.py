@@ -278,15 +278,6 @@ class OpenAICompatibleJudge:
             return None
         return remember_listing(self.settings.judge_id(), entries)
 
-    def judge_all_sync(
-        self,
-        batch: Sequence[Messages],
-        formats: Sequence[VerdictFormat] | None = None,
-        label: str = "Judging",
-    ) -> list[JudgeReply]:
-        """For synchronous callers (lm-eval filters); safe inside a running event loop too."""
-        return run_sync(lambda: self.judge_all(batch, formats, label))
-
     async def preflight(
         self, fmt: VerdictFormat | None = None, judgment: Judgment | None = None
     ) -> str | None:

@@ -7,7 +7,6 @@ metadata to its results."""
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 from collections.abc import Callable, Mapping
@@ -28,7 +27,7 @@ from inspect_culture.judging.jury import RepeatedJudgeError, model_names, refuse
 from inspect_culture.judging.preflight import Knobs, endpoint_problem
 from inspect_culture.judging.redaction import url_secrets, without_userinfo
 from inspect_culture.judging.repeats import MAX_REPEATS, ONCE, Repeats, check_repeats
-from inspect_culture.judging.usage import Price, parse_price
+from inspect_culture.judging.usage import Price, as_number, parse_price
 
 MODEL_ENV = "INSPECT_CULTURE_JUDGE_MODEL"
 BASE_URL_ENV = "INSPECT_CULTURE_JUDGE_BASE_URL"
@@ -45,11 +44,8 @@ def _integer(minimum: int, key: str, value: Any) -> int:
 
 
 def _positive(key: str, value: Any) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = float("nan")
-    if isinstance(value, bool) or not number > 0 or number == float("inf"):
+    number = as_number(value)
+    if not 0 < number < math.inf:
         raise JudgeConfigError(f"{key}={value!r}: must be a number of seconds > 0")
     return number
 
@@ -65,24 +61,18 @@ def check_switch(key: str, value: Any) -> bool:
 
 def _seconds_or_none(key: str, value: Any) -> float | None:
     """Inspect's judge_timeout: seconds > 0 for one judgment, or None (no limit of the user's)."""
-    number = math.nan
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        number = float(value)
-    elif isinstance(value, str):
-        with contextlib.suppress(ValueError):
-            number = float(value.strip())
-    if value is not None and (not math.isfinite(number) or number <= 0):
+    if value is None:
+        return None
+    number = as_number(value)
+    if not math.isfinite(number) or number <= 0:
         raise ValueError(f"-T {key}={value!r}: {key} must be a number of seconds > 0")
-    return None if value is None else number
+    return number
 
 
 def _temperature(key: str, value: Any) -> float:
     """A sampling temperature: a number >= 0 (0: greedy)."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = math.nan
-    if isinstance(value, bool) or not math.isfinite(number) or number < 0:
+    number = as_number(value)
+    if not math.isfinite(number) or number < 0:
         raise JudgeConfigError(f"{key}={value!r}: must be a number >= 0 (0, the default: greedy)")
     return number
 

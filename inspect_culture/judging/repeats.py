@@ -21,6 +21,7 @@ from typing import Any
 
 from inspect_culture.judging.jury import JURY_KEY, JuryJudging, each_reason, jury_outcome
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply
+from inspect_culture.judging.usage import as_number
 
 JUDGMENTS_FIELD = "judgments"  # the outcome record's values of each judging (None: failed)
 REPEATS_KEY = "repeats"  # the sample's details: each judging's value and reason
@@ -76,11 +77,8 @@ def check_repeats(judge_repeats: object = 1, rejudge_fraction: object = 1.0) -> 
 
 
 def _fraction(value: object) -> float:
-    try:
-        fraction = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        fraction = float("nan")
-    if isinstance(value, bool) or not 0.0 < fraction <= 1.0:
+    fraction = as_number(value)
+    if not 0.0 < fraction <= 1.0:
         raise ValueError(
             f"rejudge_fraction={value!r}: must be a number above 0 and at most 1 (the share of "
             "answers judged judge_repeats times; 1, the default, is every answer)"

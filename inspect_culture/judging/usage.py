@@ -16,7 +16,6 @@ from inspect_culture.judging.cache import JudgeConfigError
 from inspect_culture.judging.protocol import (
     Item,
     JudgeReply,
-    JudgeRequest,
     Judging,
     TokenUsage,  # the reply's tokens, beside JudgeReply (which holds one)
 )
@@ -143,13 +142,19 @@ def parse_price(value: object, where: str = "--judge-price") -> Price:
 
 def _price_number(part: object) -> float | None:
     """A price part: a finite number, 0 or more; None otherwise."""
-    if isinstance(part, bool):
-        return None
-    try:
-        number = float(part.strip() if isinstance(part, str) else part)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
+    number = as_number(part)
     return number if math.isfinite(number) and number >= 0 else None
+
+
+def as_number(value: object) -> float:
+    """An option's number, given as a number or as text (--metadata and -T values may be
+    text); NaN for a bool or anything else, so that each option's own check refuses it."""
+    if isinstance(value, bool):
+        return math.nan
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return math.nan
 
 
 def cost(tokens: Mapping[str, int], price: Price) -> float:
@@ -195,21 +200,6 @@ def messages_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
     """A chat request's prompt tokens by `text_tokens`, with the chat format's own few."""
     text = sum(text_tokens(str(m.get("content") or "")) for m in messages)
     return text + TOKENS_PER_MESSAGE * len(messages) + TOKENS_PER_REQUEST
-
-
-def request_tokens(request: JudgeRequest) -> int:
-    """A judge request's prompt tokens (`messages_tokens`)."""
-    return messages_tokens(request.messages)
-
-
-def estimate_tokens(requests: Iterable[JudgeRequest], completion_each: int) -> tuple[int, int]:
-    """The (prompt, completion) tokens these requests would cost one judge: each request's
-    prompt by `request_tokens`, each reply `completion_each` tokens."""
-    prompt = calls = 0
-    for request in requests:
-        prompt += request_tokens(request)
-        calls += 1
-    return prompt, calls * completion_each
 
 
 def verdict_tokens(judging: object, max_tokens: int | None = None) -> int:
@@ -298,14 +288,16 @@ def answers_estimate(
     each: int | None = None,
 ) -> tuple[int, int]:
     """The (prompt, completion) tokens of judging these answers: each answer's requests
-    (`request_tokens`) as often as re-judging judges it, times the judges; each reply `each`
-    tokens (`verdict_length`), else the benchmark's declared verdict (`verdict_tokens`)."""
+    (their prompts by `messages_tokens`) as often as re-judging judges it, times the judges;
+    each reply `each` tokens (`verdict_length`), else the benchmark's declared verdict
+    (`verdict_tokens`)."""
     each = verdict_tokens(judging, max_tokens) if each is None else each
     prompt = completion = 0
     for item, answer in answers:
         times = repeats.of(item["id"]) if repeats is not None else 1
-        p, c = estimate_tokens(judging.requests(item, answer), each)
-        prompt, completion = prompt + p * times, completion + c * times
+        requests = judging.requests(item, answer)
+        prompt += times * sum(messages_tokens(request.messages) for request in requests)
+        completion += times * each * len(requests)
     return prompt * judges, completion * judges
 
 

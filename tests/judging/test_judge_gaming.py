@@ -28,7 +28,7 @@ import re
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,15 +54,21 @@ from inspect_culture.benchmarks.culturesynth.prompts import (
     prompt_text,
 )
 from inspect_culture.judging.fences import (
+    _TABLE,
     QUOTED_MARK,
     Marker,
-    detection_copy,
+    _origins,
     find_markers,
     neutralise,
 )
 from tests.support.gaming_variants import BENIGN_ANSWERS, independent_fold, variants
 
 # ---------------------------------------------------------------- the shared module
+
+
+def detection_copy(text: str) -> tuple[str, Sequence[int]]:
+    """The detection copy `find_markers` matches over, and each copy character's original."""
+    return text.translate(_TABLE), _origins(text)
 
 
 VERDICT = (Marker("verdict", r"\[\s*\[\s*\d+\s*(?P<mark>)\]\s*\]"),)

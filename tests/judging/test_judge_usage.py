@@ -15,9 +15,9 @@ from inspect_culture.judging.usage import (
     Price,
     TokenUsage,
     add_tokens,
+    answers_estimate,
     cost,
     cost_lines,
-    estimate_tokens,
     parse_price,
     reference_estimate,
     run_tokens,
@@ -149,8 +149,15 @@ def test_estimate_adds_the_chat_formats_tokens_and_a_verdict_each() -> None:
         JudgeRequest(user_message("abcdefgh"), FMT),
         JudgeRequest(user_message("中文"), FMT),
     ]
+
+    class Judging:
+        def requests(self, item: dict, answer: str | None) -> list[JudgeRequest]:
+            return requests
+
+        def outcome(self, *_: object) -> None: ...
+
     # (2 + 4 + 3) + (2 + 4 + 3): text, per message, per request
-    assert estimate_tokens(requests, 150) == (18, 300)
+    assert answers_estimate(Judging(), [({"id": "q"}, "a")], each=150) == (18, 300)
 
 
 def test_verdict_tokens_declared_or_the_default_capped_by_max_tokens() -> None:

@@ -6,6 +6,7 @@ import pytest
 from inspect_culture.judging.cache import JudgeCache
 from inspect_culture.judging.http_client import OpenAICompatibleJudge
 from inspect_culture.judging.options import JudgeSettings
+from tests.support.judge_sync import judge_all_sync
 from tests.support.openai_stub import StubOpenAIServer
 
 
@@ -24,7 +25,7 @@ def _batch(n: int) -> list[list[dict[str, str]]]:
 
 def test_results_in_order_with_settings_sent() -> None:
     with StubOpenAIServer(responder=lambda prompt, body: f"echo {prompt}") as server:
-        results = _judge(server).judge_all_sync(_batch(5))
+        results = judge_all_sync(_judge(server), _batch(5))
         sent = {(b["temperature"], b["seed"], b["max_tokens"]) for b in server.requests}
     assert [r.text for r in results] == [f"echo judge item {i}" for i in range(5)]
     assert sent == {(0.0, 20250101, 1024)}
@@ -32,7 +33,7 @@ def test_results_in_order_with_settings_sent() -> None:
 
 def test_concurrency_is_bounded_and_used() -> None:
     with StubOpenAIServer(responder=lambda p, b: "ok", latency=0.2) as server:
-        _judge(server, concurrency=4).judge_all_sync(_batch(12))
+        judge_all_sync(_judge(server, concurrency=4), _batch(12))
         # with 0.2 s per call, 12 calls overlap: exactly 4 at a time, never more
         assert server.max_in_flight == 4
 
@@ -43,7 +44,7 @@ def test_transient_failures_are_retried(fault) -> None:
         responder=lambda p, b: "fine", fault=lambda n, b: fault if n < 2 else None
     ) as server:
         judge = _judge(server, max_retries=3)
-        [result] = judge.judge_all_sync(_batch(1))
+        [result] = judge_all_sync(judge, _batch(1))
     assert result.text == "fine" and result.error is None
     assert judge.calls == 3
 
@@ -51,7 +52,7 @@ def test_transient_failures_are_retried(fault) -> None:
 def test_timeout_is_retried_then_reported() -> None:
     with StubOpenAIServer(responder=lambda p, b: "late", fault=lambda n, b: 2.0) as server:
         judge = _judge(server, timeout=0.2, max_retries=1)
-        [result] = judge.judge_all_sync(_batch(1))
+        [result] = judge_all_sync(judge, _batch(1))
     assert result.text is None
     assert "after 2 attempts" in result.error and "no reply within 0.2 s" in result.error
 
@@ -59,7 +60,7 @@ def test_timeout_is_retried_then_reported() -> None:
 def test_client_errors_are_not_retried() -> None:
     with StubOpenAIServer(fault=lambda n, b: 400) as server:
         judge = _judge(server, max_retries=5)
-        [result] = judge.judge_all_sync(_batch(1))
+        [result] = judge_all_sync(judge, _batch(1))
     assert judge.calls == 1
     assert result.text is None and "HTTP 400" in result.error
 
@@ -69,7 +70,7 @@ def test_failures_do_not_stop_the_batch() -> None:
         responder=lambda p, b: "ok",
         fault=lambda n, b: 500 if "item 1" in b["messages"][0]["content"] else None,
     ) as server:
-        results = _judge(server, max_retries=1).judge_all_sync(_batch(3))
+        results = judge_all_sync(_judge(server, max_retries=1), _batch(3))
     assert [r.text for r in results] == ["ok", None, "ok"]
     assert "HTTP 500" in results[1].error
 
@@ -77,9 +78,9 @@ def test_failures_do_not_stop_the_batch() -> None:
 def test_cache_makes_rescoring_free(tmp_path: Path) -> None:
     cache = JudgeCache(tmp_path / "cache.sqlite")
     with StubOpenAIServer(responder=lambda p, b: f"v:{p}") as server:
-        first = _judge(server, cache).judge_all_sync(_batch(4))
+        first = judge_all_sync(_judge(server, cache), _batch(4))
         again = _judge(server, JudgeCache(tmp_path / "cache.sqlite"))  # a new process, same file
-        second = again.judge_all_sync(_batch(4))
+        second = judge_all_sync(again, _batch(4))
         assert len(server.requests) == 4
     assert again.calls == 0
     assert [r.text for r in second] == [r.text for r in first]
@@ -89,9 +90,9 @@ def test_cache_makes_rescoring_free(tmp_path: Path) -> None:
 def test_cache_key_covers_prompt_and_settings(tmp_path: Path) -> None:
     cache = JudgeCache(tmp_path / "cache.sqlite")
     with StubOpenAIServer(responder=lambda p, b: "x") as server:
-        _judge(server, cache).judge_all_sync(_batch(2))
-        _judge(server, cache, max_tokens=64).judge_all_sync(_batch(2))  # other settings
-        _judge(server, cache).judge_all_sync(_batch(3))  # one new prompt
+        judge_all_sync(_judge(server, cache), _batch(2))
+        judge_all_sync(_judge(server, cache, max_tokens=64), _batch(2))  # other settings
+        judge_all_sync(_judge(server, cache), _batch(3))  # one new prompt
         assert len(server.requests) == 2 + 2 + 1
 
 
@@ -100,8 +101,8 @@ def test_failures_are_not_cached_so_resume_retries_them(tmp_path: Path) -> None:
     with StubOpenAIServer(
         responder=lambda p, b: "ok", fault=lambda n, b: 500 if n == 0 else None
     ) as server:
-        [failed] = _judge(server, cache, max_retries=0).judge_all_sync(_batch(1))
-        [resumed] = _judge(server, cache, max_retries=0).judge_all_sync(_batch(1))
+        [failed] = judge_all_sync(_judge(server, cache, max_retries=0), _batch(1))
+        [resumed] = judge_all_sync(_judge(server, cache, max_retries=0), _batch(1))
     assert failed.text is None and resumed.text == "ok"
 
 
@@ -109,7 +110,7 @@ def test_sync_wrapper_works_inside_a_running_loop() -> None:
     with StubOpenAIServer(responder=lambda p, b: "ok") as server:
 
         async def inside() -> list:
-            return _judge(server).judge_all_sync(_batch(2))
+            return judge_all_sync(_judge(server), _batch(2))
 
         assert [r.text for r in asyncio.run(inside())] == ["ok", "ok"]
 
@@ -133,7 +134,7 @@ def test_a_cache_failing_mid_run_keeps_the_verdicts(tmp_path: Path, capsys) -> N
     cache = JudgeCache(tmp_path / "cache.sqlite")
     cache._db = Broken()  # type: ignore[assignment]
     with StubOpenAIServer(responder=lambda p, b: f"v:{p}") as server:
-        results = _judge(server, cache).judge_all_sync(_batch(3))
+        results = judge_all_sync(_judge(server, cache), _batch(3))
     assert [r.text for r in results] == [f"v:judge item {i}" for i in range(3)]
     err = capsys.readouterr().err
     assert err.count("the judge cache") == 1 and "disk I/O error" in err
@@ -196,7 +197,7 @@ def test_other_judgments_go_on_while_a_verdict_is_committed(tmp_path: Path, monk
 
     monkeypatch.setattr(http_client, "redact", reading)  # each reply read goes through it
     with StubOpenAIServer(responder=lambda p, b: "Rating: [[7]]") as server:
-        results = _judge(server, cache, concurrency=2).judge_all_sync(_batch(2))
+        results = judge_all_sync(_judge(server, cache, concurrency=2), _batch(2))
     assert [r.text for r in results] == ["Rating: [[7]]"] * 2
     assert first_commit == {"other_reply_read": True}
     rows = sqlite3.connect(path).execute("SELECT text FROM replies").fetchall()

@@ -10,6 +10,7 @@ import pytest
 from inspect_culture.judging.http_client import OpenAICompatibleJudge
 from inspect_culture.judging.options import JudgeConfigError, resolve_judge_settings
 from inspect_culture.judging.pacing import Pacer, quota_of
+from tests.support.judge_sync import judge_all_sync
 from tests.support.openai_stub import StubOpenAIServer
 from tests.support.rate_limits import Buckets, RateLimits, duration, request_tokens
 
@@ -149,7 +150,7 @@ def test_the_client_judges_everything_at_a_providers_limits_without_paying_twice
         )  # fmt: skip
         judge = OpenAICompatibleJudge(settings, retry_base_delay=0.01)
         batch = [[{"role": "user", "content": f"judge {i}"}] for i in range(60)]
-        replies = judge.judge_all_sync(batch)
+        replies = judge_all_sync(judge, batch)
         limited, admitted = server.limited, len(server.requests)
     assert limited > 0, "the limits must bind for this test to mean anything"
     if adaptive:

@@ -19,6 +19,7 @@ from inspect_culture.judging.protocol import JudgeReply, JudgeRequest, user_mess
 from inspect_culture.judging.reasons import JUDGE_LATER_REASON, all_unscored_alarm, retry_after
 from inspect_culture.lm_eval_tasks.judge import batch
 from tests.support.harness_runs import lm_eval_metrics, run_lm_eval
+from tests.support.judge_sync import judge_all_sync
 from tests.support.openai_stub import StubOpenAIServer, care_responder
 
 KEY = "sk-echoed-by-the-server-5150"
@@ -54,7 +55,7 @@ def test_retry_after_is_waited_out() -> None:
         return {"status": 429, "headers": {"Retry-After": "2"}} if number == 0 else None
 
     with StubOpenAIServer(responder=lambda p, b: "Rating: [[7]]", fault=fault) as server:
-        [result] = _judge(server, retry_budget=30).judge_all_sync(_one())
+        [result] = judge_all_sync(_judge(server, retry_budget=30), _one())
     assert result.text == "Rating: [[7]]"
     first, second = clock.times
     assert second - first >= 2.0  # the backoff alone would have been about 0.01 s
@@ -78,7 +79,7 @@ def test_a_short_rate_limit_window_ends_scored() -> None:
         return {"status": 429, "headers": {"Retry-After": "0.5"}} if limited else None
 
     with StubOpenAIServer(responder=lambda p, b: "Rating: [[5]]", fault=fault) as server:
-        results = _judge(server, retry_budget=10, max_retries=10).judge_all_sync(_one() * 3)
+        results = judge_all_sync(_judge(server, retry_budget=10, max_retries=10), _one() * 3)
     assert [r.text for r in results] == ["Rating: [[5]]"] * 3
 
 
@@ -86,7 +87,7 @@ def test_a_spent_budget_ends_unscored_saying_so() -> None:
     fault = lambda n, b: {"status": 503, "headers": {"Retry-After": "1"}}  # noqa: E731
     with StubOpenAIServer(fault=fault) as server:
         start = time.monotonic()
-        [result] = _judge(server, retry_budget=2.5, max_retries=100).judge_all_sync(_one())
+        [result] = judge_all_sync(_judge(server, retry_budget=2.5, max_retries=100), _one())
         elapsed = time.monotonic() - start
     assert result.text is None and elapsed < 4
     assert "HTTP 503 (server error); judge gpt-judge at 127.0.0.1:" in result.error
@@ -107,7 +108,7 @@ def test_a_wait_that_wakes_past_the_budget_is_reported_as_spent(monkeypatch) -> 
 
     monkeypatch.setattr(client_module, "now", late_clock)
     with StubOpenAIServer(fault=lambda n, b: 500) as server:
-        [result] = _judge(server, retry_budget=5, max_retries=3).judge_all_sync(_one())
+        [result] = judge_all_sync(_judge(server, retry_budget=5, max_retries=3), _one())
         assert len(server.requests) == 1
     assert "after 1 attempt over" in result.error
     assert (
@@ -119,14 +120,14 @@ def test_a_wait_that_wakes_past_the_budget_is_reported_as_spent(monkeypatch) -> 
 def test_the_budget_bounds_a_hanging_judgment() -> None:
     with StubOpenAIServer(fault=lambda n, b: 5.0) as server:
         start = time.monotonic()
-        [result] = _judge(server, timeout=60, retry_budget=1).judge_all_sync(_one())
+        [result] = judge_all_sync(_judge(server, timeout=60, retry_budget=1), _one())
     assert time.monotonic() - start < 3
     assert "no reply within 1 s (timeout)" in result.error
 
 
 def test_reason_in_words() -> None:
     with StubOpenAIServer(fault=lambda n, b: 500) as server:
-        [result] = _judge(server, max_retries=2).judge_all_sync(_one())
+        [result] = judge_all_sync(_judge(server, max_retries=2), _one())
     error = result.error
     assert error.startswith("judge call failed after 3 attempts over ")
     assert f"HTTP 500 (server error); judge gpt-judge at 127.0.0.1:{server.port}" in error
