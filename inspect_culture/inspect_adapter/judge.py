@@ -7,7 +7,7 @@ import asyncio
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, partial
 
 import anyio
 from inspect_ai.event import ModelEvent
@@ -63,15 +63,12 @@ from inspect_culture.judging.constraints import (
     request_fields,
 )
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
-from inspect_culture.judging.jury import (
-    judge_calls_text,
-    jury_roles_in_order,
-)
+from inspect_culture.judging.jury import estimated_calls_text, jury_roles_in_order
 from inspect_culture.judging.options import JudgeOptions
 from inspect_culture.judging.preflight import Judgment, first_judgment
 from inspect_culture.judging.protocol import Item, JudgeReply, JudgeRequest, Judging
 from inspect_culture.judging.repeats import Repeats, repeat_seed
-from inspect_culture.judging.usage import Price, TokenUsage, reference_estimate, verdict_length
+from inspect_culture.judging.usage import Price, TokenUsage, reference_estimate
 
 DEFAULT_OPTIONS = JudgeOptions()  # every judge option at its default
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
@@ -202,16 +199,18 @@ def _say_costs(
         return
 
     def text() -> str:
-        cached = None if reply_cache() is not None else 0
-        judges = [str(grader) for grader in graders]
         cap = judge_config(graders[0]).max_tokens if graders else None
-        tokens, verdict = None, None
-        if estimate is not None:
-            keys = [judge_key(grader) for grader in graders]
-            verdict = verdict_length(estimate.judging, cap, keys)
-            tokens = estimate.tokens(len(graders), cap, verdict.tokens)
-        suffix = " per epoch (fewer with --limit)"
-        return judge_calls_text(task_label, calls, judges, suffix, cached, tokens, price, verdict)
+        return estimated_calls_text(
+            task_label,
+            calls,
+            [str(grader) for grader in graders],
+            keys=[judge_key(grader) for grader in graders],
+            suffix=" per epoch (fewer with --limit)",
+            price=price,
+            judging=estimate.judging if estimate is not None else None,
+            max_tokens=cap,
+            tokens=partial(estimate.tokens, len(graders), cap) if estimate is not None else None,
+        )
 
     _say_once(task_label, text)
 

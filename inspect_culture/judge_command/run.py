@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from inspect_culture import __version__
 from inspect_culture.benchmark_registry import benchmarks
 from inspect_culture.benchmarks.choices import BenchmarkOptionError
 from inspect_culture.judge_command.rejudge import (
+    JudgeCalls,
     SavedTask,
     TaskJudgement,
     check_task,
@@ -23,10 +25,9 @@ from inspect_culture.judge_command.tasks import JudgedTask, judged_task
 from inspect_culture.judge_command.write import judged_results, write_run
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.http_client import judge_key
-from inspect_culture.judging.jury import judge_calls_text
+from inspect_culture.judging.jury import estimated_calls_text
 from inspect_culture.judging.openai_batch import BatchJudge, BatchOptions, JudgeLaterError
 from inspect_culture.judging.options import JudgeConfigError, JudgeOptions, metadata_options
-from inspect_culture.judging.usage import verdict_length
 from inspect_culture.lm_eval_tasks.judge.batch import (
     check_judges,
     public_settings,
@@ -75,21 +76,27 @@ def _plan(
                 check_judges(options, found.probe_format, calls.judgment)
             except JudgeConfigError as exc:
                 raise JudgeLaterError(str(exc)) from None
-        models = [judge.model for judge in options.judges]
-        label = f"{saved.task} ({saved.path.name})"
-        tokens, verdict = calls.tokens, None
-        if calls.judgment is not None:  # each reply: measured by the check, else declared
-            keys = [judge_key(judge) for judge in options.judges]
-            cap = options.judges[0].max_tokens
-            verdict = verdict_length(calls.judgment.judging, cap, keys)
-            tokens = (calls.tokens[0], calls.made * verdict.tokens)
-        said = judge_calls_text(
-            label, calls.each, models, cached=calls.cached, tokens=tokens,
-            price=options.judge_price, verdict=verdict,
-        )  # fmt: skip
+        said = estimated_calls_text(
+            f"{saved.task} ({saved.path.name})",
+            calls.each,
+            [judge.model for judge in options.judges],
+            keys=[judge_key(judge) for judge in options.judges],
+            cached=calls.cached,
+            price=options.judge_price,
+            # each reply: measured by the check, else declared; no check: as `check_task` counted
+            judging=calls.judgment.judging if calls.judgment is not None else None,
+            max_tokens=options.judges[0].max_tokens,
+            tokens=partial(_tokens_to_make, calls),
+        )
         summary.calls.append(said)
         tasks.append((saved, config, found))
     return run, tasks
+
+
+def _tokens_to_make(calls: JudgeCalls, each: int | None) -> tuple[int, int]:
+    """The (prompt, completion) tokens of the calls to make: as `check_task` counted them, each
+    reply `each` tokens when the judge check measured or declared one."""
+    return calls.tokens if each is None else (calls.tokens[0], calls.made * each)
 
 
 def _checked_options(metadata: Mapping[str, Any]) -> tuple[JudgeOptions, dict[str, Any]]:

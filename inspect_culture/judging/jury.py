@@ -20,8 +20,9 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from inspect_culture.benchmarks.choices import BenchmarkOptionError
+from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply, Judging
-from inspect_culture.judging.usage import Price, VerdictLength, estimate_text
+from inspect_culture.judging.usage import Price, VerdictLength, estimate_text, verdict_length
 
 GRADER_ROLE = "grader"  # Inspect's judge role; a jury adds grader_2, grader_3, ...
 _JURY_ROLE = re.compile(r"grader_([2-9]|[1-9][0-9]+)")
@@ -191,6 +192,34 @@ def judge_calls_text(
     else:
         text = f"{head}: {total - cached} to make, {cached} cached"
     return text if tokens is None else f"{text}; {estimate_text(tokens, price, verdict)}"
+
+
+def estimated_calls_text(
+    task: str,
+    calls_each: int,
+    judges: Sequence[str],
+    *,
+    keys: Sequence[str] = (),
+    suffix: str = "",
+    cached: int | None = None,
+    price: Price | None = None,
+    judging: object | None = None,
+    max_tokens: int | None = None,
+    tokens: Callable[[int | None], tuple[int, int]] | None = None,
+) -> str:
+    """`judge_calls_text` as every harness says it (Inspect's and lm-eval's loaders before
+    generation, `culture-evals judge`), written once so that all say it alike: each reply's
+    tokens measured by the judge check of `keys` (the judges as `usage.remember_verdict` keeps
+    them), else declared (`verdict_length` of `judging`; no `judging`: none), and `tokens(each)`
+    the calls' (prompt, completion) tokens (`usage.reference_estimate` before generation; no
+    `tokens`: none said). `cached`: of all the calls, those the judge cache answers when the
+    answers are known; none given, the answers are not generated yet and the cache's state
+    says: on, an upper bound; off, 0 cached."""
+    if cached is None:
+        cached = None if open_cache() is not None else 0
+    verdict = verdict_length(judging, max_tokens, keys) if judging is not None else None
+    counted = tokens(verdict.tokens if verdict is not None else None) if tokens else None
+    return judge_calls_text(task, calls_each, judges, suffix, cached, counted, price, verdict)
 
 
 def jury_roles_in_order(roles: Iterable[str]) -> list[str]:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from inspect_culture.judging.cache import open_cache
@@ -22,7 +23,7 @@ from inspect_culture.judging.http_client import OpenAICompatibleJudge, judge_key
 from inspect_culture.judging.jury import (
     JURY_KEY,
     JuryJudging,
-    judge_calls_text,
+    estimated_calls_text,
     jury_label,
 )
 from inspect_culture.judging.jury_agreement import AGREEMENT_LABEL, AGREEMENT_NAME, jury_text
@@ -56,7 +57,6 @@ from inspect_culture.judging.usage import (
     judging_name,
     reference_estimate,
     run_tokens,
-    verdict_length,
     verdict_tokens,
 )
 from inspect_culture.lm_eval_tasks.compat import simple_evaluate_call
@@ -197,20 +197,28 @@ def announce_judge_calls(
     if task in _TASK_FORMATS:  # loaded in a run that judges (`keep_task_options`)
         sample = first_judgment(judging, docs) if judging is not None else None
         check_judges(options, _TASK_FORMATS[task], sample)
-    calls = requests_each * options.repeats.calls(ids)
-    cached = None if open_cache() is not None else 0
-    models = [j.model for j in options.judges]
-    tokens, verdict = None, None
-    if judging is not None and docs:
-        max_tokens = options.judges[0].max_tokens
-        verdict = verdict_length(judging, max_tokens, [judge_key(j) for j in options.judges])
-        tokens = reference_estimate(
-            judging, docs, options.repeats, len(models), max_tokens, each=verdict.tokens
-        )
-    said = judge_calls_text(
-        task, calls, models, " (fewer with --limit)", cached, tokens, options.judge_price, verdict
+    said = estimated_calls_text(
+        task,
+        requests_each * options.repeats.calls(ids),
+        [j.model for j in options.judges],
+        keys=[judge_key(j) for j in options.judges],
+        suffix=" (fewer with --limit)",
+        price=options.judge_price,
+        judging=judging if docs else None,
+        max_tokens=options.judges[0].max_tokens,
+        tokens=None if judging is None or not docs else partial(_estimate, judging, docs, options),
     )
     print(said, file=sys.stderr)
+
+
+def _estimate(
+    judging: Judging, docs: Sequence[Item], options: JudgeOptions, each: int | None
+) -> tuple[int, int]:
+    """The docs' judge tokens before generation (`usage.reference_estimate`), each reply `each`."""
+    judges = options.judges
+    return reference_estimate(
+        judging, docs, options.repeats, len(judges), judges[0].max_tokens, each=each
+    )
 
 
 @contextmanager
