@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -35,13 +34,13 @@ from inspect_culture.judging.preflight import (
     Sent,
     check_outcome,
     endpoint_problem,
+    judgment_answered,
     judgment_or_one_token,
-    verdict_warning,
 )
 from inspect_culture.judging.preflight import failure_message as shared_message
 from inspect_culture.judging.reasons import Failure, classify
 from inspect_culture.judging.redaction import redact, without_userinfo
-from inspect_culture.judging.usage import TokenUsage, judging_name, remember_verdict
+from inspect_culture.judging.usage import TokenUsage, judging_name
 
 # never batched: a batch grader gets a direct request (a batch may take hours to answer)
 DIRECT = GenerateConfig(max_retries=0, batch=False)
@@ -97,7 +96,8 @@ async def _check(
         KNOBS, fmt, constraint, max_tokens or DEFAULT_MAX_TOKENS,
     )  # fmt: skip
     if problem is None and (failure is None or slow) and isinstance(probe, JudgmentCheck):
-        _judged(model, role, probe.judgment, reply, usage, slow)
+        who, secrets = f"{role} model {str(model)!r}", model_secrets(model)
+        judgment_answered(judge_key(model), probe.judgment, reply, usage, who, secrets, slow)
     return problem
 
 
@@ -127,24 +127,6 @@ def _request(probe: Probe | JudgmentCheck | None) -> tuple[list[ChatMessage], Ge
         messages = [dict(m) for m in probe.judgment.request.messages]
         return to_chat_messages(messages), probe.config.merge(SAMPLE_CONFIG)
     return [ChatMessageUser(content=PREFLIGHT_PROMPT)], PREFLIGHT_CONFIG
-
-
-def _judged(
-    model: Model,
-    role: str,
-    judgment: Judgment,
-    reply: str | None,
-    usage: TokenUsage | None,
-    slow: str = "",
-) -> None:
-    """The check's judgment answered: its completion tokens kept for the estimate, and one
-    line when its reply gives no verdict in the benchmark's format. `slow`: it timed out and
-    one token answered instead (nothing measured, nothing to read; why kept for the estimate)."""
-    remember_verdict(judge_key(model), judgment.judging, usage, slow)
-    if slow:
-        return
-    if warning := verdict_warning(judgment, reply, f"{role} model {str(model)!r}"):
-        print(redact(warning, model_secrets(model)), file=sys.stderr, flush=True)
 
 
 def judge_key(model: Model) -> str:

@@ -47,8 +47,8 @@ from inspect_culture.judging.preflight import (
     Judgment,
     Sent,
     check_outcome,
+    judgment_answered,
     judgment_or_one_token,
-    verdict_warning,
 )
 from inspect_culture.judging.protocol import JudgeReply
 from inspect_culture.judging.reasons import (
@@ -60,7 +60,7 @@ from inspect_culture.judging.reasons import (
     empty_reply,
 )
 from inspect_culture.judging.redaction import redact
-from inspect_culture.judging.usage import TokenUsage, remember_verdict, usage_of
+from inspect_culture.judging.usage import TokenUsage, usage_of
 
 Messages = Sequence[Mapping[str, str]]
 # what a judgment that ended in a rate-limit hold, before any attempt of its own, heard
@@ -304,10 +304,10 @@ class OpenAICompatibleJudge:
             fmt, settings.constraint, settings.max_tokens,
         )  # fmt: skip
         if found is None and judgment is not None and (failure is None or slow):
-            remember_verdict(judge_key(settings), judgment.judging, usage, slow)
-            warning = None if slow else verdict_warning(judgment, text, f"judge {settings.model!r}")
-            if warning:
-                print(redact(warning, settings.secrets()), file=sys.stderr, flush=True)
+            who = f"judge {settings.model!r}"
+            judgment_answered(
+                judge_key(settings), judgment, text, usage, who, settings.secrets(), slow
+            )
         return None if found is None else redact(found, settings.secrets())
 
     async def _check(

@@ -11,8 +11,8 @@ from inspect_culture.judging.constraints import VerdictFormat, probe_failure
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS
 from inspect_culture.judging.protocol import Item, JudgeReply, JudgeRequest, Judging
 from inspect_culture.judging.reasons import Failure
-from inspect_culture.judging.redaction import without_userinfo
-from inspect_culture.judging.usage import TokenUsage
+from inspect_culture.judging.redaction import redact, without_userinfo
+from inspect_culture.judging.usage import TokenUsage, remember_verdict
 
 PREFLIGHT_PROMPT = "Reply with the single word OK."
 PREFLIGHT_TIMEOUT = 30.0  # seconds: the check's own wall-clock limit
@@ -80,6 +80,27 @@ def verdict_warning(judgment: Judgment, text: str | None, who: str) -> str | Non
         f"verdict in the benchmark's format ({judged.reason}; it said {text[:120]!r}); going "
         "on, but each such reply leaves its sample unscored"
     )
+
+
+def judgment_answered(
+    judge: str,
+    judgment: Judgment,
+    reply: str | None,
+    usage: TokenUsage | None,
+    who: str,
+    secrets: tuple[str, ...],
+    slow: str = "",
+) -> None:
+    """The check's judgment answered, in either harness: its completion tokens kept for the
+    estimate (by `judge`, `usage.remember_verdict`), and one line, without the judge's
+    `secrets`, when its reply gives no verdict in the benchmark's format (`verdict_warning`,
+    naming `who`). `slow`: it timed out and one token answered instead (nothing measured,
+    nothing to read; why kept for the estimate)."""
+    remember_verdict(judge, judgment.judging, usage, slow)
+    if slow:
+        return
+    if warning := verdict_warning(judgment, reply, who):
+        print(redact(warning, secrets), file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True)
