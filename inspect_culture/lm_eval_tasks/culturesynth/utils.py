@@ -90,12 +90,11 @@ def load_judged_docs(variant: Mapping[str, Any], **metadata: Any) -> dict[str, d
         for r in records
     ]
     record_provenance(task, metadata, provenance, VERSIONS, baseline.provenance())  # once
-    with_baseline = [doc["id"] for doc in docs if doc["baseline_answer"] is not None]
     judging = CultureSynthJudging(settings.swap, settings.seed)  # tokens estimated too
-    items = estimate_items(records, baseline.responses)  # the rule Inspect's estimate reads
-    announce_judge_calls(
-        task, 2 if settings.swap else 1, with_baseline, judging=judging, docs=items
-    )
+    # the questions judged (those with a baseline answer), by the rule Inspect's estimate reads
+    items = estimate_items(records, baseline.responses)
+    judged = [item["id"] for item in items]
+    announce_judge_calls(task, 2 if settings.swap else 1, judged, judging=judging, docs=items)
     return {"test": datasets.Dataset.from_list(docs)}
 
 
