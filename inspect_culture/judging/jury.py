@@ -207,14 +207,11 @@ def estimated_calls_text(
     max_tokens: int | None = None,
     tokens: Callable[[int | None], tuple[int, int]] | None = None,
 ) -> str:
-    """`judge_calls_text` as every harness says it (Inspect's and lm-eval's loaders before
-    generation, `culture-evals judge`), written once so that all say it alike: each reply's
-    tokens measured by the judge check of `keys` (the judges as `usage.remember_verdict` keeps
-    them), else declared (`verdict_length` of `judging`; no `judging`: none), and `tokens(each)`
-    the calls' (prompt, completion) tokens (`usage.reference_estimate` before generation; no
-    `tokens`: none said). `cached`: of all the calls, those the judge cache answers when the
-    answers are known; none given, the answers are not generated yet and the cache's state
-    says: on, an upper bound; off, 0 cached."""
+    """`judge_calls_text` as Inspect, lm-eval and `culture-evals judge` all say it: each reply's
+    tokens measured by the check of the judges `keys` (`usage.remember_verdict`), else declared
+    (`verdict_length` of `judging`; none without), and `tokens(each)` the calls' tokens
+    (`usage.reference_estimate` before generation). `cached`: given once the answers exist;
+    else the cache's state says (on: an upper bound; off: 0 cached)."""
     if cached is None:
         cached = None if open_cache() is not None else 0
     verdict = verdict_length(judging, max_tokens, keys) if judging is not None else None
