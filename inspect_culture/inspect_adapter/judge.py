@@ -7,7 +7,7 @@ import asyncio
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property, partial
+from functools import cached_property
 
 import anyio
 from inspect_ai.event import ModelEvent
@@ -68,7 +68,7 @@ from inspect_culture.judging.options import JudgeOptions
 from inspect_culture.judging.preflight import Judgment, first_judgment
 from inspect_culture.judging.protocol import Item, JudgeReply, JudgeRequest, Judging
 from inspect_culture.judging.repeats import Repeats, repeat_seed
-from inspect_culture.judging.usage import Price, TokenUsage, reference_estimate
+from inspect_culture.judging.usage import Price, TokenUsage
 
 DEFAULT_OPTIONS = JudgeOptions()  # every judge option at its default
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, seed=DEFAULT_SEED, max_tokens=DEFAULT_MAX_TOKENS)
@@ -167,17 +167,6 @@ class CostEstimate:
     items: Sequence[Item]
     repeats: Repeats | None = None
 
-    def tokens(
-        self, judges: int, max_tokens: int | None, each: int | None = None
-    ) -> tuple[int, int]:
-        """(prompt, completion) tokens of every judge's calls of one epoch, by the one rule
-        both harnesses use (`usage.reference_estimate`: at most 500 records spread evenly, then
-        scaled, so the first request does not wait on a full CultureSynth-7's 9,680 questions);
-        each reply `each` tokens (`usage.verdict_length`)."""
-        return reference_estimate(
-            self.judging, self.items, self.repeats, judges, max_tokens, each=each
-        )
-
     @cached_property
     def judgment(self) -> Judgment | None:
         """The judge check's one judgment (`preflight.first_judgment`), made once: every
@@ -208,8 +197,9 @@ def _say_costs(
             suffix=" per epoch (fewer with --limit)",
             price=price,
             judging=estimate.judging if estimate is not None else None,
+            items=estimate.items if estimate is not None else (),
+            repeats=estimate.repeats if estimate is not None else None,
             max_tokens=cap,
-            tokens=partial(estimate.tokens, len(graders), cap) if estimate is not None else None,
         )
 
     _say_once(task_label, text)

@@ -22,7 +22,14 @@ from typing import Any, Protocol, TypeVar
 from inspect_culture.benchmarks.choices import BenchmarkOptionError
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply, Judging
-from inspect_culture.judging.usage import Price, VerdictLength, estimate_text, verdict_length
+from inspect_culture.judging.usage import (
+    Price,
+    Repeats,
+    VerdictLength,
+    estimate_text,
+    reference_estimate,
+    verdict_length,
+)
 
 GRADER_ROLE = "grader"  # Inspect's judge role; a jury adds grader_2, grader_3, ...
 _JURY_ROLE = re.compile(r"grader_([2-9]|[1-9][0-9]+)")
@@ -203,19 +210,25 @@ def estimated_calls_text(
     suffix: str = "",
     cached: int | None = None,
     price: Price | None = None,
-    judging: object | None = None,
+    judging: Judging | None = None,
+    items: Iterable[Item] = (),
+    repeats: Repeats | None = None,
     max_tokens: int | None = None,
     tokens: Callable[[int | None], tuple[int, int]] | None = None,
 ) -> str:
     """`judge_calls_text` as Inspect, lm-eval and `culture-evals judge` all say it: each reply's
     tokens measured by the check of the judges `keys` (`usage.remember_verdict`), else declared
-    (`verdict_length` of `judging`; none without), and `tokens(each)` the calls' tokens
-    (`usage.reference_estimate` before generation). `cached`: given once the answers exist;
-    else the cache's state says (on: an upper bound; off: 0 cached)."""
+    (`verdict_length` of `judging`; none without), and the calls' tokens: `tokens(each)` once
+    the answers exist, else the `items`' before generation (`usage.reference_estimate`).
+    `cached`: given once the answers exist; else the cache's state says (on: an upper bound;
+    off: 0 cached)."""
     if cached is None:
         cached = None if open_cache() is not None else 0
     verdict = verdict_length(judging, max_tokens, keys) if judging is not None else None
-    counted = tokens(verdict.tokens if verdict is not None else None) if tokens else None
+    each = verdict.tokens if verdict is not None else None
+    counted = tokens(each) if tokens is not None else None
+    if tokens is None and judging is not None:
+        counted = reference_estimate(judging, items, repeats, len(judges), max_tokens, each=each)
     return judge_calls_text(task, calls_each, judges, suffix, cached, counted, price, verdict)
 
 

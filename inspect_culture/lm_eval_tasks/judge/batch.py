@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Any
 
 from inspect_culture.judging.cache import open_cache
@@ -55,7 +54,6 @@ from inspect_culture.judging.usage import (
     cost,
     cost_lines,
     judging_name,
-    reference_estimate,
     run_tokens,
     verdict_tokens,
 )
@@ -205,20 +203,11 @@ def announce_judge_calls(
         suffix=" (fewer with --limit)",
         price=options.judge_price,
         judging=judging if docs else None,
+        items=docs,
+        repeats=options.repeats,
         max_tokens=options.judges[0].max_tokens,
-        tokens=None if judging is None or not docs else partial(_estimate, judging, docs, options),
     )
     print(said, file=sys.stderr)
-
-
-def _estimate(
-    judging: Judging, docs: Sequence[Item], options: JudgeOptions, each: int | None
-) -> tuple[int, int]:
-    """The docs' judge tokens before generation (`usage.reference_estimate`), each reply `each`."""
-    judges = options.judges
-    return reference_estimate(
-        judging, docs, options.repeats, len(judges), judges[0].max_tokens, each=each
-    )
 
 
 @contextmanager

@@ -17,6 +17,7 @@ from inspect_culture.benchmarks.culturesynth.baseline_responses import (
 )
 from inspect_culture.benchmarks.culturesynth.judging import estimate_items
 from inspect_culture.judging.options import metadata_options
+from inspect_culture.judging.usage import reference_estimate
 from tests.support.culturesynth_data import SAMPLE_ROWS, write_culturesynth_jsonl
 
 ESTIMATE = re.compile(r"estimated (\d+) prompt \+ (\d+) completion tokens")
@@ -84,7 +85,7 @@ def _inspect_estimate(baseline: Path) -> tuple[int, int]:
     estimate = task._cost_estimate(
         spec.validate(), loaded.records, read_baseline_responses(str(baseline)), options
     )
-    return estimate.tokens(1, None)
+    return reference_estimate(estimate.judging, estimate.items, estimate.repeats, 1, None)
 
 
 def test_inspect_and_lm_eval_estimate_culturesynth_alike(
