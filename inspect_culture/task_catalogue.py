@@ -19,8 +19,7 @@ class TaskEntry:
 
 
 class TaskYamlLoader(yaml.SafeLoader):
-    """Reads task YAML without resolving `!function`: the catalog and `culture-evals judge`
-    need names and metric settings, not code."""
+    """Reads task YAML leaving `!function` unresolved: readers want names and settings, not code."""
 
 
 TaskYamlLoader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
