@@ -37,8 +37,6 @@ def care_judge_agreement(
     with task_setup_errors():
         spec.validate_agreement(language, judge_mapping)
         loaded = load_care_ratings(language)
-        if not loaded.records:
-            raise ValueError(f"no rated responses for language={language!r} in the CARE data")
     samples = [record_to_sample(r, judge_mapping) for r in loaded.records]
     return Task(
         dataset=MemoryDataset(samples, name="care_judge_agreement"),

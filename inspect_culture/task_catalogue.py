@@ -18,11 +18,11 @@ class TaskEntry:
     kind: str = "task"  # "task" | "group"
 
 
-class _TaskYamlLoader(yaml.SafeLoader):
-    """Reads task YAML without resolving `!function` (the catalog needs names, not code)."""
+class TaskYamlLoader(yaml.SafeLoader):
+    """Reads task YAML leaving `!function` unresolved: readers want names and settings, not code."""
 
 
-_TaskYamlLoader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
+TaskYamlLoader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
 
 
 def all_tasks() -> tuple[TaskEntry, ...]:
@@ -34,7 +34,7 @@ def all_tasks() -> tuple[TaskEntry, ...]:
     # relative to the include path (one outside the package, like tests/' toy, is absolute)
     folders = [include_path() / benchmark.lm_eval_folder for benchmark in benchmarks()]
     for path in sorted(p for folder in folders for p in folder.glob("*.yaml")):
-        config = yaml.load(path.read_text(encoding="utf-8"), Loader=_TaskYamlLoader)
+        config = yaml.load(path.read_text(encoding="utf-8"), Loader=TaskYamlLoader)
         kind = "group" if "group" in config else "task"
         entries.append(TaskEntry("lm-eval", config[kind], config[f"{kind}_alias"], kind))
     return tuple(entries)

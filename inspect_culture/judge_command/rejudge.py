@@ -155,7 +155,8 @@ def check_task(
         hits = [False] * len(messages)
         if store is not None:
             judge = served_identity(settings)  # None until a run learns it: any checkpoint
-            hits = [store.get(cache_key(settings, m), judge) is not None for m in messages]
+            keys = [cache_key(settings, m) for m in messages]
+            hits = [reply is not None for reply in store.get_many(keys, judge)]
             cached.append(sum(hits))
         prompt.extend(messages_tokens(m) for m, hit in zip(messages, hits) if not hit)
         return [JudgeReply(None, error="dry run: not asked") for _ in messages]

@@ -34,14 +34,11 @@ def _group_weighting() -> dict[str, dict[str, bool]]:
     import yaml
 
     from inspect_culture.lm_eval_tasks import include_path
+    from inspect_culture.task_catalogue import TaskYamlLoader
 
-    class Loader(yaml.SafeLoader):  # lm-eval's `!function` tags read as nothing
-        pass
-
-    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
     found: dict[str, dict[str, bool]] = {}
     for path in include_path().rglob("*.yaml"):
-        config = yaml.load(path.read_text(encoding="utf-8"), Loader=Loader)  # noqa: S506
+        config = yaml.load(path.read_text(encoding="utf-8"), Loader=TaskYamlLoader)
         if isinstance(config, dict) and isinstance(config.get("group"), str):
             found[config["group"]] = group_weighting(config)
     return found

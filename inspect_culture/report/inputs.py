@@ -22,6 +22,7 @@ from inspect_culture.report.section import ReportSection, lm_eval_owner
 from inspect_culture.run_files import finder
 from inspect_culture.run_files.lm_eval_outputs import (
     holds_results,
+    model_args,
     results_json,
     sample_lines,
     samples_beside,
@@ -199,10 +200,7 @@ def _samples(task: str, n_samples: dict[str, Any], result: dict[str, Any]) -> in
 
 def canonical_lm_eval_model(config: Mapping[str, Any], fallback: str | None) -> str:
     """The model of `config.model_args` (a dict or a `k=v,k=v` string) of a results file."""
-    args = config.get("model_args")
-    if isinstance(args, str):
-        args = dict(part.split("=", 1) for part in args.split(",") if "=" in part)
-    args = args if isinstance(args, Mapping) else {}
+    args = model_args(config)
     values = (args.get(key) for key in ("pretrained", "model", "path"))
     found = next((value for value in values if isinstance(value, str) and value), None)
     return found or fallback or str(config.get("model") or "unknown model")

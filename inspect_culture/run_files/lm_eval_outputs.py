@@ -115,12 +115,17 @@ def model_of(results: Mapping[str, Any] | None) -> str | None:
         return None
     if results.get("model_name"):
         return str(results["model_name"])
-    args = (results.get("config") or {}).get("model_args")
-    if isinstance(args, str):
-        args = dict(part.split("=", 1) for part in args.split(",") if "=" in part)
-    args = args if isinstance(args, dict) else {}
+    args = model_args(results.get("config") or {})
     keys = ("peft", "delta", "pretrained", "model", "path", "engine")
     return next((str(args[key]) for key in keys if args.get(key)), None)
+
+
+def model_args(config: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`config.model_args` as a mapping: lm-eval saves it as given, a dict or a `k=v,k=v` string."""
+    args = config.get("model_args")
+    if isinstance(args, str):
+        args = dict(part.split("=", 1) for part in args.split(",") if "=" in part)
+    return args if isinstance(args, Mapping) else {}
 
 
 def task_config(results: Mapping[str, Any] | None, task: str) -> dict[str, Any]:

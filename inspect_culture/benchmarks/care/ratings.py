@@ -49,6 +49,8 @@ def load_care_ratings(language: str | None = None) -> LoadedDataset:
             "language=%s (they count only when no language is given)",
             len(unplaced), len(rows), language,
         )  # fmt: skip
+    if not records:  # both harnesses' tasks need at least one
+        raise ValueError(f"no rated responses for language={language!r} in the CARE data")
     return LoadedDataset(records, provenance)
 
 

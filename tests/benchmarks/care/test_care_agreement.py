@@ -12,6 +12,7 @@ from inspect_culture.benchmarks.care.prompts import RESPONSE_CLOSE, RESPONSE_OPE
 from inspect_culture.benchmarks.care.ratings import load_care_ratings
 from inspect_culture.care_agreement import agreement, care_judge_agreement, record_to_sample
 from inspect_culture.datasets_hub import DatasetUnavailableError, DataValidationError
+from inspect_culture.inspect_adapter.errors import TaskSetupError
 from inspect_culture.stats.human_agreement import agreement_metrics, correlations, histogram
 
 RATINGS = Path(__file__).parents[2] / "data" / "care_ratings"
@@ -68,6 +69,14 @@ def test_missing_data_says_where_to_put_it(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("INSPECT_CULTURE_OFFLINE", "1")
     with pytest.raises(DatasetUnavailableError, match=f"geyang627/CARE.*{tmp_path}/care/data"):
         load_care_ratings("zh")
+
+
+def test_a_language_with_no_rated_responses_is_refused(ratings_mirror: Path) -> None:
+    message = "no rated responses for language='ja' in the CARE data"
+    with pytest.raises(ValueError, match=message):
+        load_care_ratings("ja")
+    with pytest.raises(TaskSetupError, match=message):  # the Inspect task says the same
+        care_judge_agreement(language="ja")
 
 
 def test_record_to_sample_pins_a_rated_response(ratings_mirror: Path) -> None:
