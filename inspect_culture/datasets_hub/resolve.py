@@ -38,17 +38,18 @@ def mirror_path(source: Source) -> Path | None:
     return root / mirror_relpath(source) if (root := mirror_dir()) else None
 
 
-def mirror_relpath(source: Source) -> str:
-    """Path under `$INSPECT_CULTURE_DATA_DIR`; upstream files keep their upstream names."""
-    return f"{source.benchmark}/{source.filename}"
+def mirror_relpath(source: Source, name: str = "") -> str:
+    """Path under `$INSPECT_CULTURE_DATA_DIR`; upstream files keep their upstream names (`name`:
+    another the source accepts, `also_mirrored_as`)."""
+    return f"{source.benchmark}/{name or source.filename}"
 
 
 def locate(source: Source) -> ResolvedFile | None:
     """The local copy, if any, without touching the network: the mirror (under each of the
     source's names, in order), then the cache."""
-    names = (source.filename, *getattr(source, "also_mirrored_as", ()))
-    folder = root / source.benchmark if (root := mirror_dir()) else None
-    mirrored = [(folder / name, "mirror") for name in names] if folder else []
+    names = (source.filename, *source.also_mirrored_as)
+    root = mirror_dir()
+    mirrored = [(root / mirror_relpath(source, name), "mirror") for name in names] if root else []
     for path, origin in (*mirrored, (cache_path(source), "cache")):
         if path.is_file():
             return ResolvedFile(path, origin)

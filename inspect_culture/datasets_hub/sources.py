@@ -20,6 +20,7 @@ class HFFileSource:
     license: str
     description: str
     sha256: str | None = None  # the file's at `revision`; None: this release has not seen it
+    also_mirrored_as: tuple[str, ...] = ()  # other names the mirror may hold it under, in order
 
     def url(self) -> str:
         endpoint = os.environ.get("INSPECT_CULTURE_HF_ENDPOINT") or os.environ.get("HF_ENDPOINT")

@@ -84,7 +84,8 @@ def _recorded_price(run: RunInfo, benchmark: str, warnings: list[str]) -> Price 
 def _setting(run: RunInfo, price: Price | None) -> str:
     """The run's settings (as its benchmark names them alike in both harnesses), scope and
     the price its cost is at."""
-    parts = [describe(run, dict.fromkeys(sorted(run.setting)))]  # every setting but None ones
+    every = {name: None for name in sorted(run.setting) if name != "aggregate"}  # None: unset
+    parts = [describe(run, every)]
     parts += [f"price {price.text()} per million"] if price is not None else []
     return "; ".join(part for part in parts if part)
 
