@@ -61,14 +61,14 @@ def _cmd_data(args: argparse.Namespace) -> int:
 def _cmd_main_job(args: argparse.Namespace) -> int:
     from inspect_culture.benchmarks.care.spec import CARE_LANGUAGES as LANGUAGES
     from inspect_culture.local_model.main_job import main_job, parity_differences
-    from inspect_culture.local_model.server import LocalModelUnavailable
+    from inspect_culture.local_model.server import LocalModelError
 
     languages = [lang.strip() for lang in args.languages.split(",") if lang.strip()]
     if unknown := [lang for lang in languages if lang not in LANGUAGES]:
         raise SystemExit(
             f"--languages: unknown {', '.join(unknown)}; allowed: {', '.join(LANGUAGES)}"
         )
-    with _exits("main-job", LocalModelUnavailable):
+    with _exits("main-job", LocalModelError):
         runs = main_job(
             languages,
             args.per_category,
@@ -84,7 +84,7 @@ def _cmd_local_server(args: argparse.Namespace) -> int:
     import signal
     import threading
 
-    from inspect_culture.local_model.server import LlamaServer, LocalModelUnavailable, how_to_use
+    from inspect_culture.local_model.server import LlamaServer, LocalModelError, how_to_use
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # `kill` stops it as Ctrl-C does
     try:
@@ -95,7 +95,7 @@ def _cmd_local_server(args: argparse.Namespace) -> int:
                 flush=True,
             )
             threading.Event().wait()
-    except LocalModelUnavailable as exc:
+    except LocalModelError as exc:
         raise SystemExit(f"culture-evals local-server: {exc}") from None
     except KeyboardInterrupt:
         print("server stopped")

