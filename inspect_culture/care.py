@@ -88,17 +88,14 @@ def care(
         ),
         config=GenerateConfig(**spec.GENERATION.inspect_config()),
         version=spec.TASK_VERSION,
-        metadata={
-            **_task_metadata(options),
-            "dataset": loaded.provenance,
-            "per_category": per_category,
-            **judge.record(),
-        },
+        metadata={**_task_metadata(options, loaded.provenance, per_category), **judge.record()},
     )
 
 
-def _task_metadata(options: spec.CareOptions) -> dict[str, Any]:
-    """What the task's metadata says of its benchmark options."""
+def _task_metadata(
+    options: spec.CareOptions, provenance: dict[str, Any], per_category: int | None
+) -> dict[str, Any]:
+    """What the task's metadata says of its benchmark options and its data."""
     return {
         "benchmark": spec.BENCHMARK,
         "language": options.language,
@@ -106,6 +103,8 @@ def _task_metadata(options: spec.CareOptions) -> dict[str, Any]:
         "judge_mapping": options.judge_mapping,
         "judge_files": JUDGE_FILES[options.judge_mapping],
         **spec.JUDGE_VERSIONS,
+        "dataset": provenance,
+        "per_category": per_category,
     }
 
 

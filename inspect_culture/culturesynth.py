@@ -84,16 +84,21 @@ def _dataset(languages: Sequence[str] | None, name: str) -> tuple[MemoryDataset,
     return MemoryDataset(samples, name=name), loaded
 
 
-def _attach_baseline(dataset: MemoryDataset, baseline: BaselineResponses) -> None:
+def _attach_baseline(
+    dataset: MemoryDataset, baseline: BaselineResponses, provenance: dict[str, Any]
+) -> list[str]:
     """A baseline answers file's answer in each sample's metadata, as `baseline_answer` would
     put it there: the same metadata at the end of each sample, without a solver span a sample
-    (two transcript events, each written to Inspect's sample buffer and log)."""
+    (two transcript events, each written to Inspect's sample buffer and log). Returns the
+    questions the file has no answer for (`check_questions`, which logs them)."""
+    missing = baseline.check_questions([str(s.id) for s in dataset], provenance.get("sha256"))
     for sample in dataset:
         sample.metadata = {
             **(sample.metadata or {}),
             "baseline_answer": baseline.responses.get(str(sample.id)),
             "baseline_model": baseline.model,
         }
+    return missing
 
 
 def _cost_estimate(
@@ -140,10 +145,8 @@ def culturesynth(
         dataset, loaded = _dataset(settings.languages, "culturesynth")
         baseline = read_baseline_responses(baseline_responses) if baseline_responses else None
     ids, provenance = [str(r["id"]) for r in loaded.records], loaded.provenance
-    missing = baseline.check_questions(ids, provenance.get("sha256")) if baseline else []
+    missing = _attach_baseline(dataset, baseline, provenance) if baseline else []
     estimate = _cost_estimate(settings, loaded.records, baseline, judge)
-    if baseline is not None:
-        _attach_baseline(dataset, baseline)
     return Task(
         dataset=dataset,
         solver=[

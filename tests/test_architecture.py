@@ -3,6 +3,7 @@ and a run of one benchmark that loads no other benchmark's modules."""
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -51,6 +52,36 @@ def _cycles(graph: grimp.ImportGraph) -> list[list[str]]:
         if module not in index:
             visit(module)
     return found
+
+
+MAX_FUNCTION_LINES = 60  # issue 41, point 9
+
+
+def _long_functions(source: str, where: str) -> list[str]:
+    """Functions of `source` longer than MAX_FUNCTION_LINES, from `def` to their last line
+    (docstring included, decorators not)."""
+    return [
+        f"{where}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES  # type: ignore[operator]
+    ]
+
+
+def test_no_package_function_is_over_60_lines() -> None:
+    found = [
+        long
+        for path in sorted((ROOT / "inspect_culture").rglob("*.py"))
+        for long in _long_functions(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
+    ]
+    assert found == []
+
+
+def test_the_length_check_finds_a_planted_long_function() -> None:
+    body = "".join(f"    x{i} = {i}\n" for i in range(MAX_FUNCTION_LINES - 1))
+    assert _long_functions(f"def fits():\n{body}", "f.py") == []
+    nested = f"class C:\n    async def long(self):\n    {body.replace(chr(10), chr(10) + '    ')}"
+    assert _long_functions(nested + "    y = 0\n", "f.py") == ["f.py:2 long (61 lines)"]
 
 
 def test_the_package_has_no_import_cycle() -> None:
