@@ -1,7 +1,8 @@
 """Each use of a harness's internals (`inspect_adapter/compat.py`, `lm_eval_tasks/compat.py`)
 does what we use it for: these fail when a supported release changes one (the compatibility
 matrix runs them at the floor and at the newest releases, scripts/compat). No other module of
-the package reads a harness's internals, and none replaces `sys.excepthook`."""
+the package reads a harness's internals or another object's private attributes, puts a
+function of its own in place of another object's, or replaces `sys.excepthook`."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ COMPAT = {PACKAGE / "inspect_adapter" / "compat.py", PACKAGE / "lm_eval_tasks" /
 HARNESSES = ("inspect_ai", "lm_eval")
 # What reads the interpreter's frames or replaces its error printing
 FRAME_NAMES = {"_getframe", "walk_stack", "currentframe", "f_back", "f_locals", "excepthook"}
+# Private names of the standard library that are its public interface
+STDLIB_PRIVATE = {"_exit", "_Hash", "_replace", "_getframe"}
 
 
 # --- Inspect ---------------------------------------------------------------------------------
@@ -217,10 +220,50 @@ def _private(module: str) -> bool:
     return parts[0] in HARNESSES and any(p.startswith("_") for p in parts[1:])
 
 
-def _internals_read(path: Path) -> list[str]:
-    """Where `path` imports a harness's private module or reads the interpreter's frames."""
+def _private_name(name: str) -> bool:
+    """`_client`, not `__notes__`, nor a private name of the standard library used as public."""
+    dunder = name.startswith("__") and name.endswith("__")
+    return name.startswith("_") and not dunder and name not in STDLIB_PRIVATE
+
+
+def _own(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id in ("self", "cls")
+
+
+def _hooks_in(tree: ast.Module, path: Path) -> list[str]:
+    """Where `path` reads another object's private attribute, or puts a function of its own in
+    place of another object's (`api.generate = generate`, a lambda)."""
+    defs = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private_name(node.attr) and not _own(node.value):
+            found.append(f"{path.name}:{node.lineno} reads .{node.attr}")
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "setattr", "hasattr")
+            and len(node.args) >= 2
+            and isinstance(name := node.args[1], ast.Constant)
+            and isinstance(name.value, str)
+            and _private_name(name.value)
+        ):
+            found.append(f"{path.name}:{node.lineno} reads .{name.value}")
+        if isinstance(node, ast.Assign) and (
+            isinstance(node.value, ast.Lambda)
+            or (isinstance(node.value, ast.Name) and node.value.id in defs)
+        ):
+            for target in node.targets:
+                if isinstance(target, ast.Attribute) and not _own(target.value):
+                    found.append(f"{path.name}:{node.lineno} replaces .{target.attr}")
+    return sorted(found, key=lambda line: int(line.split(":")[1].split()[0]))
+
+
+def _internals_read(path: Path) -> list[str]:
+    """Where `path` imports a harness's private module, reads the interpreter's frames, reads
+    another object's private attribute or replaces one of its methods."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = _hooks_in(tree, path)
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module:
             names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
         elif isinstance(node, ast.Import):
@@ -246,6 +289,30 @@ def test_only_the_compat_modules_read_a_harness_internals() -> None:
     assert all(_internals_read(path) for path in COMPAT)  # the check sees what they do
 
 
+def test_the_check_sees_private_attributes_and_replaced_methods(tmp_path: Path) -> None:
+    planted = tmp_path / "planted.py"
+    planted.write_text(
+        "def new_init(self):\n    pass\n\n\n"
+        "def patch(api, manager, parts):\n"
+        "    async def generate():\n        pass\n\n"
+        "    hooks = api.client._client.event_hooks\n"
+        "    start = getattr(api, '_ensure_server_started', None)\n"
+        "    api.generate = generate\n"
+        "    manager.__init__ = new_init\n"
+        "    api.close = lambda: None\n"
+        "    parts = parts._replace(path='')\n"
+        "    api.note = api.note.strip()\n"
+        "    return hooks, start, getattr(api, '__notes__', ())\n"
+    )
+    assert _internals_read(planted) == [
+        "planted.py:9 reads ._client",
+        "planted.py:10 reads ._ensure_server_started",
+        "planted.py:11 replaces .generate",
+        "planted.py:12 replaces .__init__",
+        "planted.py:13 replaces .close",
+    ]
+
+
 def test_only_lm_evals_compat_reads_the_interpreters_frames() -> None:
     """A frame is no interface a release keeps: Inspect's compat reads none (its hooks give what
     frames gave); lm-eval's one read stays, for want of any public route (docs/architecture.md,
@@ -259,6 +326,50 @@ def test_only_lm_evals_compat_reads_the_interpreters_frames() -> None:
         if " uses " in line
     ]
     assert found == [], found
+
+
+def test_a_wrapped_provider_generate_sees_each_call_once_and_returns_its_output() -> None:
+    import asyncio
+
+    from inspect_ai.model import get_model
+
+    model, other = get_model("mockllm/model"), get_model("mockllm/model")
+    seen: list[str] = []
+
+    def wrap(original):  # type: ignore[no-untyped-def]
+        async def generate(*args, **kwargs):  # type: ignore[no-untyped-def]
+            seen.append("call")
+            return await original(*args, **kwargs)
+
+        return generate
+
+    assert inspect_compat.wrap_provider_generate(model, wrap)
+    assert not inspect_compat.wrap_provider_generate(model, wrap)  # once
+    output = asyncio.run(model.generate("hello"))
+    assert seen == ["call"] and output.completion
+    asyncio.run(other.generate("hello"))  # another model of the same provider: not wrapped
+    assert seen == ["call"]
+
+
+def test_an_openai_style_providers_http_requests_reach_its_hooks() -> None:
+    """The judge counts a judgment's HTTP requests (the SDK retries inside Inspect's call)."""
+    import asyncio
+
+    from inspect_ai.model import get_model
+
+    assert inspect_compat.http_event_hooks(get_model("mockllm/model")) is None
+    paths: list[str] = []
+
+    async def note(request):  # type: ignore[no-untyped-def]
+        paths.append(request.url.path)
+
+    with StubOpenAIServer(responder=care_responder) as server:
+        model = get_model("openai-api/stub/judge", base_url=server.base_url, api_key="test-key")
+        hooks = inspect_compat.http_event_hooks(model)
+        assert hooks is not None
+        hooks.setdefault("request", []).append(note)
+        asyncio.run(model.generate("hello"))
+    assert paths == ["/v1/chat/completions"]
 
 
 def test_a_vllm_model_says_how_to_start_its_server() -> None:

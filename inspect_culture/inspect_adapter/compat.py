@@ -19,6 +19,9 @@ from inspect_ai.model._model import (
     active_model as _active_model,
 )  # inspect-evals-lint: ignore[private_api_imports] -- set while eval builds tasks
 
+ProviderGenerate = Callable[..., Awaitable[Any]]
+_WRAPPED = "_inspect_culture_guarded"
+
 
 def active_model() -> Model | None:
     """The model Inspect's eval is running, None outside one: set while eval builds the tasks,
@@ -43,6 +46,30 @@ def register_scorer_alias(name: str, factory: Callable[..., Any]) -> bool:
     )
     registry.registry_add(partial(factory), info)
     return True
+
+
+def wrap_provider_generate(
+    model: Model, wrap: Callable[[ProviderGenerate], ProviderGenerate]
+) -> bool:
+    """Put `wrap(generate)` in place of the provider's `generate` on `model.api` (this model
+    only), once; False when already done. Inspect records what a provider raises or returns
+    (transcript, traceback, retry log) before the caller sees it, and has no public hook between
+    the two: a key the server echoed must be scrubbed there."""
+    api = model.api
+    if getattr(api, _WRAPPED, False):
+        return False
+    api.generate = wrap(api.generate)  # type: ignore[method-assign]
+    setattr(api, _WRAPPED, True)
+    return True
+
+
+def http_event_hooks(model: Model) -> dict[str, list[Callable[..., Any]]] | None:
+    """The event hooks of the httpx client under an OpenAI-style provider (the openai SDK's
+    private `_client`), None for another provider. A judgment's HTTP requests are counted there:
+    the SDK retries inside each of Inspect's calls, and Inspect counts only its calls."""
+    http = getattr(getattr(model.api, "client", None), "_client", None)
+    hooks = getattr(http, "event_hooks", None)
+    return hooks if isinstance(hooks, dict) else None
 
 
 def server_starter(model: Model) -> Callable[[], Awaitable[None]] | None:

@@ -12,6 +12,7 @@ from urllib.parse import urlparse
 
 from inspect_ai.model import Model, ModelOutput
 
+from inspect_culture.inspect_adapter.compat import http_event_hooks, wrap_provider_generate
 from inspect_culture.judging.reasons import HTTPFailure, call_failed, classify, first_line
 from inspect_culture.judging.redaction import (
     redact,
@@ -20,8 +21,6 @@ from inspect_culture.judging.redaction import (
     url_secrets,
     without_userinfo,
 )
-
-_GUARDED = "_inspect_culture_guarded"
 
 
 @dataclass
@@ -77,47 +76,50 @@ def attempts_of(exc: BaseException) -> int | None:
 def guard_secrets(model: Model) -> Model:
     """Redact the model's keys from every error its provider raises or returns, before Inspect
     records it (transcript, traceback, retry log). Idempotent; returns the model."""
-    api = model.api
-    if getattr(api, _GUARDED, False):
-        return model
-    original: Callable[..., Awaitable[Any]] = api.generate
 
-    async def generate(*args: Any, **kwargs: Any) -> Any:
-        secrets = model_secrets(model)
-        if (box := ATTEMPTS.get()) is not None:
-            # the httpx hook is checked every call: a credential refresh may replace the client
-            http = getattr(getattr(api, "client", None), "_client", None)
-            hooks = getattr(http, "event_hooks", None)
-            if isinstance(hooks, dict) and _count_request not in hooks.get("request", ()):
-                hooks.setdefault("request", []).append(_count_request)
-                hooks.setdefault("response", []).append(_note_refusal)
-            box.count += 1
-            if box.count == 1:
-                box.on_first()
-        try:
-            result = await original(*args, **kwargs)
-        except Exception as exc:
-            scrub_exception(exc, secrets)
-            raise
-        output, call = result if isinstance(result, tuple) else (result, None)
-        if isinstance(output, BaseException):
-            scrub_exception(output, secrets)
-        elif isinstance(output, ModelOutput):  # a reply may echo the key, also with a 200
-            output.error = redact(output.error, secrets) if output.error else output.error
-            output.completion = redact(output.completion, secrets)  # a field, not derived
-            for message in (choice.message for choice in output.choices):
-                if isinstance(message.content, str):
-                    message.content = redact(message.content, secrets)
-                for part in message.content if isinstance(message.content, list) else ():
-                    if isinstance(text := getattr(part, "text", None), str):
-                        part.text = redact(text, secrets)
-        if call is not None and getattr(call, "response", None) is not None:
-            call.response = redact_value(call.response, secrets)
-        return result
+    def guarded(original: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+        async def generate(*args: Any, **kwargs: Any) -> Any:
+            secrets = model_secrets(model)
+            if (box := ATTEMPTS.get()) is not None:
+                # checked every call: a credential refresh may replace the provider's client
+                hooks = http_event_hooks(model)
+                if hooks is not None and _count_request not in hooks.get("request", ()):
+                    hooks.setdefault("request", []).append(_count_request)
+                    hooks.setdefault("response", []).append(_note_refusal)
+                box.count += 1
+                if box.count == 1:
+                    box.on_first()
+            try:
+                result = await original(*args, **kwargs)
+            except Exception as exc:
+                scrub_exception(exc, secrets)
+                raise
+            _redact_result(result, secrets)
+            return result
 
-    api.generate = generate  # type: ignore[method-assign]
-    setattr(api, _GUARDED, True)
+        return generate
+
+    wrap_provider_generate(model, guarded)
     return model
+
+
+def _redact_result(result: Any, secrets: tuple[str, ...]) -> None:
+    """A provider's output, or the error it returned, without `secrets`: a reply may echo the
+    key, also with a 200."""
+    output, call = result if isinstance(result, tuple) else (result, None)
+    if isinstance(output, BaseException):
+        scrub_exception(output, secrets)
+    elif isinstance(output, ModelOutput):
+        output.error = redact(output.error, secrets) if output.error else output.error
+        output.completion = redact(output.completion, secrets)  # a field, not derived
+        for message in (choice.message for choice in output.choices):
+            if isinstance(message.content, str):
+                message.content = redact(message.content, secrets)
+            for part in message.content if isinstance(message.content, list) else ():
+                if isinstance(text := getattr(part, "text", None), str):
+                    part.text = redact(text, secrets)
+    if call is not None and getattr(call, "response", None) is not None:
+        call.response = redact_value(call.response, secrets)
 
 
 def endpoint(model: Model) -> str:
