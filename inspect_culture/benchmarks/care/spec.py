@@ -6,13 +6,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from inspect_culture.benchmarks.choices import check_bool, check_choice, option_errors
+from inspect_culture.benchmarks.choices import check_choice, option_errors
 from inspect_culture.benchmarks.spec_types import (
     OMITTED_WHEN_DEFAULT,
     GenerationSettings,
     OutcomeRecord,
 )
-from inspect_culture.judging.constraints import check_constraint
 from inspect_culture.judging.defaults import DEFAULT_MAX_TOKENS, DEFAULT_SEED
 from inspect_culture.judging.jury import DEFAULT_RATING_RULE, RATING_RULES
 
@@ -66,8 +65,6 @@ class CareOptions(NamedTuple):
     language: str
     prompting: str
     judge_mapping: str
-    self_grade: bool
-    judge_constraint: str
     jury_rule: str
 
 
@@ -76,8 +73,6 @@ def validate(
     language: str = "zh",
     prompting: str = "zero_shot",
     judge_mapping: str = DEFAULT_JUDGE_MAPPING,
-    self_grade: object = False,
-    judge_constraint: object = "none",
     jury_rule: str = DEFAULT_RATING_RULE,
 ) -> CareOptions:
     """Every task parameter, checked once for both harnesses; ValueError names allowed values."""
@@ -85,8 +80,6 @@ def validate(
         language=check_choice("language", language, CARE_LANGUAGES),
         prompting=check_choice("prompting", prompting, PROMPTINGS),
         judge_mapping=check_choice("judge_mapping", judge_mapping, JUDGE_MAPPINGS),
-        self_grade=check_bool("self_grade", self_grade),
-        judge_constraint=check_constraint(judge_constraint),
         jury_rule=check_choice("jury_rule", jury_rule, RATING_RULES),
     )
 

@@ -18,7 +18,6 @@ from inspect_culture.benchmarks.spec_types import (
     GenerationSettings,
     OutcomeRecord,
 )
-from inspect_culture.judging.constraints import check_constraint
 
 BENCHMARK = "CultureSynth-7"
 # Bump whenever the prompts, the parser or the metrics change; each bump: docs/culturesynth.md.
@@ -55,8 +54,6 @@ class Settings:
     languages: tuple[str, ...] | None  # None = all seven
     swap: bool
     seed: int
-    self_grade: bool
-    judge_constraint: str
 
 
 @option_errors()
@@ -64,8 +61,6 @@ def validate(
     language: object = None,
     swap: object = True,
     seed: object = 0,
-    self_grade: object = False,
-    judge_constraint: object = "none",
     task_language: str | None = _ANY,
 ) -> Settings:
     """`language`: codes or names, comma-separated, or None (all); may only repeat lm-eval's."""
@@ -76,8 +71,6 @@ def validate(
         languages=_languages(language),
         swap=check_bool("swap", swap),
         seed=check_int("seed", seed),
-        self_grade=check_bool("self_grade", self_grade),
-        judge_constraint=check_constraint(judge_constraint),
     )
 
 

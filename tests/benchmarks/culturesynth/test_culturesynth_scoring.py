@@ -498,8 +498,8 @@ def test_one_seed_per_run() -> None:
 
 
 def test_validate_names_the_parameter_and_its_values() -> None:
-    settings = spec.validate("zh, Japanese", "false", "3", True, "regex")
-    assert settings == spec.Settings(("ja", "zh"), False, 3, True, "regex")
+    settings = spec.validate("zh, Japanese", "false", "3")
+    assert settings == spec.Settings(("ja", "zh"), False, 3)
     assert spec.validate().languages is None and spec.validate(" ").languages is None
     with pytest.raises(ValueError, match="language='xx' is not supported; allowed values: ar, es, fr, ja, ko, pt, zh"):  # fmt: skip
         spec.validate("zh,xx")
@@ -507,8 +507,6 @@ def test_validate_names_the_parameter_and_its_values() -> None:
         spec.validate(swap="maybe")
     with pytest.raises(ValueError, match="seed='x': expected an integer"):
         spec.validate(seed="x")
-    with pytest.raises(ValueError, match="judge_constraint='vllm' is not supported"):
-        spec.validate(judge_constraint="vllm")
     # lm-eval: one task per language, so --metadata may only repeat the task's language
     assert spec.validate("fr", task_language="fr").languages == ("fr",)
     assert spec.validate(None, task_language=None).languages is None
