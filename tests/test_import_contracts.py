@@ -41,6 +41,12 @@ def test_the_contracts_hold(tmp_path: Path) -> None:
         ("lm_eval_tasks", "inspect_culture.inspect_adapter", "The lm-eval adapter imports neither"),
         ("inspect_adapter", "inspect_culture.report", "The Inspect adapter imports neither"),
         ("inspect_adapter", "inspect_culture.cli", "The Inspect adapter imports neither"),
+        ("run_files", "inspect_culture.inspect_adapter", "The run readers import neither harness adapter"),
+        ("run_files", "inspect_culture.lm_eval_tasks", "The run readers import neither harness adapter"),
+        ("judging", "inspect_culture.inspect_adapter", "Layers: entry points, harness adapters"),
+        ("judging", "inspect_culture.lm_eval_tasks", "Layers: entry points, harness adapters"),
+        ("benchmarks", "inspect_culture.inspect_adapter", "Layers: entry points, harness adapters"),
+        ("benchmarks", "inspect_culture.lm_eval_tasks", "Layers: entry points, harness adapters"),
     ],
 )  # fmt: skip
 def test_a_planted_import_breaks_its_contract(

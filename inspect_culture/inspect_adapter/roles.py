@@ -8,10 +8,9 @@ from functools import cache
 from inspect_ai.model import Model, get_model
 
 from inspect_culture.inspect_adapter.failures import guard_secrets
-from inspect_culture.judging.jury import GRADER_ROLE
+from inspect_culture.judging.jury import BASELINE_ROLE, GRADER_ROLE
 
 __all__ = ["BASELINE_ROLE", "GRADER_ROLE", "prerequisite_error", "role_model"]
-BASELINE_ROLE = "baseline"
 _NEVER_BOUND = "inspect_culture.never_bound"
 
 

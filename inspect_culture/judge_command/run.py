@@ -22,7 +22,7 @@ from inspect_culture.judge_command.rejudge import (
     read_samples,
 )
 from inspect_culture.judge_command.tasks import JudgedTask, judged_task
-from inspect_culture.judge_command.write import judged_results, write_run
+from inspect_culture.judge_command.write import judged_results
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.http_client import judge_key
 from inspect_culture.judging.jury import estimated_calls_text
@@ -34,7 +34,7 @@ from inspect_culture.lm_eval_tasks.judge.batch import (
     use_judge_backend,
 )
 from inspect_culture.lm_eval_tasks.judge.known_keys import check_judging_keys
-from inspect_culture.run_files.lm_eval_outputs import LmEvalRun, find_runs
+from inspect_culture.run_files.lm_eval_outputs import LmEvalRun, find_runs, write_run
 
 BATCH_STATE_DIR = ".judge_batches"  # in the output folder: batch ids of interrupted waits
 
@@ -195,7 +195,7 @@ def judge_outputs(
         parent = run.results_path.parent
         folder = output / (parent.relative_to(source) if source.is_dir() else parent.name)
         stamp = datetime.now().isoformat().replace(":", "-")  # lm-eval's file stamp
-        summary.written.append(write_run(folder, stamp, results, judged))
+        summary.written.append(write_run(folder, stamp, results, {j.task: j.lines for j in judged}))
         summary.tasks.extend(judged)
     if not summary.tasks:  # the judged task families, as messages name them ("CARE", ...)
         labels = ", ".join(family.label for b in benchmarks() for family in b.lm_eval_judged)

@@ -1,16 +1,14 @@
-"""Re-judged tasks in lm-eval's layout, so `report` and `agreement` read them as any run."""
+"""Re-judged tasks' results in lm-eval's layout, so `report` and `agreement` read them as any run
+(`run_files.lm_eval_outputs.write_run` writes the files)."""
 
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Mapping, Sequence
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from inspect_culture.judge_command.rejudge import TaskJudgement
-from inspect_culture.run_files.finder import RESULTS_PREFIX, samples_path
 
 
 def group_weighting(config: Mapping[str, Any]) -> dict[str, bool]:
@@ -135,16 +133,3 @@ def judged_results(
         data["groups"] = {g: data["results"][g] for g in groups}
     data["judge"] = judge_record
     return data
-
-
-def write_run(
-    folder: Path, stamp: str, results: dict[str, Any], judged: Sequence[TaskJudgement]
-) -> Path:
-    """Write the results file and one samples file per task; returns the results file."""
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{RESULTS_PREFIX}{stamp}.json"
-    for found in judged:
-        lines = (json.dumps(line, ensure_ascii=False, default=str) + "\n" for line in found.lines)
-        samples_path(path, found.task).write_text("".join(lines), "utf-8")
-    path.write_text(json.dumps(results, indent=2, ensure_ascii=False, default=str), "utf-8")
-    return path

@@ -32,6 +32,8 @@ from inspect_culture.judging.usage import (
 )
 
 GRADER_ROLE = "grader"  # Inspect's judge role; a jury adds grader_2, grader_3, ...
+# Inspect's role of the model whose answers CultureSynth-7's are judged against
+BASELINE_ROLE = "baseline"
 _JURY_ROLE = re.compile(r"grader_([2-9]|[1-9][0-9]+)")
 RATING_RULES = ("mean", "median")
 DEFAULT_RATING_RULE = "mean"

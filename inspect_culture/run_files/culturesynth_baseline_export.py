@@ -9,7 +9,7 @@ from typing import Any
 
 from inspect_culture.benchmarks.culturesynth.baseline_responses import BaselineResponses
 from inspect_culture.datasets_hub.hashing import sha256_file
-from inspect_culture.inspect_adapter.roles import BASELINE_ROLE
+from inspect_culture.judging.jury import BASELINE_ROLE
 from inspect_culture.run_files import RunsError
 from inspect_culture.run_files import culturesynth_runs as runs
 from inspect_culture.run_files import lm_eval_outputs as lm

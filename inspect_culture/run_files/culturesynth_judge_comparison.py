@@ -16,7 +16,7 @@ from inspect_culture.benchmarks.culturesynth.metrics import (
 )
 from inspect_culture.benchmarks.culturesynth.spec import PairOutcome
 from inspect_culture.datasets_hub.hashing import sha256_text
-from inspect_culture.inspect_adapter.roles import GRADER_ROLE
+from inspect_culture.judging.jury import GRADER_ROLE
 from inspect_culture.run_files import RunsError
 from inspect_culture.run_files import culturesynth_runs as runs
 from inspect_culture.run_files import lm_eval_outputs as lm

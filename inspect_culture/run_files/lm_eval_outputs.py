@@ -133,6 +133,23 @@ def task_config(results: Mapping[str, Any] | None, task: str) -> dict[str, Any]:
     return config if isinstance(config, dict) else {}
 
 
+def write_run(
+    folder: Path,
+    stamp: str,
+    results: Mapping[str, Any],
+    samples: Mapping[str, Iterable[Mapping[str, Any]]],
+) -> Path:
+    """A run written as lm-eval lays it out: one samples file per task (`samples`: its lines, in
+    order), then `results_<stamp>.json` in `folder`; returns the results file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{finder.RESULTS_PREFIX}{stamp}.json"
+    for task, lines in samples.items():
+        text = "".join(json.dumps(line, ensure_ascii=False, default=str) + "\n" for line in lines)
+        finder.samples_path(path, task).write_text(text, "utf-8")
+    path.write_text(json.dumps(results, indent=2, ensure_ascii=False, default=str), "utf-8")
+    return path
+
+
 # a doc's provenance columns in runs made before provenance moved to the task's metadata
 OLD_DOC_PROVENANCE = {
     "dataset_revision": "revision", "dataset_sha256": "sha256", "dataset_rows": "rows",
