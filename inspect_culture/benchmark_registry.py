@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 
-def resolve(path: str) -> Any:
+def import_dotted(path: str) -> Any:
     """`package.module:attribute` (or `package.module`) to the object; imports on demand."""
     module, _, attribute = path.partition(":")
     found = importlib.import_module(module)
@@ -66,16 +66,16 @@ class Benchmark:
                 object.__setattr__(self, part, default)
 
     def load_source(self) -> Any:
-        return resolve(self.source)
+        return import_dotted(self.source)
 
     def load_records(self) -> Any:
-        return resolve(self.load_all)()
+        return import_dotted(self.load_all)()
 
     def simple(self) -> Any:
         """Its `SimpleBenchmark` (benchmarks/contract.py), for the generic adapters."""
         from inspect_culture.benchmarks.contract import SimpleBenchmark
 
-        found = resolve(self.contract) if self.contract else None
+        found = import_dotted(self.contract) if self.contract else None
         if not isinstance(found, SimpleBenchmark):
             raise ValueError(f"{self.name}: its registry entry names no SimpleBenchmark contract")
         return found
@@ -87,7 +87,7 @@ class Benchmark:
         """Its Inspect tasks and judge scorers by name (imports its task files)."""
         tasks = [(t.name, t.module or self.inspect_module) for t in self.inspect_tasks]
         scorers = [(name, self.inspect_module) for name in self.judge_scorers]
-        return {name: resolve(f"{module}:{name}") for name, module in tasks + scorers}
+        return {name: import_dotted(f"{module}:{name}") for name, module in tasks + scorers}
 
 
 _BENCHMARKS: dict[str, Benchmark] = {}

@@ -118,10 +118,10 @@ def _cmd_baseline_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_agreement(args: argparse.Namespace) -> int:
-    from inspect_culture.run_files.judge_comparison import agreement
+    from inspect_culture.run_files.judge_comparison import compare_runs
 
     with _exits("agreement", RunsError, DataValidationError):
-        table, warnings = agreement(args.benchmark, args.a, args.b)
+        table, warnings = compare_runs(args.benchmark, args.a, args.b)
     print(table)
     for warning in warnings:
         _warn(warning)

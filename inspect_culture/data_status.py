@@ -7,7 +7,12 @@ from collections.abc import Sequence
 from inspect_culture.benchmark_registry import Benchmark, benchmarks
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, MIRROR_RULE, mirror_dir
-from inspect_culture.datasets_hub.resolve import cache_path, locate, mirror_path, mirror_relpath
+from inspect_culture.datasets_hub.resolve import (
+    dataset_cache_path,
+    locate,
+    mirror_path,
+    mirror_relpath,
+)
 from inspect_culture.datasets_hub.sources import PackagedSource
 
 
@@ -42,7 +47,7 @@ def data_info(names: Sequence[str] | None = None) -> str:
             available = f"no (put {source.filename} at {mirror_path(source)}; {rule})"
         lines += [
             f"  mirror:    {mirror_path(source) or f'${DATA_DIR_ENV}/{mirror_relpath(source)}'}",
-            f"  cache:     {cache_path(source)}",
+            f"  cache:     {dataset_cache_path(source)}",
             f"  available: {available}",
         ]
     return "\n".join(lines)
@@ -56,7 +61,7 @@ def _row_count(benchmark: Benchmark) -> str:
 
 
 def verify(names: Sequence[str] | None = None) -> tuple[str, bool]:
-    """Load and validate every selected dataset (downloads only as `resolve` allows)."""
+    """Load and validate every selected dataset (downloads only as `resolve_dataset_file` allows)."""
     lines, ok = [], True
     for benchmark in _selected(names):
         name = benchmark.name

@@ -30,7 +30,8 @@ class ResolvedFile:
     origin: str  # "mirror" | "cache" | "download"
 
 
-def cache_path(source: Source) -> Path:
+def dataset_cache_path(source: Source) -> Path:
+    """Where a download of `source` is kept (one folder per revision)."""
     return cache_dir() / source.benchmark / source.revision / source.filename
 
 
@@ -50,13 +51,13 @@ def locate(source: Source) -> ResolvedFile | None:
     names = (source.filename, *source.also_mirrored_as)
     root = mirror_dir()
     mirrored = [(root / mirror_relpath(source, name), "mirror") for name in names] if root else []
-    for path, origin in (*mirrored, (cache_path(source), "cache")):
+    for path, origin in (*mirrored, (dataset_cache_path(source), "cache")):
         if path.is_file():
             return ResolvedFile(path, origin)
     return None
 
 
-def resolve(source: Source, *, also: str = "") -> ResolvedFile:
+def resolve_dataset_file(source: Source, *, also: str = "") -> ResolvedFile:
     """The file to read, blob-verified wherever it came from; `also` names other mirror layouts."""
     if (found := locate(source)) is None:
         if offline():
@@ -69,7 +70,7 @@ def resolve(source: Source, *, also: str = "") -> ResolvedFile:
                 "the cache instead."
             )
         try:
-            found = ResolvedFile(_download(source.url(), cache_path(source)), "download")
+            found = ResolvedFile(_download(source.url(), dataset_cache_path(source)), "download")
         except DatasetUnavailableError as exc:
             raise DatasetUnavailableError(unavailable_message(source, str(exc))) from None
     if expected := getattr(source, "blob_id", ""):

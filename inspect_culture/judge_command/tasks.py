@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from inspect_culture.benchmark_registry import benchmarks, resolve
+from inspect_culture.benchmark_registry import benchmarks, import_dotted
 from inspect_culture.judging.constraints import VerdictFormat
 
 
@@ -21,6 +21,6 @@ def judged_task(task: str) -> JudgedTask | None:
     for owner in benchmarks():
         for family in owner.lm_eval_judged:
             if re.fullmatch(family.pattern, task):
-                probe = resolve(family.probe_format)(*family.probe_args)
+                probe = import_dotted(family.probe_format)(*family.probe_args)
                 return JudgedTask(family.module, probe, owner.lm_eval_options)
     return None

@@ -309,7 +309,7 @@ def _why(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {getattr(exc, 'strerror', None) or exc}"
 
 
-def cache_path() -> Path | None:
+def judge_cache_path() -> Path | None:
     """The file `INSPECT_CULTURE_JUDGE_CACHE` names, or the default one; None when off."""
     value = os.environ.get(CACHE_ENV, "").strip()
     if value.lower() == "off":
@@ -325,7 +325,7 @@ _CACHES_LOCK = threading.Lock()
 
 def open_cache() -> JudgeCache | None:
     """This process's cache, opened once per file; None when off; unusable: JudgeCacheError."""
-    path = cache_path()
+    path = judge_cache_path()
     if path is None:
         return None
     with _CACHES_LOCK:

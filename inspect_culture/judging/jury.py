@@ -23,8 +23,8 @@ from inspect_culture.benchmarks.choices import BenchmarkOptionError
 from inspect_culture.judging.cache import open_cache
 from inspect_culture.judging.protocol import Item, Judged, JudgeReply, Judging
 from inspect_culture.judging.usage import (
+    HasRepeats,
     Price,
-    Repeats,
     VerdictLength,
     estimate_text,
     reference_estimate,
@@ -214,7 +214,7 @@ def estimated_calls_text(
     price: Price | None = None,
     judging: Judging | None = None,
     items: Iterable[Item] = (),
-    repeats: Repeats | None = None,
+    repeats: HasRepeats | None = None,
     max_tokens: int | None = None,
     tokens: Callable[[int | None], tuple[int, int]] | None = None,
 ) -> str:

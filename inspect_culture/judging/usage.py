@@ -21,8 +21,9 @@ from inspect_culture.judging.protocol import (
 )
 
 
-class Repeats(Protocol):
-    """Re-judging as the estimate needs it (`repeats.Repeats`): the judgings of one answer."""
+class HasRepeats(Protocol):
+    """Re-judging as the estimate needs it: the judgings of one answer (`repeats.Repeats`, which
+    imports this module, so it is named by its shape)."""
 
     def of(self, sample_id: object) -> int: ...
 
@@ -282,7 +283,7 @@ def estimate_text(
 def answers_estimate(
     judging: Judging,
     answers: Iterable[tuple[Item, str | None]],
-    repeats: Repeats | None = None,
+    repeats: HasRepeats | None = None,
     judges: int = 1,
     max_tokens: int | None = None,
     each: int | None = None,
@@ -304,7 +305,7 @@ def answers_estimate(
 def reference_estimate(
     judging: Judging,
     items: Iterable[Item],
-    repeats: Repeats | None = None,
+    repeats: HasRepeats | None = None,
     judges: int = 1,
     max_tokens: int | None = None,
     sample: int = ESTIMATE_SAMPLE,

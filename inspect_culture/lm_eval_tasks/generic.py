@@ -120,7 +120,7 @@ class OutcomeMetrics:
         return self._cached(key).get(name, math.nan)
 
 
-def task_config(name: str) -> dict[str, Any]:
+def build_task_config(name: str) -> dict[str, Any]:
     """The lm-eval task of benchmark `name`, everything read from its contract."""
     contract: SimpleBenchmark = benchmark_registry.benchmark(name).simple()
     aggregation, lower = Function(f"{__name__}.aggregate"), contract.lower_is_better
@@ -151,6 +151,6 @@ def write_config(name: str, folder: Path) -> Path:
     """`<folder>/<name>.yaml`, for `lm_eval --include_path <folder> --tasks <name>`."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.yaml"
-    text = yaml.dump(task_config(name), Dumper=Dumper, sort_keys=False, allow_unicode=True)
+    text = yaml.dump(build_task_config(name), Dumper=Dumper, sort_keys=False, allow_unicode=True)
     path.write_text(text, encoding="utf-8")
     return path

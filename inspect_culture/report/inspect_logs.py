@@ -9,7 +9,7 @@ from typing import Any
 from inspect_culture.judging.jury import jury_label, jury_roles_in_order
 from inspect_culture.report.model import NOT_JUDGED, RunInfo
 from inspect_culture.report.section import inspect_owner
-from inspect_culture.run_files import UnreadableLog, first_line
+from inspect_culture.run_files import UnreadableLog, message_line
 from inspect_culture.run_files.inspect_outputs import read_log
 
 
@@ -34,7 +34,7 @@ def read_inspect_log(path: Path) -> RunInfo:
     if task in section.inspect_without_table:
         raise NotReportable(f"task {task!r}: {section.inspect_without_table[task]}", True)
     if log.status != "success":
-        detail = f": {first_line(log.error.message)}" if log.error else ""
+        detail = f": {message_line(log.error.message)}" if log.error else ""
         raise NotReportable(f"the run ended with status {log.status!r}{detail}")
     if not log.results or not log.results.scores:
         raise NotReportable("the log holds no scores (run with --no-score? score it first)")

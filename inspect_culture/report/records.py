@@ -69,7 +69,7 @@ def _inspect_records(path: Path, family: RecordSource) -> list[dict[str, Any]]:
     records = []
     try:
         rows = list(summary_score_metadata(path))
-        _found_tokens[path] = inspect_outputs.sample_tokens(rows)
+        _found_tokens[path] = inspect_outputs.token_records(rows)
         for sample_id, epoch, metadata in rows:
             found = [_unnest(m, family) for m in metadata]
             if not any(found):

@@ -124,7 +124,11 @@ class ReportSection:
 
     def temperature(self) -> float | None:
         """The answers' sampling temperature, read only when a warning needs it."""
-        return benchmark_registry.resolve(self.generation).temperature if self.generation else None
+        return (
+            benchmark_registry.import_dotted(self.generation).temperature
+            if self.generation
+            else None
+        )
 
 
 def pairs_figure(spec: JurySpec, heatmap: Callable[..., Any], name: str) -> tuple[str, Drawer]:
@@ -148,7 +152,7 @@ def figure(table: str, kind: Callable[..., Any], **options: Any) -> tuple[str, D
 def section(benchmark: Benchmark) -> ReportSection:
     """The benchmark's own section, or the generic one."""
     if benchmark.report:
-        found = benchmark_registry.resolve(benchmark.report)
+        found = benchmark_registry.import_dotted(benchmark.report)
         if not isinstance(found, ReportSection):
             raise TypeError(f"{benchmark.report} is not a ReportSection")
         return found

@@ -14,7 +14,9 @@ class UnreadableLog(RunsError):
     """Not an Inspect log, or a damaged one; the message says so in one line."""
 
 
-def first_line(text: str | None) -> str:
+def message_line(text: str | None) -> str:
+    """An error's first line, at most 200 characters, for a one-line message; "no message"
+    when it says nothing."""
     return text.strip().splitlines()[0][:200] if text and text.strip() else "no message"
 
 

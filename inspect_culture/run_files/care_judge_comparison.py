@@ -16,7 +16,7 @@ from inspect_culture.judging.reasons import JUDGE_LATER
 from inspect_culture.run_files import RunsError
 from inspect_culture.run_files import lm_eval_outputs as lm
 from inspect_culture.run_files.finder import LM_EVAL_SAMPLES, SAMPLES_NAME, run_files
-from inspect_culture.run_files.judge_comparison import judge_warnings, number, table_text
+from inspect_culture.run_files.judge_comparison import decimal_cell, judge_warnings, table_text
 from inspect_culture.stats.human_agreement import correlations
 
 # the judged CARE tasks, as the registry names them for `culture-evals judge`
@@ -111,7 +111,7 @@ def rating_agreement(a: Sequence[float], b: Sequence[float]) -> dict[str, float]
 
 
 @dataclass(frozen=True)
-class CareAgreement:
+class CareJudgeComparison:
     judge_a: str
     judge_b: str
     overall: dict[str, float]
@@ -130,13 +130,13 @@ def _compare(
     return {**found, "n": float(len(both))}, len(keys) - len(both)
 
 
-def care_agreement(a: CareJudgements, b: CareJudgements) -> CareAgreement:
+def compare_care_judges(a: CareJudgements, b: CareJudgements) -> CareJudgeComparison:
     if not (common := sorted(a.ratings.keys() & b.ratings.keys())):
         raise RunsError("no CARE question is judged in both runs (same tasks and doc ids?)")
     overall, unscored = _compare(a, b, common)
     tasks = sorted({task for task, _ in common})
     by_task = {t: _compare(a, b, [k for k in common if k[0] == t])[0] for t in tasks}
-    return CareAgreement(
+    return CareJudgeComparison(
         a.judge,
         b.judge,
         overall,
@@ -150,11 +150,16 @@ def care_agreement(a: CareJudgements, b: CareJudgements) -> CareAgreement:
 
 def compare(a: str | Path, b: str | Path) -> tuple[str, list[str]]:
     """`culture-evals agreement --benchmark care`: the table and the warnings."""
-    report = care_agreement(read_care_judgements(a), read_care_judgements(b))
+    report = compare_care_judges(read_care_judgements(a), read_care_judgements(b))
     rows = [["task", "n", "exact %", "within-1 %", "MAD", "pearson", "spearman", "kappa_q"]]
     rows += [
-        [name, str(int(found["n"])), number(found["exact"], 1), number(found["within_1"], 1)]
-        + [number(found[k]) for k in ("mad", "pearson", "spearman", "kappa_quadratic")]
+        [
+            name,
+            str(int(found["n"])),
+            decimal_cell(found["exact"], 1),
+            decimal_cell(found["within_1"], 1),
+        ]
+        + [decimal_cell(found[k]) for k in ("mad", "pearson", "spearman", "kappa_quadratic")]
         for name, found in [*report.by_task.items(), ("overall", report.overall)]
     ]
     text = table_text(

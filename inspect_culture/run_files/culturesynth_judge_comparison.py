@@ -20,7 +20,7 @@ from inspect_culture.judging.jury import GRADER_ROLE
 from inspect_culture.run_files import RunsError
 from inspect_culture.run_files import culturesynth_runs as runs
 from inspect_culture.run_files import lm_eval_outputs as lm
-from inspect_culture.run_files.judge_comparison import judge_warnings, number, table_text
+from inspect_culture.run_files.judge_comparison import decimal_cell, judge_warnings, table_text
 
 
 @dataclass
@@ -153,7 +153,7 @@ class AgreementReport:
     only_b: list[str]
 
 
-def judge_agreement(a: Mapping[str, RunOutcomes], b: Mapping[str, RunOutcomes]) -> AgreementReport:
+def compare_judges(a: Mapping[str, RunOutcomes], b: Mapping[str, RunOutcomes]) -> AgreementReport:
     """Table 7's strict agreement on each target judged in both, overall, by language; Average."""
     if not (common := sorted(a.keys() & b.keys())):
         raise RunsError(
@@ -186,22 +186,27 @@ def judge_agreement(a: Mapping[str, RunOutcomes], b: Mapping[str, RunOutcomes]) 
 
 def compare(a: str | Path, b: str | Path) -> tuple[str, list[str]]:
     """`culture-evals agreement --benchmark culturesynth`: the table and the warnings."""
-    report = judge_agreement(read_judged_runs(a), read_judged_runs(b))
+    report = compare_judges(read_judged_runs(a), read_judged_runs(b))
     seen = {lang for m in report.models for lang in m.by_language}
     languages = [lang for lang in LANGUAGES if lang in seen] + sorted(seen - set(LANGUAGES))
     header = ["target model", "judge A", "judge B", "agreement", "n", "unscored", "unmatched"]
     rows = [header + languages]
     for m in report.models:
-        row = [m.target, m.judge_a, m.judge_b, number(m.overall["agreement"])]
+        row = [m.target, m.judge_a, m.judge_b, decimal_cell(m.overall["agreement"])]
         row += [str(int(m.overall[k])) for k in ("n_compared", "n_unscored", "n_unmatched")]
         row += [
-            number(m.by_language[lang]["agreement"]) if lang in m.by_language else "-"
+            decimal_cell(m.by_language[lang]["agreement"]) if lang in m.by_language else "-"
             for lang in languages
         ]
         rows.append(row)
     count = len(report.models)
     rows.append(
-        [f"Average ({count} model{'s' if count != 1 else ''})", "", "", number(report.average)]
+        [
+            f"Average ({count} model{'s' if count != 1 else ''})",
+            "",
+            "",
+            decimal_cell(report.average),
+        ]
         + [""] * (len(rows[0]) - 4)
     )
     text = table_text(

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_culture.judging.usage import TOKENS_KEY, run_tokens
-from inspect_culture.run_files import UnreadableLog, first_line
+from inspect_culture.run_files import UnreadableLog, message_line
 
 SUMMARIES_MEMBER = "summaries.json"
 # What Inspect puts in a summary in place of a metadata value over 1 kB
@@ -32,7 +32,7 @@ def read_log(path: Path, header_only: bool = False) -> Any:
     try:
         return read_eval_log(str(path), header_only=header_only)
     except Exception as exc:  # noqa: BLE001 (any reader failure means: not a usable log)
-        reason = f"{type(exc).__name__}: {first_line(str(exc))}"
+        reason = f"{type(exc).__name__}: {message_line(str(exc))}"
         raise UnreadableLog(f"not a readable Inspect log ({reason})") from None
 
 
@@ -80,7 +80,7 @@ def score_metadata(path: Path, sample_id: Any, epoch: int) -> list[Any]:
     return [s.metadata for s in (sample.scores or {}).values()]
 
 
-def sample_tokens(rows: Iterable[tuple[Any, int, list[Any]]]) -> list[tuple[Any, int, Any]]:
+def token_records(rows: Iterable[tuple[Any, int, list[Any]]]) -> list[tuple[Any, int, Any]]:
     """(sample id, epoch, token record) of each of `rows` (`summary_score_metadata`) that has
     one, for `judge_tokens`: a reader that already holds the summaries passes these on instead
     of parsing them a second time."""
@@ -93,9 +93,9 @@ def judge_tokens(
     """The run's tokens by judge (`judging/usage.run_tokens`) from each sample's token record
     in its score metadata (`judge_tokens`, one per sample and epoch); None when no sample has
     one (a run made before judges' tokens were recorded, or one nothing judged). `found`: the
-    log's `sample_tokens`, when its summaries were read already."""
+    log's `token_records`, when its summaries were read already."""
     if found is None:
-        found = sample_tokens(list(summary_score_metadata(path)))
+        found = token_records(list(summary_score_metadata(path)))
     records = []
     for sample_id, epoch, record in found:
         if record == THINNED:  # a jury's many judges: over 1 kB, read in full

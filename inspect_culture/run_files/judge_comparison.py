@@ -7,24 +7,27 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from inspect_culture.benchmark_registry import benchmarks, resolve
+from inspect_culture.benchmark_registry import benchmarks, import_dotted
 
 
 def agreement_modules() -> dict[str, str]:
     return {b.name: b.agreement for b in benchmarks() if b.agreement}
 
 
-def agreement(benchmark: str, a: str | Path, b: str | Path) -> tuple[str, list[str]]:
+def compare_runs(benchmark: str, a: str | Path, b: str | Path) -> tuple[str, list[str]]:
     """`auto`: the benchmark whose `holds` recognises A's runs, else the one that cannot tell."""
     modules = agreement_modules()
     if benchmark == "auto":
-        tells = {name: getattr(resolve(module), "holds", None) for name, module in modules.items()}
+        tells = {
+            name: getattr(import_dotted(module), "holds", None) for name, module in modules.items()
+        }
         found = [name for name, holds in tells.items() if holds is not None and holds(a)]
         benchmark = (found or [name for name, holds in tells.items() if holds is None])[0]
-    return resolve(modules[benchmark]).compare(a, b)
+    return import_dotted(modules[benchmark]).compare(a, b)
 
 
-def number(value: float, digits: int = 2) -> str:
+def decimal_cell(value: float, digits: int = 2) -> str:
+    """A table cell: `value` to `digits` decimals; "-" where nothing was computed (NaN)."""
     return "-" if math.isnan(value) else f"{value:.{digits}f}"
 
 

@@ -18,7 +18,7 @@ import pytest
 from inspect_culture.cli import main
 from inspect_culture.report.build import build_report
 from inspect_culture.run_files.care_judge_comparison import (
-    care_agreement,
+    compare_care_judges,
     rating_agreement,
     read_care_judgements,
     weighted_kappa,
@@ -196,7 +196,7 @@ import sys
 from inspect_culture.cli import main
 from inspect_culture.report.build import build_report
 from inspect_culture.run_files.care_judge_comparison import (
-    care_agreement,
+    compare_care_judges,
     rating_agreement,
     read_care_judgements,
     weighted_kappa,
@@ -269,7 +269,7 @@ def test_second_judge_and_care_agreement(tmp_path: Path, monkeypatch, capsys) ->
             assert main(["judge", str(tmp_path / "gen"), "-o", str(tmp_path / judge), *args]) == 0
     a = read_care_judgements(tmp_path / "judge-a")
     b = read_care_judgements(tmp_path / "judge-b")
-    report = care_agreement(a, b)
+    report = compare_care_judges(a, b)
     pairs = [(a.ratings[k], b.ratings[k]) for k in a.ratings if a.ratings[k] is not None]
     assert report.n_compared == len(pairs) > 0 and report.n_unscored == 14 - len(pairs)
     assert report.overall["within_1"] == 100.0

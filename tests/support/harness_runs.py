@@ -122,12 +122,15 @@ def lm_eval_all_metrics(
     """`lm_eval_metrics` plus the breakdowns lm-eval's table leaves out (it shows the headline
     metrics only), computed as `culture-evals report` does: the benchmark's metric function over
     the outcome records of the run's samples."""
-    from inspect_culture.benchmark_registry import resolve
+    from inspect_culture.benchmark_registry import import_dotted
 
     prefix = max((p for p in _ALL_METRICS if task.startswith(p)), key=len)
     samples = [s for s in results["samples"][task] if s["filter"] == filter_name]
     records = [s[s["metrics"][0]] for s in samples]
-    return {**resolve(_ALL_METRICS[prefix])(records), **lm_eval_metrics(results, task, filter_name)}
+    return {
+        **import_dotted(_ALL_METRICS[prefix])(records),
+        **lm_eval_metrics(results, task, filter_name),
+    }
 
 
 def lm_eval_metrics(

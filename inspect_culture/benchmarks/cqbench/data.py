@@ -19,7 +19,7 @@ from inspect_culture.benchmarks.spec_types import LoadedDataset
 from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataValidationError
 from inspect_culture.datasets_hub.hashing import sha256_file
 from inspect_culture.datasets_hub.paths import mirror_dir
-from inspect_culture.datasets_hub.resolve import resolve
+from inspect_culture.datasets_hub.resolve import resolve_dataset_file
 from inspect_culture.datasets_hub.validation import validate_record
 
 log = logging.getLogger(__name__)
@@ -70,7 +70,9 @@ def _archive() -> _Archive:
     folder = root / "cqbench" / "datasets" if (root := mirror_dir()) is not None else None
     if folder is not None and folder.is_dir():
         return _Archive(folder, "mirror (extracted folder, unverified)")
-    found = resolve(CQBENCH, also=f" (or the extracted folder {folder}/)" if folder else "")
+    found = resolve_dataset_file(
+        CQBENCH, also=f" (or the extracted folder {folder}/)" if folder else ""
+    )
     if not zipfile.is_zipfile(found.path):
         raise DataValidationError(f"{found.path}: not a zip archive")
     return _Archive(found.path, found.origin)

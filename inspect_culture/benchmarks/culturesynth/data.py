@@ -24,7 +24,7 @@ from inspect_culture.datasets_hub.errors import DatasetUnavailableError, DataVal
 from inspect_culture.datasets_hub.hashing import sha256_file
 from inspect_culture.datasets_hub.languages import LANGUAGES as LANGUAGE_MAP
 from inspect_culture.datasets_hub.paths import DATA_DIR_ENV, mirror_dir
-from inspect_culture.datasets_hub.resolve import ResolvedFile, resolve
+from inspect_culture.datasets_hub.resolve import ResolvedFile, resolve_dataset_file
 from inspect_culture.datasets_hub.validation import validate_record
 
 logger = logging.getLogger(__name__)
@@ -157,7 +157,7 @@ def _resolve(path: str | Path | None) -> ResolvedFile:
             raise DatasetUnavailableError(f"{explicit}: no such file")
         return ResolvedFile(found, "explicit")
     try:
-        return resolve(CULTURESYNTH)
+        return resolve_dataset_file(CULTURESYNTH)
     except DatasetUnavailableError as exc:
         root = mirror_dir()
         folder = root / CULTURESYNTH.benchmark if root else f"${DATA_DIR_ENV}/culturesynth"

@@ -16,7 +16,7 @@ from inspect_culture.datasets_hub.csv_text import NulSafeDictReader
 from inspect_culture.datasets_hub.errors import DataValidationError
 from inspect_culture.datasets_hub.file_memo import once_per_content
 from inspect_culture.datasets_hub.hashing import sha256_file, verified_revision
-from inspect_culture.datasets_hub.resolve import ResolvedFile, resolve
+from inspect_culture.datasets_hub.resolve import ResolvedFile, resolve_dataset_file
 from inspect_culture.datasets_hub.validation import refuse_nul_bytes, validate_record
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,7 @@ COLUMNS: dict[str, str] = {
 
 def load_normad(path: str | Path | None = None) -> LoadedDataset:
     """From `path`, else the mirror, the cache or the pinned Hugging Face revision."""
-    resolved = ResolvedFile(Path(path), "explicit") if path else resolve(NORMAD)
+    resolved = ResolvedFile(Path(path), "explicit") if path else resolve_dataset_file(NORMAD)
     try:
         digest = sha256_file(resolved.path)
     except OSError:

@@ -75,8 +75,8 @@ _CHECKED: set[tuple[JudgeSettings, str, str]] = set()
 _TASK_FORMATS: dict[str, VerdictFormat | None] = {}
 
 # Each task's judge options, built from its --metadata when it loads (`load_options`); outside a
-# run, the judges are resolved when the filter first needs them (`_Later`)
-_TASK_OPTIONS: dict[str, JudgeOptions | _Later] = {}
+# run, the judges are resolved when the filter first needs them (`_LazyOptions`)
+_TASK_OPTIONS: dict[str, JudgeOptions | _LazyOptions] = {}
 
 # Each task's metadata mappings its judging fills (`task_provenance.judged_slots`), kept when it
 # loads and filled by its filter: lm-eval writes them into the results file
@@ -144,7 +144,7 @@ def load_options(metadata: Mapping[str, Any], judges: bool | None = None) -> Jud
 
 
 @dataclass(frozen=True)
-class _Later:
+class _LazyOptions:
     """A task loaded outside a run: its options built when its filter first needs them."""
 
     metadata: Mapping[str, Any]
@@ -168,7 +168,7 @@ def keep_task_options(
     its first doc); the metadata mappings its judging fills kept too (`judged_slots`)."""
     _TASK_SLOTS.setdefault(task, []).append(judged_slots(task, metadata))
     if run_judges() is None:
-        _TASK_OPTIONS[task] = _Later(dict(metadata), verdict_format)
+        _TASK_OPTIONS[task] = _LazyOptions(dict(metadata), verdict_format)
         return
     _TASK_FORMATS[task] = verdict_format
     _TASK_OPTIONS[task] = options
@@ -231,7 +231,7 @@ def _task_options(task: str) -> JudgeOptions:
             f"{task}: no judge was resolved for this task in this process (its loader checks "
             "the judge before generation; a filter cannot run before the task loads)"
         )
-    if isinstance(options := _TASK_OPTIONS[task], _Later):
+    if isinstance(options := _TASK_OPTIONS[task], _LazyOptions):
         options = _TASK_OPTIONS[task] = options.options()
     return options
 
@@ -309,7 +309,7 @@ def judged_filter(
         figures = _summary_metrics(summary, judged)
         if figures is not None and summary is not None:
             _say_summary(task, summary[1], figures)
-        record = _judging_record(judging, options, judged, figures)
+        record = _cost_and_agreement(judging, options, judged, figures)
         print(f"{task}: judge cost: {'; '.join(record['lines'])}", file=sys.stderr)
         _keep_record(task, {k: v for k, v in record.items() if k != "lines"})
     head = {
@@ -326,7 +326,7 @@ def judged_filter(
     ]
 
 
-def _judging_record(
+def _cost_and_agreement(
     judging: JuryJudging,
     options: JudgeOptions,
     judged: Sequence[Judged],

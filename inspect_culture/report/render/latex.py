@@ -43,7 +43,7 @@ def escape(text: str) -> str:
     return re.sub(r"-(?=-)", "-{}", out)  # "--" would print an en dash
 
 
-def number(text: str) -> str:
+def with_minus_signs(text: str) -> str:
     """A formatted number with a real minus sign (a hyphen reads as a dash in text mode)."""
     return text.replace("-", r"\ensuremath{-}")
 
@@ -54,9 +54,9 @@ def cell_latex(parts: common.CellParts) -> str:
         return "--"
     if parts.note:
         return rf"\textit{{{escape(parts.value)}}}"
-    text = number(parts.value)
+    text = with_minus_signs(parts.value)
     if parts.interval:
-        text += rf" {{\scriptsize{number(parts.interval)}}}"
+        text += rf" {{\scriptsize{with_minus_signs(parts.interval)}}}"
     return text
 
 

@@ -21,7 +21,7 @@ from inspect_culture.benchmarks.culturesynth.spec import PairOutcome
 from inspect_culture.cli import main
 from inspect_culture.run_files.culturesynth_baseline_export import export_baseline
 from inspect_culture.run_files.culturesynth_judge_comparison import (
-    judge_agreement,
+    compare_judges,
     read_judged_runs,
 )
 from inspect_culture.run_files.culturesynth_runs import RunsError
@@ -243,7 +243,7 @@ def test_agreement_of_two_inspect_runs(
     assert a[target].judge == "openai-api/stub/judge-a"
     assert a[target].outcomes["zh-0002"] == (1, "zh")
     assert b[target].outcomes["fr-0001"] == (None, "fr")
-    report = judge_agreement(a, b)
+    report = compare_judges(a, b)
     [model] = report.models
     assert model.overall == pytest.approx(EXPECTED_AGREEMENT)
     assert {k: v["agreement"] for k, v in model.by_language.items()} == pytest.approx(
@@ -471,7 +471,7 @@ def test_agreement_per_model_language_and_average(
     _hand_runs(tmp_path)
     # answers-only runs in the same folder are ignored
     _lm_eval_run(tmp_path / "a", "culturesynth_answers_zh", [_answer_line("zh-0001", "x")])
-    report = judge_agreement(read_judged_runs(tmp_path / "a"), read_judged_runs(tmp_path / "b"))
+    report = compare_judges(read_judged_runs(tmp_path / "a"), read_judged_runs(tmp_path / "b"))
     m1, m2 = report.models
     assert (m1.target, m1.judge_a, m1.judge_b) == ("org/m1", "judge-a", "judge-b")
     assert m1.overall == pytest.approx(
@@ -537,5 +537,5 @@ def test_runs_before_task_version_2_are_read(tmp_path: Path) -> None:
 def test_nothing_compared_is_nan_not_zero(tmp_path: Path) -> None:
     _lm_eval_run(tmp_path / "a", "culturesynth_fr", [_judged_line("fr-0001", None, "j1")])
     _lm_eval_run(tmp_path / "b", "culturesynth_fr", [_judged_line("fr-0001", 1, "j2")])
-    report = judge_agreement(read_judged_runs(tmp_path / "a"), read_judged_runs(tmp_path / "b"))
+    report = compare_judges(read_judged_runs(tmp_path / "a"), read_judged_runs(tmp_path / "b"))
     assert math.isnan(report.models[0].overall["agreement"]) and math.isnan(report.average)
