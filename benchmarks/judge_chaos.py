@@ -598,7 +598,7 @@ def run_inspect(ctx: Context) -> dict:
         env, ctx.log("inspect_2"),
     )  # fmt: skip
     print(f"Inspect: resumed, exit code {code}")
-    # Inspect's judge cache writes its replies in batches (docs/judge.md, "What is stored"):
+    # Inspect's judge cache writes its replies in batches (docs/judge-reference.md, "What is stored"):
     # a reply answered up to one batch interval before the kill may be asked again
     unwritten = inspect.signature(JudgeCache).parameters["flush_seconds"].default + 0.5
     return {

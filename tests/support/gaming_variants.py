@@ -2,7 +2,7 @@
 reproduce a fence or a verdict so that a literal match misses it.
 
 `independent_fold` is the tests' own normalisation (NFKC, format characters dropped, a few
-look-alikes, case folded), written separately from `scorers.judge.fences`, so that the tests do
+look-alikes, case folded), written separately from `inspect_culture.judging.fences`, so that the tests do
 not only check the module against itself."""
 
 from __future__ import annotations
