@@ -85,3 +85,32 @@ def jury_text(label: str, metrics: Mapping[str, float]) -> str | None:
         "",
     )
     return f"{label}: jury of {judges}: {each}{agreement}"
+
+
+def agreement_record(figures: Mapping[str, float]) -> dict[str, Any]:
+    """`metadata.jury_agreement`: the jury's chance-corrected agreement (its statistic named),
+    and each judge's mean and failures, as the log line says them; {} without a jury."""
+    n = int(figures.get("n_judges") or 0)
+    found = [(kind, name) for kind, name in AGREEMENT_NAME.items() if name in figures]
+    if n < 2 or not found:
+        return {}
+    [(kind, name)] = found
+    judges = {
+        f"judge_{k}": {
+            "mean": _number(figures.get(f"judge_{k}_mean")),
+            "n_failed": int(figures.get(f"judge_{k}_n_failed") or 0),
+        }
+        for k in range(1, n + 1)
+    }
+    return {
+        "statistic": AGREEMENT_LABEL[kind],
+        "metric": name,
+        "value": _number(figures[name]),
+        "n_judges": n,
+        "judges": judges,
+    }
+
+
+def _number(value: float | None) -> float | None:
+    """A figure for a JSON file: NaN (undefined) as null."""
+    return None if value is None or math.isnan(value) else float(value)

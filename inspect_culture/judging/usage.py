@@ -166,6 +166,21 @@ def cost(tokens: Mapping[str, int], price: Price) -> float:
     ) / 1e6
 
 
+def cost_record(
+    tokens: Mapping[str, Mapping[str, int]], models: Mapping[str, str], price: Price | None
+) -> dict[str, Any]:
+    """`metadata.judge_cost`: per judge its model and tokens (cached replies: 0 new tokens),
+    the price per million tokens when set, and each judge's cost and the total at it."""
+    judges = {name: {"model": models[name], **counts} for name, counts in tokens.items()}
+    record: dict[str, Any] = {"judges": judges, "price": None}
+    if price is not None:
+        for name, counts in tokens.items():
+            judges[name]["cost"] = cost(counts, price)
+        record["price"] = {"prompt": price.prompt, "completion": price.completion}
+        record["cost"] = sum(cost(counts, price) for counts in tokens.values())
+    return record
+
+
 def cost_lines(
     totals: Mapping[str, Mapping[str, int]], models: Mapping[str, str], price: Price | None
 ) -> list[str]:

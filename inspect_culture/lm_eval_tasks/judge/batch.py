@@ -5,7 +5,6 @@ responses in one batch. Task tooling builds tasks without a judge; `--predict_on
 from __future__ import annotations
 
 import json
-import math
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -25,7 +24,7 @@ from inspect_culture.judging.jury import (
     estimated_calls_text,
     jury_label,
 )
-from inspect_culture.judging.jury_agreement import AGREEMENT_LABEL, AGREEMENT_NAME, jury_text
+from inspect_culture.judging.jury_agreement import agreement_record, jury_text
 from inspect_culture.judging.noise import judge_noise_text
 from inspect_culture.judging.options import (
     JudgeConfigError,
@@ -50,9 +49,8 @@ from inspect_culture.judging.reasons import (
 from inspect_culture.judging.repeats import ONCE, REPEATS_KEY, repeat_seed
 from inspect_culture.judging.usage import (
     TOKENS_KEY,
-    Price,
-    cost,
     cost_lines,
+    cost_record,
     judging_name,
     run_tokens,
     verdict_tokens,
@@ -340,56 +338,12 @@ def _cost_and_agreement(
     tokens = {name: tokens.get(name, run_tokens([])) for name in models}
     price = options.judge_price
     return {
-        JUDGE_COST: _cost_record(tokens, models, price),
+        JUDGE_COST: cost_record(tokens, models, price),
         JURY_AGREEMENT: agreement_record(figures or {}),
         "lines": cost_lines(tokens, models, price),
         "verdict_tokens": verdict_tokens(judging, options.judges[0].max_tokens),
         "judging": judging,  # not written: `culture-evals judge` checks its judges with it
     }
-
-
-def _cost_record(
-    tokens: Mapping[str, Mapping[str, int]], models: Mapping[str, str], price: Price | None
-) -> dict[str, Any]:
-    """`metadata.judge_cost`: per judge its model and tokens (cached replies: 0 new tokens),
-    the price per million tokens when set, and each judge's cost and the total at it."""
-    judges = {name: {"model": models[name], **counts} for name, counts in tokens.items()}
-    record: dict[str, Any] = {"judges": judges, "price": None}
-    if price is not None:
-        for name, counts in tokens.items():
-            judges[name]["cost"] = cost(counts, price)
-        record["price"] = {"prompt": price.prompt, "completion": price.completion}
-        record["cost"] = sum(cost(counts, price) for counts in tokens.values())
-    return record
-
-
-def agreement_record(figures: Mapping[str, float]) -> dict[str, Any]:
-    """`metadata.jury_agreement`: the jury's chance-corrected agreement (its statistic named),
-    and each judge's mean and failures, as the log line says them; {} without a jury."""
-    n = int(figures.get("n_judges") or 0)
-    found = [(kind, name) for kind, name in AGREEMENT_NAME.items() if name in figures]
-    if n < 2 or not found:
-        return {}
-    [(kind, name)] = found
-    judges = {
-        f"judge_{k}": {
-            "mean": _number(figures.get(f"judge_{k}_mean")),
-            "n_failed": int(figures.get(f"judge_{k}_n_failed") or 0),
-        }
-        for k in range(1, n + 1)
-    }
-    return {
-        "statistic": AGREEMENT_LABEL[kind],
-        "metric": name,
-        "value": _number(figures[name]),
-        "n_judges": n,
-        "judges": judges,
-    }
-
-
-def _number(value: float | None) -> float | None:
-    """A figure for a JSON file: NaN (undefined) as null."""
-    return None if value is None or math.isnan(value) else float(value)
 
 
 def _keep_record(task: str, record: Mapping[str, Any]) -> None:
