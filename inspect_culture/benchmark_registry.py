@@ -220,7 +220,7 @@ for _entry in (
         ),
         lm_eval_options=(
             *("setting", "ve_summaries", "reasoning", "shots", "merged", "prompt_fidelity"),
-            *("skip_empty", "self_grade", "judge_constraint"),
+            *("skip_empty", "judge_constraint"),
         ),
         lm_eval_judged=(
             JudgedFamily(

@@ -337,6 +337,8 @@ def _lm_eval_default(settings_field: str) -> Any:
 REPEAT_KEYS = ("judge_repeats", "rejudge_fraction")  # re-judging: `judging/repeats.py`
 # Every judge key a judged task accepts in --metadata (the API key is refused, by design).
 JUDGE_KEYS = tuple(o.name for o in declared(METADATA) if o.name not in REPEAT_KEYS)
+# Judge options of the Inspect tasks only (`self_grade`): refused in --metadata, naming -T.
+INSPECT_ONLY_KEYS = tuple(o.name for o in declared(TASK) if o.name not in JUDGE_KEYS + REPEAT_KEYS)
 
 
 def check_base_url(value: Any) -> str:

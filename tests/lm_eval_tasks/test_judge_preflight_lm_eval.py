@@ -185,6 +185,26 @@ def test_unknown_metadata_keys_are_refused_with_the_known_ones(
     assert hint in str(refused.value) and "judge_model" in str(refused.value)
 
 
+@pytest.mark.parametrize("load", ["care", "normad", "cqbench_ve"])
+def test_an_inspect_only_judge_option_is_refused_naming_where_it_belongs(load: str) -> None:
+    """`self_grade` (the evaluated model judging itself) is Inspect's: in lm-eval it did
+    nothing, for every task of a run (one --metadata serves them all)."""
+    from inspect_culture.lm_eval_tasks.care import utils as care
+    from inspect_culture.lm_eval_tasks.cqbench import ve
+
+    loader, variant = {
+        "care": (care.load_docs, {"language": "zh", "prompting": "zero_shot"}),
+        "normad": (normad.load_docs, {"context": "rot"}),
+        "cqbench_ve": (ve.load_extraction_docs, {"setting": "social"}),
+    }[load]
+    with pytest.raises(JudgeConfigError) as refused:
+        loader(variant, self_grade=True, judge_model="m", judge_preflight=False)
+    assert str(refused.value).endswith(
+        "self_grade is a judge option of the Inspect tasks (-T self_grade=...), not of lm-eval's "
+        "--metadata, whose judge is judge_model at judge_base_url"
+    )
+
+
 def test_unknown_key_stops_the_lm_eval_run_before_generation() -> None:
     message, _ = _refused({"judge_model": "m", "judge_temprature": 0.2}, "normad_rot")
     assert "normad_rot: unknown --metadata key 'judge_temprature'" in message

@@ -9,7 +9,12 @@ from typing import Any
 
 from inspect_culture.benchmark_registry import benchmarks
 from inspect_culture.judging.jury import rating_rule
-from inspect_culture.judging.options import JUDGE_KEYS, REPEAT_KEYS, JudgeConfigError
+from inspect_culture.judging.options import (
+    INSPECT_ONLY_KEYS,
+    JUDGE_KEYS,
+    REPEAT_KEYS,
+    JudgeConfigError,
+)
 from inspect_culture.lm_eval_tasks.compat import simple_evaluate_call
 
 NEAR_MISS = 0.8  # difflib ratio above which an unknown key is taken for a misspelling
@@ -41,6 +46,11 @@ def check_metadata_keys(
         model_args = simple_parse_args_string(model_args)
     model_keys = map(str, model_args if isinstance(model_args, dict) else ())
     accepted = known | others | LM_EVAL_KEYS | set(model_keys)
+    for key in (k for k in metadata if k in INSPECT_ONLY_KEYS):  # it would do nothing here
+        raise JudgeConfigError(
+            f"{task}: {key} is a judge option of the Inspect tasks (-T {key}=...), not of "
+            "lm-eval's --metadata, whose judge is judge_model at judge_base_url"
+        )
     for key in (k for k in metadata if k not in accepted):
         raise JudgeConfigError(f"{task}: {unknown_key(key, known, others)}")
 
