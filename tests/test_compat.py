@@ -372,6 +372,28 @@ def test_an_openai_style_providers_http_requests_reach_its_hooks() -> None:
     assert paths == ["/v1/chat/completions"]
 
 
+def test_inspects_default_retry_wait_is_the_backoff_we_count() -> None:
+    """The wait Inspect's retry loop uses when a provider sets none is written in its private
+    `_retry.py` (a call's default argument, no constant): read from there, as tenacity builds it."""
+    import inspect_ai.model._retry as retry_module
+    from tenacity import wait_exponential_jitter
+
+    tree = ast.parse(Path(retry_module.__file__).read_text(encoding="utf-8"))
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "wait_exponential_jitter"
+    ]
+    assert len(calls) == 1
+    arguments = {  # constant expressions such as `30 * 60`
+        k.arg: eval(ast.unparse(k.value), {"__builtins__": {}})  # noqa: S307
+        for k in calls[0].keywords
+    }
+    wait = wait_exponential_jitter(**arguments)
+    fields = ("multiplier", "exp_base", "max", "jitter", "min")
+    assert tuple(float(getattr(wait, f)) for f in fields) == inspect_compat.INSPECT_BACKOFF
+
+
 def test_a_vllm_model_says_how_to_start_its_server() -> None:
     """`vllm/` models start their server on the first generate (`server_starter`); a model
     reaching a running server has none to start."""

@@ -21,6 +21,11 @@ from inspect_ai.model._model import (
 
 ProviderGenerate = Callable[..., Awaitable[Any]]
 _WRAPPED = "_inspect_culture_guarded"
+# Inspect's wait before retry k of a call when the provider sets none, a value of its private
+# retry loop (inspect_ai/model/_retry.py: tenacity's wait_exponential_jitter(initial=3, max=30
+# min, jitter=3)): 3 * 2**(k-1) s plus up to 3 s, at most 30 min. As (first, growth, longest,
+# jitter, shortest), tenacity's field names; the judge check says how long a dead quota holds.
+INSPECT_BACKOFF = (3.0, 2.0, 30 * 60.0, 3.0, 0.0)
 
 
 def active_model() -> Model | None:

@@ -14,7 +14,11 @@ from dataclasses import dataclass
 
 from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, Model, get_model
 
-from inspect_culture.inspect_adapter.compat import active_generate_config, server_starter
+from inspect_culture.inspect_adapter.compat import (
+    INSPECT_BACKOFF,
+    active_generate_config,
+    server_starter,
+)
 from inspect_culture.inspect_adapter.failures import (
     endpoint,
     guard_secrets,
@@ -199,11 +203,7 @@ class JudgmentCheck:
     config: GenerateConfig
 
 
-# Inspect's wait before retry k of a call when the provider sets none (inspect_ai/model/_retry.py,
-# tenacity's wait_exponential_jitter(initial=3, max=30 min, jitter=3)): 3 * 2**(k-1) s plus up to
-# 3 s, at most 30 min. As (first, growth, longest, jitter, shortest), tenacity's field names.
-INSPECT_BACKOFF = (3.0, 2.0, 30 * 60.0, 3.0, 0.0)
-_BACKOFF_FIELDS = ("multiplier", "exp_base", "max", "jitter", "min")
+_BACKOFF_FIELDS = ("multiplier", "exp_base", "max", "jitter", "min")  # INSPECT_BACKOFF's order
 DEAD_QUOTA = "answers HTTP 429 (rate limited) forever"
 
 

@@ -39,3 +39,25 @@ def test_scikit_learn_is_imported_by_the_metric_not_by_loading_a_task() -> None:
 def test_a_rating_off_the_scale_is_named_not_a_key_error() -> None:
     with pytest.raises(ValueError, match=r"^ratings \[0, 11\] are not on the scale \[1, 2,"):
         weighted_kappa([0, 5], [11, 5])
+
+
+def test_one_epochs_accuracy_is_scikit_learns() -> None:
+    """Accuracy averages each question's epochs first (no library does that); with one epoch
+    it is `accuracy_score`, an unparsed answer counted wrong."""
+    import random
+
+    from sklearn.metrics import accuracy_score
+
+    from inspect_culture.benchmarks.normad.metrics import normad_metrics
+    from inspect_culture.benchmarks.normad.spec import LABELS, NormadOutcome
+
+    draw = random.Random(7)
+    golds = [draw.choice(LABELS) for _ in range(60)]
+    preds = [draw.choice([*LABELS, None]) for _ in golds]
+    outcomes = [
+        NormadOutcome(f"q{i}", g, p, "rule", "cluster", "sub", "country")
+        for i, (g, p) in enumerate(zip(golds, preds))
+    ]
+    expected = accuracy_score(golds, [p or "unparsed" for p in preds])
+    assert 0 < expected < 1
+    assert normad_metrics(outcomes, resamples=10)["accuracy"] == pytest.approx(expected)
