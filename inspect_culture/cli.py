@@ -247,10 +247,7 @@ def _judge_option_rows() -> list[Row]:
     from inspect_culture.judging.options import FLAG, declared
 
     return [
-        _arg(
-            f"--{o.name.replace('_', '-')}", type=o.flag_type, help=o.help or f"lm-eval's {o.name}"
-        )
-        for o in declared(FLAG)
+        _arg(f"--{o.name.replace('_', '-')}", type=o.flag_type, help=o.help) for o in declared(FLAG)
     ]
 
 

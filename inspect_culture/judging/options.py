@@ -98,14 +98,14 @@ TASK, SCORER, METADATA, FLAG = "task", "scorer", "metadata", "flag"
 @dataclass(frozen=True)
 class Option:
     """One judge option, declared once: its key, its default, its check (key and value in, the
-    value checked out, or an error naming the key), its one-line help (for the flag: None says
-    "lm-eval's <key>"), where it is taken, and what it sets: a `JudgeSettings` field (`field`)
-    and, in both harnesses, a field of each judge request (`sends`)."""
+    value checked out, or an error naming the key), its one-line help (`--help`'s, for a flag),
+    where it is taken, and what it sets: a `JudgeSettings` field (`field`) and, in both
+    harnesses, a field of each judge request (`sends`)."""
 
     name: str
     default: Any
     check: Callable[[str, Any], Any]
-    help: str | None
+    help: str
     takes: frozenset[str]
     annotation: str = "Any"  # the Inspect parameter's type
     flag_type: Callable[[str], Any] | None = None
@@ -117,7 +117,7 @@ def _option(
     name: str,
     default: Any,
     check: Callable[[str, Any], Any],
-    help: str | None,
+    help: str,
     *takes: str,
     **more: Any,
 ) -> Option:
@@ -207,7 +207,7 @@ OPTIONS: tuple[Option, ...] = (
         "judge_concurrency",
         32,  # calls in flight at the start (all the time, when not adaptive)
         partial(_integer, 1),
-        None,
+        "judge calls in flight at the start, all the time when not adaptive (default 32)",
         METADATA,
         FLAG,
         flag_type=int,
@@ -217,7 +217,7 @@ OPTIONS: tuple[Option, ...] = (
         "judge_max_concurrency",
         256,
         partial(_integer, 1),
-        None,
+        "the most judge calls in flight when following the rate limits (default 256)",
         METADATA,
         FLAG,
         flag_type=int,
@@ -236,7 +236,7 @@ OPTIONS: tuple[Option, ...] = (
         "judge_timeout",
         120.0,  # seconds, one attempt
         _positive,
-        None,
+        "seconds for one attempt of a judge call (default 120; Inspect's bounds a judgment)",
         METADATA,
         FLAG,
         flag_type=float,
@@ -246,7 +246,7 @@ OPTIONS: tuple[Option, ...] = (
         "judge_max_retries",
         10,
         partial(_integer, 0),
-        None,
+        "retries of a judge call after its first attempt (default 10)",
         METADATA,
         FLAG,
         flag_type=int,
@@ -256,7 +256,7 @@ OPTIONS: tuple[Option, ...] = (
         "judge_retry_budget",
         300.0,  # seconds, one judgment: every attempt and wait
         _positive,
-        None,
+        "seconds for one judgment, its attempts and waits together (default 300)",
         METADATA,
         FLAG,
         flag_type=float,
@@ -266,15 +266,36 @@ OPTIONS: tuple[Option, ...] = (
         "judge_max_tokens",
         DEFAULT_MAX_TOKENS,
         partial(_integer, 1),
-        None,
+        f"the cap on a judge reply's tokens (default {DEFAULT_MAX_TOKENS})",
         METADATA,
         FLAG,
         flag_type=int,
         field="max_tokens",
     ),
-    _option("judge_seed", DEFAULT_SEED, _seed, None, METADATA, FLAG, flag_type=int, field="seed"),
-    _option("judge_later", False, check_switch, None, METADATA),
-    _option("judge_preflight", True, check_switch, None, METADATA),
+    _option(
+        "judge_seed",
+        DEFAULT_SEED,
+        _seed,
+        f"the judge's sampling seed (default {DEFAULT_SEED}; --metadata null sends none)",
+        METADATA,
+        FLAG,
+        flag_type=int,
+        field="seed",
+    ),
+    _option(
+        "judge_later",
+        False,
+        check_switch,
+        "generation only, no judge contacted; `culture-evals judge` judges the outputs later",
+        METADATA,
+    ),
+    _option(
+        "judge_preflight",
+        True,
+        check_switch,
+        "one judgment sent to each judge before any generation (default true); false skips it",
+        METADATA,
+    ),
     _option(
         "judge_repeats",
         1,
